@@ -1,0 +1,162 @@
+// Shared pieces of the project's own scripts: running commands, installing what is
+// missing (and only that), and finding the Python interpreters of this machine.
+// Plain Node.js with no dependencies, because these scripts are what installs them.
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const cacheDir = path.join(root, ".cache");
+const isWindows = process.platform === "win32";
+
+export function step(title) {
+  console.log(`\n\x1b[1m== ${title}\x1b[0m`);
+}
+
+export function note(text) {
+  console.log(`   ${text}`);
+}
+
+/** Runs a command with inherited stdio; throws with a clear message when it fails. */
+export function run(command, args, options = {}) {
+  const shown = [command, ...args].join(" ");
+  if (!options.quiet) console.log(`$ ${shown}`);
+  const result = spawnSync(command, args, {
+    cwd: root,
+    stdio: options.capture ? ["ignore", "pipe", "pipe"] : "inherit",
+    encoding: "utf8",
+    shell: isWindows && !command.includes(path.sep),
+    env: { ...process.env, ...(options.env ?? {}) },
+  });
+  if (result.error) throw new Error(`could not run '${shown}': ${result.error.message}`);
+  if (result.status !== 0 && !options.allowFailure) {
+    const detail = options.capture ? `\n${result.stdout ?? ""}${result.stderr ?? ""}` : "";
+    throw new Error(`'${shown}' failed with exit code ${result.status}${detail}`);
+  }
+  return result;
+}
+
+/** Runs a command and returns its trimmed stdout, or null when it cannot run. */
+export function probe(command, args) {
+  const result = spawnSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  if (result.error || result.status !== 0) return null;
+  return result.stdout.trim();
+}
+
+function fileHash(...files) {
+  const hash = createHash("sha256");
+  for (const file of files) if (existsSync(file)) hash.update(readFileSync(file));
+  return hash.digest("hex");
+}
+
+/** npm packages: installed when node_modules is missing or package-lock.json changed. */
+export function ensureNpmPackages() {
+  const stamp = path.join(root, "node_modules", ".dapper-installed");
+  const wanted = fileHash(path.join(root, "package.json"), path.join(root, "package-lock.json"));
+  if (existsSync(stamp) && readFileSync(stamp, "utf8") === wanted) return;
+  step("Installing npm packages");
+  const lock = existsSync(path.join(root, "package-lock.json"));
+  run("npm", [lock ? "ci" : "install", "--no-audit", "--no-fund"]);
+  writeFileSync(stamp, fileHash(path.join(root, "package.json"), path.join(root, "package-lock.json")));
+}
+
+export function npxBin(name) {
+  return path.join(root, "node_modules", ".bin", isWindows ? `${name}.cmd` : name);
+}
+
+/** The wasm32 target of the Rust toolchain. */
+export function ensureWasmTarget() {
+  const installed = probe("rustup", ["target", "list", "--installed"]) ?? "";
+  if (installed.split(/\s+/).includes("wasm32-unknown-unknown")) return;
+  step("Adding the Rust target wasm32-unknown-unknown");
+  run("rustup", ["target", "add", "wasm32-unknown-unknown"]);
+}
+
+/** The wasm-bindgen version Cargo.lock pins; the CLI must match it exactly. */
+export function wasmBindgenVersion() {
+  const lockFile = path.join(root, "Cargo.lock");
+  if (!existsSync(lockFile)) run("cargo", ["generate-lockfile"]);
+  const lock = readFileSync(lockFile, "utf8");
+  const match = lock.match(/\[\[package\]\]\nname = "wasm-bindgen"\nversion = "([^"]+)"/);
+  if (!match) throw new Error("Cargo.lock has no wasm-bindgen package: is the core's `wasm` feature declared?");
+  return match[1];
+}
+
+/** wasm-bindgen-cli at exactly the crate's version, installed with cargo when missing. */
+export function ensureWasmBindgen() {
+  const version = wasmBindgenVersion();
+  const cargoBin = path.join(process.env.CARGO_HOME ?? path.join(homedir(), ".cargo"), "bin");
+  const candidates = [path.join(cargoBin, isWindows ? "wasm-bindgen.exe" : "wasm-bindgen"), "wasm-bindgen"];
+  for (const candidate of candidates) {
+    const shown = probe(candidate, ["--version"]);
+    if (shown && shown.split(/\s+/)[1] === version) return candidate;
+  }
+  step(`Installing wasm-bindgen-cli ${version} (matches Cargo.lock; takes a few minutes once)`);
+  run("cargo", ["install", "wasm-bindgen-cli", "--version", version, "--force"]);
+  return candidates[0];
+}
+
+function pythonVersionOf(executable) {
+  const out = probe(executable, ["-c", "import sys, platform; print(platform.python_implementation(), '%d.%d' % sys.version_info[:2], sys.executable)"]);
+  if (!out) return null;
+  const [implementation, version, ...rest] = out.split(" ");
+  if (implementation !== "CPython") return null;
+  return { version, executable: rest.join(" ") };
+}
+
+/**
+ * The CPython interpreters of this machine, one per minor version, newest last:
+ * pyenv's versions first (real binaries, not shims), then python3.N on PATH.
+ * DAPPER_TEST_PYTHONS (a path-separated list of executables) overrides the search.
+ */
+export function findPythons({ minimum = "3.9" } = {}) {
+  const override = process.env.DAPPER_TEST_PYTHONS;
+  const candidates = [];
+  if (override) {
+    candidates.push(...override.split(path.delimiter).filter(Boolean));
+  } else {
+    const pyenvRoot = process.env.PYENV_ROOT ?? path.join(homedir(), ".pyenv");
+    const versionsDir = path.join(pyenvRoot, "versions");
+    if (existsSync(versionsDir)) {
+      for (const name of readdirSync(versionsDir).sort()) {
+        const binary = path.join(versionsDir, name, "bin", "python3");
+        if (existsSync(binary)) candidates.push(binary);
+      }
+    }
+    for (let minor = 9; minor <= 15; minor++) candidates.push(`python3.${minor}`);
+    candidates.push("python3");
+  }
+  const byVersion = new Map();
+  for (const candidate of candidates) {
+    const found = pythonVersionOf(candidate);
+    if (!found || byVersion.has(found.version)) continue;
+    if (compareVersions(found.version, minimum) < 0) continue;
+    byVersion.set(found.version, found);
+  }
+  return [...byVersion.values()].sort((a, b) => compareVersions(a.version, b.version));
+}
+
+export function compareVersions(a, b) {
+  const [aMajor, aMinor] = a.split(".").map(Number);
+  const [bMajor, bMinor] = b.split(".").map(Number);
+  return aMajor - bMajor || aMinor - bMinor;
+}
+
+/** A virtualenv per interpreter with the Python test packages, made once. */
+export function ensurePythonTestEnv(python) {
+  const dir = path.join(cacheDir, "py", python.version);
+  const bin = path.join(dir, isWindows ? "Scripts" : "bin", isWindows ? "python.exe" : "python");
+  const requirements = path.join(root, "extension", "python", "requirements-test.txt");
+  const stamp = path.join(dir, ".dapper-installed");
+  const wanted = fileHash(requirements);
+  if (existsSync(bin) && existsSync(stamp) && readFileSync(stamp, "utf8") === wanted) return bin;
+  step(`Preparing the Python ${python.version} test environment`);
+  mkdirSync(path.dirname(dir), { recursive: true });
+  if (!existsSync(bin)) run(python.executable, ["-m", "venv", dir]);
+  run(bin, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", requirements]);
+  writeFileSync(stamp, wanted);
+  return bin;
+}

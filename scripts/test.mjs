@@ -1,0 +1,85 @@
+// `npm test`: every test of the project. It builds first (installing what is missing),
+// then runs the Rust, TypeScript, Python and end-to-end suites, each once, and goes on
+// after a failure so one run shows everything that is red.
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { build } from "./build.mjs";
+import { compareVersions, ensurePythonTestEnv, findPythons, npxBin, root, run, step } from "./lib.mjs";
+
+const results = [];
+
+async function suite(name, body) {
+  step(name);
+  const started = Date.now();
+  try {
+    await body();
+    results.push({ name, ok: true, seconds: (Date.now() - started) / 1000 });
+  } catch (error) {
+    console.error(`\n${name}: FAILED: ${error.message}`);
+    results.push({ name, ok: false, seconds: (Date.now() - started) / 1000 });
+  }
+}
+
+function testFiles(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((entry) => {
+    const full = path.join(dir, entry);
+    if (statSync(full).isDirectory()) return testFiles(full);
+    return entry.endsWith(".test.js") ? [full] : [];
+  });
+}
+
+function nodeTests(files, env = {}) {
+  if (files.length === 0) throw new Error("no test files found");
+  run(process.execPath, ["--test", "--test-timeout=180000", "--test-reporter=spec", ...files], { env });
+}
+
+await suite("Build", () => build());
+const built = results.every((r) => r.ok);
+
+await suite("Rust: rustfmt, clippy, cargo test", () => {
+  run("cargo", ["fmt", "--all", "--check"]);
+  run("cargo", ["clippy", "-p", "dapper-core", "--all-targets", "--", "-D", "warnings"]);
+  run("cargo", ["test", "-p", "dapper-core"]);
+});
+
+await suite("TypeScript: tsc (strict) and eslint", () => {
+  run(npxBin("tsc"), ["-p", root]);
+  run(npxBin("eslint"), ["extension/src", "test", "scripts"]);
+});
+
+await suite("TypeScript: host unit tests", () => nodeTests(testFiles(path.join(root, "out", "extension"))));
+
+const allPythons = findPythons({ minimum: "3.9" });
+console.log(`\nPythons found: ${allPythons.map((p) => `${p.version} (${p.executable})`).join(", ") || "none"}`);
+if (allPythons.length === 0) results.push({ name: "Python interpreters found", ok: false, seconds: 0 });
+
+for (const python of allPythons) {
+  await suite(`Python ${python.version}: pytest of the debuggee`, () => {
+    const venv = ensurePythonTestEnv(python);
+    run(venv, ["-m", "pytest", "-q", "-p", "no:cacheprovider", path.join("extension", "python", "tests")]);
+  });
+}
+
+const newest = allPythons.at(-1);
+if (newest) {
+  await suite("Python: ruff", () => {
+    const venv = ensurePythonTestEnv(newest);
+    run(venv, ["-m", "ruff", "check", path.join("extension", "python")]);
+  });
+}
+
+const e2ePythons = allPythons.filter((p) => compareVersions(p.version, "3.11") >= 0);
+if (built) {
+  await suite(`End to end: DebugClient → dist/adapter.js → Python ${e2ePythons.map((p) => p.version).join(", ")}`, () =>
+    nodeTests(testFiles(path.join(root, "out", "test", "e2e")), { DAPPER_E2E_PYTHONS: JSON.stringify(e2ePythons) }),
+  );
+} else {
+  results.push({ name: "End to end (skipped: the build failed)", ok: false, seconds: 0 });
+}
+
+step("Summary");
+for (const r of results) console.log(`   ${r.ok ? "ok  " : "FAIL"}  ${r.name}  (${r.seconds.toFixed(1)} s)`);
+const failed = results.filter((r) => !r.ok).length;
+console.log(`\nsuites: ${results.length - failed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,137 @@
+// The end-to-end harness: a real DAP client (DebugClient from
+// @vscode/debugadapter-testsupport) drives the standalone adapter, dist/adapter.js, against
+// real Python programs in test/fixtures. One helper runs a scenario; the tests are tables.
+import { DebugClient } from "@vscode/debugadapter-testsupport";
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+
+export const root = path.resolve(__dirname, "..", "..", "..");
+export const fixtures = path.join(root, "test", "fixtures");
+export const adapterScript = path.join(root, "dist", "adapter.js");
+
+export interface Python {
+  version: string;
+  executable: string;
+}
+
+/**
+ * The interpreters to test on: DAPPER_E2E_PYTHONS (JSON, set by scripts/test.mjs) or the
+ * same discovery the scripts use, so there is one rule for which Pythons count.
+ */
+export function pythons(): Python[] {
+  const fromEnv = process.env.DAPPER_E2E_PYTHONS;
+  if (fromEnv) return JSON.parse(fromEnv) as Python[];
+  const script = `import(${JSON.stringify(path.join(root, "scripts", "lib.mjs"))}).then((lib) => console.log(JSON.stringify(lib.findPythons({ minimum: "3.11" }))))`;
+  return JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" })) as Python[];
+}
+
+/** The 1-based line of the `# BP:<name>` marker in a fixture file. */
+export function marker(file: string, name: string): number {
+  const lines = readFileSync(path.join(fixtures, file), "utf8").split("\n");
+  const index = lines.findIndex((line) => line.includes(`# BP:${name}`));
+  if (index < 0) throw new Error(`no marker BP:${name} in ${file}`);
+  return index + 1;
+}
+
+export interface RecordedEvent {
+  event: string;
+  body: Record<string, unknown>;
+}
+
+/** A DebugClient that remembers every event it saw, in order. */
+export class RecordingClient extends DebugClient {
+  readonly events: RecordedEvent[] = [];
+  private readonly consumed = new Map<string, number>();
+
+  constructor() {
+    super(process.execPath, adapterScript, "dapper", { cwd: root, env: { ...process.env, DAPPER_LOG_LEVEL: "warn" } }, true);
+    this.defaultTimeout = 15000;
+    for (const name of ["initialized", "process", "stopped", "continued", "exited", "terminated", "output", "thread", "breakpoint"]) {
+      this.on(name, (event: DebugProtocol.Event) => this.events.push({ event: name, body: (event.body ?? {}) as Record<string, unknown> }));
+    }
+  }
+
+  /**
+   * The next `name` event not yet taken by an earlier call, whether it already arrived or
+   * arrives within the timeout (DebugClient.waitForEvent misses events that came before it).
+   */
+  async next(name: string, timeoutMs = this.defaultTimeout): Promise<RecordedEvent> {
+    const taken = this.consumed.get(name) ?? 0;
+    const matching = () => this.events.filter((e) => e.event === name);
+    await waitUntil(() => matching().length > taken, timeoutMs, `event '${name}'`);
+    this.consumed.set(name, taken + 1);
+    return matching()[taken];
+  }
+
+  output(category: string): string {
+    return this.events
+      .filter((e) => e.event === "output" && e.body.category === category)
+      .map((e) => String(e.body.output))
+      .join("");
+  }
+
+  order(...names: string[]): string[] {
+    return this.events.map((e) => e.event).filter((name) => names.includes(name));
+  }
+
+  /** initialize, launch, the configuration sequence with these breakpoints, configurationDone. */
+  async launchWith(launch: Record<string, unknown>, breakpoints: Record<string, number[]> = {}): Promise<void> {
+    await this.initializeRequest({ adapterID: "dapper", linesStartAt1: true, columnsStartAt1: true, pathFormat: "path" });
+    const initialized = this.next("initialized");
+    const launched = this.launchRequest(launch as DebugProtocol.LaunchRequestArguments);
+    launched.catch(() => undefined);
+    await Promise.race([initialized, launched]);
+    await initialized;
+    for (const [file, lines] of Object.entries(breakpoints)) {
+      const response = await this.setBreakpointsRequest({
+        source: { path: path.join(fixtures, file) },
+        breakpoints: lines.map((line) => ({ line })),
+      });
+      for (const bp of response.body.breakpoints) {
+        if (!bp.verified) throw new Error(`breakpoint in ${file} not verified: ${JSON.stringify(bp)}`);
+      }
+    }
+    await this.configurationDoneRequest();
+    await launched;
+  }
+
+  /** The values of a variables reference, by name. */
+  async values(variablesReference: number): Promise<Map<string, DebugProtocol.Variable>> {
+    const response = await this.variablesRequest({ variablesReference });
+    return new Map(response.body.variables.map((v) => [v.name, v]));
+  }
+
+  /** Waits for the next stop and returns its thread and stack. */
+  async nextStop(): Promise<{ event: DebugProtocol.StoppedEvent; frames: DebugProtocol.StackFrame[] }> {
+    const event = (await this.next("stopped")) as unknown as DebugProtocol.StoppedEvent;
+    const threadId = event.body.threadId ?? 0;
+    const stack = await this.stackTraceRequest({ threadId, startFrame: 0, levels: 20 });
+    return { event, frames: stack.body.stackFrames };
+  }
+
+  /** Resolves with the exit code once both `exited` and `terminated` arrived. */
+  async finished(): Promise<number> {
+    const exited = await this.next("exited", 20000);
+    await this.next("terminated", 10000);
+    return Number(exited.body.exitCode);
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function waitUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
