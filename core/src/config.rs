@@ -1,0 +1,376 @@
+//! The launch configuration: validation with messages that name the key at fault,
+//! defaults, and the pass-through of keys the engine does not know.
+
+mod launcher;
+mod shell_words;
+
+pub use launcher::{launcher_argv, launcher_env, LauncherEnv};
+
+use crate::dap::error::{codes, DapError};
+use crate::Platform;
+use serde_json::{Map, Value};
+
+/// What the debuggee runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    Program(String),
+    Module(String),
+    Code(String),
+}
+
+/// Where the debuggee's terminal is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Console {
+    /// The client's debug console; the host captures the output.
+    Internal,
+    IntegratedTerminal,
+    ExternalTerminal,
+}
+
+impl Console {
+    fn name(self) -> &'static str {
+        match self {
+            Console::Internal => "internalConsole",
+            Console::IntegratedTerminal => "integratedTerminal",
+            Console::ExternalTerminal => "externalTerminal",
+        }
+    }
+}
+
+/// A validated launch configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaunchConfig {
+    pub target: Target,
+    pub args: Vec<String>,
+    pub cwd: Option<String>,
+    /// The user's environment overlay: `None` removes a variable.
+    pub env: Vec<(String, Option<String>)>,
+    pub python: String,
+    pub python_args: Vec<String>,
+    pub console: Console,
+    pub no_debug: bool,
+    /// The whole configuration with defaults filled in and unknown keys kept; this is
+    /// what the debuggee receives in `dapper/configure`.
+    pub normalised: Map<String, Value>,
+}
+
+/// The boolean keys and their defaults.
+const BOOLEAN_KEYS: &[(&str, bool)] = &[
+    ("stopOnEntry", false),
+    ("justMyCode", true),
+    ("noDebug", false),
+    ("redirectOutput", false),
+    ("showReturnValue", false),
+    ("subprocessAutoAttach", false),
+];
+
+fn invalid(message: String) -> DapError {
+    DapError::user(codes::INVALID_CONFIGURATION, message)
+}
+
+/// Reads an optional key; JSON `null` counts as absent, as VS Code writes it for
+/// unset variables.
+fn get<'a>(arguments: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    arguments.get(key).filter(|value| !value.is_null())
+}
+
+fn optional_string(arguments: &Map<String, Value>, key: &str) -> Result<Option<String>, DapError> {
+    match get(arguments, key) {
+        None => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(_) => Err(invalid(format!(
+            "The launch configuration's '{key}' must be a string."
+        ))),
+    }
+}
+
+fn string_list(arguments: &Map<String, Value>, key: &str) -> Result<Vec<String>, DapError> {
+    let error = || {
+        invalid(format!(
+            "The launch configuration's '{key}' must be a list of strings."
+        ))
+    };
+    match get(arguments, key) {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_string).ok_or_else(error))
+            .collect(),
+        Some(_) => Err(error()),
+    }
+}
+
+fn program_args(arguments: &Map<String, Value>) -> Result<Vec<String>, DapError> {
+    match get(arguments, "args") {
+        Some(Value::String(text)) => shell_words::split(text)
+            .map_err(|reason| invalid(format!("The launch configuration's {reason}."))),
+        Some(Value::Array(_)) | None => string_list(arguments, "args").map_err(|_| {
+            invalid(
+                "The launch configuration's 'args' must be a list of strings or a string."
+                    .to_string(),
+            )
+        }),
+        Some(_) => Err(invalid(
+            "The launch configuration's 'args' must be a list of strings or a string.".to_string(),
+        )),
+    }
+}
+
+fn environment(arguments: &Map<String, Value>) -> Result<Vec<(String, Option<String>)>, DapError> {
+    match get(arguments, "env") {
+        None => Ok(Vec::new()),
+        Some(Value::Object(entries)) => entries
+            .iter()
+            .map(|(name, value)| match value {
+                Value::String(text) => Ok((name.clone(), Some(text.clone()))),
+                Value::Null => Ok((name.clone(), None)),
+                _ => Err(invalid(format!(
+                    "The launch configuration's 'env' value for '{name}' must be a string or null."
+                ))),
+            })
+            .collect(),
+        Some(_) => Err(invalid(
+            "The launch configuration's 'env' must be an object whose values are strings or null."
+                .to_string(),
+        )),
+    }
+}
+
+fn target(arguments: &Map<String, Value>) -> Result<Target, DapError> {
+    let program = optional_string(arguments, "program")?;
+    let module = optional_string(arguments, "module")?;
+    let code = optional_string(arguments, "code")?;
+    let present: Vec<&str> = [("program", &program), ("module", &module), ("code", &code)]
+        .iter()
+        .filter(|(_, value)| value.is_some())
+        .map(|(name, _)| *name)
+        .collect();
+    let target = match (program, module, code) {
+        (Some(program), None, None) => Target::Program(program),
+        (None, Some(module), None) => Target::Module(module),
+        (None, None, Some(code)) => Target::Code(code),
+        (None, None, None) => {
+            return Err(invalid(
+                "The launch configuration needs one of 'program', 'module' or 'code'; it has none."
+                    .to_string(),
+            ))
+        }
+        _ => {
+            let named = present
+                .iter()
+                .map(|name| format!("'{name}'"))
+                .collect::<Vec<_>>()
+                .join(" and ");
+            return Err(invalid(format!(
+                "The launch configuration needs exactly one of 'program', 'module' or 'code'; it has {named}."
+            )));
+        }
+    };
+    let (key, text) = match &target {
+        Target::Program(text) => ("program", text),
+        Target::Module(text) => ("module", text),
+        Target::Code(text) => ("code", text),
+    };
+    if text.trim().is_empty() {
+        return Err(invalid(format!(
+            "The launch configuration's '{key}' is empty."
+        )));
+    }
+    Ok(target)
+}
+
+fn console(
+    arguments: &Map<String, Value>,
+    client_runs_terminals: bool,
+) -> Result<Console, DapError> {
+    match optional_string(arguments, "console")?.as_deref() {
+        None if client_runs_terminals => Ok(Console::IntegratedTerminal),
+        None => Ok(Console::Internal),
+        Some("internalConsole") => Ok(Console::Internal),
+        Some("integratedTerminal") => Ok(Console::IntegratedTerminal),
+        Some("externalTerminal") => Ok(Console::ExternalTerminal),
+        Some(other) => Err(invalid(format!(
+            "The launch configuration's 'console' is {other:?}; it must be one of 'internalConsole', 'integratedTerminal' or 'externalTerminal'."
+        ))),
+    }
+}
+
+/// Validates `launch` arguments. `client_runs_terminals` is the client's
+/// `supportsRunInTerminalRequest`, which decides the default console.
+pub fn validate(
+    arguments: &Value,
+    platform: Platform,
+    client_runs_terminals: bool,
+) -> Result<LaunchConfig, DapError> {
+    let arguments = match arguments {
+        Value::Object(arguments) => arguments,
+        Value::Null => &Map::new(),
+        _ => {
+            return Err(invalid(
+                "The launch arguments must be a JSON object.".to_string(),
+            ))
+        }
+    };
+    let target = target(arguments)?;
+    let args = program_args(arguments)?;
+    let cwd = optional_string(arguments, "cwd")?;
+    let env = environment(arguments)?;
+    let default_python = if platform.is_windows() {
+        "python"
+    } else {
+        "python3"
+    };
+    let python =
+        optional_string(arguments, "python")?.unwrap_or_else(|| default_python.to_string());
+    if python.trim().is_empty() {
+        return Err(invalid(
+            "The launch configuration's 'python' is empty.".to_string(),
+        ));
+    }
+    let python_args = string_list(arguments, "pythonArgs")?;
+    let console = console(arguments, client_runs_terminals)?;
+    let mut normalised = arguments.clone();
+    for (key, default) in BOOLEAN_KEYS {
+        let value = match get(arguments, key) {
+            None => *default,
+            Some(Value::Bool(value)) => *value,
+            Some(_) => {
+                return Err(invalid(format!(
+                    "The launch configuration's '{key}' must be true or false."
+                )))
+            }
+        };
+        normalised.insert((*key).to_string(), Value::Bool(value));
+    }
+    let no_debug = normalised
+        .get("noDebug")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let mut target = target;
+    if let (Target::Program(program), Some(cwd)) = (&mut target, &cwd) {
+        if !is_absolute(program, platform) {
+            *program = join(cwd, program, platform);
+        }
+    }
+    if let Target::Program(program) = &target {
+        normalised.insert("program".to_string(), Value::String(program.clone()));
+    }
+    normalised.insert("args".to_string(), Value::from(args.clone()));
+    normalised.insert("python".to_string(), Value::String(python.clone()));
+    normalised.insert("pythonArgs".to_string(), Value::from(python_args.clone()));
+    normalised.insert(
+        "console".to_string(),
+        Value::String(console.name().to_string()),
+    );
+    Ok(LaunchConfig {
+        target,
+        args,
+        cwd,
+        env,
+        python,
+        python_args,
+        console,
+        no_debug,
+        normalised,
+    })
+}
+
+/// Whether a path is absolute under the platform's rules.
+pub fn is_absolute(path: &str, platform: Platform) -> bool {
+    if platform.is_windows() {
+        let bytes = path.as_bytes();
+        let drive = bytes.len() >= 3
+            && bytes[0].is_ascii_alphabetic()
+            && bytes[1] == b':'
+            && (bytes[2] == b'\\' || bytes[2] == b'/');
+        drive || path.starts_with("\\\\") || path.starts_with('/') || path.starts_with('\\')
+    } else {
+        path.starts_with('/')
+    }
+}
+
+fn join(base: &str, relative: &str, platform: Platform) -> String {
+    let separator = if platform.is_windows() { '\\' } else { '/' };
+    let trimmed = base.trim_end_matches(['/', '\\']);
+    let relative = relative.strip_prefix("./").unwrap_or(relative);
+    format!("{trimmed}{separator}{relative}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn check(arguments: Value, expected: Result<Value, &str>) {
+        let result = validate(&arguments, Platform::Linux, true);
+        match (result, expected) {
+            (Ok(config), Ok(expected)) => {
+                for (key, value) in expected.as_object().unwrap() {
+                    assert_eq!(
+                        config.normalised.get(key),
+                        Some(value),
+                        "key {key} of {arguments}"
+                    );
+                }
+            }
+            (Err(error), Err(expected)) => assert_eq!(error.message, expected, "{arguments}"),
+            (result, expected) => panic!("{arguments}: got {result:?}, expected {expected:?}"),
+        }
+    }
+
+    #[test]
+    fn validates_and_normalises() {
+        let cases: Vec<(Value, Result<Value, &str>)> = vec![
+            (
+                json!({"program": "/a.py"}),
+                Ok(json!({"program": "/a.py", "args": [], "python": "python3", "console": "integratedTerminal",
+                          "justMyCode": true, "stopOnEntry": false})),
+            ),
+            (json!({"program": "a.py", "cwd": "/w/"}), Ok(json!({"program": "/w/a.py", "cwd": "/w/"}))),
+            (json!({"program": "./a.py", "cwd": "/w"}), Ok(json!({"program": "/w/a.py"}))),
+            (json!({"module": "m", "args": "x 'y z'"}), Ok(json!({"args": ["x", "y z"]}))),
+            (json!({"code": "print(1)", "custom": {"k": 1}}), Ok(json!({"custom": {"k": 1}}))),
+            (json!({"program": "/a.py", "console": "internalConsole", "stopOnEntry": null}), Ok(json!({"console": "internalConsole", "stopOnEntry": false}))),
+            (json!({}), Err("The launch configuration needs one of 'program', 'module' or 'code'; it has none.")),
+            (json!({"program": "/a.py", "module": "m"}), Err("The launch configuration needs exactly one of 'program', 'module' or 'code'; it has 'program' and 'module'.")),
+            (json!({"program": "/a.py", "module": "m", "code": "c"}), Err("The launch configuration needs exactly one of 'program', 'module' or 'code'; it has 'program' and 'module' and 'code'.")),
+            (json!({"program": ""}), Err("The launch configuration's 'program' is empty.")),
+            (json!({"program": 3}), Err("The launch configuration's 'program' must be a string.")),
+            (json!({"program": "/a.py", "args": [1]}), Err("The launch configuration's 'args' must be a list of strings or a string.")),
+            (json!({"program": "/a.py", "args": "'x"}), Err("The launch configuration's 'args' has an unterminated single quote.")),
+            (json!({"program": "/a.py", "cwd": []}), Err("The launch configuration's 'cwd' must be a string.")),
+            (json!({"program": "/a.py", "env": {"A": 1}}), Err("The launch configuration's 'env' value for 'A' must be a string or null.")),
+            (json!({"program": "/a.py", "env": "A=1"}), Err("The launch configuration's 'env' must be an object whose values are strings or null.")),
+            (json!({"program": "/a.py", "pythonArgs": "-X"}), Err("The launch configuration's 'pythonArgs' must be a list of strings.")),
+            (json!({"program": "/a.py", "console": "tty"}), Err("The launch configuration's 'console' is \"tty\"; it must be one of 'internalConsole', 'integratedTerminal' or 'externalTerminal'.")),
+            (json!({"program": "/a.py", "justMyCode": "yes"}), Err("The launch configuration's 'justMyCode' must be true or false.")),
+            (json!([1]), Err("The launch arguments must be a JSON object.")),
+        ];
+        for (arguments, expected) in cases {
+            check(arguments, expected);
+        }
+    }
+
+    #[test]
+    fn defaults_depend_on_platform_and_client() {
+        let config = validate(&json!({"program": "C:\\a.py"}), Platform::Win32, false).unwrap();
+        assert_eq!(config.python, "python");
+        assert_eq!(config.console, Console::Internal);
+        let config = validate(
+            &json!({"program": "a.py", "cwd": "C:\\w"}),
+            Platform::Win32,
+            false,
+        )
+        .unwrap();
+        assert_eq!(config.target, Target::Program("C:\\w\\a.py".to_string()));
+        for (path, absolute) in [
+            ("C:\\x", true),
+            ("c:/x", true),
+            ("\\\\srv\\x", true),
+            ("x\\y", false),
+            ("C:x", false),
+        ] {
+            assert_eq!(is_absolute(path, Platform::Win32), absolute, "{path}");
+        }
+    }
+}

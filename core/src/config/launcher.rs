@@ -1,0 +1,166 @@
+//! The launcher's command line and environment (docs/ipc.md).
+
+use super::{LaunchConfig, Target};
+use crate::{Address, Platform};
+use serde_json::{Map, Value};
+
+/// Builds `python [pythonArgs…] -m dapper.launcher --ipc … --session-id … [--no-debug]
+/// (--program P | --module M | --code C) [-- args…]`.
+pub fn launcher_argv(config: &LaunchConfig, address: &Address, session_id: &str) -> Vec<String> {
+    let mut argv = vec![config.python.clone()];
+    argv.extend(config.python_args.iter().cloned());
+    let ipc = match address {
+        Address::Tcp { host, port } => format!("tcp:{host}:{port}"),
+        Address::Unix { path } => format!("unix:{path}"),
+    };
+    argv.extend(["-m", "dapper.launcher", "--ipc"].map(str::to_string));
+    argv.push(ipc);
+    argv.push("--session-id".to_string());
+    argv.push(session_id.to_string());
+    if config.no_debug {
+        argv.push("--no-debug".to_string());
+    }
+    let (flag, value) = match &config.target {
+        Target::Program(path) => ("--program", path),
+        Target::Module(name) => ("--module", name),
+        Target::Code(text) => ("--code", text),
+    };
+    argv.push(flag.to_string());
+    argv.push(value.clone());
+    if !config.args.is_empty() {
+        // The separator keeps program arguments that look like launcher options
+        // (say "--ipc") from being read as such.
+        argv.push("--".to_string());
+        argv.extend(config.args.iter().cloned());
+    }
+    argv
+}
+
+/// What the environment overlay is built from, besides the configuration.
+pub struct LauncherEnv<'a> {
+    pub platform: Platform,
+    pub python_package_dir: &'a str,
+    /// The host's own `PYTHONPATH`, from a fact query.
+    pub host_pythonpath: Option<&'a str>,
+    pub token: &'a str,
+    /// Whether the host captures stdout/stderr (internalConsole), which needs
+    /// unbuffered output to keep stdout and stderr interleaved as written.
+    pub output_captured: bool,
+}
+
+/// The overlay applied over the host's environment: string = set, null = remove.
+pub fn launcher_env(config: &LaunchConfig, context: &LauncherEnv<'_>) -> Map<String, Value> {
+    let mut env = Map::new();
+    for (name, value) in &config.env {
+        env.insert(
+            name.clone(),
+            value.clone().map_or(Value::Null, Value::String),
+        );
+    }
+    // The user's own PYTHONPATH wins over the host's, and `null` removes it.
+    let existing = match config
+        .env
+        .iter()
+        .rev()
+        .find(|(name, _)| name == "PYTHONPATH")
+    {
+        Some((_, value)) => value.clone(),
+        None => context.host_pythonpath.map(str::to_string),
+    };
+    let separator = if context.platform.is_windows() {
+        ";"
+    } else {
+        ":"
+    };
+    let pythonpath = match existing.filter(|value| !value.is_empty()) {
+        Some(existing) => format!("{}{separator}{existing}", context.python_package_dir),
+        None => context.python_package_dir.to_string(),
+    };
+    env.insert("PYTHONPATH".to_string(), Value::String(pythonpath));
+    env.insert(
+        "DAPPER_PYTHONPATH_ENTRY".to_string(),
+        Value::String(context.python_package_dir.to_string()),
+    );
+    env.insert(
+        "DAPPER_SESSION_TOKEN".to_string(),
+        Value::String(context.token.to_string()),
+    );
+    if context.output_captured {
+        env.insert(
+            "PYTHONUNBUFFERED".to_string(),
+            Value::String("1".to_string()),
+        );
+    }
+    env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::validate;
+    use serde_json::json;
+
+    #[test]
+    fn builds_argv_for_each_target() {
+        let unix = Address::Unix {
+            path: "/t/s.sock".to_string(),
+        };
+        let tcp = Address::Tcp {
+            host: "127.0.0.1".to_string(),
+            port: 5,
+        };
+        let cases = [
+            (json!({"program": "/a.py"}), &unix, "python3 -m dapper.launcher --ipc unix:/t/s.sock --session-id s1 --program /a.py"),
+            (json!({"module": "m", "args": ["-x", "y"], "python": "/py", "pythonArgs": ["-X", "dev"]}), &tcp,
+             "/py -X dev -m dapper.launcher --ipc tcp:127.0.0.1:5 --session-id s1 --module m -- -x y"),
+            (json!({"code": "print(1)", "noDebug": true}), &unix,
+             "python3 -m dapper.launcher --ipc unix:/t/s.sock --session-id s1 --no-debug --code print(1)"),
+        ];
+        for (arguments, address, expected) in cases {
+            let config = validate(&arguments, Platform::Linux, false).unwrap();
+            assert_eq!(launcher_argv(&config, address, "s1").join(" "), expected);
+        }
+    }
+
+    #[test]
+    fn builds_the_environment_overlay() {
+        let cases = [
+            (json!({}), Some("/host"), Platform::Linux, "/pkg:/host"),
+            (json!({}), None, Platform::Linux, "/pkg"),
+            (json!({}), Some(""), Platform::Linux, "/pkg"),
+            (
+                json!({"PYTHONPATH": "/mine"}),
+                Some("/host"),
+                Platform::Linux,
+                "/pkg:/mine",
+            ),
+            (
+                json!({"PYTHONPATH": null}),
+                Some("/host"),
+                Platform::Linux,
+                "/pkg",
+            ),
+            (json!({}), Some("C:\\h"), Platform::Win32, "/pkg;C:\\h"),
+        ];
+        for (user_env, host, platform, expected) in cases {
+            let config = validate(
+                &json!({"program": "/a.py", "env": user_env}),
+                platform,
+                false,
+            )
+            .unwrap();
+            let context = LauncherEnv {
+                platform,
+                python_package_dir: "/pkg",
+                host_pythonpath: host,
+                token: "t",
+                output_captured: true,
+            };
+            let env = launcher_env(&config, &context);
+            assert_eq!(env["PYTHONPATH"], json!(expected), "{user_env} {host:?}");
+            assert_eq!(env["DAPPER_PYTHONPATH_ENTRY"], json!("/pkg"));
+            assert_eq!(env["DAPPER_SESSION_TOKEN"], json!("t"));
+            assert_eq!(env["PYTHONUNBUFFERED"], json!("1"));
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! What every session shares while it handles one input: the options, the id
+//! counters, ownership of engine-issued ids, the python probe cache, the token
+//! generator and the outputs being collected.
+
+use crate::token::TokenGenerator;
+use crate::{
+    ConnectionId, EngineOptions, FactQuery, FactRequestId, KillTarget, ListenerId, LogLevel,
+    Output, ProcessId, Signal, TimerId, Transport,
+};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The engine's own name for a session (one DAP client connection).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SessionKey(pub u32);
+
+/// Which session owns each engine-issued id and each accepted connection, so the
+/// router can hand a fact about that id to the right session.
+#[derive(Default)]
+pub struct Owners {
+    pub listeners: BTreeMap<ListenerId, SessionKey>,
+    pub processes: BTreeMap<ProcessId, SessionKey>,
+    pub timers: BTreeMap<TimerId, SessionKey>,
+    pub facts: BTreeMap<FactRequestId, SessionKey>,
+    pub conns: BTreeMap<ConnectionId, SessionKey>,
+}
+
+impl Owners {
+    /// Forgets every id owned by `session`, returning what must still be released.
+    pub fn take_all(&mut self, session: SessionKey) -> Owned {
+        fn take<K: Ord + Copy>(map: &mut BTreeMap<K, SessionKey>, session: SessionKey) -> Vec<K> {
+            let owned: Vec<K> = map
+                .iter()
+                .filter(|(_, owner)| **owner == session)
+                .map(|(id, _)| *id)
+                .collect();
+            for id in &owned {
+                map.remove(id);
+            }
+            owned
+        }
+        let owned = Owned {
+            listeners: take(&mut self.listeners, session),
+            processes: take(&mut self.processes, session),
+            timers: take(&mut self.timers, session),
+            conns: take(&mut self.conns, session),
+        };
+        take(&mut self.facts, session);
+        owned
+    }
+}
+
+/// The ids a finished session still held.
+pub struct Owned {
+    pub listeners: Vec<ListenerId>,
+    pub processes: Vec<ProcessId>,
+    pub timers: Vec<TimerId>,
+    pub conns: Vec<ConnectionId>,
+}
+
+/// A successful python probe, cached per executable so later launches skip it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PythonInfo {
+    pub version: String,
+    pub path: String,
+}
+
+pub struct Context {
+    pub options: EngineOptions,
+    pub now_ms: u64,
+    pub outputs: Vec<Output>,
+    /// The session on whose behalf ids are being issued right now.
+    pub current: SessionKey,
+    pub owners: Owners,
+    pub python_cache: BTreeMap<String, PythonInfo>,
+    /// Processes already sent SIGKILL, so releasing their session does not repeat it.
+    killed: BTreeSet<ProcessId>,
+    tokens: TokenGenerator,
+    next_listener: u32,
+    next_process: u32,
+    next_timer: u32,
+    next_fact: u32,
+    next_debuggee_session: u32,
+}
+
+impl Context {
+    pub fn new(options: EngineOptions) -> Result<Context, String> {
+        let tokens = TokenGenerator::from_hex_seed(&options.seed)?;
+        Ok(Context {
+            options,
+            now_ms: 0,
+            outputs: Vec::new(),
+            current: SessionKey(0),
+            owners: Owners::default(),
+            python_cache: BTreeMap::new(),
+            killed: BTreeSet::new(),
+            tokens,
+            next_listener: 0,
+            next_process: 0,
+            next_timer: 0,
+            next_fact: 0,
+            next_debuggee_session: 0,
+        })
+    }
+
+    pub fn emit(&mut self, output: Output) {
+        self.outputs.push(output);
+    }
+
+    pub fn log(&mut self, level: LogLevel, message: impl Into<String>) {
+        self.emit(Output::Log {
+            level,
+            message: message.into(),
+        });
+    }
+
+    pub fn new_token(&mut self) -> String {
+        self.tokens.next_token()
+    }
+
+    /// The `--session-id` of the next debuggee: "s1", "s2", ….
+    pub fn new_debuggee_session_id(&mut self) -> String {
+        self.next_debuggee_session += 1;
+        format!("s{}", self.next_debuggee_session)
+    }
+
+    pub fn set_timer(&mut self, after_ms: u64) -> TimerId {
+        self.next_timer += 1;
+        let timer = TimerId(self.next_timer);
+        self.owners.timers.insert(timer, self.current);
+        self.emit(Output::SetTimer { timer, after_ms });
+        timer
+    }
+
+    /// Cancels a timer that has not fired. Cancelling one that is already gone (it
+    /// fired, or was cancelled) does nothing.
+    pub fn cancel_timer(&mut self, timer: TimerId) {
+        if self.owners.timers.remove(&timer).is_some() {
+            self.emit(Output::CancelTimer { timer });
+        }
+    }
+
+    /// Forgets a timer that has just fired.
+    pub fn timer_fired(&mut self, timer: TimerId) {
+        self.owners.timers.remove(&timer);
+    }
+
+    pub fn open_listener(&mut self, transport: Transport) -> ListenerId {
+        self.next_listener += 1;
+        let listener = ListenerId(self.next_listener);
+        self.owners.listeners.insert(listener, self.current);
+        let host = (transport == Transport::Tcp).then(|| "127.0.0.1".to_string());
+        let port = (transport == Transport::Tcp).then_some(0);
+        self.emit(Output::OpenListener {
+            listener,
+            transport,
+            host,
+            port,
+        });
+        listener
+    }
+
+    pub fn close_listener(&mut self, listener: ListenerId) {
+        if self.owners.listeners.remove(&listener).is_some() {
+            self.emit(Output::CloseListener { listener });
+        }
+    }
+
+    pub fn spawn(
+        &mut self,
+        argv: Vec<String>,
+        cwd: Option<String>,
+        env: Map<String, Value>,
+    ) -> ProcessId {
+        self.next_process += 1;
+        let process = ProcessId(self.next_process);
+        self.owners.processes.insert(process, self.current);
+        self.emit(Output::Spawn {
+            process,
+            argv,
+            cwd,
+            env,
+        });
+        process
+    }
+
+    /// Forgets a process the host reported as exited.
+    pub fn process_exited(&mut self, process: ProcessId) {
+        self.owners.processes.remove(&process);
+        self.killed.remove(&process);
+    }
+
+    /// Signals a process and its whole tree.
+    pub fn kill(&mut self, target: KillTarget, signal: Signal) {
+        if let (KillTarget::Process(process), Signal::Kill) = (target, signal) {
+            self.killed.insert(process);
+        }
+        self.emit(Output::Kill {
+            target,
+            signal,
+            tree: true,
+        });
+    }
+
+    /// Kills a process of a session being released, unless it was killed already.
+    pub fn release_process(&mut self, process: ProcessId) {
+        if !self.killed.remove(&process) {
+            self.emit(Output::Kill {
+                target: KillTarget::Process(process),
+                signal: Signal::Kill,
+                tree: true,
+            });
+        }
+    }
+
+    pub fn gather_facts(&mut self, queries: Vec<FactQuery>) -> FactRequestId {
+        self.next_fact += 1;
+        let request = FactRequestId(self.next_fact);
+        self.owners.facts.insert(request, self.current);
+        self.emit(Output::GatherFacts { request, queries });
+        request
+    }
+
+    pub fn facts_answered(&mut self, request: FactRequestId) {
+        self.owners.facts.remove(&request);
+    }
+
+    pub fn adopt_connection(&mut self, conn: ConnectionId) {
+        self.owners.conns.insert(conn, self.current);
+    }
+
+    /// Ends a connection the engine no longer wants.
+    pub fn close_connection(&mut self, conn: ConnectionId) {
+        if self.owners.conns.remove(&conn).is_some() {
+            self.emit(Output::Close { conn });
+        }
+    }
+
+    /// Forgets a connection the peer closed.
+    pub fn connection_closed(&mut self, conn: ConnectionId) {
+        self.owners.conns.remove(&conn);
+    }
+}

@@ -1,0 +1,8 @@
+//! The Debug Adapter Protocol as the engine sees it: Content-Length framing, the
+//! request/response/event envelope, the capabilities the engine advertises and
+//! errors that carry blame.
+
+pub mod capabilities;
+pub mod error;
+pub mod framing;
+pub mod message;

@@ -1,0 +1,149 @@
+//! The `dapper/hello` event that must open every debuggee connection.
+
+use crate::dap::message::Incoming;
+use serde_json::Value;
+
+/// What a valid hello told us about the debuggee.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hello {
+    pub session_id: String,
+    pub pid: Option<u32>,
+    pub python_version: Option<String>,
+}
+
+/// Why a connection was refused. None of these texts contains the token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HelloError {
+    NotAHello(String),
+    MissingToken,
+    WrongToken,
+    WrongSession(String),
+}
+
+impl std::fmt::Display for HelloError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HelloError::NotAHello(what) => {
+                write!(f, "the first message was {what}, not a dapper/hello event")
+            }
+            HelloError::MissingToken => write!(f, "the hello carries no token"),
+            HelloError::WrongToken => write!(f, "the hello carries a wrong token"),
+            HelloError::WrongSession(id) => {
+                write!(
+                    f,
+                    "the hello names session {id:?}, which is not this listener's session"
+                )
+            }
+        }
+    }
+}
+
+/// Compares in time independent of where the strings differ, so that a local
+/// attacker cannot learn a token prefix from response timing.
+fn same_secret(a: &str, b: &str) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.bytes()
+        .zip(b.bytes())
+        .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+        == 0
+}
+
+/// Checks that `message` is the hello of session `session_id` with `token`.
+pub fn check(message: &Incoming, token: &str, session_id: &str) -> Result<Hello, HelloError> {
+    let event = match message {
+        Incoming::Event(event) if event.event == "dapper/hello" => event,
+        Incoming::Event(event) => {
+            return Err(HelloError::NotAHello(format!(
+                "the event {:?}",
+                event.event
+            )))
+        }
+        Incoming::Request(request) => {
+            return Err(HelloError::NotAHello(format!(
+                "the request {:?}",
+                request.command
+            )))
+        }
+        Incoming::Response(response) => {
+            return Err(HelloError::NotAHello(format!(
+                "a response to {:?}",
+                response.command
+            )))
+        }
+    };
+    let offered = event
+        .body
+        .get("token")
+        .and_then(Value::as_str)
+        .ok_or(HelloError::MissingToken)?;
+    if !same_secret(offered, token) {
+        return Err(HelloError::WrongToken);
+    }
+    let offered_session = event
+        .body
+        .get("sessionId")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if offered_session != session_id {
+        return Err(HelloError::WrongSession(offered_session.to_string()));
+    }
+    Ok(Hello {
+        session_id: offered_session.to_string(),
+        pid: event
+            .body
+            .get("pid")
+            .and_then(Value::as_u64)
+            .and_then(|pid| u32::try_from(pid).ok()),
+        python_version: event
+            .body
+            .get("pythonVersion")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dap::message::parse;
+    use serde_json::json;
+
+    #[test]
+    fn accepts_only_the_right_hello() {
+        let hello = |body: Value| {
+            parse(json!({"seq":1,"type":"event","event":"dapper/hello","body":body})).unwrap()
+        };
+        let cases = [
+            (
+                hello(json!({"token":"abc","sessionId":"s1","pid":42})),
+                Ok(Some(42)),
+            ),
+            (
+                hello(json!({"token":"abd","sessionId":"s1"})),
+                Err(HelloError::WrongToken),
+            ),
+            (
+                hello(json!({"token":"ab","sessionId":"s1"})),
+                Err(HelloError::WrongToken),
+            ),
+            (
+                hello(json!({"sessionId":"s1"})),
+                Err(HelloError::MissingToken),
+            ),
+            (
+                hello(json!({"token":"abc","sessionId":"s2"})),
+                Err(HelloError::WrongSession("s2".into())),
+            ),
+            (
+                parse(json!({"seq":1,"type":"event","event":"output"})).unwrap(),
+                Err(HelloError::NotAHello("the event \"output\"".into())),
+            ),
+        ];
+        for (message, expected) in cases {
+            let result = check(&message, "abc", "s1").map(|hello| hello.pid);
+            assert_eq!(result, expected);
+        }
+    }
+}

@@ -1,0 +1,361 @@
+//! `dapper-core`: the sans-IO engine of the Dapper Python debugger.
+//!
+//! The engine owns every decision of a debug session (DAP state machines, routing,
+//! framing, launch configuration) and performs no IO at all. The host feeds it facts
+//! (`Input`) and carries out its commands (`Output`); docs/engine-io.md is the contract
+//! and the serde derives below are its single source of truth.
+
+pub mod base64;
+mod config;
+mod context;
+pub mod dap;
+mod ids;
+pub mod ipc;
+mod router;
+mod session;
+mod token;
+mod utf8;
+#[cfg(feature = "wasm")]
+pub mod wasm;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use ids::{ClientId, ConnectionId, FactRequestId, ListenerId, ProcessId, TimerId};
+
+/// Bytes that travel as a base64 string (standard alphabet, padded) in JSON.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bytes(pub Vec<u8>);
+
+impl Serialize for Bytes {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&base64::encode(&self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        base64::decode(&text)
+            .map(Bytes)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// The operating system the host runs on, as Node's `process.platform` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Platform {
+    Linux,
+    Darwin,
+    Win32,
+    /// Any other POSIX system Node runs on (freebsd, openbsd, …); treated like Linux.
+    #[serde(other)]
+    OtherPosix,
+}
+
+impl Platform {
+    pub fn is_windows(self) -> bool {
+        self == Platform::Win32
+    }
+}
+
+/// How the engine is configured once, when the host creates it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EngineOptions {
+    /// The directory holding the `dapper` Python package; prepended to `PYTHONPATH`.
+    pub python_package_dir: String,
+    pub platform: Platform,
+    /// 64 hex characters (32 bytes) of OS randomness for the session tokens.
+    pub seed: String,
+    #[serde(default)]
+    pub adapter_version: String,
+}
+
+/// How a DAP client's messages reach the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Framing {
+    /// The host passes DAP objects; the engine answers with `sendToClient`.
+    Messages,
+    /// The host passes a Content-Length framed byte stream; the engine answers with
+    /// framed bytes in `writeToClient`.
+    ContentLength,
+}
+
+/// Which output stream of a process some bytes came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// Where a listener ended up listening.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "transport", rename_all = "camelCase")]
+pub enum Address {
+    Tcp { host: String, port: u16 },
+    Unix { path: String },
+}
+
+/// The transport of a listener the engine asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Transport {
+    Tcp,
+    Unix,
+}
+
+/// A question about the host's world (see docs/engine-io.md, "Fact queries").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum FactQuery {
+    Path { path: String },
+    Env { name: String },
+    Python { executable: String },
+    File { path: String },
+}
+
+/// The host's answer to one `FactQuery`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum FactAnswer {
+    Path {
+        path: String,
+        #[serde(default)]
+        exists: bool,
+        #[serde(default)]
+        is_file: bool,
+        #[serde(default)]
+        is_directory: bool,
+    },
+    Env {
+        name: String,
+        #[serde(default)]
+        value: Option<String>,
+    },
+    Python {
+        executable: String,
+        ok: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        version: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        path: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    File {
+        path: String,
+        ok: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+}
+
+/// A fact the host reports. Named in the past tense.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Input {
+    ClientOpened {
+        client: ClientId,
+        framing: Framing,
+    },
+    ClientMessage {
+        client: ClientId,
+        message: Value,
+    },
+    ClientBytes {
+        client: ClientId,
+        data: Bytes,
+    },
+    ClientClosed {
+        client: ClientId,
+    },
+    ListenerOpened {
+        listener: ListenerId,
+        address: Address,
+    },
+    ListenerFailed {
+        listener: ListenerId,
+        error: String,
+    },
+    ConnectionAccepted {
+        listener: ListenerId,
+        conn: ConnectionId,
+    },
+    ConnectionBytes {
+        conn: ConnectionId,
+        data: Bytes,
+    },
+    ConnectionClosed {
+        conn: ConnectionId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    ProcessSpawned {
+        process: ProcessId,
+        pid: u32,
+    },
+    SpawnFailed {
+        process: ProcessId,
+        error: String,
+    },
+    ProcessOutput {
+        process: ProcessId,
+        stream: Stream,
+        data: Bytes,
+    },
+    ProcessExited {
+        process: ProcessId,
+        code: Option<i64>,
+        signal: Option<String>,
+    },
+    TimerFired {
+        timer: TimerId,
+    },
+    FactsGathered {
+        request: FactRequestId,
+        facts: Vec<FactAnswer>,
+    },
+}
+
+/// What `kill` signals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum KillTarget {
+    Process(ProcessId),
+    Pid(u32),
+}
+
+/// The signals the engine sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Signal {
+    #[serde(rename = "SIGTERM")]
+    Term,
+    #[serde(rename = "SIGKILL")]
+    Kill,
+    #[serde(rename = "SIGINT")]
+    Int,
+}
+
+/// Log levels, most severe first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum LogLevel {
+    Error,
+    Warn,
+    Info,
+    Debug,
+    Trace,
+}
+
+/// A command for the host. Named as a verb.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Output {
+    SendToClient {
+        client: ClientId,
+        message: Value,
+    },
+    WriteToClient {
+        client: ClientId,
+        data: Bytes,
+    },
+    CloseClient {
+        client: ClientId,
+    },
+    OpenListener {
+        listener: ListenerId,
+        transport: Transport,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        host: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        port: Option<u16>,
+    },
+    CloseListener {
+        listener: ListenerId,
+    },
+    Send {
+        conn: ConnectionId,
+        data: Bytes,
+    },
+    Close {
+        conn: ConnectionId,
+    },
+    Spawn {
+        process: ProcessId,
+        argv: Vec<String>,
+        /// Absent: the host's own working directory.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cwd: Option<String>,
+        env: serde_json::Map<String, Value>,
+    },
+    Kill {
+        target: KillTarget,
+        signal: Signal,
+        tree: bool,
+    },
+    SetTimer {
+        timer: TimerId,
+        after_ms: u64,
+    },
+    CancelTimer {
+        timer: TimerId,
+    },
+    GatherFacts {
+        request: FactRequestId,
+        queries: Vec<FactQuery>,
+    },
+    Log {
+        level: LogLevel,
+        message: String,
+    },
+}
+
+/// The whole engine: one per extension host, seeing every session and process.
+pub struct Engine {
+    router: router::Router,
+}
+
+impl Engine {
+    /// Builds an engine. Fails only when the options themselves are unusable (a seed
+    /// that is not 64 hex characters), which is a host bug rather than user input.
+    pub fn new(options: EngineOptions) -> Result<Engine, String> {
+        Ok(Engine {
+            router: router::Router::new(options)?,
+        })
+    }
+
+    /// Feeds one fact to the engine and returns the commands it produced, in order.
+    pub fn handle(&mut self, now_ms: u64, input: Input) -> Vec<Output> {
+        self.router.handle(now_ms, input)
+    }
+
+    /// Parses one `Input` from JSON text and handles it. Text that is not a valid
+    /// `Input` yields a single `log` output at level `error` and changes nothing.
+    pub fn handle_json(&mut self, now_ms: u64, input_json: &str) -> Vec<Output> {
+        match serde_json::from_str::<Input>(input_json) {
+            Ok(input) => self.handle(now_ms, input),
+            Err(error) => vec![Output::Log {
+                level: LogLevel::Error,
+                message: format!("Ignored an input the engine could not parse: {error}"),
+            }],
+        }
+    }
+}

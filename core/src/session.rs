@@ -1,0 +1,375 @@
+//! One DAP client's session: the state machine of the DAP overview, from
+//! `initialize` through launch, configuration, running and stopping, to the end.
+//!
+//! This file holds the client side (framing, seq numbering, request dispatch);
+//! the launch sequence, the debuggee connection and termination live in the
+//! submodules named after them.
+
+mod debuggee;
+mod facts;
+mod launch;
+mod pending;
+mod termination;
+
+use crate::context::{Context, SessionKey};
+use crate::dap::capabilities::capabilities;
+use crate::dap::error::{codes, Blame, DapError};
+use crate::dap::framing::{self, ContentLengthDecoder};
+use crate::dap::message::{self, EnvelopeError, Incoming, Request, Response, Unsequenced};
+use crate::{Bytes, ClientId, Framing, LogLevel, Output, TimerId};
+use launch::Launch;
+use pending::{Pending, PendingKey, PendingTable};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Why the session set a timer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TimerPurpose {
+    /// The debuggee must say hello within this time after it was started.
+    HelloDeadline,
+    /// The client must answer `runInTerminal` (reverse request seq) in time.
+    RunInTerminal(i64),
+    /// `terminate` asked politely; now it is time to insist.
+    TerminateEscalation,
+    /// `disconnect` killed the debuggee; stop waiting for its exit.
+    DisconnectDeadline,
+}
+
+/// The client end of the session.
+struct ClientLink {
+    id: ClientId,
+    framing: Framing,
+    decoder: ContentLengthDecoder,
+    /// The seq of the next message to the client; each client counts from 1.
+    next_seq: i64,
+    /// Once the client is gone nothing more is sent to it.
+    closed: bool,
+}
+
+pub struct Session {
+    #[allow(dead_code)] // Read by child sessions, which arrive with startDebugging.
+    key: SessionKey,
+    /// The parent session in the session tree; `None` for a root session.
+    #[allow(dead_code)]
+    parent: Option<SessionKey>,
+    client: ClientLink,
+    /// The client's `initialize` arguments, once it sent them.
+    initialize_arguments: Option<Value>,
+    launch: Option<Launch>,
+    pending: PendingTable,
+    timers: BTreeMap<TimerId, TimerPurpose>,
+    exited_sent: bool,
+    terminated_sent: bool,
+    finished: bool,
+}
+
+impl Session {
+    pub fn new(
+        key: SessionKey,
+        parent: Option<SessionKey>,
+        client: ClientId,
+        framing: Framing,
+    ) -> Session {
+        Session {
+            key,
+            parent,
+            client: ClientLink {
+                id: client,
+                framing,
+                decoder: ContentLengthDecoder::default(),
+                next_seq: 1,
+                closed: false,
+            },
+            initialize_arguments: None,
+            launch: None,
+            pending: PendingTable::default(),
+            timers: BTreeMap::new(),
+            exited_sent: false,
+            terminated_sent: false,
+            finished: false,
+        }
+    }
+
+    pub fn client_id(&self) -> ClientId {
+        self.client.id
+    }
+
+    /// Whether the session is over and everything it holds can be released.
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    // ----- Sending to the client -------------------------------------------------
+
+    /// Stamps the client's next seq on a message and hands it to the host.
+    fn send(&mut self, ctx: &mut Context, mut message: Unsequenced) {
+        if self.client.closed {
+            return;
+        }
+        message.insert("seq".to_string(), Value::from(self.client.next_seq));
+        self.client.next_seq += 1;
+        let message = Value::Object(message);
+        match self.client.framing {
+            Framing::Messages => ctx.emit(Output::SendToClient {
+                client: self.client.id,
+                message,
+            }),
+            Framing::ContentLength => {
+                let body = message.to_string().into_bytes();
+                ctx.emit(Output::WriteToClient {
+                    client: self.client.id,
+                    data: Bytes(framing::encode(&body)),
+                });
+            }
+        }
+    }
+
+    fn respond_ok(
+        &mut self,
+        ctx: &mut Context,
+        request_seq: i64,
+        command: &str,
+        body: Option<Value>,
+    ) {
+        self.send(ctx, message::success_response(request_seq, command, body));
+    }
+
+    /// Sends an error response, logging it as its blame asks.
+    fn respond_error(
+        &mut self,
+        ctx: &mut Context,
+        request_seq: i64,
+        command: &str,
+        error: &DapError,
+    ) {
+        let level = match error.blame {
+            Blame::User => LogLevel::Info,
+            Blame::Internal => LogLevel::Error,
+            Blame::Silent => LogLevel::Debug,
+        };
+        ctx.log(
+            level,
+            format!(
+                "Request '{command}' ({request_seq}) failed: {}",
+                error.message
+            ),
+        );
+        self.send(ctx, message::error_response(request_seq, command, error));
+    }
+
+    fn send_event(&mut self, ctx: &mut Context, name: &str, body: Option<Value>) {
+        self.send(ctx, message::event(name, body));
+    }
+
+    fn send_output(&mut self, ctx: &mut Context, category: &str, text: &str) {
+        self.send(ctx, message::output_event(category, text));
+    }
+
+    /// Ends the conversation with the client: the host closes its stream once written.
+    fn close_client(&mut self, ctx: &mut Context) {
+        if !self.client.closed {
+            ctx.emit(Output::CloseClient {
+                client: self.client.id,
+            });
+            self.client.closed = true;
+        }
+    }
+
+    // ----- Receiving from the client ---------------------------------------------
+
+    pub fn on_client_bytes(&mut self, ctx: &mut Context, bytes: &[u8]) {
+        if self.client.framing != Framing::ContentLength {
+            ctx.log(
+                LogLevel::Error,
+                format!(
+                    "Ignored bytes from client {}, which exchanges messages, not bytes.",
+                    self.client.id
+                ),
+            );
+            return;
+        }
+        self.client.decoder.push(bytes);
+        loop {
+            match self.client.decoder.next_body() {
+                Ok(Some(body)) => match serde_json::from_slice::<Value>(&body) {
+                    Ok(value) => self.on_client_message(ctx, value),
+                    Err(error) => {
+                        let text = format!("Dapper skipped a message from the client whose body is not JSON ({error}).");
+                        ctx.log(LogLevel::Error, text.clone());
+                        self.send_output(ctx, "important", &format!("{text}\n"));
+                    }
+                },
+                Ok(None) => break,
+                Err(error) => {
+                    let text = format!("Dapper cannot read the client's messages any more: {error}. The connection is closed.");
+                    ctx.log(LogLevel::Error, text.clone());
+                    self.send_output(ctx, "important", &format!("{text}\n"));
+                    self.close_client(ctx);
+                    self.on_client_closed(ctx);
+                    break;
+                }
+            }
+            if self.finished {
+                break;
+            }
+        }
+    }
+
+    pub fn on_client_message(&mut self, ctx: &mut Context, value: Value) {
+        if self.finished {
+            return;
+        }
+        match message::parse(value) {
+            Ok(Incoming::Request(request)) => self.on_request(ctx, request),
+            Ok(Incoming::Response(response)) => self.on_client_response(ctx, response),
+            Ok(Incoming::Event(event)) => {
+                ctx.log(
+                    LogLevel::Warn,
+                    format!(
+                        "Ignored the event '{}' from the client; clients do not send events.",
+                        event.event
+                    ),
+                );
+            }
+            Err(EnvelopeError::BadRequest {
+                seq,
+                command,
+                reason,
+            }) => {
+                let error = DapError::internal(
+                    codes::BAD_REQUEST,
+                    format!("The request could not be handled: {reason}."),
+                );
+                self.respond_error(ctx, seq, &command, &error);
+            }
+            Err(error @ EnvelopeError::Unusable(_)) => {
+                let text = format!("Dapper ignored a message from the client: {error}.");
+                ctx.log(LogLevel::Error, text.clone());
+                self.send_output(ctx, "important", &format!("{text}\n"));
+            }
+        }
+    }
+
+    fn on_request(&mut self, ctx: &mut Context, request: Request) {
+        if self.initialize_arguments.is_none() && request.command != "initialize" {
+            let error = DapError::internal(
+                codes::NOT_INITIALIZED,
+                format!(
+                    "The client must send 'initialize' before '{}'.",
+                    request.command
+                ),
+            );
+            self.respond_error(ctx, request.seq, &request.command, &error);
+            return;
+        }
+        match request.command.as_str() {
+            "initialize" => self.on_initialize(ctx, request),
+            "launch" => self.on_launch(ctx, request),
+            "attach" => {
+                let error = DapError::user(codes::ATTACH_UNSUPPORTED, "Attaching to a running process is not supported yet; use a 'launch' configuration.");
+                self.respond_error(ctx, request.seq, "attach", &error);
+            }
+            "disconnect" => self.on_disconnect(ctx, request),
+            "terminate" => self.on_terminate(ctx, request),
+            _ => self.forward_to_debuggee(ctx, request),
+        }
+    }
+
+    fn on_initialize(&mut self, ctx: &mut Context, request: Request) {
+        if self.initialize_arguments.is_some() {
+            let error = DapError::internal(
+                codes::ALREADY_INITIALIZED,
+                "The client sent 'initialize' twice.",
+            );
+            self.respond_error(ctx, request.seq, "initialize", &error);
+            return;
+        }
+        let arguments = match request.arguments {
+            Value::Null => Value::Object(Default::default()),
+            other => other,
+        };
+        if !arguments.is_object() {
+            let error = DapError::internal(
+                codes::BAD_REQUEST,
+                "The arguments of 'initialize' must be an object.",
+            );
+            self.respond_error(ctx, request.seq, "initialize", &error);
+            return;
+        }
+        self.initialize_arguments = Some(arguments);
+        self.respond_ok(ctx, request.seq, "initialize", Some(capabilities()));
+    }
+
+    /// A boolean the client declared in its `initialize` arguments.
+    fn client_supports(&self, capability: &str) -> bool {
+        self.initialize_arguments
+            .as_ref()
+            .and_then(|arguments| arguments.get(capability))
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+
+    fn on_client_response(&mut self, ctx: &mut Context, response: Response) {
+        let key = PendingKey::Reverse(response.request_seq);
+        match self.pending.remove(key) {
+            Some(Pending::RunInTerminal { timer }) => {
+                self.cancel_timer(ctx, timer);
+                self.on_run_in_terminal_response(ctx, response);
+            }
+            Some(other) => {
+                ctx.log(
+                    LogLevel::Error,
+                    format!("A client response matched {other:?}, which is not a reverse request."),
+                );
+            }
+            None => ctx.log(
+                LogLevel::Warn,
+                format!(
+                    "Ignored the client's response to '{}' ({}): no such request is waiting.",
+                    response.command, response.request_seq
+                ),
+            ),
+        }
+    }
+
+    // ----- Timers ------------------------------------------------------------------
+
+    fn set_timer(&mut self, ctx: &mut Context, after_ms: u64, purpose: TimerPurpose) -> TimerId {
+        let timer = ctx.set_timer(after_ms);
+        self.timers.insert(timer, purpose);
+        timer
+    }
+
+    fn cancel_timer(&mut self, ctx: &mut Context, timer: TimerId) {
+        self.timers.remove(&timer);
+        ctx.cancel_timer(timer);
+    }
+
+    fn cancel_timers_for(&mut self, ctx: &mut Context, purpose: TimerPurpose) {
+        let timers: Vec<TimerId> = self
+            .timers
+            .iter()
+            .filter(|(_, p)| **p == purpose)
+            .map(|(t, _)| *t)
+            .collect();
+        for timer in timers {
+            self.cancel_timer(ctx, timer);
+        }
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut Context, timer: TimerId) {
+        let Some(purpose) = self.timers.remove(&timer) else {
+            ctx.log(
+                LogLevel::Debug,
+                format!("Timer {timer} fired after it stopped mattering."),
+            );
+            return;
+        };
+        match purpose {
+            TimerPurpose::HelloDeadline => self.on_hello_deadline(ctx),
+            TimerPurpose::RunInTerminal(seq) => self.on_run_in_terminal_timeout(ctx, seq),
+            TimerPurpose::TerminateEscalation => self.on_terminate_escalation(ctx),
+            TimerPurpose::DisconnectDeadline => self.on_disconnect_deadline(ctx),
+        }
+    }
+}

@@ -1,0 +1,486 @@
+//! The debuggee side of a session: the hello, `dapper/configure`, forwarding client
+//! requests with the engine's own seq, and passing responses and events back.
+
+use super::launch::Phase;
+use super::pending::{Pending, PendingKey};
+use super::{Session, TimerPurpose};
+use crate::context::Context;
+use crate::dap::error::{codes, DapError};
+use crate::dap::message::{self, Event, Incoming, Request, Response, Unsequenced};
+use crate::ipc::frame::{self, FrameDecoder, FrameKind};
+use crate::ipc::hello;
+use crate::{Bytes, ConnectionId, LogLevel, Output, ProcessId, Stream};
+use serde_json::{json, Value};
+
+/// The connection of a debuggee that said a valid hello.
+pub struct Debuggee {
+    pub conn: ConnectionId,
+    decoder: FrameDecoder,
+    /// The seq of the next request the engine sends on this connection.
+    next_seq: i64,
+    /// The debuggee's own pid, from its hello.
+    pub pid: Option<u32>,
+    /// Whether the debuggee reported itself stopped (and not continued since).
+    pub stopped: bool,
+}
+
+/// Events only the engine decides on; a debuggee that sends them anyway is ignored
+/// rather than allowed to confuse the client.
+const ENGINE_OWNED_EVENTS: &[&str] = &["initialized", "process", "exited", "terminated"];
+
+impl Session {
+    pub fn on_connection_accepted(&mut self, ctx: &mut Context, conn: ConnectionId) {
+        match self
+            .launch
+            .as_mut()
+            .filter(|launch| launch.phase == Phase::Starting)
+        {
+            Some(launch) => {
+                launch.candidates.insert(conn, FrameDecoder::default());
+            }
+            None => {
+                ctx.log(
+                    LogLevel::Warn,
+                    format!(
+                        "Closed connection {conn}: this session is not waiting for a debuggee."
+                    ),
+                );
+                ctx.close_connection(conn);
+            }
+        }
+    }
+
+    pub fn on_connection_bytes(&mut self, ctx: &mut Context, conn: ConnectionId, bytes: &[u8]) {
+        let Some(launch) = self.launch.as_mut() else {
+            return;
+        };
+        if let Some(debuggee) = launch
+            .debuggee
+            .as_mut()
+            .filter(|debuggee| debuggee.conn == conn)
+        {
+            debuggee.decoder.push(bytes);
+            self.drain_debuggee_frames(ctx);
+        } else if let Some(decoder) = launch.candidates.get_mut(&conn) {
+            decoder.push(bytes);
+            self.check_candidate(ctx, conn);
+        } else {
+            ctx.log(
+                LogLevel::Debug,
+                format!("Ignored bytes on connection {conn}, which this session no longer reads."),
+            );
+        }
+    }
+
+    /// Reads the first frame of a connection that has not said hello yet.
+    fn check_candidate(&mut self, ctx: &mut Context, conn: ConnectionId) {
+        let Some(launch) = self.launch.as_mut() else {
+            return;
+        };
+        let Some(decoder) = launch.candidates.get_mut(&conn) else {
+            return;
+        };
+        let verdict = match decoder.next_frame() {
+            Ok(None) => return,
+            Err(error) => Err(error.to_string()),
+            Ok(Some(frame)) => match parse_payload(&frame.payload) {
+                Err(error) => Err(error),
+                Ok(incoming) => hello::check(&incoming, &launch.token, &launch.session_id)
+                    .map_err(|error| error.to_string()),
+            },
+        };
+        match verdict {
+            Err(reason) => {
+                launch.candidates.remove(&conn);
+                ctx.log(
+                    LogLevel::Warn,
+                    format!("Refused debuggee connection {conn}: {reason}."),
+                );
+                ctx.close_connection(conn);
+            }
+            Ok(hello) => {
+                let Some(decoder) = launch.candidates.remove(&conn) else {
+                    return;
+                };
+                let others = std::mem::take(&mut launch.candidates);
+                for other in others.into_keys() {
+                    ctx.close_connection(other);
+                }
+                if let Some(listener) = launch.listener.take() {
+                    ctx.close_listener(listener);
+                }
+                ctx.log(
+                    LogLevel::Info,
+                    format!(
+                        "Debuggee {} connected (pid {}, Python {}).",
+                        hello.session_id,
+                        hello
+                            .pid
+                            .map_or("unknown".to_string(), |pid| pid.to_string()),
+                        hello.python_version.as_deref().unwrap_or("unknown"),
+                    ),
+                );
+                launch.hello_pid = hello.pid;
+                launch.debuggee = Some(Debuggee {
+                    conn,
+                    decoder,
+                    next_seq: 1,
+                    pid: hello.pid.or(launch.pid).or(launch.terminal_pid),
+                    stopped: false,
+                });
+                launch.phase = Phase::Configuring;
+                let arguments = json!({
+                    "client": self.initialize_arguments.clone().unwrap_or(Value::Null),
+                    "launch": Value::Object(launch.config.normalised.clone()),
+                });
+                self.cancel_timers_for(ctx, TimerPurpose::HelloDeadline);
+                if let Some(seq) =
+                    self.send_to_debuggee(ctx, message::request("dapper/configure", arguments))
+                {
+                    self.pending
+                        .insert(PendingKey::Debuggee(seq), Pending::Configure);
+                }
+                self.drain_debuggee_frames(ctx);
+            }
+        }
+    }
+
+    /// Stamps the connection's next seq on a message and sends it; returns the seq.
+    fn send_to_debuggee(&mut self, ctx: &mut Context, mut message: Unsequenced) -> Option<i64> {
+        let debuggee = self.launch.as_mut()?.debuggee.as_mut()?;
+        let seq = debuggee.next_seq;
+        debuggee.next_seq += 1;
+        message.insert("seq".to_string(), Value::from(seq));
+        let payload = Value::Object(message).to_string().into_bytes();
+        ctx.emit(Output::Send {
+            conn: debuggee.conn,
+            data: Bytes(frame::encode(FrameKind::ToDebuggee, &payload)),
+        });
+        Some(seq)
+    }
+
+    fn drain_debuggee_frames(&mut self, ctx: &mut Context) {
+        loop {
+            let Some(debuggee) = self
+                .launch
+                .as_mut()
+                .and_then(|launch| launch.debuggee.as_mut())
+            else {
+                return;
+            };
+            let conn = debuggee.conn;
+            let incoming = match debuggee.decoder.next_frame() {
+                Ok(None) => return,
+                Ok(Some(frame)) if frame.kind != FrameKind::FromDebuggee => Err(
+                    "a frame of the kind meant for debuggees came from the debuggee".to_string(),
+                ),
+                Ok(Some(frame)) => parse_payload(&frame.payload),
+                Err(error) => Err(error.to_string()),
+            };
+            match incoming {
+                Ok(incoming) => self.on_debuggee_message(ctx, incoming),
+                Err(reason) => {
+                    ctx.log(
+                        LogLevel::Error,
+                        format!("Closed debuggee connection {conn}: {reason}."),
+                    );
+                    self.drop_debuggee_connection(ctx);
+                    self.debuggee_connection_lost(ctx);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn on_debuggee_message(&mut self, ctx: &mut Context, incoming: Incoming) {
+        match incoming {
+            Incoming::Response(response) => self.on_debuggee_response(ctx, response),
+            Incoming::Event(event) => self.on_debuggee_event(ctx, event),
+            Incoming::Request(request) => {
+                let error = DapError::internal(
+                    codes::BAD_REQUEST,
+                    format!(
+                        "Dapper does not handle the request '{}' from a debuggee.",
+                        request.command
+                    ),
+                );
+                ctx.log(LogLevel::Warn, error.message.clone());
+                self.send_to_debuggee(
+                    ctx,
+                    message::error_response(request.seq, &request.command, &error),
+                );
+            }
+        }
+    }
+
+    fn on_debuggee_response(&mut self, ctx: &mut Context, response: Response) {
+        match self
+            .pending
+            .remove(PendingKey::Debuggee(response.request_seq))
+        {
+            Some(Pending::Configure) => {
+                if response.success {
+                    self.on_configured(ctx);
+                } else {
+                    let reason = response
+                        .message
+                        .unwrap_or_else(|| "no reason given".to_string());
+                    let error = DapError::user(
+                        codes::DEBUGGEE_FAILED,
+                        format!("The debuggee could not be configured: {reason}"),
+                    );
+                    self.fail_launch(ctx, error);
+                }
+            }
+            Some(Pending::Forwarded {
+                client_seq,
+                command,
+            }) => {
+                let mut raw = response.raw;
+                raw.remove("seq");
+                raw.insert("request_seq".to_string(), Value::from(client_seq));
+                raw.insert("command".to_string(), Value::String(command.clone()));
+                self.send(ctx, raw);
+                match command.as_str() {
+                    "continue" if response.success => self.set_stopped(false),
+                    "configurationDone" if response.success => self.complete_launch(ctx),
+                    "configurationDone" => {
+                        let reason = response
+                            .message
+                            .unwrap_or_else(|| "no reason given".to_string());
+                        let error = DapError::user(
+                            codes::DEBUGGEE_FAILED,
+                            format!("The debuggee could not start the program: {reason}"),
+                        );
+                        self.fail_launch(ctx, error);
+                    }
+                    _ => {}
+                }
+            }
+            Some(other) => ctx.log(
+                LogLevel::Error,
+                format!(
+                    "A debuggee response matched {other:?}, which the debuggee was never asked."
+                ),
+            ),
+            None => ctx.log(
+                LogLevel::Warn,
+                format!(
+                    "Ignored the debuggee's response to '{}' ({}): no such request is waiting.",
+                    response.command, response.request_seq
+                ),
+            ),
+        }
+    }
+
+    /// The debuggee accepted its configuration: the client may now configure it.
+    fn on_configured(&mut self, ctx: &mut Context) {
+        let Some(launch) = self.launch.as_mut() else {
+            return;
+        };
+        launch.phase = Phase::Configured;
+        let name = launch.process_name();
+        let mut body = json!({ "name": name, "isLocalProcess": true, "startMethod": "launch" });
+        if let (Some(pid), Some(object)) = (
+            launch.debuggee.as_ref().and_then(|debuggee| debuggee.pid),
+            body.as_object_mut(),
+        ) {
+            object.insert("systemProcessId".to_string(), Value::from(pid));
+        }
+        self.send_event(ctx, "process", Some(body));
+        self.send_event(ctx, "initialized", None);
+    }
+
+    fn on_debuggee_event(&mut self, ctx: &mut Context, event: Event) {
+        match event.event.as_str() {
+            "dapper/exiting" => {
+                let code = event.body.get("exitCode").and_then(Value::as_i64);
+                if let Some(launch) = self.launch.as_mut() {
+                    launch.announced_exit_code = code;
+                }
+                return;
+            }
+            "dapper/hello" => {
+                ctx.log(
+                    LogLevel::Warn,
+                    "Ignored a second dapper/hello from the debuggee.",
+                );
+                return;
+            }
+            name if ENGINE_OWNED_EVENTS.contains(&name) => {
+                ctx.log(
+                    LogLevel::Warn,
+                    format!("Ignored the event '{name}' from the debuggee; the engine sends it."),
+                );
+                return;
+            }
+            "stopped" => self.set_stopped(true),
+            "continued" => self.set_stopped(false),
+            _ => {}
+        }
+        let mut raw = event.raw;
+        raw.remove("seq");
+        self.send(ctx, raw);
+    }
+
+    fn set_stopped(&mut self, stopped: bool) {
+        if let Some(debuggee) = self
+            .launch
+            .as_mut()
+            .and_then(|launch| launch.debuggee.as_mut())
+        {
+            debuggee.stopped = stopped;
+        }
+    }
+
+    /// Passes a request the engine does not decide on to the debuggee.
+    pub(super) fn forward_to_debuggee(&mut self, ctx: &mut Context, request: Request) {
+        let command = request.command.clone();
+        let refusal = match self.launch.as_ref() {
+            None => Some(DapError::internal(
+                codes::DEBUGGEE_NOT_CONNECTED,
+                format!("'{command}' needs a debuggee, and the client has not launched one."),
+            )),
+            Some(launch) if launch.debuggee.is_some() => None,
+            Some(launch) if launch.phase == Phase::Over => Some(DapError::silent(
+                codes::DEBUGGEE_GONE,
+                format!("The debuggee has exited, so '{command}' cannot be handled."),
+            )),
+            Some(_) => Some(DapError::internal(
+                codes::DEBUGGEE_NOT_CONNECTED,
+                format!("'{command}' cannot be handled before the debuggee has connected; wait for the 'initialized' event."),
+            )),
+        };
+        if let Some(error) = refusal {
+            self.respond_error(ctx, request.seq, &command, &error);
+            return;
+        }
+        let mut raw = request.raw;
+        raw.remove("seq");
+        if let Some(seq) = self.send_to_debuggee(ctx, raw) {
+            self.pending.insert(
+                PendingKey::Debuggee(seq),
+                Pending::Forwarded {
+                    client_seq: request.seq,
+                    command,
+                },
+            );
+        }
+    }
+
+    pub fn on_connection_closed(
+        &mut self,
+        ctx: &mut Context,
+        conn: ConnectionId,
+        error: Option<&str>,
+    ) {
+        let Some(launch) = self.launch.as_mut() else {
+            return;
+        };
+        if let Some(error) = error {
+            ctx.log(
+                LogLevel::Info,
+                format!("Debuggee connection {conn} failed: {error}"),
+            );
+        }
+        if launch.candidates.remove(&conn).is_some() {
+            return;
+        }
+        if launch
+            .debuggee
+            .as_ref()
+            .is_some_and(|debuggee| debuggee.conn == conn)
+        {
+            launch.debuggee = None;
+            self.debuggee_connection_lost(ctx);
+        }
+    }
+
+    /// Closes the debuggee connection from our side, if there is one.
+    pub(super) fn drop_debuggee_connection(&mut self, ctx: &mut Context) {
+        if let Some(debuggee) = self
+            .launch
+            .as_mut()
+            .and_then(|launch| launch.debuggee.take())
+        {
+            ctx.close_connection(debuggee.conn);
+        }
+    }
+
+    /// The debuggee connection is gone: nothing pending on it will be answered. A
+    /// debuggee the engine did not spawn (runInTerminal) is taken to have exited,
+    /// with the code it announced; a spawned one ends with the host's processExited.
+    pub(super) fn debuggee_connection_lost(&mut self, ctx: &mut Context) {
+        let waiting = self
+            .pending
+            .drain_where(|key, _| matches!(key, PendingKey::Debuggee(_)));
+        let mut configure_lost = false;
+        for (_, pending) in waiting {
+            match pending {
+                Pending::Forwarded {
+                    client_seq,
+                    command,
+                } => {
+                    let error = DapError::silent(
+                        codes::DEBUGGEE_GONE,
+                        format!("The debuggee is gone; '{command}' was not answered."),
+                    );
+                    self.respond_error(ctx, client_seq, &command, &error);
+                }
+                Pending::Configure => configure_lost = true,
+                _ => {}
+            }
+        }
+        let Some(launch) = self.launch.as_ref() else {
+            return;
+        };
+        if launch.process.is_none() && launch.alive {
+            let code = launch.announced_exit_code;
+            self.debuggee_exited(ctx, code, None);
+        } else if configure_lost {
+            let error = DapError::user(
+                codes::DEBUGGEE_FAILED,
+                "The debuggee closed its connection before it was configured.",
+            );
+            self.fail_launch(ctx, error);
+        }
+    }
+
+    pub fn on_process_output(
+        &mut self,
+        ctx: &mut Context,
+        process: ProcessId,
+        stream: Stream,
+        bytes: &[u8],
+    ) {
+        let Some(launch) = self
+            .launch
+            .as_mut()
+            .filter(|launch| launch.process == Some(process))
+        else {
+            return;
+        };
+        let text = match stream {
+            Stream::Stdout => launch.stdout.push(bytes),
+            Stream::Stderr => {
+                let text = launch.stderr.push(bytes);
+                launch.remember_stderr(&text);
+                text
+            }
+        };
+        if !text.is_empty() {
+            let category = match stream {
+                Stream::Stdout => "stdout",
+                Stream::Stderr => "stderr",
+            };
+            self.send_output(ctx, category, &text);
+        }
+    }
+}
+
+fn parse_payload(payload: &[u8]) -> Result<Incoming, String> {
+    let value: Value = serde_json::from_slice(payload)
+        .map_err(|error| format!("a frame's payload is not JSON ({error})"))?;
+    message::parse(value)
+        .map_err(|error| format!("a frame's payload is not a DAP message ({error})"))
+}

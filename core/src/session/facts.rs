@@ -1,0 +1,172 @@
+//! Interpreting the host's answers to a launch's fact queries: the program, the
+//! working directory, the Python interpreter (cached per executable) and the host's
+//! PYTHONPATH.
+
+use crate::config::LaunchConfig;
+use crate::context::{Context, PythonInfo};
+use crate::dap::error::{codes, DapError};
+use crate::{FactAnswer, LogLevel};
+
+/// The oldest Python the debuggee package supports.
+const MINIMUM_PYTHON: (u32, u32) = (3, 9);
+
+/// What each fact query was for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FactRole {
+    Program,
+    Cwd,
+    Python,
+    HostPythonPath,
+}
+
+fn parse_version(version: &str) -> Option<(u32, u32)> {
+    let mut parts = version.split('.');
+    let major = parts.next()?.trim().parse().ok()?;
+    let minor_text: String = parts
+        .next()?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    Some((major, minor_text.parse().ok()?))
+}
+
+/// Interprets the host's answers; returns the host's PYTHONPATH on success.
+pub fn check_facts(
+    ctx: &mut Context,
+    config: &LaunchConfig,
+    roles: &[FactRole],
+    facts: &[FactAnswer],
+) -> Result<Option<String>, DapError> {
+    if roles.len() != facts.len() {
+        return Err(DapError::internal(
+            codes::LAUNCH_FAILED,
+            format!(
+                "The host answered {} facts to {} questions.",
+                facts.len(),
+                roles.len()
+            ),
+        ));
+    }
+    let mut host_pythonpath = None;
+    for (role, fact) in roles.iter().zip(facts) {
+        match (role, fact) {
+            (
+                FactRole::Program,
+                FactAnswer::Path {
+                    path,
+                    exists,
+                    is_file,
+                    ..
+                },
+            ) => {
+                if !exists {
+                    return Err(DapError::user(
+                        codes::PROGRAM_NOT_FOUND,
+                        format!("The program '{path}' does not exist."),
+                    ));
+                }
+                if !is_file {
+                    return Err(DapError::user(
+                        codes::PROGRAM_NOT_FOUND,
+                        format!("The program '{path}' is not a file."),
+                    ));
+                }
+            }
+            (
+                FactRole::Cwd,
+                FactAnswer::Path {
+                    path,
+                    exists,
+                    is_directory,
+                    ..
+                },
+            ) => {
+                if !exists {
+                    return Err(DapError::user(
+                        codes::CWD_NOT_FOUND,
+                        format!("The working directory '{path}' does not exist."),
+                    ));
+                }
+                if !is_directory {
+                    return Err(DapError::user(
+                        codes::CWD_NOT_FOUND,
+                        format!("The working directory '{path}' is not a directory."),
+                    ));
+                }
+            }
+            (
+                FactRole::Python,
+                FactAnswer::Python {
+                    ok,
+                    version,
+                    path,
+                    error,
+                    ..
+                },
+            ) => {
+                let python = &config.python;
+                if !ok {
+                    let reason = error.as_deref().unwrap_or("no reason given");
+                    return Err(DapError::user(
+                        codes::PYTHON_UNUSABLE,
+                        format!("The Python interpreter '{python}' could not be run: {reason}"),
+                    ));
+                }
+                let version = version.clone().unwrap_or_default();
+                match parse_version(&version) {
+                    Some(found) if found >= MINIMUM_PYTHON => {
+                        let path = path.clone().unwrap_or_else(|| python.clone());
+                        ctx.log(LogLevel::Info, format!("The Python interpreter '{python}' is Python {version} at {path}."));
+                        ctx.python_cache.insert(python.clone(), PythonInfo { version, path });
+                    }
+                    Some(_) => {
+                        return Err(DapError::user(
+                            codes::PYTHON_UNUSABLE,
+                            format!(
+                                "The Python interpreter '{python}' is Python {version}; Dapper needs {}.{} or newer.",
+                                MINIMUM_PYTHON.0, MINIMUM_PYTHON.1
+                            ),
+                        ))
+                    }
+                    None => {
+                        return Err(DapError::user(
+                            codes::PYTHON_UNUSABLE,
+                            format!("The Python interpreter '{python}' reported the version {version:?}, which Dapper cannot read."),
+                        ))
+                    }
+                }
+            }
+            (FactRole::HostPythonPath, FactAnswer::Env { value, .. }) => {
+                host_pythonpath = value.clone()
+            }
+            (role, fact) => {
+                return Err(DapError::internal(
+                    codes::LAUNCH_FAILED,
+                    format!("The host answered {fact:?} where Dapper asked about {role:?}."),
+                ))
+            }
+        }
+    }
+    Ok(host_pythonpath)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_version;
+
+    #[test]
+    fn parses_python_versions() {
+        let cases = [
+            ("3.12.1", Some((3, 12))),
+            ("3.9.0rc1", Some((3, 9))),
+            ("3.13.0a2", Some((3, 13))),
+            ("3.10", Some((3, 10))),
+            ("3", None),
+            ("", None),
+            ("x.y", None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(parse_version(text), expected, "{text}");
+        }
+    }
+}

@@ -1,0 +1,468 @@
+//! The launch sequence: validate the configuration, gather facts about the host,
+//! open a listener, start the debuggee (spawned by the host, or in the client's
+//! terminal through `runInTerminal`), and wait for it to connect.
+
+use super::debuggee::Debuggee;
+use super::facts::{check_facts, FactRole};
+use super::pending::{Pending, PendingKey};
+use super::{Session, TimerPurpose};
+use crate::config::{
+    self, launcher_argv, launcher_env, Console, LaunchConfig, LauncherEnv, Target,
+};
+use crate::context::Context;
+use crate::dap::error::{codes, DapError};
+use crate::dap::message::{self, Request, Response};
+use crate::ipc::frame::FrameDecoder;
+use crate::utf8::Utf8Stream;
+use crate::{
+    Address, ConnectionId, FactAnswer, FactQuery, FactRequestId, ListenerId, LogLevel, ProcessId,
+    Signal, Transport,
+};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// How long a started debuggee has to say hello.
+pub const HELLO_DEADLINE_MS: u64 = 20_000;
+/// How long the client has to answer `runInTerminal`.
+pub const RUN_IN_TERMINAL_TIMEOUT_MS: u64 = 30_000;
+/// How much of the debuggee's stderr is kept to explain an early exit.
+const STDERR_TAIL_BYTES: usize = 4096;
+const STDERR_TAIL_LINES: usize = 10;
+
+/// Where the launch is. A launch moves forward only, so phases are ordered; `Over`
+/// is both "failed" and "the debuggee has exited".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Phase {
+    GatheringFacts,
+    OpeningListener,
+    /// The debuggee was started (or the client asked to start it); no hello yet.
+    Starting,
+    /// The hello arrived and `dapper/configure` is on its way.
+    Configuring,
+    /// `initialized` was sent; the client is configuring breakpoints.
+    Configured,
+    /// `configurationDone` was answered; the user's code runs.
+    Running,
+    Over,
+}
+
+pub struct Launch {
+    pub config: LaunchConfig,
+    pub phase: Phase,
+    /// The debuggee's `--session-id`.
+    pub session_id: String,
+    /// The secret the debuggee's hello must carry. Never logged.
+    pub token: String,
+    fact_request: Option<FactRequestId>,
+    fact_roles: Vec<FactRole>,
+    pub listener: Option<ListenerId>,
+    host_pythonpath: Option<String>,
+    /// The process the host spawned (internalConsole).
+    pub process: Option<ProcessId>,
+    pub pid: Option<u32>,
+    /// The debuggee's pid as the client reported it for a `runInTerminal` launch.
+    pub terminal_pid: Option<u32>,
+    /// The terminal shell's pid from `runInTerminal`: killed only when nothing better
+    /// is known, because killing it closes the user's terminal.
+    pub shell_pid: Option<u32>,
+    /// The pid the debuggee announced in its hello.
+    pub hello_pid: Option<u32>,
+    /// Whether the debuggee process is believed to be running.
+    pub alive: bool,
+    /// The strongest signal already sent, so SIGKILL is not repeated.
+    pub kill_sent: Option<Signal>,
+    pub stdout: Utf8Stream,
+    pub stderr: Utf8Stream,
+    stderr_tail: String,
+    /// Connections accepted on the listener that have not said hello yet.
+    pub candidates: BTreeMap<ConnectionId, FrameDecoder>,
+    /// The connection that said hello.
+    pub debuggee: Option<Debuggee>,
+    /// The exit code the debuggee announced in `dapper/exiting`.
+    pub announced_exit_code: Option<i64>,
+}
+
+impl Launch {
+    /// The name of the debuggee for the `process` event.
+    pub fn process_name(&self) -> String {
+        match &self.config.target {
+            Target::Program(path) => path.clone(),
+            Target::Module(name) => name.clone(),
+            Target::Code(_) => "python -c".to_string(),
+        }
+    }
+
+    pub fn remember_stderr(&mut self, text: &str) {
+        self.stderr_tail.push_str(text);
+        if self.stderr_tail.len() > STDERR_TAIL_BYTES {
+            let mut cut = self.stderr_tail.len() - STDERR_TAIL_BYTES;
+            while !self.stderr_tail.is_char_boundary(cut) {
+                cut += 1;
+            }
+            self.stderr_tail.drain(..cut);
+        }
+    }
+
+    /// The last lines of stderr, introduced, or nothing when stderr was empty.
+    pub fn stderr_excerpt(&self) -> String {
+        let lines: Vec<&str> = self
+            .stderr_tail
+            .lines()
+            .filter(|line| !line.trim().is_empty())
+            .collect();
+        if lines.is_empty() {
+            return String::new();
+        }
+        let start = lines.len().saturating_sub(STDERR_TAIL_LINES);
+        format!(
+            "\nIts last output on stderr:\n{}",
+            lines[start..].join("\n")
+        )
+    }
+}
+
+impl Session {
+    pub(super) fn on_launch(&mut self, ctx: &mut Context, request: Request) {
+        if self.launch.is_some() {
+            let error = DapError::user(
+                codes::WRONG_STATE,
+                "This session already launched a program; a session debugs one program.",
+            );
+            self.respond_error(ctx, request.seq, "launch", &error);
+            return;
+        }
+        let runs_terminals = self.client_supports("supportsRunInTerminalRequest");
+        let config =
+            match config::validate(&request.arguments, ctx.options.platform, runs_terminals) {
+                Ok(config) => config,
+                Err(error) => {
+                    self.respond_error(ctx, request.seq, "launch", &error);
+                    return;
+                }
+            };
+        if config.console != Console::Internal && !runs_terminals {
+            let error = DapError::user(
+                codes::INVALID_CONFIGURATION,
+                "The launch configuration asks for a terminal console, but this client cannot run programs in a terminal; use \"console\": \"internalConsole\".",
+            );
+            self.respond_error(ctx, request.seq, "launch", &error);
+            return;
+        }
+        let mut roles = Vec::new();
+        let mut queries = Vec::new();
+        // The working directory comes first: when it is missing, a program relative
+        // to it is missing too, and the directory is the error worth reporting.
+        if let Some(cwd) = &config.cwd {
+            roles.push(FactRole::Cwd);
+            queries.push(FactQuery::Path { path: cwd.clone() });
+        }
+        if let Target::Program(path) = &config.target {
+            roles.push(FactRole::Program);
+            queries.push(FactQuery::Path { path: path.clone() });
+        }
+        if !ctx.python_cache.contains_key(&config.python) {
+            roles.push(FactRole::Python);
+            queries.push(FactQuery::Python {
+                executable: config.python.clone(),
+            });
+        }
+        roles.push(FactRole::HostPythonPath);
+        queries.push(FactQuery::Env {
+            name: "PYTHONPATH".to_string(),
+        });
+        let fact_request = ctx.gather_facts(queries);
+        self.pending
+            .insert(PendingKey::Client(request.seq), Pending::Launch);
+        self.launch = Some(Launch {
+            config,
+            phase: Phase::GatheringFacts,
+            session_id: ctx.new_debuggee_session_id(),
+            token: ctx.new_token(),
+            fact_request: Some(fact_request),
+            fact_roles: roles,
+            listener: None,
+            host_pythonpath: None,
+            process: None,
+            pid: None,
+            terminal_pid: None,
+            shell_pid: None,
+            hello_pid: None,
+            alive: false,
+            kill_sent: None,
+            stdout: Utf8Stream::default(),
+            stderr: Utf8Stream::default(),
+            stderr_tail: String::new(),
+            candidates: BTreeMap::new(),
+            debuggee: None,
+            announced_exit_code: None,
+        });
+    }
+
+    pub fn on_facts(&mut self, ctx: &mut Context, request: FactRequestId, facts: Vec<FactAnswer>) {
+        let Some(launch) = self
+            .launch
+            .as_mut()
+            .filter(|launch| launch.fact_request == Some(request))
+        else {
+            ctx.log(
+                LogLevel::Warn,
+                format!("Ignored facts for request {request}, which nothing waits for."),
+            );
+            return;
+        };
+        launch.fact_request = None;
+        if launch.phase != Phase::GatheringFacts {
+            return;
+        }
+        let roles = std::mem::take(&mut launch.fact_roles);
+        match check_facts(ctx, &launch.config, &roles, &facts) {
+            Ok(host_pythonpath) => {
+                launch.host_pythonpath = host_pythonpath;
+                launch.phase = Phase::OpeningListener;
+                let transport = if ctx.options.platform.is_windows() {
+                    Transport::Tcp
+                } else {
+                    Transport::Unix
+                };
+                launch.listener = Some(ctx.open_listener(transport));
+            }
+            Err(error) => self.fail_launch(ctx, error),
+        }
+    }
+
+    pub fn on_listener_opened(
+        &mut self,
+        ctx: &mut Context,
+        listener: ListenerId,
+        address: Address,
+    ) {
+        let waiting = self.launch.as_ref().is_some_and(|launch| {
+            launch.listener == Some(listener) && launch.phase == Phase::OpeningListener
+        });
+        if !waiting {
+            ctx.log(
+                LogLevel::Debug,
+                format!("Listener {listener} opened after it stopped mattering."),
+            );
+            ctx.close_listener(listener);
+            return;
+        }
+        self.start_debuggee(ctx, &address);
+    }
+
+    pub fn on_listener_failed(&mut self, ctx: &mut Context, listener: ListenerId, error: &str) {
+        if self
+            .launch
+            .as_ref()
+            .is_some_and(|launch| launch.listener == Some(listener))
+        {
+            if let Some(launch) = self.launch.as_mut() {
+                launch.listener = None;
+            }
+            let error = DapError::user(
+                codes::LAUNCH_FAILED,
+                format!("Dapper could not open a connection point for the debuggee: {error}"),
+            );
+            self.fail_launch(ctx, error);
+        }
+    }
+
+    /// Starts the debuggee, now that it has somewhere to connect to.
+    fn start_debuggee(&mut self, ctx: &mut Context, address: &Address) {
+        let Some(launch) = self.launch.as_mut() else {
+            return;
+        };
+        let argv = launcher_argv(&launch.config, address, &launch.session_id);
+        let env = launcher_env(
+            &launch.config,
+            &LauncherEnv {
+                platform: ctx.options.platform,
+                python_package_dir: &ctx.options.python_package_dir,
+                host_pythonpath: launch.host_pythonpath.as_deref(),
+                token: &launch.token,
+                output_captured: launch.config.console == Console::Internal,
+            },
+        );
+        launch.phase = Phase::Starting;
+        let cwd = launch.config.cwd.clone();
+        let kind = match launch.config.console {
+            Console::Internal => {
+                launch.process = Some(ctx.spawn(argv, cwd, env));
+                launch.alive = true;
+                self.set_timer(ctx, HELLO_DEADLINE_MS, TimerPurpose::HelloDeadline);
+                return;
+            }
+            Console::IntegratedTerminal => "integrated",
+            Console::ExternalTerminal => "external",
+        };
+        let mut arguments = json!({
+            "kind": kind,
+            "title": "Python Debug Console",
+            "args": argv,
+            "env": env,
+        });
+        if let (Some(cwd), Some(object)) = (cwd, arguments.as_object_mut()) {
+            object.insert("cwd".to_string(), Value::String(cwd));
+        }
+        let seq = self.client.next_seq;
+        let timer = self.set_timer(
+            ctx,
+            RUN_IN_TERMINAL_TIMEOUT_MS,
+            TimerPurpose::RunInTerminal(seq),
+        );
+        self.pending
+            .insert(PendingKey::Reverse(seq), Pending::RunInTerminal { timer });
+        self.send(ctx, message::request("runInTerminal", arguments));
+    }
+
+    pub(super) fn on_run_in_terminal_response(&mut self, ctx: &mut Context, response: Response) {
+        let Some(launch) = self
+            .launch
+            .as_mut()
+            .filter(|launch| launch.phase == Phase::Starting)
+        else {
+            ctx.log(
+                LogLevel::Debug,
+                "The runInTerminal response came after the launch stopped waiting for it.",
+            );
+            return;
+        };
+        if !response.success {
+            let reason = response
+                .message
+                .unwrap_or_else(|| "no reason given".to_string());
+            let error = DapError::user(
+                codes::LAUNCH_FAILED,
+                format!("The client could not start the debuggee in a terminal: {reason}"),
+            );
+            self.fail_launch(ctx, error);
+            return;
+        }
+        let pid_of = |key: &str| {
+            response
+                .body
+                .get(key)
+                .and_then(Value::as_u64)
+                .and_then(|pid| u32::try_from(pid).ok())
+        };
+        launch.terminal_pid = pid_of("processId");
+        launch.shell_pid = pid_of("shellProcessId");
+        launch.alive = true;
+        if launch.terminal_pid.is_none() && launch.shell_pid.is_none() {
+            ctx.log(LogLevel::Warn, "The client started the debuggee in a terminal without telling its pid; Dapper cannot kill it before it connects.");
+        }
+        self.set_timer(ctx, HELLO_DEADLINE_MS, TimerPurpose::HelloDeadline);
+    }
+
+    pub(super) fn on_run_in_terminal_timeout(&mut self, ctx: &mut Context, seq: i64) {
+        if self.pending.remove(PendingKey::Reverse(seq)).is_some() {
+            let error = DapError::user(
+                codes::LAUNCH_FAILED,
+                format!(
+                    "The client did not answer the runInTerminal request within {} seconds.",
+                    RUN_IN_TERMINAL_TIMEOUT_MS / 1000
+                ),
+            );
+            self.fail_launch(ctx, error);
+        }
+    }
+
+    pub(super) fn on_hello_deadline(&mut self, ctx: &mut Context) {
+        let excerpt = self
+            .launch
+            .as_ref()
+            .map(Launch::stderr_excerpt)
+            .unwrap_or_default();
+        let error = DapError::user(
+            codes::LAUNCH_FAILED,
+            format!(
+                "The debuggee did not connect to Dapper within {} seconds.{excerpt}",
+                HELLO_DEADLINE_MS / 1000
+            ),
+        );
+        self.fail_launch(ctx, error);
+    }
+
+    pub fn on_process_spawned(&mut self, ctx: &mut Context, process: ProcessId, pid: u32) {
+        match self
+            .launch
+            .as_mut()
+            .filter(|launch| launch.process == Some(process))
+        {
+            Some(launch) => launch.pid = Some(pid),
+            None => ctx.log(
+                LogLevel::Debug,
+                format!("Process {process} spawned for nothing that waits."),
+            ),
+        }
+    }
+
+    pub fn on_spawn_failed(&mut self, ctx: &mut Context, process: ProcessId, error: &str) {
+        let Some(launch) = self
+            .launch
+            .as_mut()
+            .filter(|launch| launch.process == Some(process))
+        else {
+            return;
+        };
+        launch.alive = false;
+        let python = launch.config.python.clone();
+        let error = DapError::user(
+            codes::LAUNCH_FAILED,
+            format!("Dapper could not start the Python interpreter '{python}': {error}"),
+        );
+        self.fail_launch(ctx, error);
+    }
+
+    /// Ends a launch that cannot go on: answers the pending `launch` with the error
+    /// and lets go of everything the launch started.
+    pub(super) fn fail_launch(&mut self, ctx: &mut Context, error: DapError) {
+        match self.pending.launch() {
+            Some(seq) => {
+                self.pending.remove(PendingKey::Client(seq));
+                self.respond_error(ctx, seq, "launch", &error);
+            }
+            None => ctx.log(
+                LogLevel::Warn,
+                format!("The launch failed after it was answered: {}", error.message),
+            ),
+        }
+        self.cancel_timers_for(ctx, TimerPurpose::HelloDeadline);
+        let reverse: Vec<_> = self
+            .pending
+            .drain_where(|_, pending| matches!(pending, Pending::RunInTerminal { .. }));
+        for (_, pending) in reverse {
+            if let Pending::RunInTerminal { timer } = pending {
+                self.cancel_timer(ctx, timer);
+            }
+        }
+        let Some(launch) = self.launch.as_mut() else {
+            return;
+        };
+        launch.phase = Phase::Over;
+        if let Some(listener) = launch.listener.take() {
+            ctx.close_listener(listener);
+        }
+        let candidates = std::mem::take(&mut launch.candidates);
+        for conn in candidates.into_keys() {
+            ctx.close_connection(conn);
+        }
+        self.drop_debuggee_connection(ctx);
+        self.kill_debuggee(ctx, Signal::Kill);
+    }
+
+    /// Answers the client's `launch` once `configurationDone` went through.
+    pub(super) fn complete_launch(&mut self, ctx: &mut Context) {
+        if let Some(seq) = self.pending.launch() {
+            self.pending.remove(PendingKey::Client(seq));
+            self.respond_ok(ctx, seq, "launch", None);
+        }
+        if let Some(launch) = self
+            .launch
+            .as_mut()
+            .filter(|launch| launch.phase == Phase::Configured)
+        {
+            launch.phase = Phase::Running;
+        }
+    }
+}

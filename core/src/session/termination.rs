@@ -1,0 +1,353 @@
+//! How a session ends: the debuggee's own exit, `disconnect`, `terminate`, and the
+//! client going away. On the debuggee's exit the client gets `exited` (with the code)
+//! then `terminated`; `disconnect` is answered only after both.
+
+use super::launch::Phase;
+use super::pending::{Pending, PendingKey};
+use super::{Session, TimerPurpose};
+use crate::context::Context;
+use crate::dap::error::{codes, DapError};
+use crate::dap::message::Request;
+use crate::{KillTarget, LogLevel, Platform, ProcessId, Signal};
+use serde_json::{json, Value};
+
+/// How long `disconnect` waits for a killed debuggee to be reported gone.
+pub const DISCONNECT_DEADLINE_MS: u64 = 5_000;
+/// How long `terminate` waits after SIGTERM before it sends SIGKILL.
+pub const TERMINATE_ESCALATION_MS: u64 = 3_000;
+
+/// The number of a signal by name, as the platform numbers it, for the shell's
+/// convention that death by signal N is exit status 128 + N.
+fn signal_number(signal: &str, platform: Platform) -> Option<i64> {
+    let darwin = platform == Platform::Darwin;
+    let number = match signal {
+        "SIGHUP" => 1,
+        "SIGINT" => 2,
+        "SIGQUIT" => 3,
+        "SIGILL" => 4,
+        "SIGTRAP" => 5,
+        "SIGABRT" => 6,
+        "SIGBUS" if darwin => 10,
+        "SIGBUS" => 7,
+        "SIGFPE" => 8,
+        "SIGKILL" => 9,
+        "SIGUSR1" if darwin => 30,
+        "SIGUSR1" => 10,
+        "SIGSEGV" => 11,
+        "SIGUSR2" if darwin => 31,
+        "SIGUSR2" => 12,
+        "SIGPIPE" => 13,
+        "SIGALRM" => 14,
+        "SIGTERM" => 15,
+        _ => return None,
+    };
+    Some(number)
+}
+
+impl Session {
+    /// Signals the debuggee process, whichever way it was started. Returns false when
+    /// there is nothing to signal.
+    pub(super) fn kill_debuggee(&mut self, ctx: &mut Context, signal: Signal) -> bool {
+        let Some(launch) = self.launch.as_mut().filter(|launch| launch.alive) else {
+            return false;
+        };
+        if launch.kill_sent == Some(Signal::Kill) {
+            return true;
+        }
+        let terminal_pid = launch
+            .terminal_pid
+            .or(launch.hello_pid)
+            .or(launch.shell_pid);
+        let target = match (launch.process, terminal_pid) {
+            (Some(process), _) => KillTarget::Process(process),
+            (None, Some(pid)) => KillTarget::Pid(pid),
+            (None, None) => {
+                ctx.log(
+                    LogLevel::Warn,
+                    "Cannot signal the debuggee: its pid is unknown.",
+                );
+                return false;
+            }
+        };
+        launch.kill_sent = Some(signal);
+        ctx.kill(target, signal);
+        true
+    }
+
+    pub fn on_process_exited(
+        &mut self,
+        ctx: &mut Context,
+        process: ProcessId,
+        code: Option<i64>,
+        signal: Option<&str>,
+    ) {
+        let Some(launch) = self
+            .launch
+            .as_mut()
+            .filter(|launch| launch.process == Some(process))
+        else {
+            return;
+        };
+        let rest_out = launch.stdout.finish();
+        let rest_err = launch.stderr.finish();
+        launch.remember_stderr(&rest_err);
+        if !rest_out.is_empty() {
+            self.send_output(ctx, "stdout", &rest_out);
+        }
+        if !rest_err.is_empty() {
+            self.send_output(ctx, "stderr", &rest_err);
+        }
+        self.debuggee_exited(ctx, code, signal);
+    }
+
+    /// The debuggee process is gone (with `code`, or killed by `signal`).
+    pub(super) fn debuggee_exited(
+        &mut self,
+        ctx: &mut Context,
+        code: Option<i64>,
+        signal: Option<&str>,
+    ) {
+        let platform = ctx.options.platform;
+        let Some(launch) = self.launch.as_mut() else {
+            return;
+        };
+        launch.alive = false;
+        let we_killed = launch.kill_sent.is_some();
+        let exit_code =
+            code.or_else(|| signal.map(|name| 128 + signal_number(name, platform).unwrap_or(0)));
+        let connected = launch.debuggee.is_some() || launch.phase > Phase::Starting;
+        self.cancel_timers_for(ctx, TimerPurpose::HelloDeadline);
+        self.cancel_timers_for(ctx, TimerPurpose::TerminateEscalation);
+        if self.pending.launch().is_some() {
+            let code_text =
+                exit_code.map_or("an unknown code".to_string(), |code| format!("code {code}"));
+            let when = if connected {
+                "before it was ready"
+            } else {
+                "before it connected"
+            };
+            let excerpt = self
+                .launch
+                .as_ref()
+                .map(|launch| launch.stderr_excerpt())
+                .unwrap_or_default();
+            let error = DapError::user(
+                codes::LAUNCH_FAILED,
+                format!("The debuggee exited with {code_text} {when}.{excerpt}"),
+            );
+            self.fail_launch(ctx, error);
+        } else if self
+            .launch
+            .as_ref()
+            .is_some_and(|launch| launch.phase != Phase::Over)
+        {
+            if let (Some(signal), false) = (signal, we_killed) {
+                self.send_output(
+                    ctx,
+                    "console",
+                    &format!("The debuggee was killed by {signal}.\n"),
+                );
+            }
+            self.drop_debuggee_connection(ctx);
+            self.debuggee_connection_lost(ctx);
+            if let Some(launch) = self.launch.as_mut() {
+                launch.phase = Phase::Over;
+            }
+            if let Some(code) = exit_code {
+                self.send_exited(ctx, code);
+            }
+            self.send_terminated(ctx);
+        }
+        if self.pending.disconnect().is_some() {
+            self.finish_disconnect(ctx);
+        }
+    }
+
+    fn send_exited(&mut self, ctx: &mut Context, code: i64) {
+        if !self.exited_sent {
+            self.exited_sent = true;
+            self.send_event(ctx, "exited", Some(json!({ "exitCode": code })));
+        }
+    }
+
+    fn send_terminated(&mut self, ctx: &mut Context) {
+        if !self.terminated_sent {
+            self.terminated_sent = true;
+            self.send_event(ctx, "terminated", None);
+        }
+    }
+
+    fn debuggee_alive(&self) -> bool {
+        self.launch.as_ref().is_some_and(|launch| launch.alive)
+    }
+
+    pub(super) fn on_disconnect(&mut self, ctx: &mut Context, request: Request) {
+        if self.pending.disconnect().is_some() {
+            let error =
+                DapError::silent(codes::WRONG_STATE, "The session is already disconnecting.");
+            self.respond_error(ctx, request.seq, "disconnect", &error);
+            return;
+        }
+        // A launched debuggee is terminated unless the client says otherwise.
+        let terminate = request
+            .arguments
+            .get("terminateDebuggee")
+            .and_then(Value::as_bool)
+            .unwrap_or(true);
+        if self.pending.launch().is_some() {
+            let error = DapError::silent(
+                codes::LAUNCH_FAILED,
+                "The debug session was stopped before the debuggee was ready.",
+            );
+            self.fail_launch(ctx, error);
+        }
+        if self.debuggee_alive() && terminate {
+            self.kill_debuggee(ctx, Signal::Kill);
+            // The exit is observable through the host's processExited (spawned) or the
+            // debuggee connection closing (runInTerminal); without either, waiting
+            // would only delay the end of the session.
+            let observable = self
+                .launch
+                .as_ref()
+                .is_some_and(|launch| launch.process.is_some() || launch.debuggee.is_some());
+            if observable {
+                let timer = self.set_timer(
+                    ctx,
+                    DISCONNECT_DEADLINE_MS,
+                    TimerPurpose::DisconnectDeadline,
+                );
+                self.pending.insert(
+                    PendingKey::Client(request.seq),
+                    Pending::Disconnect { timer: Some(timer) },
+                );
+                return;
+            }
+            if let Some(launch) = self.launch.as_mut() {
+                launch.alive = false;
+            }
+        }
+        if self.debuggee_alive() {
+            self.detach(ctx);
+        }
+        self.pending.insert(
+            PendingKey::Client(request.seq),
+            Pending::Disconnect { timer: None },
+        );
+        self.finish_disconnect(ctx);
+    }
+
+    /// Leaves a launched debuggee running without the debugger (terminateDebuggee
+    /// false): the connection closes and the process is no longer ours to kill.
+    fn detach(&mut self, ctx: &mut Context) {
+        self.drop_debuggee_connection(ctx);
+        if let Some(launch) = self.launch.as_mut() {
+            launch.alive = false;
+            if let Some(process) = launch.process {
+                ctx.process_exited(process);
+            }
+            ctx.log(
+                LogLevel::Info,
+                "Left the debuggee running, as the client asked.",
+            );
+        }
+    }
+
+    /// Completes a pending `disconnect`: `terminated` if not yet sent, the response,
+    /// and the end of the client stream.
+    fn finish_disconnect(&mut self, ctx: &mut Context) {
+        let Some((seq, timer)) = self.pending.disconnect() else {
+            return;
+        };
+        self.pending.remove(PendingKey::Client(seq));
+        if let Some(timer) = timer {
+            self.cancel_timer(ctx, timer);
+        }
+        if self.launch.is_some() {
+            self.send_terminated(ctx);
+        }
+        self.respond_ok(ctx, seq, "disconnect", None);
+        self.close_client(ctx);
+        self.finished = true;
+    }
+
+    pub(super) fn on_disconnect_deadline(&mut self, ctx: &mut Context) {
+        ctx.log(
+            LogLevel::Warn,
+            format!("The debuggee was not reported gone within {} seconds of SIGKILL; ending the session without its exit code.", DISCONNECT_DEADLINE_MS / 1000),
+        );
+        self.finish_disconnect(ctx);
+    }
+
+    pub(super) fn on_terminate(&mut self, ctx: &mut Context, request: Request) {
+        self.respond_ok(ctx, request.seq, "terminate", None);
+        if self.pending.launch().is_some() {
+            let error = DapError::silent(
+                codes::LAUNCH_FAILED,
+                "The debug session was stopped before the debuggee was ready.",
+            );
+            self.fail_launch(ctx, error);
+            return;
+        }
+        if self.debuggee_alive() {
+            if self.kill_debuggee(ctx, Signal::Term) {
+                self.set_timer(
+                    ctx,
+                    TERMINATE_ESCALATION_MS,
+                    TimerPurpose::TerminateEscalation,
+                );
+            }
+        } else if self.launch.is_some() {
+            self.send_terminated(ctx);
+        }
+    }
+
+    pub(super) fn on_terminate_escalation(&mut self, ctx: &mut Context) {
+        if self.debuggee_alive() {
+            ctx.log(
+                LogLevel::Info,
+                format!(
+                    "The debuggee ignored SIGTERM for {} seconds; sending SIGKILL.",
+                    TERMINATE_ESCALATION_MS / 1000
+                ),
+            );
+            self.kill_debuggee(ctx, Signal::Kill);
+        }
+    }
+
+    pub fn on_client_closed(&mut self, ctx: &mut Context) {
+        self.client.closed = true;
+        if self.debuggee_alive() {
+            ctx.log(
+                LogLevel::Info,
+                "The client went away; killing its debuggee.",
+            );
+            self.kill_debuggee(ctx, Signal::Kill);
+        }
+        self.finished = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::signal_number;
+    use crate::Platform;
+
+    #[test]
+    fn numbers_signals_per_platform() {
+        let cases = [
+            ("SIGKILL", Platform::Linux, Some(9)),
+            ("SIGSEGV", Platform::Darwin, Some(11)),
+            ("SIGBUS", Platform::Linux, Some(7)),
+            ("SIGBUS", Platform::Darwin, Some(10)),
+            ("SIGUSR1", Platform::Darwin, Some(30)),
+            ("SIGWHAT", Platform::Linux, None),
+        ];
+        for (name, platform, expected) in cases {
+            assert_eq!(
+                signal_number(name, platform),
+                expected,
+                "{name} on {platform:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,286 @@
+//! Transcript tests: each file in tests/transcripts/ is a recorded session (see
+//! tests/README.md). One helper, `check`, replays a file through a fresh engine and
+//! compares the outputs; `BLESS=1 cargo test` rewrites the expectations instead.
+
+use dapper_core::base64;
+use dapper_core::ipc::frame::{self, FrameDecoder, FrameKind};
+use dapper_core::{Engine, EngineOptions, Input, Output};
+use serde_json::{Map, Value};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The fixed seed that makes tokens, and so transcripts, reproducible.
+const SEED: &str = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+
+fn default_options() -> Value {
+    serde_json::json!({
+        "pythonPackageDir": "/ext/python",
+        "platform": "linux",
+        "seed": SEED,
+        "adapterVersion": "0.1.0",
+    })
+}
+
+/// Turns the readable transcript spelling of byte fields into the wire's `data`.
+fn input_from_transcript(mut value: Value) -> Result<Input, String> {
+    if let Some(object) = value.as_object_mut() {
+        let mut bytes: Option<Vec<u8>> = None;
+        if let Some(text) = object.remove("text") {
+            let text = text.as_str().ok_or("\"text\" must be a string")?;
+            bytes = Some(text.as_bytes().to_vec());
+        }
+        if let Some(message) = object.remove("frame") {
+            bytes = Some(frame::encode(
+                FrameKind::FromDebuggee,
+                message.to_string().as_bytes(),
+            ));
+        }
+        if let Some(messages) = object.remove("frames") {
+            let messages = messages.as_array().ok_or("\"frames\" must be an array")?;
+            let joined = messages
+                .iter()
+                .flat_map(|message| {
+                    frame::encode(FrameKind::FromDebuggee, message.to_string().as_bytes())
+                })
+                .collect();
+            bytes = Some(joined);
+        }
+        if let Some(bytes) = bytes {
+            object.insert("data".to_string(), Value::String(base64::encode(&bytes)));
+        }
+    }
+    serde_json::from_value(value).map_err(|error| error.to_string())
+}
+
+/// Decodes bytes sent to a debuggee when they are exactly one DP frame holding JSON.
+fn single_frame(bytes: &[u8]) -> Option<Value> {
+    let mut decoder = FrameDecoder::default();
+    decoder.push(bytes);
+    let frame = decoder.next_frame().ok()??;
+    if decoder.next_frame() != Ok(None) || frame.kind != FrameKind::ToDebuggee {
+        return None;
+    }
+    let whole = frame::encode(frame.kind, &frame.payload);
+    if whole != bytes {
+        return None;
+    }
+    serde_json::from_slice(&frame.payload).ok()
+}
+
+/// Replaces a `data` (base64) or `text` byte field of an output with its readable
+/// form: `frame` for one DP frame sent to a debuggee, else `text` when it is UTF-8.
+/// Expected lines go through the same function, so a host trace log (which writes
+/// UTF-8 bytes as `text`) compares equal to the engine's outputs.
+fn make_readable(value: &mut Value) -> Option<()> {
+    let object = value.as_object_mut()?;
+    let bytes = match (object.get("data"), object.get("text")) {
+        (Some(Value::String(data)), _) => base64::decode(data).ok()?,
+        (None, Some(Value::String(text))) => text.as_bytes().to_vec(),
+        _ => return Some(()),
+    };
+    object.remove("data");
+    object.remove("text");
+    let is_send = object.get("type") == Some(&Value::String("send".to_string()));
+    if let Some(message) = is_send.then(|| single_frame(&bytes)).flatten() {
+        object.insert("frame".to_string(), message);
+    } else {
+        match String::from_utf8(bytes) {
+            Ok(text) => object.insert("text".to_string(), Value::String(text)),
+            Err(error) => object.insert(
+                "data".to_string(),
+                Value::String(base64::encode(error.as_bytes())),
+            ),
+        };
+    }
+    Some(())
+}
+
+/// Whether a value is a debug or trace log, which transcripts leave out: they are
+/// chatter, and leaving them out lets the engine's debug logging change freely.
+fn is_quiet_log(value: &Value) -> bool {
+    value.get("type") == Some(&Value::String("log".to_string()))
+        && matches!(
+            value.get("level").and_then(Value::as_str),
+            Some("debug" | "trace")
+        )
+}
+
+/// Renders an output for comparison, or `None` for the logs transcripts leave out.
+fn render_output(output: &Output) -> Option<String> {
+    let mut value = serde_json::to_value(output).ok()?;
+    if is_quiet_log(&value) {
+        return None;
+    }
+    make_readable(&mut value);
+    Some(value.to_string())
+}
+
+/// The canonical form of an expected line (key order and byte spelling do not
+/// matter), or `None` for a quiet log.
+fn canonical(line: &str) -> Result<Option<String>, String> {
+    let mut value: Value =
+        serde_json::from_str(line).map_err(|error| format!("bad JSON in < {line}: {error}"))?;
+    if is_quiet_log(&value) {
+        return Ok(None);
+    }
+    make_readable(&mut value);
+    Ok(Some(value.to_string()))
+}
+
+enum Line {
+    /// Comments, blank lines, clock and option lines: kept verbatim.
+    Verbatim(String),
+    Input {
+        text: String,
+        expected: Vec<String>,
+    },
+}
+
+/// Replays one transcript. Returns the failures as text, or rewrites the file when
+/// blessing.
+fn check(path: &Path, bless: bool) -> Result<(), String> {
+    let source = std::fs::read_to_string(path).map_err(|error| error.to_string())?;
+    let mut lines: Vec<Line> = Vec::new();
+    let mut options = default_options();
+    for (number, raw) in source.lines().enumerate() {
+        let number = number + 1;
+        if let Some(expected) = raw.strip_prefix("< ") {
+            match lines.last_mut() {
+                Some(Line::Input { expected: list, .. }) => list.push(expected.to_string()),
+                _ => {
+                    return Err(format!(
+                        "line {number}: an expected output must follow an input"
+                    ))
+                }
+            }
+        } else if let Some(input) = raw.strip_prefix("> ") {
+            lines.push(Line::Input {
+                text: input.to_string(),
+                expected: Vec::new(),
+            });
+        } else if let Some(overrides) = raw.strip_prefix("! ") {
+            let overrides: Map<String, Value> = serde_json::from_str(overrides)
+                .map_err(|error| format!("line {number}: {error}"))?;
+            if lines.iter().any(|line| matches!(line, Line::Input { .. })) {
+                return Err(format!(
+                    "line {number}: engine options must come before the first input"
+                ));
+            }
+            if let Some(object) = options.as_object_mut() {
+                object.extend(overrides);
+            }
+            lines.push(Line::Verbatim(raw.to_string()));
+        } else if raw.is_empty() || raw.starts_with('#') || raw.starts_with("@ ") {
+            lines.push(Line::Verbatim(raw.to_string()));
+        } else {
+            return Err(format!("line {number}: not a comment, '@ ms', '! options', '> input' or '< output': {raw:?}"));
+        }
+    }
+    if !lines.iter().any(|line| matches!(line, Line::Input { .. })) {
+        return Err("the transcript has no input".to_string());
+    }
+    let options: EngineOptions =
+        serde_json::from_value(options).map_err(|error| error.to_string())?;
+    let mut engine = Engine::new(options)?;
+    let mut now = 0u64;
+    let mut failures = String::new();
+    let mut blessed = String::new();
+    for line in &lines {
+        match line {
+            Line::Verbatim(text) => {
+                if let Some(clock) = text.strip_prefix("@ ") {
+                    now = clock
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("bad clock line {text:?}"))?;
+                }
+                blessed.push_str(text);
+                blessed.push('\n');
+            }
+            Line::Input { text, expected } => {
+                let value: Value =
+                    serde_json::from_str(text).map_err(|error| format!("input {text}: {error}"))?;
+                let input = input_from_transcript(value)
+                    .map_err(|error| format!("input {text}: {error}"))?;
+                let actual: Vec<String> = engine
+                    .handle(now, input)
+                    .iter()
+                    .filter_map(render_output)
+                    .collect();
+                let _ = writeln!(blessed, "> {text}");
+                for output in &actual {
+                    let _ = writeln!(blessed, "< {output}");
+                }
+                if !bless {
+                    let expected: Vec<String> = expected
+                        .iter()
+                        .map(|line| canonical(line))
+                        .collect::<Result<Vec<_>, _>>()?
+                        .into_iter()
+                        .flatten()
+                        .collect();
+                    if expected != actual {
+                        let _ = writeln!(
+                            failures,
+                            "after > {text}\n  expected:\n{}\n  actual:\n{}",
+                            expected
+                                .iter()
+                                .map(|line| format!("    < {line}"))
+                                .collect::<Vec<_>>()
+                                .join("\n"),
+                            actual
+                                .iter()
+                                .map(|line| format!("    < {line}"))
+                                .collect::<Vec<_>>()
+                                .join("\n"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    if bless {
+        std::fs::write(path, blessed).map_err(|error| error.to_string())?;
+        return Ok(());
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures)
+    }
+}
+
+fn transcript_files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/transcripts");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.retain(|path| path.extension().is_some_and(|extension| extension == "txt"));
+    files.sort();
+    files
+}
+
+#[test]
+fn transcripts() {
+    let bless = std::env::var_os("BLESS").is_some_and(|value| value == "1");
+    let files = transcript_files();
+    let mut report = String::new();
+    for path in &files {
+        if let Err(failure) = check(path, bless) {
+            let _ = writeln!(report, "=== {}\n{failure}", path.display());
+        }
+    }
+    assert!(
+        report.is_empty(),
+        "transcripts differ (run with BLESS=1 to accept):\n{report}"
+    );
+    // Guards against a moved directory silently turning this test into a no-op.
+    assert!(
+        files.len() >= 10,
+        "expected the transcript files under tests/transcripts"
+    );
+}

@@ -1,0 +1,142 @@
+// The standalone debug adapter (bundled to dist/adapter.js) for DAP clients other than
+// VS Code's inline host: Neovim, Helix, Zed, Emacs and the end-to-end tests.
+//   node dist/adapter.js                  DAP on stdin/stdout, one session
+//   node dist/adapter.js --port 4711      DAP over TCP, one engine, a session per connection
+// Nothing but DAP is ever written to stdout: logs go to stderr or --log-file.
+
+import * as fs from "fs";
+import * as net from "net";
+import { format } from "util";
+import { hostStreamClient } from "./adapters/stream";
+import { parseAdapterArgs, USAGE, type AdapterArgs } from "./adapterArgs";
+import { EngineHost } from "./engine/host";
+import type { LogLevel } from "./engine/protocol";
+import { createWasmEngine } from "./engine/wasm";
+import { findExtensionRoot, pythonPackageDirOf } from "./extensionRoot";
+import { describeError, FileSink, Logger, StreamSink, type LogSink } from "./log";
+
+/** How long a closed stdio session waits for its debuggees to exit before killing them. */
+const STDIO_EXIT_GRACE_MS = 10_000;
+
+function main(): void {
+  let args: AdapterArgs;
+  try {
+    args = parseAdapterArgs(process.argv.slice(2), process.env);
+  } catch (error) {
+    process.stderr.write(`dapper adapter: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (args.help) {
+    // Not a DAP session, so the help may go to stdout like any command's help.
+    process.stdout.write(USAGE);
+    return;
+  }
+
+  let sink: LogSink;
+  try {
+    sink = args.logFile !== undefined ? new FileSink(args.logFile) : new StreamSink(process.stderr);
+  } catch (error) {
+    process.stderr.write(`dapper adapter: cannot open the log file: ${describeError(error)}\n`);
+    process.exit(2);
+  }
+  const logger = new Logger(sink, args.logLevel);
+  protectStdout(logger);
+
+  const root = findExtensionRoot(__dirname);
+  if (root === undefined) {
+    logger.error(`Cannot find Dapper's package.json above ${__dirname}; the installation is incomplete.`);
+    process.exit(1);
+  }
+  const pythonPackageDir = pythonPackageDirOf(root.directory);
+  if (!fs.existsSync(pythonPackageDir)) logger.warn(`The Python package directory ${pythonPackageDir} does not exist.`);
+
+  const host = new EngineHost({ createEngine: createWasmEngine, logger, pythonPackageDir, adapterVersion: root.version });
+  installProcessHandlers(host, logger);
+  logger.info(`Dapper adapter ${root.version} (node ${process.version}, pid ${process.pid}) starting in ${args.mode.kind} mode`);
+
+  if (args.mode.kind === "stdio") runStdio(host, logger);
+  else runServer(host, logger, args.mode.host, args.mode.port);
+}
+
+/** One session on stdin/stdout; the process exits when it is over. */
+function runStdio(host: EngineHost, logger: Logger): void {
+  const session = hostStreamClient(host, process.stdin, process.stdout, logger, "stdio client");
+  void session.closed.then(async () => {
+    // The engine stops launched debuggees when its client goes; give them time to exit
+    // so that their last output and exit codes are logged, then make sure of it.
+    if (host.liveProcessCount > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, STDIO_EXIT_GRACE_MS)));
+      await Promise.race([host.whenProcessesExited(), grace]);
+      clearTimeout(timer);
+      if (host.liveProcessCount > 0) {
+        logger.warn(`${host.liveProcessCount} debuggee process(es) still running after the session ended; killing them.`);
+      }
+    }
+    logger.info("The client is gone; the adapter exits.");
+    host.dispose();
+    process.exit(0);
+  });
+}
+
+/** A DAP server: every accepted connection is a client of the one engine. */
+function runServer(host: EngineHost, logger: Logger, address: string, port: number): void {
+  const server = net.createServer((socket) => {
+    socket.setNoDelay(true);
+    const peer = `${socket.remoteAddress ?? "?"}:${socket.remotePort ?? "?"}`;
+    const session = hostStreamClient(host, socket, socket, logger, `client ${peer}`);
+    logger.info(`Client ${session.client.id} connected from ${peer}`);
+    void session.closed.then(() => {
+      logger.info(`Client ${session.client.id} (${peer}) disconnected`);
+      socket.destroy();
+    });
+  });
+  server.on("error", (error) => {
+    logger.error(`The DAP server failed: ${error.message}`);
+    process.stderr.write(`dapper adapter: cannot serve on ${formatHostPort(address, port)}: ${error.message}\n`);
+    host.dispose();
+    process.exit(1);
+  });
+  server.listen({ host: address, port }, () => {
+    const bound = server.address();
+    const realPort = typeof bound === "object" && bound !== null ? bound.port : port;
+    // The one line scripts wait for; always on stderr, even with --log-file.
+    process.stderr.write(`Dapper listening on ${formatHostPort(address, realPort)}\n`);
+  });
+}
+
+function formatHostPort(host: string, port: number): string {
+  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/**
+ * Keeps stray console output away from stdout, where it would corrupt the DAP stream, and
+ * sends all of it to the log (a --log-file then has everything).
+ */
+function protectStdout(logger: Logger): void {
+  const toLog = (level: LogLevel) => (...values: unknown[]) => logger.log(level, format(...values));
+  console.log = toLog("info");
+  console.info = toLog("info");
+  console.debug = toLog("debug");
+  console.warn = toLog("warn");
+  console.error = toLog("error");
+}
+
+function installProcessHandlers(host: EngineHost, logger: Logger): void {
+  // Debuggees lead their own process groups, so they would outlive the adapter; whatever
+  // ends it, they end with it.
+  process.on("exit", () => host.killAllProcesses());
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.on(signal, () => {
+      logger.info(`Received ${signal}; stopping.`);
+      host.dispose();
+      process.exit(signal === "SIGINT" ? 130 : signal === "SIGTERM" ? 143 : 129);
+    });
+  }
+  // An error that escapes every handler is logged loudly. The adapter keeps serving: one
+  // broken callback must not end every session of every client.
+  process.on("uncaughtException", (error) => logger.error(`Uncaught exception: ${describeError(error)}`));
+  process.on("unhandledRejection", (reason) => logger.error(`Unhandled promise rejection: ${describeError(reason)}`));
+}
+
+main();

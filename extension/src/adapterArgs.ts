@@ -1,0 +1,88 @@
+// The standalone adapter's command line, parsed without side effects so it can be tested.
+
+import { isLogLevel, LOG_LEVELS } from "./log";
+import type { LogLevel } from "./engine/protocol";
+
+export interface AdapterArgs {
+  /** stdio: DAP on stdin/stdout. tcp: a server, one DAP client per connection. */
+  mode: { kind: "stdio" } | { kind: "tcp"; host: string; port: number };
+  logLevel: LogLevel;
+  logFile: string | undefined;
+  help: boolean;
+}
+
+export const USAGE = `Usage: node dist/adapter.js [options]
+
+Dapper's debug adapter. Without --port it speaks the Debug Adapter Protocol on
+stdin/stdout; with --port it serves it over TCP, one session per connection.
+
+Options:
+  --port N          serve DAP over TCP on port N (0 picks a free port)
+  --host H          the address to listen on with --port (default 127.0.0.1)
+  --log-level L     one of ${LOG_LEVELS.join(", ")} (default info, or $DAPPER_LOG_LEVEL)
+  --log-file F      append the log to file F instead of stderr
+  --help            print this help and exit
+`;
+
+/** Parses argv (without node and the script); throws an Error with a clear message on bad input. */
+export function parseAdapterArgs(argv: readonly string[], env: NodeJS.ProcessEnv = {}): AdapterArgs {
+  let port: number | undefined;
+  let host: string | undefined;
+  let logLevel: string | undefined;
+  let logFile: string | undefined;
+  let help = false;
+
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    // Both "--port 4711" and "--port=4711" are accepted.
+    const equals = arg.startsWith("--") ? arg.indexOf("=") : -1;
+    const name = equals >= 0 ? arg.slice(0, equals) : arg;
+    const inlineValue = equals >= 0 ? arg.slice(equals + 1) : undefined;
+    const value = (): string => {
+      if (inlineValue !== undefined) return inlineValue;
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith("--")) throw new Error(`${name} needs a value`);
+      i++;
+      return next;
+    };
+    switch (name) {
+      case "--port": {
+        const text = value();
+        const parsed = Number(text);
+        if (!/^\d+$/.test(text) || parsed > 65535) throw new Error(`--port must be a port number from 0 to 65535, not ${JSON.stringify(text)}`);
+        port = parsed;
+        break;
+      }
+      case "--host":
+        host = value();
+        if (host === "") throw new Error("--host must not be empty");
+        break;
+      case "--log-level":
+        logLevel = value();
+        break;
+      case "--log-file":
+        logFile = value();
+        if (logFile === "") throw new Error("--log-file must not be empty");
+        break;
+      case "--help":
+      case "-h":
+        help = true;
+        break;
+      default:
+        throw new Error(`unknown argument ${JSON.stringify(arg)}`);
+    }
+  }
+
+  if (host !== undefined && port === undefined) throw new Error("--host only makes sense with --port");
+  const level = logLevel ?? (env.DAPPER_LOG_LEVEL !== undefined && env.DAPPER_LOG_LEVEL !== "" ? env.DAPPER_LOG_LEVEL : "info");
+  if (!isLogLevel(level)) {
+    const source = logLevel !== undefined ? "--log-level" : "DAPPER_LOG_LEVEL";
+    throw new Error(`${source} must be one of ${LOG_LEVELS.join(", ")}, not ${JSON.stringify(level)}`);
+  }
+  return {
+    mode: port === undefined ? { kind: "stdio" } : { kind: "tcp", host: host ?? "127.0.0.1", port },
+    logLevel: level,
+    logFile,
+    help,
+  };
+}

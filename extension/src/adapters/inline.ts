@@ -1,0 +1,34 @@
+// VS Code's inline debug adapter: DAP objects go straight between VS Code and the shared
+// engine, with no framing and no process in between. One instance per debug session.
+
+import * as vscode from "vscode";
+import type { DebugProtocolMessage } from "vscode";
+import type { EngineHost, HostedClient } from "../engine/host";
+import type { DapMessage } from "../engine/protocol";
+
+export class InlineDebugAdapter implements vscode.DebugAdapter {
+  private readonly sent = new vscode.EventEmitter<DebugProtocolMessage>();
+  readonly onDidSendMessage: vscode.Event<DebugProtocolMessage> = this.sent.event;
+  private readonly client: HostedClient;
+  private disposed = false;
+
+  constructor(host: EngineHost) {
+    this.client = host.openClient({
+      framing: "messages",
+      deliver: (message: DapMessage) => {
+        if (!this.disposed) this.sent.fire(message as DebugProtocolMessage);
+      },
+    });
+  }
+
+  handleMessage(message: DebugProtocolMessage): void {
+    if (!this.disposed) this.client.message(message as DapMessage);
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.client.closed();
+    this.sent.dispose();
+  }
+}

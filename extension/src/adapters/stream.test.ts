@@ -1,0 +1,103 @@
+import assert from "assert/strict";
+import * as net from "net";
+import { test } from "node:test";
+import { PassThrough } from "stream";
+import { EngineHost } from "../engine/host";
+import type { Input } from "../engine/protocol";
+import { b64, delay, ScriptedEngine, testLogger, unb64, waitFor, type Script } from "../testing/standIns";
+import { hostStreamClient } from "./stream";
+
+function makeHost(script: Script) {
+  const engines: ScriptedEngine[] = [];
+  const { logger } = testLogger("info");
+  const host = new EngineHost({
+    createEngine: (options) => {
+      const engine = new ScriptedEngine(options, script);
+      engines.push(engine);
+      return engine;
+    },
+    logger,
+    pythonPackageDir: "/x",
+    adapterVersion: "0",
+  });
+  return { host, engines, logger, inputs: (): Input[] => engines[0]?.inputs ?? [] };
+}
+
+function collect(stream: NodeJS.ReadableStream): { text: string; ended: boolean } {
+  const state = { text: "", ended: false };
+  stream.on("data", (chunk: Buffer) => (state.text += chunk.toString("utf8")));
+  stream.on("end", () => (state.ended = true));
+  return state;
+}
+
+// The engine frames, the adapter does not: chunks go in as they come and come out as written.
+const chunkings: { name: string; chunks: string[] }[] = [
+  { name: "one whole message", chunks: ['Content-Length: 13\r\n\r\n{"seq":1,"x":1}'] },
+  { name: "a header split mid-word", chunks: ["Content-Le", "ngth: 2\r\n", "\r\n{}"] },
+  { name: "two messages in one chunk", chunks: ["Content-Length: 2\r\n\r\n{}Content-Length: 2\r\n\r\n{}"] },
+  { name: "bytes that are not DAP at all", chunks: ["garbage\n"] },
+];
+
+for (const { name, chunks } of chunkings) {
+  test(`stream adapter passes ${name} through untouched, both ways`, async () => {
+    const { host, inputs, logger } = makeHost((input) =>
+      input.type === "clientBytes" ? [{ type: "writeToClient", client: input.client, data: input.data }] : [],
+    );
+    const fromClient = new PassThrough();
+    const toClient = new PassThrough();
+    const seen = collect(toClient);
+    const session = hostStreamClient(host, fromClient, toClient, logger, "test");
+    for (const chunk of chunks) {
+      fromClient.write(chunk);
+      await delay(5);
+    }
+    await waitFor(() => (seen.text === chunks.join("") ? true : undefined), "the echo");
+    const bytes = inputs().filter((input) => input.type === "clientBytes");
+    assert.deepEqual(bytes.map((input) => ("data" in input ? unb64(input.data) : "")), chunks);
+    fromClient.end();
+    await session.closed;
+    assert.equal(inputs().filter((input) => input.type === "clientClosed").length, 1);
+    host.dispose();
+  });
+}
+
+test("closeClient flushes, ends the output, then reports clientClosed once", async () => {
+  const { host, inputs, logger } = makeHost((input) =>
+    input.type === "clientBytes"
+      ? [
+          { type: "writeToClient", client: input.client, data: b64("bye") },
+          { type: "closeClient", client: input.client },
+        ]
+      : [],
+  );
+  const fromClient = new PassThrough();
+  const toClient = new PassThrough();
+  const seen = collect(toClient);
+  const session = hostStreamClient(host, fromClient, toClient, logger, "test");
+  fromClient.write("disconnect");
+  await session.closed;
+  await waitFor(() => (seen.ended ? true : undefined), "the end of the output");
+  assert.equal(seen.text, "bye");
+  fromClient.end();
+  await delay(20);
+  assert.deepEqual(
+    inputs().map((input) => input.type),
+    ["clientOpened", "clientBytes", "clientClosed"],
+  );
+});
+
+test("a TCP client socket is a client: its bytes in, the engine's bytes out, closed on hang-up", async () => {
+  const { host, inputs, logger } = makeHost((input) =>
+    input.type === "clientBytes" ? [{ type: "writeToClient", client: input.client, data: b64("pong") }] : [],
+  );
+  const server = net.createServer((socket) => void hostStreamClient(host, socket, socket, logger, "tcp test"));
+  await new Promise<void>((resolve) => server.listen({ host: "127.0.0.1", port: 0 }, resolve));
+  const socket = net.connect((server.address() as net.AddressInfo).port, "127.0.0.1");
+  const seen = collect(socket);
+  socket.write("ping");
+  await waitFor(() => (seen.text === "pong" ? true : undefined), "the answer");
+  socket.end();
+  await waitFor(() => (inputs().some((input) => input.type === "clientClosed") ? true : undefined), "clientClosed");
+  server.close();
+  host.dispose();
+});

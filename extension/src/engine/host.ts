@@ -1,0 +1,377 @@
+// EngineHost: one per extension host or adapter process. It owns the engine, feeds it
+// every Input and executes its Outputs in order, through one executor per concern. It
+// decides nothing about DAP: the only DAP messages it makes up are the ones that tell
+// clients the engine itself failed.
+
+import * as crypto from "crypto";
+import { gatherFacts } from "../facts";
+import { describeError, isLogLevel, type Logger } from "../log";
+import { Processes } from "../processes";
+import { Timers } from "../timers";
+import { Transports } from "../transports";
+import { ClientRegistry, deliverMessage, frameMessage, type ClientEntry, type ClientSink } from "./clients";
+import { engineFailedEvents, orphanResponse } from "./failure";
+import type { DapMessage, EngineOptions, Input, Output } from "./protocol";
+import { formatClock, formatInput, formatOutput } from "./transcript";
+import type { EngineCore, EngineFactory } from "./wasm";
+
+export interface EngineHostOptions {
+  createEngine: EngineFactory;
+  logger: Logger;
+  /** The directory that contains the `dapper` Python package. */
+  pythonPackageDir: string;
+  adapterVersion: string;
+  /** Defaults to process.platform. */
+  platform?: string;
+  /** The clock handed to the engine; defaults to Date.now. */
+  now?: () => number;
+}
+
+/** The host's side of one DAP client: what the transport calls when something happens. */
+export interface HostedClient {
+  readonly id: number;
+  /** A DAP object from a messages client. */
+  message(message: DapMessage): void;
+  /** A chunk of a contentLength client's byte stream. */
+  bytes(chunk: Buffer): void;
+  /** The client went away. Safe to call more than once. */
+  closed(): void;
+}
+
+/** One engine and every resource it asked for. Replaced as a whole when the engine fails. */
+interface Runtime {
+  readonly generation: number;
+  readonly engine: EngineCore;
+  readonly transports: Transports;
+  readonly processes: Processes;
+  readonly timers: Timers;
+}
+
+export class EngineHost {
+  private readonly clients = new ClientRegistry();
+  private runtime: Runtime | undefined;
+  /**
+   * Counts engines. Clients, executors and pending fact requests remember the generation
+   * they belong to, so nothing that belonged to a failed engine ever reaches its successor.
+   */
+  private generation = 1;
+  private nextConnectionId = 1;
+  private readonly queue: Input[] = [];
+  private draining = false;
+  private disposed = false;
+  private lastLoggedClock: number | undefined;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+
+  constructor(private readonly options: EngineHostOptions) {
+    this.logger = options.logger;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Registers a DAP client and tells the engine about it. */
+  openClient(sink: ClientSink): HostedClient {
+    const entry = this.clients.add(sink, this.generation);
+    const id = entry.id;
+    this.logger.debug(`Client ${id} opened (${sink.framing})`);
+    this.enqueue({ type: "clientOpened", client: id, framing: sink.framing }, entry.generation);
+    return {
+      id,
+      message: (message) => this.clientMessage(id, message),
+      bytes: (chunk) => this.clientBytes(id, chunk),
+      closed: () => this.clientClosed(id),
+    };
+  }
+
+  /** Number of processes spawned for the engine that are still running. */
+  get liveProcessCount(): number {
+    return this.runtime?.processes.size ?? 0;
+  }
+
+  /** Resolves once every process spawned for the engine has exited. */
+  whenProcessesExited(): Promise<void> {
+    return this.runtime?.processes.whenAllExited() ?? Promise.resolve();
+  }
+
+  /** Kills every spawned process tree synchronously (for process.on("exit")). */
+  killAllProcesses(): void {
+    this.runtime?.processes.killAll();
+  }
+
+  /** Kills the debuggees, closes the listeners and frees the engine. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.queue.length = 0;
+    if (this.runtime) this.disposeRuntime(this.runtime);
+    this.runtime = undefined;
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Client traffic.
+
+  private clientMessage(id: number, message: DapMessage): void {
+    const entry = this.clients.get(id);
+    if (entry === undefined) return;
+    if (entry.generation !== this.generation) return this.answerOrphan(entry, message);
+    this.enqueue({ type: "clientMessage", client: id, message }, entry.generation);
+  }
+
+  private clientBytes(id: number, chunk: Buffer): void {
+    const entry = this.clients.get(id);
+    // An orphaned byte-stream client was ended when its engine failed; late bytes are moot.
+    if (entry === undefined || entry.generation !== this.generation) return;
+    this.enqueue({ type: "clientBytes", client: id, data: chunk.toString("base64") }, entry.generation);
+  }
+
+  private clientClosed(id: number): void {
+    const entry = this.clients.get(id);
+    if (entry === undefined) return;
+    this.clients.remove(id);
+    this.logger.debug(`Client ${id} closed`);
+    this.enqueue({ type: "clientClosed", client: id }, entry.generation);
+  }
+
+  private answerOrphan(entry: ClientEntry, message: DapMessage): void {
+    const response = orphanResponse(message, entry.lastSeq + 1);
+    if (response !== undefined) deliverMessage(entry, response);
+  }
+
+  // -------------------------------------------------------------------------------------
+  // The loop: inputs are queued and handled one at a time, so an executor that reports a
+  // fact synchronously never re-enters the engine.
+
+  private enqueue(input: Input, generation: number): void {
+    if (this.disposed || generation !== this.generation) return;
+    this.queue.push(input);
+    if (!this.draining) this.drain();
+  }
+
+  private drain(): void {
+    this.draining = true;
+    try {
+      for (let input = this.queue.shift(); input !== undefined; input = this.queue.shift()) {
+        this.handleOne(input);
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private handleOne(input: Input): void {
+    const runtime = this.ensureRuntime();
+    if (runtime === undefined) return;
+    const now = this.now();
+    if (this.logger.enabled("trace")) {
+      if (now !== this.lastLoggedClock) this.logger.trace(formatClock(now));
+      this.lastLoggedClock = now;
+      this.logger.trace(formatInput(input));
+    }
+    let outputsJson: string;
+    const stderr: string[] = [];
+    try {
+      outputsJson = withConsoleErrorCaptured(stderr, () => runtime.engine.handle(now, JSON.stringify(input)));
+    } catch (error) {
+      this.engineFailed(runtime, error, stderr);
+      return;
+    }
+    if (stderr.length > 0) this.logger.error(`The engine wrote: ${stderr.join("\n")}`);
+    let outputs: unknown;
+    try {
+      outputs = JSON.parse(outputsJson);
+    } catch (error) {
+      this.logger.error(`The engine returned text that is not JSON (${describeError(error)}): ${outputsJson.slice(0, 500)}`);
+      return;
+    }
+    if (!Array.isArray(outputs)) {
+      this.logger.error(`The engine returned JSON that is not an array of outputs: ${outputsJson.slice(0, 500)}`);
+      return;
+    }
+    for (const output of outputs) {
+      if (this.logger.enabled("trace")) this.logger.trace(formatOutput(output));
+      // A failure executing one output is logged and the rest still run: the engine has
+      // already moved on, and skipping outputs would leave it and the world out of step.
+      try {
+        this.execute(runtime, output as Output);
+      } catch (error) {
+        this.logger.error(`Executing ${JSON.stringify(output).slice(0, 300)} failed: ${describeError(error)}`);
+      }
+    }
+  }
+
+  private execute(runtime: Runtime, output: Output): void {
+    switch (output.type) {
+      case "sendToClient": {
+        const entry = this.liveClient(output.client, output.type);
+        if (entry && !deliverMessage(entry, output.message)) {
+          this.logger.error(`sendToClient: client ${output.client} is a byte stream and takes writeToClient`);
+        }
+        return;
+      }
+      case "writeToClient": {
+        const entry = this.liveClient(output.client, output.type);
+        if (entry === undefined) return;
+        if (entry.sink.framing !== "contentLength") {
+          this.logger.error(`writeToClient: client ${output.client} takes DAP objects (sendToClient)`);
+          return;
+        }
+        entry.sink.write(Buffer.from(output.data, "base64"));
+        return;
+      }
+      case "closeClient": {
+        const entry = this.liveClient(output.client, output.type);
+        // An inline client stays open: VS Code still sends disconnect after terminated and
+        // must get its response; VS Code closes it by disposing the adapter.
+        if (entry === undefined || entry.sink.framing !== "contentLength") return;
+        entry.ended = true;
+        entry.sink.end();
+        return;
+      }
+      case "openListener":
+        return runtime.transports.openListener(output);
+      case "closeListener":
+        return runtime.transports.closeListener(output.listener);
+      case "send":
+        return runtime.transports.send(output.conn, output.data);
+      case "close":
+        return runtime.transports.close(output.conn);
+      case "spawn":
+        return runtime.processes.spawn(output);
+      case "kill":
+        return runtime.processes.kill(output.target, output.signal, output.tree);
+      case "setTimer":
+        return runtime.timers.setTimer(output.timer, output.afterMs);
+      case "cancelTimer":
+        return runtime.timers.cancelTimer(output.timer);
+      case "gatherFacts":
+        return this.gatherFacts(runtime, output.request, output.queries);
+      case "log":
+        this.logger.log(isLogLevel(output.level) ? output.level : "info", output.message);
+        return;
+      default:
+        this.logger.error(`The engine asked for an output the host does not know: ${JSON.stringify(output).slice(0, 300)}`);
+    }
+  }
+
+  private liveClient(id: number, what: string): ClientEntry | undefined {
+    const entry = this.clients.get(id);
+    if (entry === undefined || entry.ended) {
+      // The client may have gone a moment ago; the engine hears about it from clientClosed.
+      this.logger.debug(`${what}: client ${id} is not open`);
+      return undefined;
+    }
+    return entry;
+  }
+
+  private gatherFacts(runtime: Runtime, request: number, queries: unknown): void {
+    const list = Array.isArray(queries) ? queries : [];
+    if (!Array.isArray(queries)) this.logger.error(`gatherFacts ${request}: queries is not an array`);
+    gatherFacts(list).then(
+      (facts) => this.enqueue({ type: "factsGathered", request, facts }, runtime.generation),
+      (error) => this.logger.error(`gatherFacts ${request} failed: ${describeError(error)}`),
+    );
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Engine lifetime.
+
+  private ensureRuntime(): Runtime | undefined {
+    if (this.runtime !== undefined) return this.runtime;
+    const generation = this.generation;
+    const options: EngineOptions = {
+      pythonPackageDir: this.options.pythonPackageDir,
+      // The engine treats platforms other than linux, darwin and win32 as POSIX.
+      platform: (this.options.platform ?? process.platform) as EngineOptions["platform"],
+      seed: crypto.randomBytes(32).toString("hex"),
+      adapterVersion: this.options.adapterVersion,
+    };
+    let engine: EngineCore;
+    try {
+      engine = this.options.createEngine(JSON.stringify(options));
+    } catch (error) {
+      this.logger.error(`The Dapper engine could not be created: ${describeError(error)}`);
+      this.queue.length = 0;
+      this.orphanClients(generation);
+      return undefined;
+    }
+    this.logger.debug(
+      `Engine ${generation} created (python package ${options.pythonPackageDir}, platform ${options.platform}, version ${options.adapterVersion})`,
+    );
+    const report = (input: Input) => this.enqueue(input, generation);
+    const runtime: Runtime = {
+      generation,
+      engine,
+      transports: new Transports(report, this.logger, () => this.nextConnectionId++),
+      processes: new Processes(report, this.logger),
+      timers: new Timers(report, this.logger),
+    };
+    this.runtime = runtime;
+    return runtime;
+  }
+
+  /**
+   * The engine panicked. Every session it served is over: its clients are told so, every
+   * resource it owned is released, and the next client gets a fresh engine.
+   */
+  private engineFailed(runtime: Runtime, error: unknown, stderr: string[]): void {
+    // The panic hook's message (file, line, reason) is the useful part; the thrown error is
+    // usually just "RuntimeError: unreachable".
+    const panic = stderr.length > 0 ? `${stderr.join("\n")}\n` : "";
+    this.logger.error(`The Dapper engine failed; every open debug session is ended. ${panic}${describeError(error)}`);
+    this.queue.length = 0;
+    this.disposeRuntime(runtime);
+    this.runtime = undefined;
+    this.orphanClients(runtime.generation);
+  }
+
+  /** Ends every client of a failed generation and moves the host to a new one. */
+  private orphanClients(generation: number): void {
+    this.generation = generation + 1;
+    for (const entry of this.clients.all()) {
+      if (entry.generation !== generation || entry.ended) continue;
+      entry.ended = true;
+      try {
+        const events = engineFailedEvents(entry.lastSeq + 1);
+        if (entry.sink.framing === "messages") {
+          for (const event of events) deliverMessage(entry, event);
+        } else {
+          // The engine frames byte streams, but it is gone; this is the one place the host
+          // frames, and it then ends the stream so the client's transport closes.
+          for (const event of events) entry.sink.write(frameMessage(event));
+          entry.sink.end();
+          this.clients.remove(entry.id);
+        }
+      } catch (failure) {
+        this.logger.error(`Could not tell client ${entry.id} that the engine failed: ${describeError(failure)}`);
+      }
+    }
+  }
+
+  private disposeRuntime(runtime: Runtime): void {
+    runtime.timers.dispose();
+    runtime.processes.dispose();
+    runtime.transports.dispose();
+    try {
+      runtime.engine.free();
+    } catch (error) {
+      // A panicked wasm instance may refuse even this; it is garbage either way.
+      this.logger.debug(`Freeing the engine failed: ${describeError(error)}`);
+    }
+  }
+}
+
+/**
+ * Runs fn with console.error redirected into lines. The engine's panic hook reports a
+ * panic through console.error just before the panic surfaces as a thrown error; captured
+ * here, it lands in Dapper's log next to the failure instead of in a console nobody reads.
+ */
+function withConsoleErrorCaptured<T>(lines: string[], fn: () => T): T {
+  const original = console.error;
+  console.error = (...values: unknown[]) => {
+    lines.push(values.map((value) => (typeof value === "string" ? value : describeError(value))).join(" "));
+  };
+  try {
+    return fn();
+  } finally {
+    console.error = original;
+  }
+}

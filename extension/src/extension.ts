@@ -1,0 +1,89 @@
+// The VS Code extension: one engine host for the whole extension host, shared by every
+// Dapper debug session, hosted inline (no adapter process).
+
+import * as vscode from "vscode";
+import { InlineDebugAdapter } from "./adapters/inline";
+import { EngineHost } from "./engine/host";
+import type { LogLevel } from "./engine/protocol";
+import { createWasmEngine } from "./engine/wasm";
+import { pythonPackageDirOf } from "./extensionRoot";
+import { formatLogLine, isLogLevel, Logger, type LogSink } from "./log";
+
+const DEBUG_TYPE = "dapper";
+
+let host: EngineHost | undefined;
+
+export function activate(context: vscode.ExtensionContext): void {
+  const channel = vscode.window.createOutputChannel("Dapper");
+  context.subscriptions.push(channel);
+  const sink: LogSink = { write: (level, line) => channel.appendLine(formatLogLine(level, line)) };
+  const logger = new Logger(sink, configuredLogLevel());
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration("dapper.logLevel")) logger.setLevel(configuredLogLevel());
+    }),
+  );
+
+  const version = String(context.extension.packageJSON.version ?? "0.0.0");
+  // The engine is created on first use, so activating the extension costs nothing.
+  const engineHost = (): EngineHost =>
+    (host ??= new EngineHost({
+      createEngine: createWasmEngine,
+      logger,
+      pythonPackageDir: pythonPackageDirOf(context.extensionPath),
+      adapterVersion: version,
+    }));
+
+  // If the extension host exits without deactivating, debuggees that lead their own
+  // process groups would outlive it; this is the last chance to stop them.
+  const killOnExit = () => host?.killAllProcesses();
+  process.once("exit", killOnExit);
+  context.subscriptions.push({ dispose: () => process.removeListener("exit", killOnExit) });
+
+  context.subscriptions.push(
+    vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, {
+      createDebugAdapterDescriptor: () => new vscode.DebugAdapterInlineImplementation(new InlineDebugAdapter(engineHost())),
+    }),
+    vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new DapperConfigurationProvider()),
+  );
+}
+
+export function deactivate(): void {
+  host?.dispose();
+  host = undefined;
+}
+
+function configuredLogLevel(): LogLevel {
+  const value = vscode.workspace.getConfiguration("dapper").get<string>("logLevel", "info");
+  return isLogLevel(value) ? value : "info";
+}
+
+/**
+ * Fills in a launch configuration when there is none (no launch.json, or F5 on an empty
+ * configuration): debug the Python file in the active editor. Everything else about a
+ * configuration is the engine's to validate.
+ */
+class DapperConfigurationProvider implements vscode.DebugConfigurationProvider {
+  resolveDebugConfiguration(
+    _folder: vscode.WorkspaceFolder | undefined,
+    config: vscode.DebugConfiguration,
+  ): vscode.ProviderResult<vscode.DebugConfiguration> {
+    if (config.type || config.request || config.name) return config;
+    const editor = vscode.window.activeTextEditor;
+    const document = editor?.document;
+    if (document === undefined || document.languageId !== "python" || document.uri.scheme !== "file") {
+      void vscode.window.showErrorMessage(
+        "Dapper: there is no Python file to debug. Open a Python file, or add a launch configuration to launch.json.",
+      );
+      // Returning undefined cancels the launch quietly; the message above says why.
+      return undefined;
+    }
+    return {
+      type: DEBUG_TYPE,
+      request: "launch",
+      name: "Dapper: Current File",
+      program: document.uri.fsPath,
+      console: "integratedTerminal",
+    };
+  }
+}

@@ -1,0 +1,141 @@
+// Answers gatherFacts queries about the host's world: paths, environment variables,
+// Python interpreters and small text files. Every query gets an answer; a failure is an
+// answer too. Queries run concurrently and the answers keep the queries' order.
+
+import { execFile } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+import type { FactAnswer } from "./engine/protocol";
+
+/** What the interpreter prints: its version and the real path of its executable. */
+export const PYTHON_PROBE =
+  'import json, platform, sys; print(json.dumps({"version": platform.python_version(), "path": sys.executable}))';
+
+const PYTHON_PROBE_TIMEOUT_MS = 10_000;
+/** Files larger than this are refused rather than read into the engine. */
+const MAX_FILE_BYTES = 16 * 1024 * 1024;
+
+export async function gatherFacts(queries: readonly unknown[]): Promise<FactAnswer[]> {
+  return Promise.all(queries.map((query) => answerQuery(query)));
+}
+
+export async function answerQuery(query: unknown): Promise<FactAnswer> {
+  try {
+    return await answerKnownQuery(query);
+  } catch (error) {
+    // Only a programming error gets here; it still becomes an answer.
+    return { ...asRecord(query), kind: kindOf(query), ok: false, error: errorText(error) };
+  }
+}
+
+async function answerKnownQuery(query: unknown): Promise<FactAnswer> {
+  const record = asRecord(query);
+  switch (record.kind) {
+    case "path":
+      if (typeof record.path === "string") return answerPath(record.path);
+      break;
+    case "env":
+      if (typeof record.name === "string") return answerEnv(record.name);
+      break;
+    case "python":
+      if (typeof record.executable === "string") return answerPython(record.executable);
+      break;
+    case "file":
+      if (typeof record.path === "string") return answerFile(record.path);
+      break;
+    default:
+      return { ...record, kind: kindOf(query), ok: false, error: `unknown fact kind ${JSON.stringify(record.kind)}` };
+  }
+  return { ...record, kind: kindOf(query), ok: false, error: "malformed fact query" };
+}
+
+async function answerPath(p: string): Promise<FactAnswer> {
+  try {
+    const stat = await fs.promises.stat(path.resolve(process.cwd(), p));
+    return { kind: "path", path: p, exists: true, isFile: stat.isFile(), isDirectory: stat.isDirectory() };
+  } catch {
+    // Missing, unreadable or a dangling link: to the engine all of these do not exist.
+    return { kind: "path", path: p, exists: false, isFile: false, isDirectory: false };
+  }
+}
+
+function answerEnv(name: string): FactAnswer {
+  const value = process.env[name];
+  return { kind: "env", name, value: value === undefined ? null : value };
+}
+
+function answerPython(executable: string): Promise<FactAnswer> {
+  return new Promise((resolve) => {
+    const fail = (error: string) => resolve({ kind: "python", executable, ok: false, error });
+    try {
+      execFile(
+        executable,
+        ["-c", PYTHON_PROBE],
+        { timeout: PYTHON_PROBE_TIMEOUT_MS, windowsHide: true, maxBuffer: 1024 * 1024 },
+        (error, stdout, stderr) => {
+          if (error) {
+            const code = (error as NodeJS.ErrnoException).code;
+            if (code === "ENOENT") return fail("not found");
+            if (code === "EACCES") return fail("not executable (permission denied)");
+            if (error.killed) return fail(`did not answer within ${PYTHON_PROBE_TIMEOUT_MS / 1000} s`);
+            const text = String(stderr).trim();
+            return fail(text !== "" ? text : error.message);
+          }
+          const parsed = parseProbe(String(stdout));
+          if (parsed === undefined) {
+            return fail(`is not a Python interpreter: unexpected output ${JSON.stringify(String(stdout).slice(0, 200))}`);
+          }
+          resolve({ kind: "python", executable, ok: true, version: parsed.version, path: parsed.path });
+        },
+      );
+    } catch (error) {
+      // execFile throws synchronously on arguments it rejects, such as a NUL byte.
+      fail(errorText(error));
+    }
+  });
+}
+
+/** Reads the probe's JSON from the last non-empty line (a sitecustomize may print before it). */
+function parseProbe(stdout: string): { version: string; path: string } | undefined {
+  const lines = stdout.split(/\r?\n/).filter((line) => line.trim() !== "");
+  const last = lines[lines.length - 1];
+  if (last === undefined) return undefined;
+  try {
+    const value = JSON.parse(last) as unknown;
+    const record = asRecord(value);
+    if (typeof record.version === "string" && typeof record.path === "string") {
+      return { version: record.version, path: record.path };
+    }
+  } catch {
+    // Not JSON: reported by the caller.
+  }
+  return undefined;
+}
+
+async function answerFile(p: string): Promise<FactAnswer> {
+  try {
+    const resolved = path.resolve(process.cwd(), p);
+    const stat = await fs.promises.stat(resolved);
+    if (!stat.isFile()) return { kind: "file", path: p, ok: false, error: `${p} is not a file` };
+    if (stat.size > MAX_FILE_BYTES) {
+      return { kind: "file", path: p, ok: false, error: `${p} is larger than ${MAX_FILE_BYTES} bytes` };
+    }
+    const text = await fs.promises.readFile(resolved, "utf8");
+    return { kind: "file", path: p, ok: true, text };
+  } catch (error) {
+    return { kind: "file", path: p, ok: false, error: errorText(error) };
+  }
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function kindOf(query: unknown): string {
+  const kind = asRecord(query).kind;
+  return typeof kind === "string" ? kind : String(kind);
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

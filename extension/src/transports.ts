@@ -1,0 +1,199 @@
+// Executes openListener / closeListener / send / close: the sockets debuggees connect
+// back to. Listener ids come from the engine; ids of accepted connections come from the
+// host. Every accepted connection is reported closed exactly once.
+
+import * as fs from "fs";
+import * as net from "net";
+import * as os from "os";
+import * as path from "path";
+import type { ListenerAddress, OutputOf, Report } from "./engine/protocol";
+import type { Logger } from "./log";
+
+/** How long an ended connection may stay half-open before it is destroyed. */
+const CLOSE_GRACE_MS = 2000;
+/** sun_path holds 104 bytes on macOS and 108 on Linux, including the final NUL. */
+const MAX_SOCKET_PATH_BYTES = 100;
+
+interface Listener {
+  server: net.Server;
+  /** The private directory that holds a Unix socket, removed with the listener. */
+  directory?: string;
+}
+
+export class Transports {
+  private readonly listeners = new Map<number, Listener>();
+  private readonly connections = new Map<number, net.Socket>();
+  private disposed = false;
+
+  constructor(
+    private readonly report: Report,
+    private readonly logger: Logger,
+    /** Hands out the host-owned connection ids. */
+    private readonly nextConnectionId: () => number,
+  ) {}
+
+  openListener(command: OutputOf<"openListener">): void {
+    const id = command.listener;
+    if (this.disposed) return;
+    if (this.listeners.has(id)) {
+      this.emit({ type: "listenerFailed", listener: id, error: `listener id ${id} is already in use` });
+      return;
+    }
+    if (command.transport === "tcp") {
+      this.listen(id, { host: command.host ?? "127.0.0.1", port: command.port ?? 0 }, undefined);
+    } else if (command.transport === "unix") {
+      let directory: string;
+      try {
+        directory = makePrivateDirectory(os.tmpdir());
+        if (Buffer.byteLength(path.join(directory, `s${id}.sock`)) > MAX_SOCKET_PATH_BYTES && process.platform !== "win32") {
+          // A long TMPDIR (macOS's /var/folders/…, a deep container path) would overflow
+          // sockaddr_un; /tmp is short and exists on every POSIX system.
+          fs.rmSync(directory, { recursive: true, force: true });
+          directory = makePrivateDirectory("/tmp");
+        }
+      } catch (error) {
+        this.emit({ type: "listenerFailed", listener: id, error: `cannot create a private socket directory: ${messageOf(error)}` });
+        return;
+      }
+      this.listen(id, { path: path.join(directory, `s${id}.sock`) }, directory);
+    } else {
+      const transport = (command as { transport: unknown }).transport;
+      this.emit({ type: "listenerFailed", listener: id, error: `unknown transport ${JSON.stringify(transport)}` });
+    }
+  }
+
+  closeListener(id: number): void {
+    const listener = this.listeners.get(id);
+    if (listener === undefined) {
+      this.logger.debug(`closeListener: listener ${id} is not open`);
+      return;
+    }
+    this.listeners.delete(id);
+    closeServer(listener);
+  }
+
+  send(conn: number, data: string): void {
+    const socket = this.connections.get(conn);
+    if (socket === undefined) {
+      // The peer may have closed a moment ago; the engine hears about it from connectionClosed.
+      this.logger.debug(`send: connection ${conn} is not open`);
+      return;
+    }
+    socket.write(Buffer.from(data, "base64"));
+  }
+
+  close(conn: number): void {
+    const socket = this.connections.get(conn);
+    if (socket === undefined) {
+      this.logger.debug(`close: connection ${conn} is not open`);
+      return;
+    }
+    // end() flushes what was written before; a peer that never closes its side is cut off.
+    socket.end();
+    setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
+  }
+
+  /** Closes every listener and connection and stops reporting. */
+  dispose(): void {
+    this.disposed = true;
+    for (const listener of this.listeners.values()) closeServer(listener);
+    this.listeners.clear();
+    for (const socket of this.connections.values()) socket.destroy();
+    this.connections.clear();
+  }
+
+  private listen(id: number, options: net.ListenOptions, directory: string | undefined): void {
+    const server = net.createServer();
+    const listener: Listener = { server, directory };
+    this.listeners.set(id, listener);
+    let listening = false;
+
+    server.on("error", (error) => {
+      if (listening) {
+        this.logger.error(`Listener ${id}: ${error.message}`);
+        return;
+      }
+      this.listeners.delete(id);
+      closeServer(listener);
+      this.emit({ type: "listenerFailed", listener: id, error: error.message });
+    });
+    server.on("listening", () => {
+      listening = true;
+      const address = addressOf(server, options);
+      if (address === undefined) {
+        this.emit({ type: "listenerFailed", listener: id, error: "the listener has no address" });
+        return;
+      }
+      this.logger.debug(`Listener ${id} open on ${JSON.stringify(address)}`);
+      this.emit({ type: "listenerOpened", listener: id, address });
+    });
+    server.on("connection", (socket) => this.accept(id, socket));
+    try {
+      server.listen(options);
+    } catch (error) {
+      // listen throws synchronously on options it rejects, such as a port out of range.
+      this.listeners.delete(id);
+      closeServer(listener);
+      this.emit({ type: "listenerFailed", listener: id, error: messageOf(error) });
+    }
+  }
+
+  private accept(listener: number, socket: net.Socket): void {
+    if (this.disposed) {
+      socket.destroy();
+      return;
+    }
+    const conn = this.nextConnectionId();
+    this.connections.set(conn, socket);
+    socket.setNoDelay(true);
+    this.emit({ type: "connectionAccepted", listener, conn });
+
+    let failure: string | undefined;
+    socket.on("data", (chunk: Buffer) => this.emit({ type: "connectionBytes", conn, data: chunk.toString("base64") }));
+    socket.on("error", (error) => {
+      failure = error.message;
+    });
+    socket.on("close", () => {
+      if (this.connections.get(conn) !== socket) return;
+      this.connections.delete(conn);
+      this.emit(failure === undefined ? { type: "connectionClosed", conn } : { type: "connectionClosed", conn, error: failure });
+    });
+  }
+
+  private emit(input: Parameters<Report>[0]): void {
+    if (!this.disposed) this.report(input);
+  }
+}
+
+/** Makes a fresh directory only this user can enter, for Unix sockets. */
+export function makePrivateDirectory(parent: string): string {
+  const directory = fs.mkdtempSync(path.join(parent, "dapper-"));
+  // mkdtemp already uses 0700, but the umask and other platforms are not trusted with it.
+  fs.chmodSync(directory, 0o700);
+  return directory;
+}
+
+function addressOf(server: net.Server, options: net.ListenOptions): ListenerAddress | undefined {
+  const address = server.address();
+  if (address === null) return undefined;
+  if (typeof address === "string") return { transport: "unix", path: address };
+  if (options.path !== undefined) return { transport: "unix", path: options.path };
+  return { transport: "tcp", host: address.address, port: address.port };
+}
+
+function closeServer(listener: Listener): void {
+  try {
+    listener.server.close();
+  } catch {
+    // A server that never listened cannot be closed; nothing is left to release.
+  }
+  if (listener.directory !== undefined) {
+    // The socket file may still be in use by close(); removing the directory is safe on
+    // POSIX because open connections do not need the name.
+    fs.rmSync(listener.directory, { recursive: true, force: true });
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
