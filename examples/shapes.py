@@ -13,4 +13,4 @@ class Circle:
 
 
 def describe(shapes):
-    return {type(shape).__name__: round(shape.area(), 2) for shape in shapes}
+    return [f"{type(shape).__name__}({shape.radius}): {shape.area():.2f}" for shape in shapes]

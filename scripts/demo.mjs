@@ -28,7 +28,7 @@ async function printVariables(client, reference, indent, depth) {
 
 export async function demo({ python = process.env.DAPPER_PYTHON } = {}) {
   const program = path.join(examples, "hello.py");
-  const client = new DebugClient(process.execPath, path.join(root, "dist", "adapter.js"), "dapper", { cwd: root }, true);
+  const client = new DebugClient(process.execPath, path.join(root, "dist", "adapter.js"), "dapper", { cwd: root }, false);
   client.defaultTimeout = 20000;
   const output = [];
   client.on("output", (event) => output.push(event.body));

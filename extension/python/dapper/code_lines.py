@@ -1,0 +1,96 @@
+"""Which lines of a source file are executable, and where a breakpoint request lands.
+
+The executable lines of a file are the line numbers of the module's code object and of
+every code object nested in it (functions, classes, comprehensions, lambdas). Results
+are cached per path and (mtime, size), so a breakpoint edit does not recompile the file.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dis
+import os
+import threading
+import types
+from dataclasses import dataclass
+
+
+class SourceError(Exception):
+    """The file cannot be read or compiled; the message is meant for the user."""
+
+
+def code_own_lines(code: types.CodeType) -> frozenset[int]:
+    """The line numbers of one code object's own instructions (nested code objects not
+    included). ``dis.findlinestarts`` reads co_lines on 3.10+ and co_lnotab on 3.9."""
+    return frozenset(line for _, line in dis.findlinestarts(code) if line)
+
+
+def code_tree_lines(code: types.CodeType) -> set[int]:
+    """The line numbers of a code object and of every code object nested in it."""
+    lines: set[int] = set()
+    pending = [code]
+    while pending:
+        current = pending.pop()
+        lines.update(code_own_lines(current))
+        pending.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+    return lines
+
+
+def executable_lines_of_source(source: bytes | str, filename: str) -> tuple[int, ...]:
+    """Sorted executable lines of ``source``; raises SourceError if it does not compile."""
+    try:
+        code = compile(source, filename, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        where = f" (line {error.lineno})" if error.lineno else ""
+        raise SourceError(f"{os.path.basename(filename)} does not compile: "
+                          f"{error.msg}{where}") from None
+    except (ValueError, TypeError) as error:
+        raise SourceError(f"{os.path.basename(filename)} does not compile: {error}") from None
+    return tuple(sorted(code_tree_lines(code)))
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Where a requested breakpoint line lands: ``line`` when verified, else a message."""
+
+    verified: bool
+    line: int
+    message: str | None = None
+
+
+def resolve_line(executable: tuple[int, ...], requested: int) -> Resolution:
+    """A breakpoint on an executable line stays; on any other line it moves to the next
+    executable line; past the last executable line it cannot be verified."""
+    index = bisect.bisect_left(executable, requested)
+    if index == len(executable):
+        return Resolution(False, requested, f"Line {requested} is past the last executable "
+                                            "line of the file.")
+    return Resolution(True, executable[index])
+
+
+class ExecutableLinesCache:
+    """Executable lines per file, recomputed only when the file's mtime or size changes."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._entries: dict[str, tuple[tuple[int, int], tuple[int, ...]]] = {}
+
+    def lines(self, path: str) -> tuple[int, ...]:
+        try:
+            stat = os.stat(path)
+        except OSError as error:
+            raise SourceError(f"Cannot read {path}: {error.strerror or error}") from None
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        with self._lock:
+            cached = self._entries.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        try:
+            with open(path, "rb") as file:
+                source = file.read()
+        except OSError as error:
+            raise SourceError(f"Cannot read {path}: {error.strerror or error}") from None
+        lines = executable_lines_of_source(source, path)
+        with self._lock:
+            self._entries[path] = (stamp, lines)
+        return lines

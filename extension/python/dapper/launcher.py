@@ -1,0 +1,139 @@
+"""Entry point: ``python -m dapper.launcher --ipc ADDRESS --session-id ID [--no-debug]
+(--program PATH | --module NAME | --code TEXT) [--] [args...]`` (docs/ipc.md).
+
+Order matters here: the environment is cleaned and the hello sent before anything
+else; the exit hook is registered before the user's code so that it runs after the
+user's own atexit handlers; every module of this package is imported before the
+PYTHONPATH entry that made it importable is removed.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import platform
+import sys
+import threading
+
+from . import PROTOCOL_VERSION
+from .cli import USAGE, UsageError, parse_arguments
+from .debugger import Debugger
+from .environment import DapperEnvironment, remove_pythonpath_entry, take_dapper_environment
+from .ipc import AddressError, Connection, connect
+from .requests import dispatch
+from .target import PREPARERS, CannotOpenProgram, report_uncaught, run_prepared
+from .tracing import choose_backend_name
+from .tracing.monitoring import ToolIdInUse
+
+
+class ExitState:
+    """The exit status to report in ``dapper/exiting``; set once the program ends."""
+
+    def __init__(self) -> None:
+        self.code = 0
+
+
+def _fail(message: str) -> int:
+    print(f"dapper: {message}", file=sys.stderr)
+    return 1
+
+
+def _hello(session_id: str, token: str) -> dict:
+    return {
+        "token": token,
+        "sessionId": session_id,
+        "pid": os.getpid(),
+        "pythonVersion": platform.python_version(),
+        "pythonImplementation": platform.python_implementation(),
+        "executable": sys.executable,
+        "protocol": PROTOCOL_VERSION,
+    }
+
+
+def _read_requests(debugger: Debugger) -> None:
+    reason = debugger.connection.read_loop(lambda message: dispatch(debugger, message))
+    if reason:
+        print(f"dapper: the debugger connection failed: {reason}", file=sys.stderr)
+    debugger.detach()
+
+
+def _on_exit(debugger: Debugger, state: ExitState) -> None:
+    """Runs last among the atexit handlers: after the user's handlers and after Python
+    has waited for the non-daemon threads."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    debugger.connection.send_event("dapper/exiting", {"exitCode": state.code})
+    debugger.detach()
+    with contextlib.suppress(Exception):
+        debugger.tracer.uninstall()
+    debugger.connection.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    environment: DapperEnvironment = take_dapper_environment()
+    try:
+        arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
+    except UsageError as error:
+        print(f"dapper: {error}\n{USAGE}", file=sys.stderr)
+        return 2
+    token = environment.session_token
+    if not token:
+        return _fail("DAPPER_SESSION_TOKEN is not set; the launcher is started by the "
+                     "Dapper engine, which passes the session's secret in it")
+    try:
+        tracer_name = choose_backend_name(environment.variables.get("DAPPER_TRACER"))
+    except ValueError as error:
+        return _fail(str(error))
+    try:
+        sock = connect(arguments.ipc)
+    except (AddressError, OSError) as error:
+        return _fail(f"cannot connect to the debugger at {arguments.ipc}: {error}")
+
+    connection = Connection(sock)
+    debugger = Debugger(connection, tracer_name)
+    debugger.environment = environment
+    if not connection.send_event("dapper/hello", _hello(arguments.session_id, token)):
+        return _fail(f"the debugger at {arguments.ipc} closed the connection")
+    exit_state = ExitState()
+    atexit.register(_on_exit, debugger, exit_state)
+
+    reader = threading.Thread(target=_read_requests, args=(debugger,), name="dapper.ipc",
+                              daemon=True)
+    reader.start()
+    debugger.tracer.ignore_thread(reader.ident)
+    remove_pythonpath_entry(environment.pythonpath_entry)
+
+    debugger.configuration_done.wait()
+    if debugger.detached:
+        exit_state.code = _fail("the debugger disconnected before the program started")
+        return exit_state.code
+
+    exit_state.code = _run(arguments, debugger)
+    return exit_state.code
+
+
+def _run(arguments, debugger: Debugger) -> int:
+    try:
+        run = PREPARERS[arguments.target_kind](arguments.target, arguments.args)
+    except CannotOpenProgram as error:
+        print(error, file=sys.stderr)
+        return 2
+    except SyntaxError as error:
+        report_uncaught(error)
+        return 1
+    if not (arguments.no_debug or debugger.no_debug):
+        try:
+            debugger.tracer.install()
+        except ToolIdInUse as error:
+            print(f"dapper: {error}; falling back to sys.settrace", file=sys.stderr)
+            debugger.use_tracer("settrace")
+            debugger.tracer.install()
+        if debugger.launch_configuration.get("stopOnEntry"):
+            debugger.request_entry_stop()
+    return run_prepared(run)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,225 @@
+"""What both tracer backends share: breakpoint verdicts per code object, step states and
+the rules that decide where a step ends.
+
+A backend's job is only to get line (and, while stepping, return) notifications for the
+right code objects as cheaply as the interpreter allows, and to hand them to
+``_line_hit`` / ``_frame_returned`` here. Code objects whose own lines hold no
+breakpoint run untraced while no thread is stepping.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import traceback
+import types
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..breakpoints import BreakpointStore
+from ..code_lines import code_own_lines
+from ..paths import PathCache, is_debugger_path, is_runpy_path
+
+# Step kinds. "entry" is the stop on the first line of the user's code (stopOnEntry),
+# "pause" the stop on the next line a paused thread runs.
+STEP_INTO = "into"
+STEP_OVER = "over"
+STEP_OUT = "out"
+STEP_ENTRY = "entry"
+STEP_PAUSE = "pause"
+STEPS_ENTERING_CALLS = frozenset({STEP_INTO, STEP_ENTRY, STEP_PAUSE})
+
+
+@dataclass
+class StepState:
+    """One thread's step in progress. ``frame`` is the frame the step started in (over
+    and out): the step ends on a line of that frame (over) or of a frame it returns to."""
+
+    kind: str
+    frame: types.FrameType | None = None
+
+
+class TracerHost(Protocol):
+    """What the tracer calls when something may stop a thread (the Debugger)."""
+
+    def breakpoints_reached(self, frame: types.FrameType, breakpoints: tuple) -> bool:
+        """Evaluate the breakpoints at this line; stop if one says so. True if stopped."""
+
+    def step_ended(self, frame: types.FrameType, step: StepState) -> None:
+        """The thread's step ended at this line: stop it."""
+
+
+def report_internal_error(where: str) -> None:
+    """Print a debugger bug to stderr (which the host shows) without raising."""
+    try:
+        print(f"dapper: internal error while handling {where}:", file=sys.stderr)
+        traceback.print_exc(file=sys.stderr)
+    except Exception:
+        pass
+
+
+def is_user_canonical(canonical: str) -> bool:
+    """Frames the user may stop in: not the debugger's, not runpy's, not frozen code."""
+    return not (
+        is_debugger_path(canonical)
+        or is_runpy_path(canonical)
+        or canonical.startswith("<frozen ")
+    )
+
+
+def is_user_frame(frame: types.FrameType, paths: PathCache) -> bool:
+    return is_user_canonical(paths.canonical(frame.f_code.co_filename))
+
+
+def step_ends_here(step: StepState, frame: types.FrameType) -> bool:
+    """Whether a line event in ``frame`` (already known to be user code) ends ``step``."""
+    if step.kind in STEPS_ENTERING_CALLS or step.frame is None:
+        return True
+    if frame is step.frame:
+        return step.kind == STEP_OVER
+    ancestor = frame.f_back
+    while ancestor is not None:
+        if ancestor is step.frame:
+            # Deeper than the frame the step started in: a call being stepped over.
+            return False
+        ancestor = ancestor.f_back
+    # The step's frame is no longer on the stack: it returned or unwound.
+    return True
+
+
+class Tracer:
+    """The backend interface, with the logic shared by both backends."""
+
+    name = "abstract"
+
+    def __init__(self, store: BreakpointStore, host: TracerHost) -> None:
+        self._store = store
+        self._host = host
+        self._paths = PathCache()
+        self._canonical_get = self._paths._canonical.get
+        # code object -> whether its own lines hold a breakpoint. Rebuilt (not mutated)
+        # when breakpoints change, so readers never see a partial update.
+        self._verdicts: dict[types.CodeType, bool] = {}
+        # thread ident -> StepState, for the threads that are stepping.
+        self._steps: dict[int, StepState] = {}
+        self._debugger_threads: set[int] = set()
+        self.installed = False
+
+    # The interface the Debugger uses.
+
+    def install(self) -> None:
+        """Start tracing the calling thread and every thread started afterwards."""
+        raise NotImplementedError
+
+    def uninstall(self) -> None:
+        raise NotImplementedError
+
+    def breakpoints_changed(self) -> None:
+        """Apply the store's new breakpoints, including to frames already running."""
+        raise NotImplementedError
+
+    def set_step(self, thread_ident: int, step: StepState | None) -> None:
+        """Start (or, with None, cancel) a step on a thread. Called on the IPC thread while
+        the thread is stopped, or for pause while it runs."""
+        raise NotImplementedError
+
+    def cancel_steps(self) -> None:
+        for thread_ident in list(self._steps):
+            self.set_step(thread_ident, None)
+
+    def ignore_thread(self, thread_ident: int) -> None:
+        """A debugger thread: never stop it."""
+        self._debugger_threads.add(thread_ident)
+
+    def is_ignored_thread(self, thread_ident: int) -> bool:
+        return thread_ident in self._debugger_threads
+
+    # Shared helpers.
+
+    def _canonical(self, filename: str) -> str:
+        canonical = self._canonical_get(filename)
+        if canonical is None:
+            canonical = self._paths.canonical(filename)
+        return canonical
+
+    def _code_has_breakpoints(self, code: types.CodeType) -> bool:
+        """Compute (and cache) whether one of the code object's own lines holds a
+        breakpoint. Debugger code never does, whatever the user asked."""
+        # Taken before the breakpoints are read: if they change meanwhile, this verdict
+        # lands in the table being replaced, never in the new one.
+        verdicts = self._verdicts
+        canonical = self._canonical(code.co_filename)
+        lines = self._store.lines_by_file.get(canonical)
+        if not lines or is_debugger_path(canonical):
+            verdict = False
+        else:
+            verdict = not code_own_lines(code).isdisjoint(lines)
+        verdicts[code] = verdict
+        return verdict
+
+    def _reset_verdicts(self) -> None:
+        self._verdicts = {}
+
+    def _line_hit(self, frame: types.FrameType, code: types.CodeType, line: int) -> bool:
+        """A line event worth looking at. Returns True when the thread stopped."""
+        try:
+            return self._line_hit_unguarded(frame, code, line)
+        except Exception:
+            # A bug here must not become an exception in the user's code, nor switch
+            # tracing off silently: report it and let the program run on.
+            report_internal_error("a line event")
+            return False
+
+    def _line_hit_unguarded(self, frame, code, line) -> bool:
+        thread_ident = threading.get_ident()
+        canonical = self._canonical(code.co_filename)
+        lines = self._store.lines_by_file.get(canonical)
+        if lines is not None:
+            breakpoints = lines.get(line)
+            if breakpoints and self._host.breakpoints_reached(frame, breakpoints):
+                return True
+        step = self._steps.get(thread_ident)
+        if step is None or not is_user_canonical(canonical):
+            return False
+        if step.kind == STEP_ENTRY and frame.f_globals.get("__name__") != "__main__":
+            # The entry stop is the first line of the program's own main module, not of
+            # a module that `-m` or a .pth import hook happens to import on the way.
+            return False
+        if step_ends_here(step, frame):
+            self._steps.pop(thread_ident, None)
+            self._step_finished()
+            self._host.step_ended(frame, step)
+            return True
+        return False
+
+    def _frame_returned(self, frame: types.FrameType) -> None:
+        """While stepping over or out, the step's frame returned: retarget the step to the
+        caller, so that the step ends on the caller's next line and not inside the next
+        function the caller calls."""
+        try:
+            self._frame_returned_unguarded(frame)
+        except Exception:
+            report_internal_error("a return event")
+
+    def _frame_returned_unguarded(self, frame: types.FrameType) -> None:
+        step = self._steps.get(threading.get_ident())
+        if step is None or step.frame is not frame or step.kind in STEPS_ENTERING_CALLS:
+            return
+        caller = frame.f_back
+        while caller is not None and not is_user_frame(caller, self._paths):
+            caller = caller.f_back
+        if caller is None:
+            # Out of the outermost user frame (the module, or a thread's entry point):
+            # nothing of the user's is left to stop in, so the thread just runs on.
+            self._steps.pop(threading.get_ident(), None)
+            self._step_finished()
+            return
+        step.kind, step.frame = STEP_OVER, caller
+        self._step_retargeted(step)
+
+    def _step_retargeted(self, step: StepState) -> None:
+        """Backends that enable events per code object extend them to the new frame."""
+
+    def _step_finished(self) -> None:
+        """Backends that enabled events for a step may turn them off again."""
+

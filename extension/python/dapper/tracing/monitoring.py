@@ -1,0 +1,174 @@
+"""The ``sys.monitoring`` backend (PEP 669), used on Python 3.12 and newer.
+
+Globally only PY_START and PY_RESUME are enabled (PY_RESUME because a generator or
+coroutine suspended when a breakpoint arrives comes back through it, not PY_START).
+Their callback turns LINE events on locally for the code objects whose own lines hold
+a breakpoint and returns DISABLE for every code object, so each one is looked at
+once. The LINE callback returns DISABLE for lines without a breakpoint, so a code
+object with one breakpoint pays for one line.
+
+While a thread steps into (or pauses, or waits for its entry line), LINE is enabled
+globally; while it steps over or out, LINE, PY_RETURN and PY_YIELD are enabled locally
+on the code objects of the step's frame and its callers. DISABLE is never returned
+while any thread steps, because a disabled location is disabled for every thread.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import types
+
+from ..paths import is_debugger_path
+from .base import STEPS_ENTERING_CALLS, StepState, Tracer
+
+
+class ToolIdInUse(RuntimeError):
+    """Another tool (a second debugger) holds the debugger's sys.monitoring tool id."""
+
+
+class MonitoringTracer(Tracer):
+    name = "monitoring"
+
+    def __init__(self, store, host) -> None:
+        super().__init__(store, host)
+        monitoring = sys.monitoring
+        self._monitoring = monitoring
+        self._tool = monitoring.DEBUGGER_ID
+        self._events = monitoring.events
+        self._disable = monitoring.DISABLE
+        self._lock = threading.RLock()
+        # Code objects that currently have local events set by us.
+        self._local_codes: set[types.CodeType] = set()
+        # Code objects of the frames that over/out steps may end in.
+        self._step_codes: set[types.CodeType] = set()
+
+    def install(self) -> None:
+        monitoring, events = self._monitoring, self._events
+        current = monitoring.get_tool(self._tool)
+        if current is not None:
+            raise ToolIdInUse(f"sys.monitoring tool id {self._tool} is used by {current!r}")
+        monitoring.use_tool_id(self._tool, "dapper")
+        monitoring.register_callback(self._tool, events.PY_START, self._on_start)
+        monitoring.register_callback(self._tool, events.PY_RESUME, self._on_start)
+        monitoring.register_callback(self._tool, events.LINE, self._on_line)
+        monitoring.register_callback(self._tool, events.PY_RETURN, self._on_return)
+        monitoring.register_callback(self._tool, events.PY_YIELD, self._on_return)
+        self.installed = True
+        self._refresh_events(restart=True)
+
+    def uninstall(self) -> None:
+        if not self.installed:
+            return
+        self.installed = False
+        monitoring, events = self._monitoring, self._events
+        with self._lock:
+            monitoring.set_events(self._tool, 0)
+            for code in self._local_codes:
+                monitoring.set_local_events(self._tool, code, 0)
+            self._local_codes.clear()
+            for event in (events.PY_START, events.PY_RESUME, events.LINE, events.PY_RETURN,
+                          events.PY_YIELD):
+                monitoring.register_callback(self._tool, event, None)
+            monitoring.free_tool_id(self._tool)
+
+    # Hot path: callbacks.
+
+    def _on_start(self, code, instruction_offset):
+        verdict = self._verdicts.get(code)
+        if verdict is None:
+            verdict = self._code_has_breakpoints(code)
+        if verdict:
+            with self._lock:
+                self._apply_local_events(code)
+        return self._disable
+
+    def _on_line(self, code, line):
+        if not self._steps:
+            lines = self._store.lines_by_file.get(self._canonical(code.co_filename))
+            if lines is None or line not in lines:
+                return self._disable
+        # The caller's frame is the frame that executes the line.
+        self._line_hit(sys._getframe(1), code, line)
+        return None
+
+    def _on_return(self, code, instruction_offset, value):
+        if self._steps:
+            self._frame_returned(sys._getframe(1))
+        return None
+
+    # Event bookkeeping; never on the hot path.
+
+    def _apply_local_events(self, code: types.CodeType) -> None:
+        events = 0
+        verdict = self._verdicts.get(code)
+        if verdict is None:
+            verdict = self._code_has_breakpoints(code)
+        if verdict:
+            events |= self._events.LINE
+        if code in self._step_codes:
+            events |= self._events.LINE | self._events.PY_RETURN | self._events.PY_YIELD
+        if events or code in self._local_codes:
+            self._monitoring.set_local_events(self._tool, code, events)
+        if events:
+            self._local_codes.add(code)
+        else:
+            self._local_codes.discard(code)
+
+    def _refresh_events(self, restart: bool) -> None:
+        """Recompute global events and the step code objects from the step states."""
+        if not self.installed:
+            return
+        events = self._events
+        with self._lock:
+            global_events = events.PY_START | events.PY_RESUME
+            step_codes: set[types.CodeType] = set()
+            for step in list(self._steps.values()):
+                if step.kind in STEPS_ENTERING_CALLS or step.frame is None:
+                    global_events |= events.LINE
+                    continue
+                frame = step.frame
+                while frame is not None:
+                    if not is_debugger_path(self._canonical(frame.f_code.co_filename)):
+                        step_codes.add(frame.f_code)
+                    frame = frame.f_back
+            changed = step_codes ^ self._step_codes
+            self._step_codes = step_codes
+            for code in changed:
+                self._apply_local_events(code)
+            self._monitoring.set_events(self._tool, global_events)
+            if restart:
+                # Undo the DISABLE returned for lines and starts, so that new breakpoints
+                # and steps see every location again.
+                self._monitoring.restart_events()
+
+    def breakpoints_changed(self) -> None:
+        self._reset_verdicts()
+        if not self.installed:
+            return
+        with self._lock:
+            for code in list(self._local_codes):
+                self._apply_local_events(code)
+            for thread_ident, frame in sys._current_frames().items():
+                if thread_ident in self._debugger_threads:
+                    continue
+                while frame is not None:
+                    code = frame.f_code
+                    if self._code_has_breakpoints(code):
+                        self._apply_local_events(code)
+                    frame = frame.f_back
+            self._refresh_events(restart=True)
+
+    def set_step(self, thread_ident: int, step: StepState | None) -> None:
+        if step is None:
+            if self._steps.pop(thread_ident, None) is not None:
+                self._refresh_events(restart=False)
+            return
+        self._steps[thread_ident] = step
+        self._refresh_events(restart=True)
+
+    def _step_retargeted(self, step: StepState) -> None:
+        self._refresh_events(restart=False)
+
+    def _step_finished(self) -> None:
+        self._refresh_events(restart=False)

@@ -1,0 +1,161 @@
+"""Executable lines and where a requested breakpoint lands."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+import pytest
+
+from dapper.breakpoints import BreakpointStore
+from dapper.code_lines import (
+    ExecutableLinesCache,
+    SourceError,
+    executable_lines_of_source,
+    resolve_line,
+)
+
+SOURCE = textwrap.dedent('''\
+    """Docstring."""
+    # A comment.
+    import os
+
+
+    def outer(x):
+        # Comment inside.
+        def inner(y):
+            return y + 1
+
+        return [inner(v) for v in range(x)]
+
+
+    class Thing:
+        attribute = 1
+
+        def method(self):
+            value = (
+                1 +
+                2
+            )
+            return value
+
+
+    if __name__ == "__main__":
+        outer(3)
+''')
+
+# (requested line, expected verified line, or None when it cannot be verified)
+RESOLUTIONS = [
+    (1, 1),     # the docstring assignment
+    (2, 3),     # comment -> next statement
+    (3, 3),
+    (4, 6),     # blank lines -> the def
+    (7, 8),     # comment inside a function -> the nested def
+    (9, 9),     # a nested function's body
+    (10, 11),   # blank line before the return
+    (11, 11),   # comprehension line
+    (15, 15),   # class body
+    (18, 18),   # multi-line statement start
+    (22, 22),
+    (23, 25),   # blank lines to the if
+    (26, 26),   # last line
+    (27, None),  # past the end
+    (100, None),
+]
+
+
+@pytest.mark.parametrize("requested,expected", RESOLUTIONS)
+def test_resolution(requested, expected):
+    lines = executable_lines_of_source(SOURCE, "example.py")
+    resolution = resolve_line(lines, requested)
+    if expected is None:
+        assert not resolution.verified
+        assert "past the last executable line" in resolution.message
+    else:
+        assert resolution.verified, resolution
+        assert resolution.line == expected
+
+
+def test_syntax_error_is_a_source_error():
+    with pytest.raises(SourceError, match=r"does not compile: .*\(line 1\)"):
+        executable_lines_of_source("def (:\n", "bad.py")
+
+
+def test_cache_recomputes_when_the_file_changes(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text("x = 1\n")
+    cache = ExecutableLinesCache()
+    assert cache.lines(str(path)) == (1,)
+    assert cache.lines(str(path)) is cache.lines(str(path))
+    path.write_text("\nx = 1\ny = 2\n")
+    os.utime(path, ns=(1, 1))
+    assert cache.lines(str(path)) == (2, 3)
+
+
+def breakpoint_lines(store, path, lines, **extra):
+    created = store.set_file_breakpoints({"path": str(path)},
+                                         [{"line": line, **extra} for line in lines])
+    return [(bp.id, bp.verified, bp.line, bp.message) for bp in created]
+
+
+def test_store_ids_are_unique_and_stable(tmp_path):
+    a = tmp_path / "a.py"
+    a.write_text("x = 1\n\ny = 2\nz = 3\n")
+    b = tmp_path / "b.py"
+    b.write_text("x = 1\n")
+    store = BreakpointStore()
+    first = breakpoint_lines(store, a, [1, 2, 4])
+    assert [(verified, line) for _, verified, line, _ in first] == [
+        (True, 1), (True, 3), (True, 4)]
+    ids = [bp_id for bp_id, *_ in first]
+    assert len(set(ids)) == 3
+    # The same lines again (the moved one by its new line): the same ids.
+    again = breakpoint_lines(store, a, [3, 1])
+    assert [bp_id for bp_id, *_ in again] == [ids[1], ids[0]]
+    # Another file never reuses an id.
+    other = breakpoint_lines(store, b, [1])
+    assert other[0][0] not in ids
+    # Two requests landing on one line get distinct ids.
+    twins = breakpoint_lines(store, a, [2, 3])
+    assert twins[0][0] != twins[1][0]
+    assert set(store.lines_by_file) == {str(a.resolve()), str(b.resolve())}
+
+
+@pytest.mark.parametrize("content,message", [
+    (None, "Cannot read"),
+    ("def (:\n", "does not compile"),
+])
+def test_unreadable_files_give_unverified_breakpoints(tmp_path, content, message):
+    path = tmp_path / "f.py"
+    if content is not None:
+        path.write_text(content)
+    store = BreakpointStore()
+    [(_, verified, line, text)] = breakpoint_lines(store, path, [1])
+    assert (verified, line) == (False, 1)
+    assert message in text
+    assert store.lines_by_file == {}
+
+
+@pytest.mark.parametrize("extra,message", [
+    ({"condition": "x ==="}, "Invalid condition"),
+    ({"hitCondition": "often"}, "Invalid hit condition"),
+    ({"logMessage": "value {x"}, "unmatched '{'"),
+])
+def test_invalid_expressions_give_unverified_breakpoints(tmp_path, extra, message):
+    path = tmp_path / "f.py"
+    path.write_text("x = 1\n")
+    store = BreakpointStore()
+    [(_, verified, _, text)] = breakpoint_lines(store, path, [1], **extra)
+    assert not verified and message in text
+
+
+def test_replacing_a_files_breakpoints_drops_the_old_ones(tmp_path):
+    path = tmp_path / "f.py"
+    path.write_text("x = 1\ny = 2\n")
+    store = BreakpointStore()
+    breakpoint_lines(store, path, [1, 2])
+    assert set(store.lines_by_file[str(path.resolve())]) == {1, 2}
+    breakpoint_lines(store, path, [2])
+    assert set(store.lines_by_file[str(path.resolve())]) == {2}
+    breakpoint_lines(store, path, [])
+    assert store.lines_by_file == {}

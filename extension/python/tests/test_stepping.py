@@ -1,0 +1,108 @@
+"""Stepping (next, stepIn, stepOut) and pause, on every tracer backend."""
+
+from __future__ import annotations
+
+import pytest
+
+PROGRAM = """
+def add(a, b):
+    total = a + b
+    return total
+
+def main():
+    x = add(1, 2)
+    y = add(x, 3)
+    return y
+
+main()
+print("done")
+"""
+
+# (breakpoints, steps: [(request, expected frame name, expected line, expected reason)])
+SCENARIOS = {
+    "next through a function and out of it": (
+        [6],
+        [("next", "main", 7, "step"), ("next", "main", 8, "step"),
+         ("next", "<module>", 11, "step")],
+    ),
+    "stepIn then stepOut": (
+        [6],
+        [("stepIn", "add", 2, "step"), ("stepOut", "main", 7, "step"),
+         ("stepIn", "add", 2, "step"), ("next", "add", 3, "step")],
+    ),
+    "stepIn off the end of a function returns to the caller": (
+        [3],
+        [("stepIn", "main", 7, "step"), ("stepIn", "add", 2, "step")],
+    ),
+    "next over a call stops at a breakpoint inside it": (
+        [6, 2],
+        [("next", "add", 2, "breakpoint"), ("stepOut", "main", 7, "step")],
+    ),
+    "stepOut of the module frame runs to the end": (
+        [10],
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_stepping(launch, write, backend, scenario):
+    breakpoints, steps = SCENARIOS[scenario]
+    path = write("steps.py", PROGRAM)
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure()
+    debuggee.set_breakpoints(path, breakpoints)
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    seen, expected = [], []
+    for request, name, line, reason in steps:
+        debuggee.request(request, {"threadId": 1})
+        stopped = debuggee.wait_event("stopped")
+        frame = debuggee.top_frame(stopped["threadId"])
+        seen.append((request, frame["name"], frame["line"], stopped["reason"]))
+        expected.append((request, name, line, reason))
+    assert seen == expected
+    if scenario.startswith("stepOut of the module"):
+        debuggee.request("stepOut", {"threadId": 1})
+    else:
+        debuggee.set_breakpoints(path, [])
+        debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "done\n"
+
+
+def test_step_requests_need_a_stopped_thread(launch, write, backend):
+    path = write("steps.py", PROGRAM)
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure()
+    response = debuggee.request_raw("next", {"threadId": 1})
+    assert not response["success"] and "not stopped" in response["message"]
+    debuggee.request("configurationDone")
+    debuggee.finish(0)
+
+
+def test_pause_a_running_loop(launch, write, backend, tmp_path):
+    program = """
+        import os, sys, time
+        def spin(flag):
+            while not os.path.exists(flag):
+                time.sleep(0.01)
+        spin(sys.argv[1])
+        print("released")
+    """
+    path = write("spin.py", program)
+    flag = tmp_path / "go"
+    debuggee = launch("--program", path, flag, tracer=backend)
+    debuggee.configure()
+    debuggee.request("configurationDone")
+    import time
+
+    time.sleep(0.2)
+    debuggee.request("pause", {"threadId": 1})
+    stopped = debuggee.stopped("pause")
+    frame = debuggee.top_frame(stopped["threadId"])
+    assert frame["name"] == "spin" and frame["line"] in (3, 4)
+    flag.write_text("")
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "released\n"

@@ -1,0 +1,84 @@
+"""Scopes and nested variables over the wire."""
+
+from __future__ import annotations
+
+PROGRAM = """
+class Node:
+    def __init__(self):
+        self.name = "leaf"
+        self.children = [1, (2, 3)]
+
+class Broken:
+    def __repr__(self):
+        raise ValueError("boom")
+
+def inspect_me():
+    data = {"numbers": list(range(250)), "node": Node(), 7: {"deep": {"er": True}}}
+    broken = Broken()
+    tags = {"only"}
+    return data
+
+inspect_me()
+"""
+
+
+def stop_in_inspect_me(launch, write, backend):
+    path = write("vars.py", PROGRAM)
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure()
+    debuggee.set_breakpoints(path, [14])
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    frame = debuggee.top_frame(1)
+    return debuggee, debuggee.locals_of(frame["id"])
+
+
+def test_nested_variables(launch, write, backend):
+    debuggee, local_vars = stop_in_inspect_me(launch, write, backend)
+    assert set(local_vars) == {"data", "broken", "tags"}
+    assert local_vars["broken"]["value"] == "<repr raised ValueError: boom>"
+    assert local_vars["broken"]["type"] == "Broken"
+    assert local_vars["broken"]["variablesReference"] == 0
+    assert local_vars["tags"]["indexedVariables"] == 1
+
+    data = local_vars["data"]
+    assert data["namedVariables"] == 3 and data["variablesReference"] > 0
+    entries = debuggee.variables(data["variablesReference"])
+    assert list(entries) == ["'numbers'", "'node'", "7"]
+    assert entries["'numbers'"]["indexedVariables"] == 250
+    assert entries["'numbers'"]["evaluateName"] == "data['numbers']"
+
+    node = debuggee.variables(entries["'node'"]["variablesReference"])
+    assert node["name"]["value"] == "'leaf'"
+    assert node["name"]["evaluateName"] == "data['node'].name"
+    children = debuggee.variables(node["children"]["variablesReference"])
+    assert children["1"]["value"] == "(2, 3)"
+    pair = debuggee.variables(children["1"]["variablesReference"])
+    assert {k: v["value"] for k, v in pair.items()} == {"0": "2", "1": "3"}
+    assert pair["1"]["evaluateName"] == "data['node'].children[1][1]"
+
+    deep = debuggee.variables(entries["7"]["variablesReference"])
+    deeper = debuggee.variables(deep["'deep'"]["variablesReference"])
+    assert deeper["'er'"]["value"] == "True"
+    assert deeper["'er'"]["evaluateName"] == "data[7]['deep']['er']"
+
+    page = debuggee.variables(entries["'numbers'"]["variablesReference"],
+                              filter="indexed", start=100, count=3)
+    assert {k: v["value"] for k, v in page.items()} == {"100": "100", "101": "101",
+                                                        "102": "102"}
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+
+
+def test_bad_variables_requests_fail_clearly(launch, write, backend):
+    debuggee, _ = stop_in_inspect_me(launch, write, backend)
+    for arguments, message in [
+        ({"variablesReference": 9999}, "Unknown or expired variables reference"),
+        ({"variablesReference": "x"}, "must be an integer"),
+        ({"variablesReference": 1, "filter": "odd"}, "unknown variables filter"),
+    ]:
+        response = debuggee.request_raw("variables", arguments)
+        assert not response["success"]
+        assert message in response["message"]
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
