@@ -3,7 +3,8 @@
 // real Python programs in test/fixtures. One helper runs a scenario; the tests are tables.
 import { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { execFileSync } from "node:child_process";
+import { execFileSync, type ChildProcess } from "node:child_process";
+import type { Socket } from "node:net";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
@@ -44,6 +45,8 @@ export interface RecordedEvent {
 export class RecordingClient extends DebugClient {
   readonly events: RecordedEvent[] = [];
   private readonly consumed = new Map<string, number>();
+  private adapterGone = false;
+  private disconnected = false;
 
   constructor() {
     super(process.execPath, adapterScript, "dapper", { cwd: root, env: { ...process.env, DAPPER_LOG_LEVEL: "warn" } }, true);
@@ -51,6 +54,30 @@ export class RecordingClient extends DebugClient {
     for (const name of ["initialized", "process", "stopped", "continued", "exited", "terminated", "output", "thread", "breakpoint"]) {
       this.on(name, (event: DebugProtocol.Event) => this.events.push({ event: name, body: (event.body ?? {}) as Record<string, unknown> }));
     }
+  }
+
+  override async start(port?: number): Promise<void> {
+    await super.start(port);
+    // DebugClient keeps these private; knowing when the adapter is gone lets stop() skip a
+    // disconnect request that could never be answered (which would leave the test hanging).
+    const internals = this as unknown as { _adapterProcess?: ChildProcess; _socket?: Socket };
+    internals._adapterProcess?.once("exit", () => (this.adapterGone = true));
+    internals._socket?.once("close", () => (this.adapterGone = true));
+  }
+
+  override async disconnectRequest(args?: DebugProtocol.DisconnectArguments): Promise<DebugProtocol.DisconnectResponse> {
+    const response = await super.disconnectRequest(args);
+    this.disconnected = true;
+    return response;
+  }
+
+  /** Disconnects unless that happened or the adapter is gone (within a time limit), then ends it. */
+  override async stop(): Promise<void> {
+    if (!this.adapterGone && !this.disconnected) {
+      const disconnected = this.disconnectRequest({}).catch(() => undefined);
+      await Promise.race([disconnected, new Promise((resolve) => setTimeout(resolve, 3000))]);
+    }
+    (this as unknown as { stopAdapter(): void }).stopAdapter();
   }
 
   /**
