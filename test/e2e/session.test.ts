@@ -132,6 +132,28 @@ for (const python of pythons()) {
       }
     });
 
+    test("integratedTerminal: the client runs the program (runInTerminal) and the session still ends with its exit code", async () => {
+      const client = new RecordingClient();
+      await client.start();
+      try {
+        await client.launchWith(
+          { program: path.join(fixtures, "main.py"), args: ["4"], cwd: fixtures, python: python.executable, console: "integratedTerminal" },
+          { "helper.py": [marker("helper.py", "helper")] },
+          { supportsRunInTerminalRequest: true },
+        );
+        assert.equal(client.terminalProcesses.length, 1, "one runInTerminal request");
+        const { event, frames } = await client.nextStop();
+        assert.equal(frames[0].name, "add");
+        await client.continueRequest({ threadId: event.body.threadId ?? 0 });
+        assert.equal(await client.finished(), 4);
+        assert.deepEqual(client.order("exited", "terminated"), ["exited", "terminated"]);
+        assert.match(client.terminalOutput, /hello total=15\n/);
+        assert.equal(client.output("stdout"), "", "the program's output goes to the terminal, not the debug console");
+      } finally {
+        await client.stop();
+      }
+    });
+
     for (const bad of badConfigs) {
       test(`launch fails clearly for ${bad.name}`, async () => {
         const client = new RecordingClient();

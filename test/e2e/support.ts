@@ -3,8 +3,9 @@
 // real Python programs in test/fixtures. One helper runs a scenario; the tests are tables.
 import { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { execFileSync, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
+import type { Writable } from "node:stream";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
@@ -47,13 +48,49 @@ export class RecordingClient extends DebugClient {
   private readonly consumed = new Map<string, number>();
   private adapterGone = false;
   private disconnected = false;
+  /** What the programs started through `runInTerminal` printed (the "terminal"). */
+  terminalOutput = "";
+  readonly terminalProcesses: ChildProcess[] = [];
 
   constructor() {
     super(process.execPath, adapterScript, "dapper", { cwd: root, env: { ...process.env, DAPPER_LOG_LEVEL: "warn" } }, true);
     this.defaultTimeout = 15000;
+    this.answerReverseRequests();
     for (const name of ["initialized", "process", "stopped", "continued", "exited", "terminated", "output", "thread", "breakpoint"]) {
       this.on(name, (event: DebugProtocol.Event) => this.events.push({ event: name, body: (event.body ?? {}) as Record<string, unknown> }));
     }
+  }
+
+  /**
+   * DebugClient ignores requests from the adapter; VS Code answers `runInTerminal` by
+   * starting the command in a terminal. This client does what a terminal would: it runs
+   * the command with the given cwd and env and keeps what it prints.
+   */
+  private answerReverseRequests(): void {
+    const internals = this as unknown as { dispatch(body: string): void; outputStream: Writable; sequence: number };
+    const dispatch = internals.dispatch.bind(this);
+    internals.dispatch = (body: string) => {
+      const message = JSON.parse(body) as DebugProtocol.ProtocolMessage;
+      if (message.type !== "request") return dispatch(body);
+      const request = message as DebugProtocol.RunInTerminalRequest;
+      const respond = (success: boolean, body?: object, error?: string) => {
+        const json = JSON.stringify({ type: "response", seq: internals.sequence++, request_seq: request.seq, command: request.command, success, body, message: error });
+        internals.outputStream.write(`Content-Length: ${Buffer.byteLength(json, "utf8")}\r\n\r\n${json}`, "utf8");
+      };
+      if (request.command !== "runInTerminal") return respond(false, undefined, `unsupported reverse request ${request.command}`);
+      const env: NodeJS.ProcessEnv = { ...process.env };
+      for (const [key, value] of Object.entries(request.arguments.env ?? {})) {
+        if (value === null || value === undefined) delete env[key];
+        else env[key] = value;
+      }
+      const [command, ...args] = request.arguments.args;
+      const child = spawn(command, args, { cwd: request.arguments.cwd || undefined, env, stdio: ["ignore", "pipe", "pipe"] });
+      this.terminalProcesses.push(child);
+      child.stdout?.on("data", (chunk: Buffer) => (this.terminalOutput += chunk.toString()));
+      child.stderr?.on("data", (chunk: Buffer) => (this.terminalOutput += chunk.toString()));
+      child.once("spawn", () => respond(true, { processId: child.pid }));
+      child.once("error", (error) => respond(false, undefined, error.message));
+    };
   }
 
   override async start(port?: number): Promise<void> {
@@ -104,8 +141,12 @@ export class RecordingClient extends DebugClient {
   }
 
   /** initialize, launch, the configuration sequence with these breakpoints, configurationDone. */
-  async launchWith(launch: Record<string, unknown>, breakpoints: Record<string, number[]> = {}): Promise<void> {
-    await this.initializeRequest({ adapterID: "dapper", linesStartAt1: true, columnsStartAt1: true, pathFormat: "path" });
+  async launchWith(
+    launch: Record<string, unknown>,
+    breakpoints: Record<string, number[]> = {},
+    initialize: Partial<DebugProtocol.InitializeRequestArguments> = {},
+  ): Promise<void> {
+    await this.initializeRequest({ adapterID: "dapper", linesStartAt1: true, columnsStartAt1: true, pathFormat: "path", ...initialize });
     const initialized = this.next("initialized");
     const launched = this.launchRequest(launch as DebugProtocol.LaunchRequestArguments);
     launched.catch(() => undefined);
