@@ -15,8 +15,6 @@ export async function packageVsix({ skipBuild = false } = {}) {
   const vsix = path.join(root, `${name}-${version}.vsix`);
   step(`Packaging ${path.basename(vsix)} (@vscode/vsce)`);
   run(npxBin("vsce"), ["package", "--no-dependencies", "--allow-missing-repository", "--out", vsix]);
-  const listing = run(npxBin("vsce"), ["ls", "--no-dependencies", "--allow-missing-repository"], { capture: true, quiet: true }).stdout;
-  console.log(listing.trim().split("\n").map((line) => `   ${line}`).join("\n"));
   const size = statSync(vsix).size;
   console.log(`   size: ${(size / 1024).toFixed(0)} KiB (budget ${(budgetBytes / 1024).toFixed(0)} KiB)`);
   if (size > budgetBytes) throw new Error(`${path.basename(vsix)} is ${size} bytes, over the ${budgetBytes}-byte budget`);
