@@ -93,7 +93,9 @@ export async function demo({ python = process.env.DAPPER_PYTHON } = {}) {
     }
     await client.disconnectRequest({});
   } finally {
-    await client.stop();
+    // Not client.stop(): it sends another disconnect, which an adapter that has already
+    // ended its session never answers.
+    client.stopAdapter();
   }
   return exitCode;
 }
