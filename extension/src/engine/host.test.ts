@@ -141,11 +141,11 @@ test("inputs and outputs are traced in the transcript format, with the clock whe
     '> {"type":"clientOpened","client":1,"framing":"contentLength"}',
     '< {"type":"log","level":"info","message":"hello"}',
     "hello",
-    '> {"type":"clientBytes","client":1,"data":"x"}',
-    '< {"type":"writeToClient","client":1,"data":"hi"}',
+    '> {"type":"clientBytes","client":1,"text":"x"}',
+    '< {"type":"writeToClient","client":1,"text":"hi"}',
     "@ 1250",
     '> {"type":"clientBytes","client":1,"data":"//4="}',
-    '< {"type":"writeToClient","client":1,"data":"hi"}',
+    '< {"type":"writeToClient","client":1,"text":"hi"}',
   ]);
   host.dispose();
 });

@@ -1,7 +1,8 @@
 // Renders the engine's traffic in the transcript format of the core's golden tests, so a
 // user's trace log can become a transcript test: "> {json}" for an input, "< {json}" for
-// an output and "@ <ms>" whenever the clock moved. Byte fields (data) are shown as their
-// text when they are valid UTF-8 and left as base64 otherwise.
+// an output and "@ <ms>" whenever the clock moved. A byte field (`data`, base64) that is
+// valid UTF-8 is written as `text` instead, as the transcripts spell it
+// (core/tests/README.md); other bytes stay base64 in `data`.
 
 import type { Input, Output } from "./protocol";
 
@@ -24,7 +25,9 @@ function withReadableBytes(value: unknown): unknown {
   const record = value as Record<string, unknown>;
   if (typeof record.data !== "string") return value;
   const text = decodeIfText(record.data);
-  return text === undefined ? value : { ...record, data: text };
+  if (text === undefined) return value;
+  const { data: _bytes, ...rest } = record;
+  return { ...rest, text };
 }
 
 function decodeIfText(base64: string): string | undefined {
