@@ -1,6 +1,7 @@
 //! The launch configuration: validation with messages that name the key at fault,
 //! defaults, and the pass-through of keys the engine does not know.
 
+pub mod dotenv;
 mod launcher;
 mod shell_words;
 
@@ -16,6 +17,9 @@ pub enum Target {
     Program(String),
     Module(String),
     Code(String),
+    /// A child process that is already running (a child session's debuggee); the
+    /// text is its display name.
+    Child(String),
 }
 
 /// Where the debuggee's terminal is.
@@ -43,12 +47,17 @@ pub struct LaunchConfig {
     pub target: Target,
     pub args: Vec<String>,
     pub cwd: Option<String>,
-    /// The user's environment overlay: `None` removes a variable.
+    /// The user's environment overlay: `None` removes a variable. Once the envFile
+    /// is read its variables come first, so that `env` wins over them.
     pub env: Vec<(String, Option<String>)>,
+    /// The `envFile` to read (joined to `cwd` when relative), through a fact query.
+    pub env_file: Option<String>,
     pub python: String,
     pub python_args: Vec<String>,
     pub console: Console,
     pub no_debug: bool,
+    /// Whether child processes are debugged too (and so the child listener stays open).
+    pub subprocess_auto_attach: bool,
     /// The whole configuration with defaults filled in and unknown keys kept; this is
     /// what the debuggee receives in `dapper/configure`.
     pub normalised: Map<String, Value>,
@@ -61,7 +70,8 @@ const BOOLEAN_KEYS: &[(&str, bool)] = &[
     ("noDebug", false),
     ("redirectOutput", false),
     ("showReturnValue", false),
-    ("subprocessAutoAttach", false),
+    // On by default, as debugpy's `subProcess` is.
+    ("subprocessAutoAttach", true),
 ];
 
 fn invalid(message: String) -> DapError {
@@ -170,6 +180,7 @@ fn target(arguments: &Map<String, Value>) -> Result<Target, DapError> {
         Target::Program(text) => ("program", text),
         Target::Module(text) => ("module", text),
         Target::Code(text) => ("code", text),
+        Target::Child(text) => ("name", text),
     };
     if text.trim().is_empty() {
         return Err(invalid(format!(
@@ -214,7 +225,29 @@ pub fn validate(
     let target = target(arguments)?;
     let args = program_args(arguments)?;
     let cwd = optional_string(arguments, "cwd")?;
+    if let Some(cwd) = &cwd {
+        // A relative cwd would be resolved against whatever directory the adapter
+        // happens to run in, which the user cannot see; VS Code's ${workspaceFolder}
+        // gives the absolute path they mean.
+        if !is_absolute(cwd, platform) {
+            return Err(invalid(format!(
+                "The launch configuration's 'cwd' must be an absolute path; {cwd:?} is relative."
+            )));
+        }
+    }
     let env = environment(arguments)?;
+    let env_file = optional_string(arguments, "envFile")?;
+    if env_file
+        .as_deref()
+        .is_some_and(|path| path.trim().is_empty())
+    {
+        return Err(invalid(
+            "The launch configuration's 'envFile' is empty.".to_string(),
+        ));
+    }
+    for key in ["name", "type", "request"] {
+        optional_string(arguments, key)?;
+    }
     let default_python = if platform.is_windows() {
         "python"
     } else {
@@ -242,10 +275,9 @@ pub fn validate(
         };
         normalised.insert((*key).to_string(), Value::Bool(value));
     }
-    let no_debug = normalised
-        .get("noDebug")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+    let flag = |key: &str| normalised.get(key).and_then(Value::as_bool);
+    let no_debug = flag("noDebug").unwrap_or(false);
+    let subprocess_auto_attach = flag("subprocessAutoAttach").unwrap_or(true);
     let mut target = target;
     if let (Target::Program(program), Some(cwd)) = (&mut target, &cwd) {
         if !is_absolute(program, platform) {
@@ -254,6 +286,13 @@ pub fn validate(
     }
     if let Target::Program(program) = &target {
         normalised.insert("program".to_string(), Value::String(program.clone()));
+    }
+    let env_file = env_file.map(|path| match &cwd {
+        Some(cwd) if !is_absolute(&path, platform) => join(cwd, &path, platform),
+        _ => path,
+    });
+    if let Some(path) = &env_file {
+        normalised.insert("envFile".to_string(), Value::String(path.clone()));
     }
     normalised.insert("args".to_string(), Value::from(args.clone()));
     normalised.insert("python".to_string(), Value::String(python.clone()));
@@ -267,13 +306,114 @@ pub fn validate(
         args,
         cwd,
         env,
+        env_file,
         python,
         python_args,
         console,
         no_debug,
+        subprocess_auto_attach,
         normalised,
     })
 }
+
+/// Validates the `attach` configuration of a child session, which the engine itself
+/// built for `startDebugging` (see `child_configuration`) and the client sends back,
+/// possibly edited. Only the keys a child uses are read; the rest passes through.
+pub fn validate_child(arguments: &Value, name: &str) -> Result<LaunchConfig, DapError> {
+    let Value::Object(arguments) = arguments else {
+        return Err(invalid(
+            "The attach arguments must be a JSON object.".to_string(),
+        ));
+    };
+    let python = optional_string(arguments, "python")?.unwrap_or_else(|| "python".to_string());
+    let console = console(arguments, false)?;
+    let mut normalised = arguments.clone();
+    // The key is the engine's secret for binding; the debuggee has no use for it.
+    normalised.remove(CHILD_SESSION_KEY);
+    for (key, default) in BOOLEAN_KEYS {
+        let value = match get(arguments, key) {
+            None => *default,
+            Some(Value::Bool(value)) => *value,
+            Some(_) => {
+                return Err(invalid(format!(
+                    "The attach configuration's '{key}' must be true or false."
+                )))
+            }
+        };
+        normalised.insert((*key).to_string(), Value::Bool(value));
+    }
+    let flag = |key: &str| normalised.get(key).and_then(Value::as_bool);
+    Ok(LaunchConfig {
+        target: Target::Child(name.to_string()),
+        args: Vec::new(),
+        cwd: optional_string(arguments, "cwd")?,
+        env: Vec::new(),
+        env_file: None,
+        python,
+        python_args: Vec::new(),
+        console,
+        no_debug: flag("noDebug").unwrap_or(false),
+        subprocess_auto_attach: flag("subprocessAutoAttach").unwrap_or(true),
+        normalised,
+    })
+}
+
+/// The keys of a parent's configuration that a child session inherits. An allow-list,
+/// never a deny-list: keys added to configurations later (or by other extensions, as
+/// debugpy's `purpose` was) must not leak into children unless listed here.
+const INHERITED_KEYS: &[&str] = &[
+    "python",
+    "console",
+    "justMyCode",
+    "showReturnValue",
+    "redirectOutput",
+    "subprocessAutoAttach",
+    "rules",
+    "pathMappings",
+];
+
+/// The `attach` configuration for a child session, from its parent's normalised
+/// configuration and the child's announcement.
+pub fn child_configuration(
+    parent: &Map<String, Value>,
+    child_session_id: &str,
+    name: &str,
+    pid: Option<u32>,
+    cwd: Option<&str>,
+) -> Map<String, Value> {
+    let mut configuration: Map<String, Value> = INHERITED_KEYS
+        .iter()
+        .filter_map(|key| {
+            parent
+                .get(*key)
+                .map(|value| ((*key).to_string(), value.clone()))
+        })
+        .collect();
+    let title = match pid {
+        Some(pid) => format!("{name} (pid {pid})"),
+        None => name.to_string(),
+    };
+    configuration.insert("name".to_string(), Value::String(title));
+    configuration.insert("type".to_string(), Value::String("dapper".to_string()));
+    configuration.insert("request".to_string(), Value::String("attach".to_string()));
+    // A child has been waiting since its hello; stopping it on entry again would
+    // only surprise: its breakpoints are in place before its first line runs.
+    configuration.insert("stopOnEntry".to_string(), Value::Bool(false));
+    if let Some(pid) = pid {
+        configuration.insert("processId".to_string(), Value::from(pid));
+    }
+    if let Some(cwd) = cwd {
+        configuration.insert("cwd".to_string(), Value::String(cwd.to_string()));
+    }
+    configuration.insert(
+        CHILD_SESSION_KEY.to_string(),
+        Value::String(child_session_id.to_string()),
+    );
+    configuration
+}
+
+/// The private key that binds a client's `attach` to a pending child process.
+pub const CHILD_SESSION_KEY: &str = "__dapperChildSessionId";
 
 /// Whether a path is absolute under the platform's rules.
 pub fn is_absolute(path: &str, platform: Platform) -> bool {
@@ -339,6 +479,14 @@ mod tests {
             (json!({"program": "/a.py", "args": [1]}), Err("The launch configuration's 'args' must be a list of strings or a string.")),
             (json!({"program": "/a.py", "args": "'x"}), Err("The launch configuration's 'args' has an unterminated single quote.")),
             (json!({"program": "/a.py", "cwd": []}), Err("The launch configuration's 'cwd' must be a string.")),
+            (json!({"program": "/a.py", "cwd": "w"}), Err("The launch configuration's 'cwd' must be an absolute path; \"w\" is relative.")),
+            (json!({"program": "/a.py", "envFile": 1}), Err("The launch configuration's 'envFile' must be a string.")),
+            (json!({"program": "/a.py", "envFile": " "}), Err("The launch configuration's 'envFile' is empty.")),
+            (json!({"program": "/a.py", "envFile": ".env", "cwd": "/w"}), Ok(json!({"envFile": "/w/.env"}))),
+            (json!({"program": "/a.py", "envFile": "/e/.env", "cwd": "/w"}), Ok(json!({"envFile": "/e/.env"}))),
+            (json!({"program": "/a.py", "name": 5}), Err("The launch configuration's 'name' must be a string.")),
+            (json!({"program": "/a.py", "subprocessAutoAttach": "no"}), Err("The launch configuration's 'subprocessAutoAttach' must be true or false.")),
+            (json!({"program": "/a.py"}), Ok(json!({"subprocessAutoAttach": true, "noDebug": false, "redirectOutput": false}))),
             (json!({"program": "/a.py", "env": {"A": 1}}), Err("The launch configuration's 'env' value for 'A' must be a string or null.")),
             (json!({"program": "/a.py", "env": "A=1"}), Err("The launch configuration's 'env' must be an object whose values are strings or null.")),
             (json!({"program": "/a.py", "pythonArgs": "-X"}), Err("The launch configuration's 'pythonArgs' must be a list of strings.")),
@@ -371,6 +519,56 @@ mod tests {
             ("C:x", false),
         ] {
             assert_eq!(is_absolute(path, Platform::Win32), absolute, "{path}");
+        }
+    }
+
+    #[test]
+    fn child_configurations_inherit_only_the_allow_list() {
+        let parent = validate(
+            &json!({"program": "/p.py", "env": {"S": "x"}, "purpose": ["debug-test"], "justMyCode": false,
+                    "pathMappings": [], "args": ["a"], "stopOnEntry": true, "console": "internalConsole"}),
+            Platform::Linux,
+            true,
+        )
+        .unwrap();
+        let child = child_configuration(&parent.normalised, "ckey", "a.py", Some(7), Some("/w"));
+        let mut keys: Vec<&str> = child.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            [
+                "__dapperChildSessionId",
+                "console",
+                "cwd",
+                "justMyCode",
+                "name",
+                "pathMappings",
+                "processId",
+                "python",
+                "redirectOutput",
+                "request",
+                "showReturnValue",
+                "stopOnEntry",
+                "subprocessAutoAttach",
+                "type"
+            ]
+        );
+        assert_eq!(child["name"], json!("a.py (pid 7)"));
+        assert_eq!(child["stopOnEntry"], json!(false));
+        assert_eq!(child["justMyCode"], json!(false));
+        let config = validate_child(&Value::Object(child), "a.py (pid 7)").unwrap();
+        assert_eq!(config.target, Target::Child("a.py (pid 7)".to_string()));
+        assert!(!config.normalised.contains_key(CHILD_SESSION_KEY));
+        let cases = [
+            (json!([1]), "The attach arguments must be a JSON object."),
+            (json!({"justMyCode": 1}), "The attach configuration's 'justMyCode' must be true or false."),
+            (json!({"console": "tty"}), "The launch configuration's 'console' is \"tty\"; it must be one of 'internalConsole', 'integratedTerminal' or 'externalTerminal'."),
+        ];
+        for (arguments, message) in cases {
+            assert_eq!(
+                validate_child(&arguments, "x").unwrap_err().message,
+                message
+            );
         }
     }
 }

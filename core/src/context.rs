@@ -2,10 +2,12 @@
 //! counters, ownership of engine-issued ids, the python probe cache, the token
 //! generator and the outputs being collected.
 
+use crate::ipc::frame::FrameDecoder;
+use crate::ipc::hello::ChildHello;
 use crate::token::TokenGenerator;
 use crate::{
-    ConnectionId, EngineOptions, FactQuery, FactRequestId, KillTarget, ListenerId, LogLevel,
-    Output, ProcessId, Signal, TimerId, Transport,
+    ConnectionId, EngineOptions, FactQuery, FactRequestId, KillTarget, ListenerId, ListenerPurpose,
+    LogLevel, Output, ProcessId, Signal, TimerId, Transport,
 };
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -65,8 +67,92 @@ pub struct PythonInfo {
     pub path: String,
 }
 
+/// What a session asks of the router, which alone sees every session. Sessions push
+/// notes while they handle an input; the router acts on them, in order, right after.
+pub enum Note {
+    /// The session's debuggee announced a child process (`dapper/childProcess` body).
+    ChildAnnounced { body: Value },
+    /// The session's debuggee reported a child process gone (`dapper/childProcessExited`).
+    ChildExited { body: Value },
+    /// A connection on the session's child listener said a valid `dapper/sessionHello`.
+    ChildHello {
+        conn: ConnectionId,
+        decoder: FrameDecoder,
+        hello: ChildHello,
+    },
+    /// The client answered the session's `startDebugging` for a child.
+    StartDebuggingAnswered {
+        child: String,
+        success: bool,
+        message: Option<String>,
+    },
+    /// The client attached this session to a pending child (`__dapperChildSessionId`).
+    AttachChild { child: String },
+    /// The session was asked to stop while it has live child sessions: they end first.
+    StopChildren,
+    /// The session sent its `terminated` event.
+    Terminated,
+}
+
+/// The session tree: each child session's parent, and which sessions are live (bound
+/// to a debuggee and not yet terminated), so that a parent terminates after them.
+#[derive(Default)]
+pub struct SessionTree {
+    parents: BTreeMap<SessionKey, SessionKey>,
+    live: BTreeSet<SessionKey>,
+}
+
+impl SessionTree {
+    pub fn add_child(&mut self, child: SessionKey, parent: SessionKey) {
+        self.parents.insert(child, parent);
+        self.live.insert(child);
+    }
+
+    pub fn parent(&self, session: SessionKey) -> Option<SessionKey> {
+        self.parents.get(&session).copied()
+    }
+
+    /// The root of a session's tree (itself for a root session).
+    pub fn root(&self, mut session: SessionKey) -> SessionKey {
+        while let Some(parent) = self.parent(session) {
+            session = parent;
+        }
+        session
+    }
+
+    pub fn mark_ended(&mut self, session: SessionKey) {
+        self.live.remove(&session);
+    }
+
+    pub fn forget(&mut self, session: SessionKey) {
+        self.live.remove(&session);
+        self.parents.remove(&session);
+    }
+
+    pub fn has_live_children(&self, session: SessionKey) -> bool {
+        self.parents
+            .iter()
+            .any(|(child, parent)| *parent == session && self.live.contains(child))
+    }
+
+    /// Every descendant of a session, deepest first, so that grandchildren end
+    /// before their parents.
+    pub fn descendants_deepest_first(&self, session: SessionKey) -> Vec<SessionKey> {
+        let mut order = Vec::new();
+        for (child, parent) in &self.parents {
+            if *parent == session {
+                order.extend(self.descendants_deepest_first(*child));
+                order.push(*child);
+            }
+        }
+        order
+    }
+}
+
 pub struct Context {
     pub options: EngineOptions,
+    pub notes: std::collections::VecDeque<(SessionKey, Note)>,
+    pub tree: SessionTree,
     pub now_ms: u64,
     pub outputs: Vec<Output>,
     /// The session on whose behalf ids are being issued right now.
@@ -88,6 +174,8 @@ impl Context {
         let tokens = TokenGenerator::from_hex_seed(&options.seed)?;
         Ok(Context {
             options,
+            notes: Default::default(),
+            tree: SessionTree::default(),
             now_ms: 0,
             outputs: Vec::new(),
             current: SessionKey(0),
@@ -112,6 +200,11 @@ impl Context {
             level,
             message: message.into(),
         });
+    }
+
+    /// Leaves a note for the router on behalf of the current session.
+    pub fn note(&mut self, note: Note) {
+        self.notes.push_back((self.current, note));
     }
 
     pub fn new_token(&mut self) -> String {
@@ -156,6 +249,22 @@ impl Context {
             transport,
             host,
             port,
+            purpose: None,
+        });
+        listener
+    }
+
+    /// Opens the engine's one loopback listener for DAP clients of child sessions
+    /// (see docs/engine-io.md, "Child sessions of stdio clients"). No session owns it.
+    pub fn open_client_listener(&mut self) -> ListenerId {
+        self.next_listener += 1;
+        let listener = ListenerId(self.next_listener);
+        self.emit(Output::OpenListener {
+            listener,
+            transport: Transport::Tcp,
+            host: Some("127.0.0.1".to_string()),
+            port: Some(0),
+            purpose: Some(ListenerPurpose::Clients),
         });
         listener
     }
@@ -239,5 +348,29 @@ impl Context {
     /// Forgets a connection the peer closed.
     pub fn connection_closed(&mut self, conn: ConnectionId) {
         self.owners.conns.remove(&conn);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{SessionKey, SessionTree};
+
+    #[test]
+    fn the_tree_orders_descendants_and_tracks_live_children() {
+        let [root, a, b, grandchild] = [1, 2, 3, 4].map(SessionKey);
+        let mut tree = SessionTree::default();
+        tree.add_child(a, root);
+        tree.add_child(b, root);
+        tree.add_child(grandchild, a);
+        assert_eq!(tree.descendants_deepest_first(root), [grandchild, a, b]);
+        assert_eq!(tree.root(grandchild), root);
+        assert!(tree.has_live_children(root));
+        tree.mark_ended(a);
+        tree.mark_ended(b);
+        assert!(!tree.has_live_children(root));
+        assert!(tree.has_live_children(a));
+        tree.forget(grandchild);
+        assert!(!tree.has_live_children(a));
+        assert_eq!(tree.parent(a), Some(root));
     }
 }

@@ -100,6 +100,31 @@ pub enum Address {
     Unix { path: String },
 }
 
+/// How a DAP client is connected to the adapter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ClientTransport {
+    /// VS Code's inline adapter.
+    Inline,
+    /// The standalone adapter's stdin/stdout (one adapter process per root session).
+    Stdio,
+    /// A connection to the standalone adapter's `--port` server.
+    Tcp,
+    /// A connection accepted on the engine's `clients` listener: it may only attach
+    /// to a waiting child process.
+    ChildClient,
+    #[serde(other)]
+    Other,
+}
+
+/// What the peers of a listener are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ListenerPurpose {
+    /// DAP clients (child sessions of stdio clients), Content-Length framed.
+    Clients,
+}
+
 /// The transport of a listener the engine asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -171,6 +196,11 @@ pub enum Input {
     ClientOpened {
         client: ClientId,
         framing: Framing,
+        /// How the client reaches the adapter; only `stdio` changes anything: such a
+        /// client cannot open a second session on its adapter process, so child
+        /// sessions are told to connect to the engine's client listener.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        transport: Option<ClientTransport>,
     },
     ClientMessage {
         client: ClientId,
@@ -287,6 +317,10 @@ pub enum Output {
         host: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         port: Option<u16>,
+        /// Absent: a debuggee listener, whose peers are reported as `connectionAccepted`.
+        /// `clients`: its peers are DAP clients, reported as `clientOpened`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        purpose: Option<ListenerPurpose>,
     },
     CloseListener {
         listener: ListenerId,

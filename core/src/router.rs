@@ -1,12 +1,17 @@
 //! Which session each client, connection, process, timer, listener and fact request
 //! belongs to, and the release of everything a finished session held.
 //!
-//! Sessions form a tree through `Session::parent`; today every session is a root
-//! (child sessions for subprocesses arrive with `startDebugging`).
+//! Sessions form a tree (`Context::tree`): a child session's parent is the session
+//! whose debuggee started its process. The pending children live in `children`.
 
-use crate::context::{Context, SessionKey};
+mod children;
+
+use crate::context::{Context, Note, SessionKey};
 use crate::session::Session;
-use crate::{ClientId, EngineOptions, Input, LogLevel, Output};
+use crate::{
+    Address, ClientId, ClientTransport, EngineOptions, Input, ListenerId, LogLevel, Output, Signal,
+};
+use children::ChildTable;
 use std::collections::BTreeMap;
 
 pub struct Router {
@@ -14,6 +19,10 @@ pub struct Router {
     sessions: BTreeMap<SessionKey, Session>,
     clients: BTreeMap<ClientId, SessionKey>,
     next_session: u32,
+    children: ChildTable,
+    /// The engine's one listener for the clients of child sessions of stdio clients.
+    client_listener: Option<ListenerId>,
+    client_listener_address: Option<Address>,
 }
 
 impl Router {
@@ -23,13 +32,20 @@ impl Router {
             sessions: BTreeMap::new(),
             clients: BTreeMap::new(),
             next_session: 0,
+            children: ChildTable::default(),
+            client_listener: None,
+            client_listener_address: None,
         })
     }
 
     pub fn handle(&mut self, now_ms: u64, input: Input) -> Vec<Output> {
         self.ctx.now_ms = now_ms;
         match input {
-            Input::ClientOpened { client, framing } => {
+            Input::ClientOpened {
+                client,
+                framing,
+                transport,
+            } => {
                 if self.clients.contains_key(&client) {
                     self.ctx.log(
                         LogLevel::Error,
@@ -40,9 +56,16 @@ impl Router {
                 } else {
                     self.next_session += 1;
                     let key = SessionKey(self.next_session);
-                    self.sessions
-                        .insert(key, Session::new(key, None, client, framing));
+                    let mut session = Session::new(key, client, framing);
+                    session.stdio_client = transport == Some(ClientTransport::Stdio);
+                    session.child_client_only = transport == Some(ClientTransport::ChildClient);
+                    self.sessions.insert(key, session);
                     self.clients.insert(client, key);
+                    if transport == Some(ClientTransport::Stdio) && self.client_listener.is_none() {
+                        // A stdio client cannot open a second session on its adapter
+                        // process; its child sessions connect here instead.
+                        self.client_listener = Some(self.ctx.open_client_listener());
+                    }
                     self.ctx.log(
                         LogLevel::Debug,
                         format!("Client {client} opened ({framing:?} framing)."),
@@ -63,6 +86,25 @@ impl Router {
                 self.with_client(client, "a close", |session, ctx| {
                     session.on_client_closed(ctx)
                 })
+            }
+            Input::ListenerOpened { listener, address }
+                if self.client_listener == Some(listener) =>
+            {
+                let shown = match &address {
+                    Address::Tcp { host, port } => format!("{host}:{port}"),
+                    Address::Unix { path } => path.clone(),
+                };
+                self.ctx.log(
+                    LogLevel::Info,
+                    format!("Listening for child sessions' clients on {shown}."),
+                );
+                self.client_listener_address = Some(address);
+            }
+            Input::ListenerFailed { listener, error } if self.client_listener == Some(listener) => {
+                self.ctx.log(
+                    LogLevel::Warn,
+                    format!("Could not listen for child sessions' clients ({error}); child processes of stdio clients will not be debugged."),
+                );
             }
             Input::ListenerOpened { listener, address } => {
                 let owner = self.ctx.owners.listeners.get(&listener).copied();
@@ -94,6 +136,17 @@ impl Router {
                         session.on_connection_accepted(ctx, conn)
                     },
                 )
+            }
+            Input::ConnectionBytes { conn, data } if self.children.by_conn(conn).is_some() => {
+                if let Some(session_id) = self.children.by_conn(conn) {
+                    self.on_pending_child_bytes(&session_id, &data.0);
+                }
+            }
+            Input::ConnectionClosed { conn, .. } if self.children.by_conn(conn).is_some() => {
+                if let Some(session_id) = self.children.by_conn(conn) {
+                    self.on_pending_child_closed(&session_id);
+                }
+                self.ctx.connection_closed(conn);
             }
             Input::ConnectionBytes { conn, data } => {
                 let owner = self.ctx.owners.conns.get(&conn).copied();
@@ -154,6 +207,12 @@ impl Router {
                     |session, ctx| session.on_process_exited(ctx, process, code, signal.as_deref()),
                 )
             }
+            Input::TimerFired { timer } if self.children.by_timer(timer).is_some() => {
+                self.ctx.timer_fired(timer);
+                if let Some(session_id) = self.children.by_timer(timer) {
+                    self.on_child_timer(&session_id);
+                }
+            }
             Input::TimerFired { timer } => {
                 let owner = self.ctx.owners.timers.get(&timer).copied();
                 self.ctx.timer_fired(timer);
@@ -173,7 +232,85 @@ impl Router {
                 )
             }
         }
+        self.settle();
         std::mem::take(&mut self.ctx.outputs)
+    }
+
+    /// Acts on the sessions' notes and releases finished sessions, until neither
+    /// leaves anything to do.
+    fn settle(&mut self) {
+        loop {
+            while let Some((from, note)) = self.ctx.notes.pop_front() {
+                self.on_note(from, note);
+            }
+            let finished: Vec<SessionKey> = self
+                .sessions
+                .iter()
+                .filter(|(_, session)| session.is_finished())
+                .map(|(key, _)| *key)
+                .collect();
+            if finished.is_empty() && self.ctx.notes.is_empty() {
+                return;
+            }
+            for key in finished {
+                self.release(key);
+            }
+        }
+    }
+
+    fn on_note(&mut self, from: SessionKey, note: Note) {
+        match note {
+            Note::ChildAnnounced { body } => self.on_child_announced(from, body),
+            Note::ChildExited { body } => self.on_child_exited(&body),
+            Note::ChildHello {
+                conn,
+                decoder,
+                hello,
+            } => self.on_child_hello(from, conn, decoder, hello),
+            Note::StartDebuggingAnswered {
+                child,
+                success,
+                message,
+            } => self.on_start_debugging_answered(&child, success, message),
+            Note::AttachChild { child } => self.on_attach_child(from, &child),
+            Note::StopChildren => {
+                self.end_descendants(from);
+                if let Some(session) = self.sessions.get_mut(&from) {
+                    self.ctx.current = from;
+                    session.resume_deferred_stop(&mut self.ctx);
+                }
+            }
+            Note::Terminated => self.child_ended(from),
+        }
+    }
+
+    /// Ends every child session under `session`, deepest first, each with its own
+    /// `terminated`, before the parent goes on stopping.
+    fn end_descendants(&mut self, session: SessionKey) {
+        for key in self.ctx.tree.descendants_deepest_first(session) {
+            if let Some(child) = self.sessions.get_mut(&key) {
+                self.ctx.current = key;
+                child.end_with_parent(&mut self.ctx, Signal::Kill);
+            }
+        }
+    }
+
+    /// A session ended (sent `terminated`, or was released): its parent may now send
+    /// the `terminated` it held back.
+    fn child_ended(&mut self, session: SessionKey) {
+        if let Some(parent) = self.ctx.tree.parent(session) {
+            self.parent_may_terminate(parent);
+        }
+    }
+
+    fn parent_may_terminate(&mut self, parent: SessionKey) {
+        if self.ctx.tree.has_live_children(parent) {
+            return;
+        }
+        if let Some(parent_session) = self.sessions.get_mut(&parent) {
+            self.ctx.current = parent;
+            parent_session.send_deferred_terminated(&mut self.ctx);
+        }
     }
 
     fn with_client(
@@ -224,17 +361,22 @@ impl Router {
         };
         self.ctx.current = key;
         handle(session, &mut self.ctx);
-        if session.is_finished() {
-            self.release(key);
-        }
     }
 
     /// Removes a finished session and lets go of everything it still held, so that
     /// no timer, listener, connection or process outlives it.
     fn release(&mut self, key: SessionKey) {
+        // Children of a session that goes away end with it (its client closed).
+        self.end_descendants(key);
+        self.forget_children_of(key);
         let Some(session) = self.sessions.remove(&key) else {
             return;
         };
+        let parent = self.ctx.tree.parent(key);
+        self.ctx.tree.forget(key);
+        if let Some(parent) = parent {
+            self.parent_may_terminate(parent);
+        }
         self.clients.retain(|_, owner| *owner != key);
         let owned = self.ctx.owners.take_all(key);
         for timer in owned.timers {

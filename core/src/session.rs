@@ -5,22 +5,51 @@
 //! the launch sequence, the debuggee connection and termination live in the
 //! submodules named after them.
 
+mod child;
+mod connect;
 mod debuggee;
 mod facts;
 mod launch;
 mod pending;
 mod termination;
 
-use crate::context::{Context, SessionKey};
+use crate::context::{Context, Note, SessionKey};
 use crate::dap::capabilities::capabilities;
 use crate::dap::error::{codes, Blame, DapError};
 use crate::dap::framing::{self, ContentLengthDecoder};
 use crate::dap::message::{self, EnvelopeError, Incoming, Request, Response, Unsequenced};
-use crate::{Bytes, ClientId, Framing, LogLevel, Output, TimerId};
+use crate::{Bytes, ClientId, ConnectionId, Framing, LogLevel, Output, TimerId};
+pub use child::ChildBinding;
 use launch::Launch;
 use pending::{Pending, PendingKey, PendingTable};
 use serde_json::Value;
 use std::collections::BTreeMap;
+
+/// Requests that only a debuggee running its tracer can answer. A `noDebug` session
+/// refuses them in the engine with one clear sentence rather than letting the
+/// debuggee give answers about a program it is not watching.
+const NEEDS_TRACER: &[&str] = &[
+    "continue",
+    "next",
+    "stepIn",
+    "stepOut",
+    "stepBack",
+    "reverseContinue",
+    "pause",
+    "goto",
+    "gotoTargets",
+    "stepInTargets",
+    "restartFrame",
+    "stackTrace",
+    "scopes",
+    "variables",
+    "setVariable",
+    "setExpression",
+    "evaluate",
+    "completions",
+    "exceptionInfo",
+    "dapper/hotReload",
+];
 
 /// Why the session set a timer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +62,8 @@ enum TimerPurpose {
     TerminateEscalation,
     /// `disconnect` killed the debuggee; stop waiting for its exit.
     DisconnectDeadline,
+    /// A connection on the child listener must say its hello in time.
+    CandidateHello(ConnectionId),
 }
 
 /// The client end of the session.
@@ -47,12 +78,18 @@ struct ClientLink {
 }
 
 pub struct Session {
-    #[allow(dead_code)] // Read by child sessions, which arrive with startDebugging.
     key: SessionKey,
-    /// The parent session in the session tree; `None` for a root session.
-    #[allow(dead_code)]
-    parent: Option<SessionKey>,
     client: ClientLink,
+    /// Whether the client came through the engine's client listener: such a client
+    /// may only attach to a waiting child (see docs/engine-io.md).
+    pub child_client_only: bool,
+    /// Whether the client runs this adapter over stdio, so that its child sessions
+    /// must be told to connect to the client listener.
+    pub stdio_client: bool,
+    /// A `disconnect` or `terminate` waiting for the child sessions to end first.
+    deferred_stop: Option<Request>,
+    /// `terminated` is due but waits for live child sessions to send theirs.
+    terminated_deferred: bool,
     /// The client's `initialize` arguments, once it sent them.
     initialize_arguments: Option<Value>,
     launch: Option<Launch>,
@@ -64,15 +101,13 @@ pub struct Session {
 }
 
 impl Session {
-    pub fn new(
-        key: SessionKey,
-        parent: Option<SessionKey>,
-        client: ClientId,
-        framing: Framing,
-    ) -> Session {
+    pub fn new(key: SessionKey, client: ClientId, framing: Framing) -> Session {
         Session {
             key,
-            parent,
+            child_client_only: false,
+            stdio_client: false,
+            deferred_stop: None,
+            terminated_deferred: false,
             client: ClientLink {
                 id: client,
                 framing,
@@ -92,6 +127,25 @@ impl Session {
 
     pub fn client_id(&self) -> ClientId {
         self.client.id
+    }
+
+    pub fn key(&self) -> SessionKey {
+        self.key
+    }
+
+    /// The session's normalised configuration, from which a child's is built.
+    pub fn normalised_configuration(&self) -> serde_json::Map<String, Value> {
+        self.launch
+            .as_ref()
+            .map(|launch| launch.config.normalised.clone())
+            .unwrap_or_default()
+    }
+
+    /// Where this session's child processes connect, when it debugs children.
+    pub fn child_listener(&self) -> Option<crate::Address> {
+        self.launch
+            .as_ref()
+            .and_then(|launch| launch.child_listener.clone())
     }
 
     /// Whether the session is over and everything it holds can be released.
@@ -251,6 +305,21 @@ impl Session {
     }
 
     fn on_request(&mut self, ctx: &mut Context, request: Request) {
+        let stopping = matches!(request.command.as_str(), "disconnect" | "terminate");
+        if stopping && self.deferred_stop.is_none() && ctx.tree.has_live_children(self.key) {
+            // Children end before their parent: the router ends them, then resumes.
+            self.deferred_stop = Some(request);
+            ctx.note(Note::StopChildren);
+            return;
+        }
+        if self.child_client_only && request.command == "launch" {
+            let error = DapError::user(
+                codes::WRONG_STATE,
+                "This connection is for child sessions; it can only attach to a child process.",
+            );
+            self.respond_error(ctx, request.seq, "launch", &error);
+            return;
+        }
         if self.initialize_arguments.is_none() && request.command != "initialize" {
             let error = DapError::internal(
                 codes::NOT_INITIALIZED,
@@ -265,12 +334,16 @@ impl Session {
         match request.command.as_str() {
             "initialize" => self.on_initialize(ctx, request),
             "launch" => self.on_launch(ctx, request),
-            "attach" => {
-                let error = DapError::user(codes::ATTACH_UNSUPPORTED, "Attaching to a running process is not supported yet; use a 'launch' configuration.");
-                self.respond_error(ctx, request.seq, "attach", &error);
-            }
+            "attach" => self.on_attach(ctx, request),
             "disconnect" => self.on_disconnect(ctx, request),
             "terminate" => self.on_terminate(ctx, request),
+            command if self.no_debug() && NEEDS_TRACER.contains(&command) => {
+                let error = DapError::silent(
+                    codes::NOT_DEBUGGING,
+                    format!("'{command}' is not available: the program runs without debugging (noDebug)."),
+                );
+                self.respond_error(ctx, request.seq, &request.command, &error);
+            }
             _ => self.forward_to_debuggee(ctx, request),
         }
     }
@@ -300,6 +373,13 @@ impl Session {
         self.respond_ok(ctx, request.seq, "initialize", Some(capabilities()));
     }
 
+    /// Whether this session runs its program without the debugger (`noDebug`).
+    fn no_debug(&self) -> bool {
+        self.launch
+            .as_ref()
+            .is_some_and(|launch| launch.config.no_debug)
+    }
+
     /// A boolean the client declared in its `initialize` arguments.
     fn client_supports(&self, capability: &str) -> bool {
         self.initialize_arguments
@@ -315,6 +395,9 @@ impl Session {
             Some(Pending::RunInTerminal { timer }) => {
                 self.cancel_timer(ctx, timer);
                 self.on_run_in_terminal_response(ctx, response);
+            }
+            Some(Pending::StartDebugging { child }) => {
+                self.on_start_debugging_response(ctx, child, response)
             }
             Some(other) => {
                 ctx.log(
@@ -370,6 +453,7 @@ impl Session {
             TimerPurpose::RunInTerminal(seq) => self.on_run_in_terminal_timeout(ctx, seq),
             TimerPurpose::TerminateEscalation => self.on_terminate_escalation(ctx),
             TimerPurpose::DisconnectDeadline => self.on_disconnect_deadline(ctx),
+            TimerPurpose::CandidateHello(conn) => self.on_candidate_hello_deadline(ctx, conn),
         }
     }
 }

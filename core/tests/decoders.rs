@@ -164,6 +164,7 @@ fn random_client_bytes_never_panic_the_engine() {
             Input::ClientOpened {
                 client,
                 framing: Framing::ContentLength,
+                transport: None,
             },
         );
         let mut stream: Vec<u8> = requests

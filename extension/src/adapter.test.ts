@@ -181,7 +181,7 @@ test("--log-file receives the log and stderr stays quiet", async () => {
   assert.equal(await exitsWithin(running, 5000), 0);
   const log = fs.readFileSync(logFile, "utf8");
   fs.rmSync(logFile, { force: true });
-  assert.match(log, /> \{"type":"clientBytes","client":1,"data":"close"\}/);
+  assert.match(log, /> \{"type":"clientBytes","client":1,"text":"close"\}/);
   assert.match(log, /< \{"type":"closeClient","client":1\}/);
   assert.equal(running.stderr(), "");
 });

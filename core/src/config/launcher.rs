@@ -6,7 +6,12 @@ use serde_json::{Map, Value};
 
 /// Builds `python [pythonArgs…] -m dapper.launcher --ipc … --session-id … [--no-debug]
 /// (--program P | --module M | --code C) [-- args…]`.
-pub fn launcher_argv(config: &LaunchConfig, address: &Address, session_id: &str) -> Vec<String> {
+/// `None` for a child session's configuration, which starts no launcher.
+pub fn launcher_argv(
+    config: &LaunchConfig,
+    address: &Address,
+    session_id: &str,
+) -> Option<Vec<String>> {
     let mut argv = vec![config.python.clone()];
     argv.extend(config.python_args.iter().cloned());
     let ipc = match address {
@@ -24,6 +29,7 @@ pub fn launcher_argv(config: &LaunchConfig, address: &Address, session_id: &str)
         Target::Program(path) => ("--program", path),
         Target::Module(name) => ("--module", name),
         Target::Code(text) => ("--code", text),
+        Target::Child(_) => return None,
     };
     argv.push(flag.to_string());
     argv.push(value.clone());
@@ -33,7 +39,7 @@ pub fn launcher_argv(config: &LaunchConfig, address: &Address, session_id: &str)
         argv.push("--".to_string());
         argv.extend(config.args.iter().cloned());
     }
-    argv
+    Some(argv)
 }
 
 /// What the environment overlay is built from, besides the configuration.
@@ -118,7 +124,12 @@ mod tests {
         ];
         for (arguments, address, expected) in cases {
             let config = validate(&arguments, Platform::Linux, false).unwrap();
-            assert_eq!(launcher_argv(&config, address, "s1").join(" "), expected);
+            assert_eq!(
+                launcher_argv(&config, address, "s1")
+                    .unwrap_or_default()
+                    .join(" "),
+                expected
+            );
         }
     }
 

@@ -25,9 +25,11 @@ pub mod codes {
     pub const PYTHON_UNUSABLE: u32 = 1013;
     pub const LAUNCH_FAILED: u32 = 1014;
     pub const ATTACH_UNSUPPORTED: u32 = 1015;
+    pub const NO_SUCH_CHILD: u32 = 1016;
     pub const DEBUGGEE_NOT_CONNECTED: u32 = 1020;
     pub const DEBUGGEE_GONE: u32 = 1021;
     pub const DEBUGGEE_FAILED: u32 = 1022;
+    pub const NOT_DEBUGGING: u32 = 1023;
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

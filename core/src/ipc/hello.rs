@@ -1,4 +1,5 @@
-//! The `dapper/hello` event that must open every debuggee connection.
+//! The hellos that open debuggee connections: `dapper/hello` from a root session's
+//! debuggee, `dapper/sessionHello` from a child process on the shared child listener.
 
 use crate::dap::message::Incoming;
 use serde_json::Value;
@@ -9,6 +10,58 @@ pub struct Hello {
     pub session_id: String,
     pub pid: Option<u32>,
     pub python_version: Option<String>,
+}
+
+/// What a valid `dapper/sessionHello` told us about a child process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChildHello {
+    pub session_id: String,
+    pub parent_session_id: Option<String>,
+    pub pid: Option<u32>,
+    pub python_version: Option<String>,
+}
+
+/// The event a child process opens its connection with.
+pub const CHILD_HELLO: &str = "dapper/sessionHello";
+
+/// Whether a first message is a child's hello (which `check_child` then verifies).
+pub fn is_child_hello(message: &Incoming) -> bool {
+    matches!(message, Incoming::Event(event) if event.event == CHILD_HELLO)
+}
+
+/// Checks a child's `dapper/sessionHello`: the root session's token and a session id.
+pub fn check_child(message: &Incoming, token: &str) -> Result<ChildHello, HelloError> {
+    let Incoming::Event(event) = message else {
+        return Err(HelloError::NotAHello("not an event".to_string()));
+    };
+    let offered = event
+        .body
+        .get("token")
+        .and_then(Value::as_str)
+        .ok_or(HelloError::MissingToken)?;
+    if !same_secret(offered, token) {
+        return Err(HelloError::WrongToken);
+    }
+    let text = |key: &str| {
+        event
+            .body
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let session_id = text("sessionId")
+        .filter(|id| !id.is_empty())
+        .ok_or_else(|| HelloError::WrongSession(String::new()))?;
+    Ok(ChildHello {
+        session_id,
+        parent_session_id: text("parentSessionId"),
+        pid: event
+            .body
+            .get("pid")
+            .and_then(Value::as_u64)
+            .and_then(|pid| u32::try_from(pid).ok()),
+        python_version: text("pythonVersion"),
+    })
 }
 
 /// Why a connection was refused. None of these texts contains the token.
@@ -143,6 +196,42 @@ mod tests {
         ];
         for (message, expected) in cases {
             let result = check(&message, "abc", "s1").map(|hello| hello.pid);
+            assert_eq!(result, expected);
+        }
+    }
+
+    #[test]
+    fn checks_child_hellos() {
+        let hello = |body: Value| {
+            parse(json!({"seq":1,"type":"event","event":"dapper/sessionHello","body":body}))
+                .unwrap()
+        };
+        let cases = [
+            (
+                hello(json!({"token":"abc","sessionId":"s1.1","parentSessionId":"s1","pid":9})),
+                Ok((String::from("s1.1"), Some(String::from("s1")), Some(9))),
+            ),
+            (
+                hello(json!({"token":"abd","sessionId":"s1.1"})),
+                Err(HelloError::WrongToken),
+            ),
+            (
+                hello(json!({"sessionId":"s1.1"})),
+                Err(HelloError::MissingToken),
+            ),
+            (
+                hello(json!({"token":"abc","sessionId":""})),
+                Err(HelloError::WrongSession(String::new())),
+            ),
+            (
+                hello(json!({"token":"abc"})),
+                Err(HelloError::WrongSession(String::new())),
+            ),
+        ];
+        for (message, expected) in cases {
+            assert!(is_child_hello(&message));
+            let result = check_child(&message, "abc")
+                .map(|hello| (hello.session_id, hello.parent_session_id, hello.pid));
             assert_eq!(result, expected);
         }
     }

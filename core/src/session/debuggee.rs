@@ -1,10 +1,10 @@
-//! The debuggee side of a session: the hello, `dapper/configure`, forwarding client
+//! The debuggee side of a session once it said hello (connect.rs): `dapper/configure`, forwarding client
 //! requests with the engine's own seq, and passing responses and events back.
 
 use super::launch::Phase;
 use super::pending::{Pending, PendingKey};
 use super::{Session, TimerPurpose};
-use crate::context::Context;
+use crate::context::{Context, Note};
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Event, Incoming, Request, Response, Unsequenced};
 use crate::ipc::frame::{self, FrameDecoder, FrameKind};
@@ -24,32 +24,23 @@ pub struct Debuggee {
     pub stopped: bool,
 }
 
+impl Debuggee {
+    pub fn new(conn: ConnectionId, decoder: FrameDecoder, pid: Option<u32>) -> Debuggee {
+        Debuggee {
+            conn,
+            decoder,
+            next_seq: 1,
+            pid,
+            stopped: false,
+        }
+    }
+}
+
 /// Events only the engine decides on; a debuggee that sends them anyway is ignored
 /// rather than allowed to confuse the client.
 const ENGINE_OWNED_EVENTS: &[&str] = &["initialized", "process", "exited", "terminated"];
 
 impl Session {
-    pub fn on_connection_accepted(&mut self, ctx: &mut Context, conn: ConnectionId) {
-        match self
-            .launch
-            .as_mut()
-            .filter(|launch| launch.phase == Phase::Starting)
-        {
-            Some(launch) => {
-                launch.candidates.insert(conn, FrameDecoder::default());
-            }
-            None => {
-                ctx.log(
-                    LogLevel::Warn,
-                    format!(
-                        "Closed connection {conn}: this session is not waiting for a debuggee."
-                    ),
-                );
-                ctx.close_connection(conn);
-            }
-        }
-    }
-
     pub fn on_connection_bytes(&mut self, ctx: &mut Context, conn: ConnectionId, bytes: &[u8]) {
         let Some(launch) = self.launch.as_mut() else {
             return;
@@ -72,76 +63,26 @@ impl Session {
         }
     }
 
-    /// Reads the first frame of a connection that has not said hello yet.
-    fn check_candidate(&mut self, ctx: &mut Context, conn: ConnectionId) {
-        let Some(launch) = self.launch.as_mut() else {
+    /// Sends `dapper/configure`: the client's initialize arguments, the normalised
+    /// configuration and, when children are debugged, where they connect.
+    pub(super) fn send_configure(&mut self, ctx: &mut Context) {
+        let Some(launch) = self.launch.as_ref() else {
             return;
         };
-        let Some(decoder) = launch.candidates.get_mut(&conn) else {
-            return;
-        };
-        let verdict = match decoder.next_frame() {
-            Ok(None) => return,
-            Err(error) => Err(error.to_string()),
-            Ok(Some(frame)) => match parse_payload(&frame.payload) {
-                Err(error) => Err(error),
-                Ok(incoming) => hello::check(&incoming, &launch.token, &launch.session_id)
-                    .map_err(|error| error.to_string()),
-            },
-        };
-        match verdict {
-            Err(reason) => {
-                launch.candidates.remove(&conn);
-                ctx.log(
-                    LogLevel::Warn,
-                    format!("Refused debuggee connection {conn}: {reason}."),
-                );
-                ctx.close_connection(conn);
-            }
-            Ok(hello) => {
-                let Some(decoder) = launch.candidates.remove(&conn) else {
-                    return;
-                };
-                let others = std::mem::take(&mut launch.candidates);
-                for other in others.into_keys() {
-                    ctx.close_connection(other);
-                }
-                if let Some(listener) = launch.listener.take() {
-                    ctx.close_listener(listener);
-                }
-                ctx.log(
-                    LogLevel::Info,
-                    format!(
-                        "Debuggee {} connected (pid {}, Python {}).",
-                        hello.session_id,
-                        hello
-                            .pid
-                            .map_or("unknown".to_string(), |pid| pid.to_string()),
-                        hello.python_version.as_deref().unwrap_or("unknown"),
-                    ),
-                );
-                launch.hello_pid = hello.pid;
-                launch.debuggee = Some(Debuggee {
-                    conn,
-                    decoder,
-                    next_seq: 1,
-                    pid: hello.pid.or(launch.pid).or(launch.terminal_pid),
-                    stopped: false,
-                });
-                launch.phase = Phase::Configuring;
-                let arguments = json!({
-                    "client": self.initialize_arguments.clone().unwrap_or(Value::Null),
-                    "launch": Value::Object(launch.config.normalised.clone()),
-                });
-                self.cancel_timers_for(ctx, TimerPurpose::HelloDeadline);
-                if let Some(seq) =
-                    self.send_to_debuggee(ctx, message::request("dapper/configure", arguments))
-                {
-                    self.pending
-                        .insert(PendingKey::Debuggee(seq), Pending::Configure);
-                }
-                self.drain_debuggee_frames(ctx);
-            }
+        let mut arguments = json!({
+            "client": self.initialize_arguments.clone().unwrap_or(Value::Null),
+            "launch": Value::Object(launch.config.normalised.clone()),
+        });
+        if let (Some(address), Some(object)) =
+            (launch.child_listener.as_ref(), arguments.as_object_mut())
+        {
+            object.insert("childListener".to_string(), json!(address));
+        }
+        if let Some(seq) =
+            self.send_to_debuggee(ctx, message::request("dapper/configure", arguments))
+        {
+            self.pending
+                .insert(PendingKey::Debuggee(seq), Pending::Configure);
         }
     }
 
@@ -159,7 +100,7 @@ impl Session {
         Some(seq)
     }
 
-    fn drain_debuggee_frames(&mut self, ctx: &mut Context) {
+    pub(super) fn drain_debuggee_frames(&mut self, ctx: &mut Context) {
         loop {
             let Some(debuggee) = self
                 .launch
@@ -280,7 +221,13 @@ impl Session {
         };
         launch.phase = Phase::Configured;
         let name = launch.process_name();
-        let mut body = json!({ "name": name, "isLocalProcess": true, "startMethod": "launch" });
+        // A child process was started by its parent and has waited for this session.
+        let start_method = if launch.attached {
+            "attachForSuspendedLaunch"
+        } else {
+            "launch"
+        };
+        let mut body = json!({ "name": name, "isLocalProcess": true, "startMethod": start_method });
         if let (Some(pid), Some(object)) = (
             launch.debuggee.as_ref().and_then(|debuggee| debuggee.pid),
             body.as_object_mut(),
@@ -300,7 +247,14 @@ impl Session {
                 }
                 return;
             }
-            "dapper/hello" => {
+            // Public events: forwarded to the client, and the router keeps books.
+            "dapper/childProcess" => ctx.note(Note::ChildAnnounced {
+                body: event.body.clone(),
+            }),
+            "dapper/childProcessExited" => ctx.note(Note::ChildExited {
+                body: event.body.clone(),
+            }),
+            "dapper/hello" | hello::CHILD_HELLO => {
                 ctx.log(
                     LogLevel::Warn,
                     "Ignored a second dapper/hello from the debuggee.",
@@ -384,6 +338,7 @@ impl Session {
             );
         }
         if launch.candidates.remove(&conn).is_some() {
+            self.cancel_timers_for(ctx, TimerPurpose::CandidateHello(conn));
             return;
         }
         if launch
@@ -478,7 +433,7 @@ impl Session {
     }
 }
 
-fn parse_payload(payload: &[u8]) -> Result<Incoming, String> {
+pub(super) fn parse_payload(payload: &[u8]) -> Result<Incoming, String> {
     let value: Value = serde_json::from_slice(payload)
         .map_err(|error| format!("a frame's payload is not JSON ({error})"))?;
     message::parse(value)

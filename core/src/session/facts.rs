@@ -2,7 +2,7 @@
 //! working directory, the Python interpreter (cached per executable) and the host's
 //! PYTHONPATH.
 
-use crate::config::LaunchConfig;
+use crate::config::{dotenv, LaunchConfig};
 use crate::context::{Context, PythonInfo};
 use crate::dap::error::{codes, DapError};
 use crate::{FactAnswer, LogLevel};
@@ -17,6 +17,15 @@ pub enum FactRole {
     Cwd,
     Python,
     HostPythonPath,
+    EnvFile,
+}
+
+/// What the answers gave the launch besides a verdict.
+#[derive(Debug, Default)]
+pub struct Checked {
+    pub host_pythonpath: Option<String>,
+    /// The envFile's variables, in file order.
+    pub env_file: Vec<(String, String)>,
 }
 
 fn parse_version(version: &str) -> Option<(u32, u32)> {
@@ -30,13 +39,13 @@ fn parse_version(version: &str) -> Option<(u32, u32)> {
     Some((major, minor_text.parse().ok()?))
 }
 
-/// Interprets the host's answers; returns the host's PYTHONPATH on success.
+/// Interprets the host's answers; returns what they gave on success.
 pub fn check_facts(
     ctx: &mut Context,
     config: &LaunchConfig,
     roles: &[FactRole],
     facts: &[FactAnswer],
-) -> Result<Option<String>, DapError> {
+) -> Result<Checked, DapError> {
     if roles.len() != facts.len() {
         return Err(DapError::internal(
             codes::LAUNCH_FAILED,
@@ -47,7 +56,7 @@ pub fn check_facts(
             ),
         ));
     }
-    let mut host_pythonpath = None;
+    let mut checked = Checked::default();
     for (role, fact) in roles.iter().zip(facts) {
         match (role, fact) {
             (
@@ -137,7 +146,26 @@ pub fn check_facts(
                 }
             }
             (FactRole::HostPythonPath, FactAnswer::Env { value, .. }) => {
-                host_pythonpath = value.clone()
+                checked.host_pythonpath = value.clone()
+            }
+            (
+                FactRole::EnvFile,
+                FactAnswer::File {
+                    path,
+                    ok,
+                    text,
+                    error,
+                },
+            ) => {
+                if !ok {
+                    let reason = error.as_deref().unwrap_or("no reason given");
+                    return Err(DapError::user(
+                        codes::INVALID_CONFIGURATION,
+                        format!("The envFile '{path}' could not be read: {reason}"),
+                    ));
+                }
+                checked.env_file = dotenv::parse(path, text.as_deref().unwrap_or_default())
+                    .map_err(|message| DapError::user(codes::INVALID_CONFIGURATION, message))?;
             }
             (role, fact) => {
                 return Err(DapError::internal(
@@ -147,7 +175,7 @@ pub fn check_facts(
             }
         }
     }
-    Ok(host_pythonpath)
+    Ok(checked)
 }
 
 #[cfg(test)]

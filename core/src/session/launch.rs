@@ -56,6 +56,12 @@ pub struct Launch {
     fact_request: Option<FactRequestId>,
     fact_roles: Vec<FactRole>,
     pub listener: Option<ListenerId>,
+    /// Where child processes connect (`childListener` in `dapper/configure`): this
+    /// session's own listener, kept open after the hello, for a root session with
+    /// `subprocessAutoAttach`; the root's for a child session.
+    pub child_listener: Option<Address>,
+    /// Whether this is a child session, attached to a process its parent started.
+    pub attached: bool,
     host_pythonpath: Option<String>,
     /// The process the host spawned (internalConsole).
     pub process: Option<ProcessId>,
@@ -83,12 +89,41 @@ pub struct Launch {
 }
 
 impl Launch {
+    pub fn new(config: LaunchConfig, session_id: String, token: String) -> Launch {
+        Launch {
+            config,
+            phase: Phase::GatheringFacts,
+            session_id,
+            token,
+            fact_request: None,
+            fact_roles: Vec::new(),
+            listener: None,
+            child_listener: None,
+            attached: false,
+            host_pythonpath: None,
+            process: None,
+            pid: None,
+            terminal_pid: None,
+            shell_pid: None,
+            hello_pid: None,
+            alive: false,
+            kill_sent: None,
+            stdout: Utf8Stream::default(),
+            stderr: Utf8Stream::default(),
+            stderr_tail: String::new(),
+            candidates: BTreeMap::new(),
+            debuggee: None,
+            announced_exit_code: None,
+        }
+    }
+
     /// The name of the debuggee for the `process` event.
     pub fn process_name(&self) -> String {
         match &self.config.target {
             Target::Program(path) => path.clone(),
             Target::Module(name) => name.clone(),
             Target::Code(_) => "python -c".to_string(),
+            Target::Child(name) => name.clone(),
         }
     }
 
@@ -170,32 +205,17 @@ impl Session {
         queries.push(FactQuery::Env {
             name: "PYTHONPATH".to_string(),
         });
+        if let Some(path) = &config.env_file {
+            roles.push(FactRole::EnvFile);
+            queries.push(FactQuery::File { path: path.clone() });
+        }
         let fact_request = ctx.gather_facts(queries);
         self.pending
             .insert(PendingKey::Client(request.seq), Pending::Launch);
-        self.launch = Some(Launch {
-            config,
-            phase: Phase::GatheringFacts,
-            session_id: ctx.new_debuggee_session_id(),
-            token: ctx.new_token(),
-            fact_request: Some(fact_request),
-            fact_roles: roles,
-            listener: None,
-            host_pythonpath: None,
-            process: None,
-            pid: None,
-            terminal_pid: None,
-            shell_pid: None,
-            hello_pid: None,
-            alive: false,
-            kill_sent: None,
-            stdout: Utf8Stream::default(),
-            stderr: Utf8Stream::default(),
-            stderr_tail: String::new(),
-            candidates: BTreeMap::new(),
-            debuggee: None,
-            announced_exit_code: None,
-        });
+        let mut launch = Launch::new(config, ctx.new_debuggee_session_id(), ctx.new_token());
+        launch.fact_request = Some(fact_request);
+        launch.fact_roles = roles;
+        self.launch = Some(launch);
     }
 
     pub fn on_facts(&mut self, ctx: &mut Context, request: FactRequestId, facts: Vec<FactAnswer>) {
@@ -216,8 +236,16 @@ impl Session {
         }
         let roles = std::mem::take(&mut launch.fact_roles);
         match check_facts(ctx, &launch.config, &roles, &facts) {
-            Ok(host_pythonpath) => {
-                launch.host_pythonpath = host_pythonpath;
+            Ok(checked) => {
+                launch.host_pythonpath = checked.host_pythonpath;
+                // The envFile's variables go first so that `env` overrides them.
+                let mut env: Vec<(String, Option<String>)> = checked
+                    .env_file
+                    .into_iter()
+                    .map(|(name, value)| (name, Some(value)))
+                    .collect();
+                env.append(&mut launch.config.env);
+                launch.config.env = env;
                 launch.phase = Phase::OpeningListener;
                 let transport = if ctx.options.platform.is_windows() {
                     Transport::Tcp
@@ -272,7 +300,17 @@ impl Session {
         let Some(launch) = self.launch.as_mut() else {
             return;
         };
-        let argv = launcher_argv(&launch.config, address, &launch.session_id);
+        let Some(argv) = launcher_argv(&launch.config, address, &launch.session_id) else {
+            let error = DapError::internal(
+                codes::LAUNCH_FAILED,
+                "A child session's configuration cannot start a launcher.",
+            );
+            self.fail_launch(ctx, error);
+            return;
+        };
+        if launch.config.subprocess_auto_attach {
+            launch.child_listener = Some(address.clone());
+        }
         let env = launcher_env(
             &launch.config,
             &LauncherEnv {
@@ -417,10 +455,11 @@ impl Session {
     /// Ends a launch that cannot go on: answers the pending `launch` with the error
     /// and lets go of everything the launch started.
     pub(super) fn fail_launch(&mut self, ctx: &mut Context, error: DapError) {
+        let command = self.start_command();
         match self.pending.launch() {
             Some(seq) => {
                 self.pending.remove(PendingKey::Client(seq));
-                self.respond_error(ctx, seq, "launch", &error);
+                self.respond_error(ctx, seq, command, &error);
             }
             None => ctx.log(
                 LogLevel::Warn,
@@ -451,11 +490,21 @@ impl Session {
         self.kill_debuggee(ctx, Signal::Kill);
     }
 
+    /// The request that started this session: `attach` for a child session.
+    pub(super) fn start_command(&self) -> &'static str {
+        if self.launch.as_ref().is_some_and(|launch| launch.attached) {
+            "attach"
+        } else {
+            "launch"
+        }
+    }
+
     /// Answers the client's `launch` once `configurationDone` went through.
     pub(super) fn complete_launch(&mut self, ctx: &mut Context) {
         if let Some(seq) = self.pending.launch() {
             self.pending.remove(PendingKey::Client(seq));
-            self.respond_ok(ctx, seq, "launch", None);
+            let command = self.start_command();
+            self.respond_ok(ctx, seq, command, None);
         }
         if let Some(launch) = self
             .launch

@@ -28,6 +28,8 @@ pub enum Pending {
     Configure,
     /// `runInTerminal`, with the timer that gives up on the client.
     RunInTerminal { timer: TimerId },
+    /// `startDebugging` for a child process, by the router's key for that child.
+    StartDebugging { child: String },
 }
 
 #[derive(Default)]

@@ -5,7 +5,7 @@
 use super::launch::Phase;
 use super::pending::{Pending, PendingKey};
 use super::{Session, TimerPurpose};
-use crate::context::Context;
+use crate::context::{Context, Note};
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::Request;
 use crate::{KillTarget, LogLevel, Platform, ProcessId, Signal};
@@ -170,11 +170,21 @@ impl Session {
         }
     }
 
-    fn send_terminated(&mut self, ctx: &mut Context) {
-        if !self.terminated_sent {
-            self.terminated_sent = true;
-            self.send_event(ctx, "terminated", None);
+    /// Sends `terminated` once; while child sessions are live it waits for them (the
+    /// router calls `send_deferred_terminated` when the last one has ended).
+    pub(super) fn send_terminated(&mut self, ctx: &mut Context) {
+        if self.terminated_sent {
+            return;
         }
+        if ctx.tree.has_live_children(self.key) {
+            self.terminated_deferred = true;
+            return;
+        }
+        self.terminated_deferred = false;
+        self.terminated_sent = true;
+        self.send_event(ctx, "terminated", None);
+        ctx.tree.mark_ended(self.key);
+        ctx.note(Note::Terminated);
     }
 
     fn debuggee_alive(&self) -> bool {
@@ -188,12 +198,15 @@ impl Session {
             self.respond_error(ctx, request.seq, "disconnect", &error);
             return;
         }
-        // A launched debuggee is terminated unless the client says otherwise.
+        // A launched debuggee is terminated unless the client says otherwise; a child
+        // session's process (attached) is left running, as DAP says of attach, and
+        // runs on without the debugger. `terminate` is how a child is stopped.
+        let attached = self.launch.as_ref().is_some_and(|launch| launch.attached);
         let terminate = request
             .arguments
             .get("terminateDebuggee")
             .and_then(Value::as_bool)
-            .unwrap_or(true);
+            .unwrap_or(!attached);
         if self.pending.launch().is_some() {
             let error = DapError::silent(
                 codes::LAUNCH_FAILED,
@@ -254,7 +267,7 @@ impl Session {
 
     /// Completes a pending `disconnect`: `terminated` if not yet sent, the response,
     /// and the end of the client stream.
-    fn finish_disconnect(&mut self, ctx: &mut Context) {
+    pub(super) fn finish_disconnect(&mut self, ctx: &mut Context) {
         let Some((seq, timer)) = self.pending.disconnect() else {
             return;
         };

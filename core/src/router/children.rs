@@ -1,0 +1,452 @@
+//! Child processes between their announcement and their session: the pending-child
+//! table, the matching of a child's connection (`dapper/sessionHello` on the root's
+//! shared child listener) with its announcement (`dapper/childProcess` from its
+//! parent) in either order, `startDebugging`, time-outs, and the binding of the new
+//! client session that attaches to the child.
+
+use super::Router;
+use crate::config::child_configuration;
+use crate::context::SessionKey;
+use crate::ipc::frame::FrameDecoder;
+use crate::ipc::hello::ChildHello;
+use crate::session::ChildBinding;
+use crate::{Address, ConnectionId, LogLevel, TimerId};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+/// How long the second half of a child (its connection, or its announcement) may
+/// keep the first half waiting.
+pub const CHILD_MATCH_TIMEOUT_MS: u64 = 10_000;
+/// How long a client has, after `startDebugging`, to attach a session to the child.
+pub const CHILD_ATTACH_TIMEOUT_MS: u64 = 30_000;
+
+/// The connection of a child process that said a valid hello.
+pub struct ChildConnection {
+    pub conn: ConnectionId,
+    pub decoder: FrameDecoder,
+    pub hello: ChildHello,
+    /// The root session whose listener it connected to.
+    pub root: SessionKey,
+}
+
+/// A child process the engine knows of, not yet bound to a session.
+pub struct PendingChild {
+    /// The private, unguessable key of `__dapperChildSessionId`.
+    pub key: String,
+    /// The session whose debuggee announced the child (its parent session).
+    pub parent: Option<SessionKey>,
+    /// The body of `dapper/childProcess`.
+    pub announcement: Option<Map<String, Value>>,
+    pub connection: Option<ChildConnection>,
+    pub timer: Option<TimerId>,
+    /// Whether `startDebugging` went to the client.
+    pub start_requested: bool,
+}
+
+/// The pending children by the sessionId their debuggee chose.
+#[derive(Default)]
+pub struct ChildTable {
+    pub children: BTreeMap<String, PendingChild>,
+}
+
+impl ChildTable {
+    pub fn by_conn(&self, conn: ConnectionId) -> Option<String> {
+        self.children
+            .iter()
+            .find(|(_, child)| child.connection.as_ref().is_some_and(|c| c.conn == conn))
+            .map(|(id, _)| id.clone())
+    }
+
+    pub fn by_timer(&self, timer: TimerId) -> Option<String> {
+        self.children
+            .iter()
+            .find(|(_, child)| child.timer == Some(timer))
+            .map(|(id, _)| id.clone())
+    }
+
+    pub fn by_key(&self, key: &str) -> Option<String> {
+        self.children
+            .iter()
+            .find(|(_, child)| child.key == key)
+            .map(|(id, _)| id.clone())
+    }
+
+    pub fn by_pid(&self, pid: u64) -> Option<String> {
+        self.children
+            .iter()
+            .find(|(_, child)| {
+                let announced = child
+                    .announcement
+                    .as_ref()
+                    .and_then(|body| body.get("pid"))
+                    .and_then(Value::as_u64);
+                let hello = child.connection.as_ref().and_then(|c| c.hello.pid);
+                announced == Some(pid) || hello.map(u64::from) == Some(pid)
+            })
+            .map(|(id, _)| id.clone())
+    }
+
+    /// The children that belong to a session's tree (announced by it or connected to
+    /// its listener).
+    pub fn of_session(&self, session: SessionKey) -> Vec<String> {
+        self.children
+            .iter()
+            .filter(|(_, child)| {
+                child.parent == Some(session)
+                    || child.connection.as_ref().is_some_and(|c| c.root == session)
+            })
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+}
+
+fn text(body: &Map<String, Value>, key: &str) -> Option<String> {
+    body.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+impl Router {
+    /// `dapper/childProcess` from the debuggee of `parent`.
+    pub(super) fn on_child_announced(&mut self, parent: SessionKey, body: Value) {
+        let Value::Object(body) = body else {
+            self.ctx.log(
+                LogLevel::Warn,
+                "Ignored a dapper/childProcess whose body is not an object.",
+            );
+            return;
+        };
+        let Some(session_id) = text(&body, "sessionId").filter(|id| !id.is_empty()) else {
+            // Without a session id it cannot connect; the client already got the
+            // public event, so the reason goes to the log.
+            self.ctx.log(
+                LogLevel::Warn,
+                "Ignored a dapper/childProcess without a sessionId.",
+            );
+            return;
+        };
+        let child = self.pending_child(&session_id, parent);
+        if child.announcement.is_some() {
+            self.ctx.log(
+                LogLevel::Warn,
+                format!("Child {session_id} was announced twice; the second is ignored."),
+            );
+            return;
+        }
+        child.announcement = Some(body);
+        child.parent = Some(parent);
+        self.try_start_child(&session_id);
+    }
+
+    /// A valid `dapper/sessionHello` on the child listener of `root`.
+    pub(super) fn on_child_hello(
+        &mut self,
+        root: SessionKey,
+        conn: ConnectionId,
+        decoder: FrameDecoder,
+        hello: ChildHello,
+    ) {
+        let session_id = hello.session_id.clone();
+        let known = self.children.children.get(&session_id);
+        let duplicate = known.is_some_and(|child| child.connection.is_some());
+        let other_tree = known
+            .and_then(|child| child.parent)
+            .is_some_and(|parent| self.ctx.tree.root(parent) != root);
+        if duplicate || other_tree {
+            self.ctx.log(
+                LogLevel::Warn,
+                format!("Closed connection {conn}: child {session_id} is already connected or belongs to another session."),
+            );
+            self.ctx.close_connection(conn);
+            return;
+        }
+        let child = self.pending_child(&session_id, root);
+        child.connection = Some(ChildConnection {
+            conn,
+            decoder,
+            hello,
+            root,
+        });
+        self.try_start_child(&session_id);
+    }
+
+    /// The entry for a child, made (with its match time-out) if it is new.
+    fn pending_child(&mut self, session_id: &str, owner: SessionKey) -> &mut PendingChild {
+        let ctx = &mut self.ctx;
+        self.children
+            .children
+            .entry(session_id.to_string())
+            .or_insert_with(|| {
+                ctx.current = owner;
+                let timer = ctx.set_timer(CHILD_MATCH_TIMEOUT_MS);
+                PendingChild {
+                    key: format!("c{}", ctx.new_token()),
+                    parent: None,
+                    announcement: None,
+                    connection: None,
+                    timer: Some(timer),
+                    start_requested: false,
+                }
+            })
+    }
+
+    /// Once both halves of a child are known, asks the parent's client for a session.
+    fn try_start_child(&mut self, session_id: &str) {
+        let Some(child) = self.children.children.get(session_id) else {
+            return;
+        };
+        let (Some(parent), Some(announcement), Some(connection)) = (
+            child.parent,
+            child.announcement.as_ref(),
+            child.connection.as_ref(),
+        ) else {
+            return;
+        };
+        if child.start_requested {
+            return;
+        }
+        let pid = announcement
+            .get("pid")
+            .and_then(Value::as_u64)
+            .and_then(|pid| u32::try_from(pid).ok())
+            .or(connection.hello.pid);
+        let name = text(announcement, "name").unwrap_or_else(|| "python".to_string());
+        let cwd = text(announcement, "cwd");
+        let key = child.key.clone();
+        let timer = child.timer;
+        let Some(session) = self.sessions.get_mut(&parent) else {
+            self.abandon_child(session_id, "its parent session has ended");
+            return;
+        };
+        let mut configuration = child_configuration(
+            &session.normalised_configuration(),
+            &key,
+            &name,
+            pid,
+            cwd.as_deref(),
+        );
+        // Clients that cannot open a second session on their adapter process are told
+        // where to connect; so are the clients of their child sessions (grandchildren).
+        if session.stdio_client || session.child_client_only {
+            match &self.client_listener_address {
+                Some(Address::Tcp { host, port }) => {
+                    configuration
+                        .insert("connect".to_string(), json!({"host": host, "port": port}));
+                }
+                _ => {
+                    self.abandon_child(
+                        session_id,
+                        "the adapter has no listener for the child session's client",
+                    );
+                    return;
+                }
+            }
+        }
+        self.ctx.current = parent;
+        match session.request_child_session(&mut self.ctx, &key, configuration) {
+            Ok(()) => {
+                if let Some(timer) = timer {
+                    self.ctx.cancel_timer(timer);
+                }
+                let timer = self.ctx.set_timer(CHILD_ATTACH_TIMEOUT_MS);
+                if let Some(child) = self.children.children.get_mut(session_id) {
+                    child.start_requested = true;
+                    child.timer = Some(timer);
+                }
+            }
+            Err(reason) => {
+                self.ctx.log(
+                    LogLevel::Warn,
+                    format!("Child process {name} will not be debugged: {reason}."),
+                );
+                self.abandon_child(session_id, &reason);
+            }
+        }
+    }
+
+    /// Gives up on a pending child: closes its connection (its process then runs on
+    /// without the debugger) and reports it with `dapper/childProcessCandidate`.
+    pub(super) fn abandon_child(&mut self, session_id: &str, reason: &str) {
+        let Some(child) = self.children.children.remove(session_id) else {
+            return;
+        };
+        if let Some(timer) = child.timer {
+            self.ctx.cancel_timer(timer);
+        }
+        let mut body = child.announcement.clone().unwrap_or_default();
+        body.insert(
+            "sessionId".to_string(),
+            Value::String(session_id.to_string()),
+        );
+        if let Some(connection) = &child.connection {
+            self.ctx.close_connection(connection.conn);
+            if let Some(pid) = connection.hello.pid {
+                body.entry("pid").or_insert(Value::from(pid));
+            }
+        }
+        body.insert("reason".to_string(), Value::String(reason.to_string()));
+        self.ctx.log(
+            LogLevel::Info,
+            format!("Child {session_id} is not debugged: {reason}."),
+        );
+        let tell = child
+            .parent
+            .or(child.connection.as_ref().map(|connection| connection.root));
+        if let Some(session) = tell.and_then(|key| self.sessions.get_mut(&key)) {
+            self.ctx.current = session.key();
+            session.report_child_candidate(&mut self.ctx, Value::Object(body));
+        }
+    }
+
+    /// A pending child's timer: the other half never came, or no client attached.
+    pub(super) fn on_child_timer(&mut self, session_id: &str) {
+        let Some(child) = self.children.children.get_mut(session_id) else {
+            return;
+        };
+        child.timer = None;
+        let reason = if child.start_requested {
+            format!(
+                "no debug session attached to it within {} seconds",
+                CHILD_ATTACH_TIMEOUT_MS / 1000
+            )
+        } else if child.connection.is_none() {
+            "did not connect".to_string()
+        } else {
+            "its parent never announced it".to_string()
+        };
+        self.abandon_child(session_id, &reason);
+    }
+
+    /// The client answered `startDebugging`.
+    pub(super) fn on_start_debugging_answered(
+        &mut self,
+        key: &str,
+        success: bool,
+        message: Option<String>,
+    ) {
+        if success {
+            return;
+        }
+        if let Some(session_id) = self.children.by_key(key) {
+            let reason = format!(
+                "the client refused to start its session ({})",
+                message.unwrap_or_else(|| "no reason given".to_string())
+            );
+            self.abandon_child(&session_id, &reason);
+        }
+    }
+
+    /// A client's `attach` names a pending child by its key.
+    pub(super) fn on_attach_child(&mut self, session: SessionKey, key: &str) {
+        let found = self
+            .children
+            .by_key(key)
+            .filter(|id| {
+                self.children
+                    .children
+                    .get(id)
+                    .is_some_and(|child| child.connection.is_some())
+            })
+            .and_then(|id| self.children.children.remove(&id).map(|child| (id, child)));
+        let Some((session_id, child)) = found else {
+            if let Some(target) = self.sessions.get_mut(&session) {
+                self.ctx.current = session;
+                target.refuse_attach(
+                    &mut self.ctx,
+                    "No child process is waiting for this session; it may have exited or timed out."
+                        .to_string(),
+                );
+            }
+            return;
+        };
+        if let Some(timer) = child.timer {
+            self.ctx.cancel_timer(timer);
+        }
+        let Some(connection) = child.connection else {
+            return;
+        };
+        let child_listener = self
+            .sessions
+            .get(&connection.root)
+            .and_then(|root| root.child_listener());
+        let parent = child.parent.unwrap_or(connection.root);
+        self.ctx.owners.conns.insert(connection.conn, session);
+        self.ctx.tree.add_child(session, parent);
+        if let Some(target) = self.sessions.get_mut(&session) {
+            self.ctx.current = session;
+            target.bind_child(
+                &mut self.ctx,
+                ChildBinding {
+                    conn: connection.conn,
+                    decoder: connection.decoder,
+                    pid: connection.hello.pid,
+                    session_id,
+                    child_listener,
+                },
+            );
+        }
+    }
+
+    /// Bytes from a child connection that waits for its session: kept for it.
+    pub(super) fn on_pending_child_bytes(&mut self, session_id: &str, bytes: &[u8]) {
+        if let Some(connection) = self
+            .children
+            .children
+            .get_mut(session_id)
+            .and_then(|child| child.connection.as_mut())
+        {
+            connection.decoder.push(bytes);
+        }
+    }
+
+    /// A waiting child's connection closed: it will not be debugged.
+    pub(super) fn on_pending_child_closed(&mut self, session_id: &str) {
+        if let Some(connection) = self
+            .children
+            .children
+            .get_mut(session_id)
+            .and_then(|child| child.connection.as_mut())
+        {
+            // Already closed by the peer: nothing to close from our side.
+            self.ctx.owners.conns.remove(&connection.conn);
+        }
+        self.abandon_child(
+            session_id,
+            "its connection closed before its session started",
+        );
+    }
+
+    /// `dapper/childProcessExited`: a child that exits before its session started is
+    /// forgotten quietly (its parent's client got the public event).
+    pub(super) fn on_child_exited(&mut self, body: &Value) {
+        let Some(pid) = body.get("pid").and_then(Value::as_u64) else {
+            return;
+        };
+        if let Some(session_id) = self.children.by_pid(pid) {
+            if let Some(child) = self.children.children.remove(&session_id) {
+                if let Some(timer) = child.timer {
+                    self.ctx.cancel_timer(timer);
+                }
+                if let Some(connection) = child.connection {
+                    self.ctx.close_connection(connection.conn);
+                }
+                self.ctx.log(
+                    LogLevel::Info,
+                    format!("Child {session_id} (pid {pid}) exited before its session started."),
+                );
+            }
+        }
+    }
+
+    /// Drops the pending children of a session that is being released.
+    pub(super) fn forget_children_of(&mut self, session: SessionKey) {
+        for session_id in self.children.of_session(session) {
+            if let Some(child) = self.children.children.remove(&session_id) {
+                if let Some(timer) = child.timer {
+                    self.ctx.cancel_timer(timer);
+                }
+                if let Some(connection) = child.connection {
+                    self.ctx.close_connection(connection.conn);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! A session's part in child-process debugging: asking its client to start a child
+//! session (`startDebugging`), attaching a new client's session to a waiting child
+//! process, and ending child sessions before their parent.
+
+use super::debuggee::Debuggee;
+use super::launch::{Launch, Phase};
+use super::pending::{Pending, PendingKey};
+use super::{Session, TimerPurpose};
+use crate::config::{self, CHILD_SESSION_KEY};
+use crate::context::{Context, Note};
+use crate::dap::error::{codes, DapError};
+use crate::dap::message::{self, Request, Response};
+use crate::ipc::frame::FrameDecoder;
+use crate::{Address, ConnectionId, LogLevel, Signal};
+use serde_json::{json, Map, Value};
+
+/// What the router hands a child session when it binds it to its process.
+pub struct ChildBinding {
+    pub conn: ConnectionId,
+    pub decoder: FrameDecoder,
+    pub pid: Option<u32>,
+    pub session_id: String,
+    /// The root's child listener, handed on so grandchildren connect there too.
+    pub child_listener: Option<Address>,
+}
+
+impl Session {
+    /// `attach` is how a child session starts: its configuration (built by the engine
+    /// for `startDebugging`) names the waiting child with a private key. Attaching to
+    /// arbitrary running processes is not supported.
+    pub(super) fn on_attach(&mut self, ctx: &mut Context, request: Request) {
+        let Some(child) = request
+            .arguments
+            .get(CHILD_SESSION_KEY)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
+            let error = DapError::user(codes::ATTACH_UNSUPPORTED, "Attaching to a running process is not supported yet; use a 'launch' configuration.");
+            self.respond_error(ctx, request.seq, "attach", &error);
+            return;
+        };
+        if self.launch.is_some() {
+            let error = DapError::user(
+                codes::WRONG_STATE,
+                "This session already debugs a program; a session debugs one program.",
+            );
+            self.respond_error(ctx, request.seq, "attach", &error);
+            return;
+        }
+        let name = request
+            .arguments
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("child process")
+            .to_string();
+        let config = match config::validate_child(&request.arguments, &name) {
+            Ok(config) => config,
+            Err(error) => {
+                self.respond_error(ctx, request.seq, "attach", &error);
+                return;
+            }
+        };
+        let mut launch = Launch::new(config, String::new(), String::new());
+        launch.attached = true;
+        launch.phase = Phase::Starting;
+        self.launch = Some(launch);
+        self.pending
+            .insert(PendingKey::Client(request.seq), Pending::Launch);
+        ctx.note(Note::AttachChild { child });
+    }
+
+    /// Binds this session to its child process's connection and configures it.
+    pub fn bind_child(&mut self, ctx: &mut Context, binding: ChildBinding) {
+        let Some(launch) = self
+            .launch
+            .as_mut()
+            .filter(|launch| launch.attached && launch.phase == Phase::Starting)
+        else {
+            ctx.log(
+                LogLevel::Error,
+                "A child process was bound to a session that is not waiting for one.",
+            );
+            ctx.close_connection(binding.conn);
+            return;
+        };
+        ctx.log(
+            LogLevel::Info,
+            format!(
+                "Child session {} attached (pid {}).",
+                binding.session_id,
+                binding
+                    .pid
+                    .map_or("unknown".to_string(), |pid| pid.to_string())
+            ),
+        );
+        launch.session_id = binding.session_id;
+        launch.hello_pid = binding.pid;
+        launch.alive = true;
+        launch.phase = Phase::Configuring;
+        if launch.config.subprocess_auto_attach {
+            launch.child_listener = binding.child_listener;
+        }
+        launch.debuggee = Some(Debuggee::new(binding.conn, binding.decoder, binding.pid));
+        self.send_configure(ctx);
+        self.drain_debuggee_frames(ctx);
+    }
+
+    /// Answers an `attach` that names no waiting child.
+    pub fn refuse_attach(&mut self, ctx: &mut Context, message: String) {
+        self.fail_launch(ctx, DapError::user(codes::NO_SUCH_CHILD, message));
+    }
+
+    /// Asks the client to start a session for a child. Fails, with the reason, when
+    /// the client cannot.
+    pub fn request_child_session(
+        &mut self,
+        ctx: &mut Context,
+        child: &str,
+        configuration: Map<String, Value>,
+    ) -> Result<(), String> {
+        if self.client.closed || self.finished {
+            return Err("the parent session's client is gone".to_string());
+        }
+        if !self.client_supports("supportsStartDebuggingRequest") {
+            return Err("the client does not support the startDebugging request".to_string());
+        }
+        let seq = self.client.next_seq;
+        self.pending.insert(
+            PendingKey::Reverse(seq),
+            Pending::StartDebugging {
+                child: child.to_string(),
+            },
+        );
+        let arguments = json!({ "request": "attach", "configuration": configuration });
+        self.send(ctx, message::request("startDebugging", arguments));
+        Ok(())
+    }
+
+    pub(super) fn on_start_debugging_response(
+        &mut self,
+        ctx: &mut Context,
+        child: String,
+        response: Response,
+    ) {
+        ctx.note(Note::StartDebuggingAnswered {
+            child,
+            success: response.success,
+            message: response.message,
+        });
+    }
+
+    /// Tells the client about a child process that will not be debugged, and why.
+    pub fn report_child_candidate(&mut self, ctx: &mut Context, body: Value) {
+        self.send_event(ctx, "dapper/childProcessCandidate", Some(body));
+    }
+
+    /// Ends this child session because its parent is stopping: its process is
+    /// signalled and its client gets `terminated` now, before the parent's.
+    pub fn end_with_parent(&mut self, ctx: &mut Context, signal: Signal) {
+        if self.terminated_sent || self.finished {
+            return;
+        }
+        if self.pending.launch().is_some() {
+            let error = DapError::silent(
+                codes::DEBUGGEE_GONE,
+                "The parent session stopped before this child session was ready.",
+            );
+            self.fail_launch(ctx, error);
+        }
+        self.drop_debuggee_connection(ctx);
+        self.kill_debuggee(ctx, signal);
+        self.cancel_timers_for(ctx, TimerPurpose::TerminateEscalation);
+        if let Some(launch) = self.launch.as_mut() {
+            launch.alive = false;
+            launch.phase = Phase::Over;
+        }
+        self.send_terminated(ctx);
+        if self.pending.disconnect().is_some() {
+            self.finish_disconnect(ctx);
+        }
+    }
+
+    /// Goes on with the `disconnect`/`terminate` that waited for the children to end.
+    pub fn resume_deferred_stop(&mut self, ctx: &mut Context) {
+        if let Some(request) = self.deferred_stop.take() {
+            self.on_request(ctx, request);
+        }
+    }
+
+    /// Sends the `terminated` that waited for the children, once none is live.
+    pub fn send_deferred_terminated(&mut self, ctx: &mut Context) {
+        if self.terminated_deferred {
+            self.send_terminated(ctx);
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! Connections on a session's listener before they are known: the root debuggee's
+//! `dapper/hello`, child processes' `dapper/sessionHello` (handed to the router), and
+//! peers that say nothing or the wrong thing.
+
+use super::debuggee::{parse_payload, Debuggee};
+use super::launch::Phase;
+use super::{Session, TimerPurpose};
+use crate::context::{Context, Note};
+use crate::ipc::frame::FrameDecoder;
+use crate::ipc::hello;
+use crate::{ConnectionId, LogLevel};
+
+/// How long a peer of the child listener has to say its hello.
+pub const CANDIDATE_HELLO_DEADLINE_MS: u64 = 10_000;
+
+impl Session {
+    pub fn on_connection_accepted(&mut self, ctx: &mut Context, conn: ConnectionId) {
+        // Besides its own debuggee, a root session's listener takes the connections of
+        // child processes for as long as the session debugs children.
+        match self.launch.as_mut().filter(|launch| {
+            launch.phase == Phase::Starting
+                || (launch.listener.is_some() && !launch.attached && launch.phase < Phase::Over)
+        }) {
+            Some(launch) => {
+                let starting = launch.phase == Phase::Starting;
+                launch.candidates.insert(conn, FrameDecoder::default());
+                // While starting, the launch's own hello deadline covers every peer;
+                // afterwards each peer of the child listener gets its own.
+                if !starting {
+                    self.set_timer(
+                        ctx,
+                        CANDIDATE_HELLO_DEADLINE_MS,
+                        TimerPurpose::CandidateHello(conn),
+                    );
+                }
+            }
+            None => {
+                ctx.log(
+                    LogLevel::Warn,
+                    format!(
+                        "Closed connection {conn}: this session is not waiting for a debuggee."
+                    ),
+                );
+                ctx.close_connection(conn);
+            }
+        }
+    }
+
+    /// A peer of the child listener that never said hello is closed.
+    pub(super) fn on_candidate_hello_deadline(&mut self, ctx: &mut Context, conn: ConnectionId) {
+        let Some(launch) = self.launch.as_mut() else {
+            return;
+        };
+        if launch.candidates.remove(&conn).is_some() {
+            ctx.log(
+                LogLevel::Warn,
+                format!(
+                    "Closed connection {conn}: it said no hello within {} seconds.",
+                    CANDIDATE_HELLO_DEADLINE_MS / 1000
+                ),
+            );
+            ctx.close_connection(conn);
+        }
+    }
+
+    /// Reads the first frame of a connection that has not said hello yet.
+    pub(super) fn check_candidate(&mut self, ctx: &mut Context, conn: ConnectionId) {
+        self.check_candidate_frame(ctx, conn);
+        let resolved = !self
+            .launch
+            .as_ref()
+            .is_some_and(|launch| launch.candidates.contains_key(&conn));
+        if resolved {
+            self.cancel_timers_for(ctx, TimerPurpose::CandidateHello(conn));
+        }
+    }
+
+    fn check_candidate_frame(&mut self, ctx: &mut Context, conn: ConnectionId) {
+        let Some(launch) = self.launch.as_mut() else {
+            return;
+        };
+        let Some(decoder) = launch.candidates.get_mut(&conn) else {
+            return;
+        };
+        let verdict = match decoder.next_frame() {
+            Ok(None) => return,
+            Err(error) => Err(error.to_string()),
+            Ok(Some(frame)) => match parse_payload(&frame.payload) {
+                Err(error) => Err(error),
+                Ok(incoming) if hello::is_child_hello(&incoming) => {
+                    match hello::check_child(&incoming, &launch.token) {
+                        Ok(child) => {
+                            // The router matches it with the child's announcement.
+                            if let Some(decoder) = launch.candidates.remove(&conn) {
+                                ctx.note(Note::ChildHello {
+                                    conn,
+                                    decoder,
+                                    hello: child,
+                                });
+                            }
+                            return;
+                        }
+                        Err(error) => Err(format!("{error} (a child's {})", hello::CHILD_HELLO)),
+                    }
+                }
+                Ok(_) if launch.phase != Phase::Starting => {
+                    Err("this session's debuggee has already connected".to_string())
+                }
+                Ok(incoming) => hello::check(&incoming, &launch.token, &launch.session_id)
+                    .map_err(|error| error.to_string()),
+            },
+        };
+        match verdict {
+            Err(reason) => {
+                launch.candidates.remove(&conn);
+                ctx.log(
+                    LogLevel::Warn,
+                    format!("Refused debuggee connection {conn}: {reason}."),
+                );
+                ctx.close_connection(conn);
+            }
+            Ok(hello) => {
+                let Some(decoder) = launch.candidates.remove(&conn) else {
+                    return;
+                };
+                // Without children to debug nothing else may connect; with them the
+                // listener stays open as the tree's shared child listener.
+                if launch.child_listener.is_none() {
+                    let others = std::mem::take(&mut launch.candidates);
+                    for other in others.into_keys() {
+                        ctx.close_connection(other);
+                    }
+                    if let Some(listener) = launch.listener.take() {
+                        ctx.close_listener(listener);
+                    }
+                }
+                ctx.log(
+                    LogLevel::Info,
+                    format!(
+                        "Debuggee {} connected (pid {}, Python {}).",
+                        hello.session_id,
+                        hello
+                            .pid
+                            .map_or("unknown".to_string(), |pid| pid.to_string()),
+                        hello.python_version.as_deref().unwrap_or("unknown"),
+                    ),
+                );
+                launch.hello_pid = hello.pid;
+                launch.debuggee = Some(Debuggee::new(
+                    conn,
+                    decoder,
+                    hello.pid.or(launch.pid).or(launch.terminal_pid),
+                ));
+                launch.phase = Phase::Configuring;
+                let waiting: Vec<ConnectionId> = launch.candidates.keys().copied().collect();
+                self.cancel_timers_for(ctx, TimerPurpose::HelloDeadline);
+                // Peers that connected while the launch was starting lose the launch's
+                // deadline with it; each gets its own, as later peers do.
+                for other in waiting {
+                    self.set_timer(
+                        ctx,
+                        CANDIDATE_HELLO_DEADLINE_MS,
+                        TimerPurpose::CandidateHello(other),
+                    );
+                }
+                self.send_configure(ctx);
+                self.drain_debuggee_frames(ctx);
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+// Launch options that the engine decides on (envFile, noDebug, the configuration
+// audit), through the standalone adapter and a real Python, on every CPython.
+import assert from "node:assert/strict";
+import { after, describe, test } from "node:test";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fixtures, pythons, RecordingClient } from "./support";
+
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "dapper-launch-options-"));
+after(() => fs.rmSync(scratch, { recursive: true, force: true }));
+fs.writeFileSync(path.join(scratch, "app.env"), "# settings\nexport FROM_FILE='file value'\nBOTH=from file\n");
+fs.writeFileSync(path.join(scratch, "bad.env"), "OK=1\nthis line is wrong\n");
+
+/** Prints two variables and exits with 4, so both output and exit code are visible. */
+const printEnv = "import os, sys; print(os.environ.get('FROM_FILE'), '|', os.environ.get('BOTH')); sys.exit(4)";
+
+interface RunCase {
+  name: string;
+  launch: Record<string, unknown>;
+  stdout: string;
+  exitCode: number;
+  /** A request that must fail, with the message it must give. */
+  refused?: { command: string; args: object; message: RegExp };
+}
+
+const runs: RunCase[] = [
+  {
+    name: "envFile variables reach the program, and env wins over them",
+    launch: { code: printEnv, cwd: scratch, envFile: "app.env", env: { BOTH: "from env" } },
+    stdout: "file value | from env\n",
+    exitCode: 4,
+  },
+  {
+    name: "noDebug runs the program with its output and exit code, and refuses tracer requests",
+    launch: { code: "import sys, time; print('ran'); time.sleep(0.5); sys.exit(6)", noDebug: true },
+    stdout: "ran\n",
+    exitCode: 6,
+    refused: { command: "stackTrace", args: { threadId: 1 }, message: /noDebug/ },
+  },
+];
+
+interface BadCase {
+  name: string;
+  launch: Record<string, unknown>;
+  message: RegExp;
+}
+
+const bad: BadCase[] = [
+  { name: "a missing envFile", launch: { code: "pass", envFile: path.join(scratch, "missing.env") }, message: /missing\.env/ },
+  { name: "an envFile line that is not an assignment", launch: { code: "pass", envFile: path.join(scratch, "bad.env") }, message: /bad\.env', line 2/ },
+  { name: "a relative cwd", launch: { code: "pass", cwd: "test/fixtures" }, message: /'cwd' must be an absolute path/ },
+  { name: "a boolean of the wrong type", launch: { code: "pass", noDebug: "yes" }, message: /'noDebug' must be true or false/ },
+];
+
+for (const python of pythons()) {
+  describe(`Python ${python.version}: launch options`, () => {
+    for (const run of runs) {
+      test(run.name, async () => {
+        const client = new RecordingClient();
+        await client.start();
+        try {
+          await client.launchWith({ ...run.launch, python: python.executable, console: "internalConsole" });
+          if (run.refused) {
+            await assert.rejects(client.customRequest(run.refused.command, run.refused.args), run.refused.message);
+          }
+          assert.equal(await client.finished(), run.exitCode);
+          assert.equal(client.output("stdout"), run.stdout);
+          await client.disconnectRequest({});
+        } finally {
+          await client.stop();
+        }
+      });
+    }
+
+    for (const item of bad) {
+      test(`launch fails clearly for ${item.name}`, async () => {
+        const client = new RecordingClient();
+        await client.start();
+        try {
+          await client.initializeRequest();
+          await assert.rejects(client.launchRequest({ python: python.executable, cwd: fixtures, ...item.launch } as never), item.message);
+        } finally {
+          await client.stop();
+        }
+      });
+    }
+  });
+}
