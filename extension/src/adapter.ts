@@ -60,8 +60,11 @@ function main(): void {
 
 /** One session on stdin/stdout; the process exits when it is over. */
 function runStdio(host: EngineHost, logger: Logger): void {
-  const session = hostStreamClient(host, process.stdin, process.stdout, logger, "stdio client");
+  const session = hostStreamClient(host, process.stdin, process.stdout, logger, "stdio client", "stdio");
   void session.closed.then(async () => {
+    // Child sessions of this client connect to the engine's own client listener; the
+    // adapter serves them until the last one is gone.
+    while (host.openClientCount > 0) await new Promise((resolve) => setTimeout(resolve, 100));
     // The engine stops launched debuggees when its client goes; give them time to exit
     // so that their last output and exit codes are logged, then make sure of it.
     if (host.liveProcessCount > 0) {
@@ -84,7 +87,7 @@ function runServer(host: EngineHost, logger: Logger, address: string, port: numb
   const server = net.createServer((socket) => {
     socket.setNoDelay(true);
     const peer = `${socket.remoteAddress ?? "?"}:${socket.remotePort ?? "?"}`;
-    const session = hostStreamClient(host, socket, socket, logger, `client ${peer}`);
+    const session = hostStreamClient(host, socket, socket, logger, `client ${peer}`, "tcp");
     logger.info(`Client ${session.client.id} connected from ${peer}`);
     void session.closed.then(() => {
       logger.info(`Client ${session.client.id} (${peer}) disconnected`);

@@ -8,6 +8,9 @@ import type { LogLevel } from "./engine/protocol";
 import { createWasmEngine } from "./engine/wasm";
 import { pythonPackageDirOf } from "./extensionRoot";
 import { formatLogLine, isLogLevel, Logger, type LogSink } from "./log";
+import { exitCodeReporter } from "./vscode/exitCode";
+import { chooseInterpreter } from "./vscode/interpreter";
+import { pythonExtensionInterpreter } from "./vscode/pythonExtension";
 
 const DEBUG_TYPE = "dapper";
 
@@ -44,7 +47,8 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, {
       createDebugAdapterDescriptor: () => new vscode.DebugAdapterInlineImplementation(new InlineDebugAdapter(engineHost())),
     }),
-    vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new DapperConfigurationProvider()),
+    vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new DapperConfigurationProvider(logger)),
+    vscode.debug.registerDebugAdapterTrackerFactory(DEBUG_TYPE, exitCodeReporter()),
   );
 }
 
@@ -58,12 +62,20 @@ function configuredLogLevel(): LogLevel {
   return isLogLevel(value) ? value : "info";
 }
 
+// How long the Python extension may take to name its interpreter before the launch goes
+// on without it. Its first activation in a window can take seconds; a launch that hangs
+// on another extension would be worse than one that uses the fallback.
+const PYTHON_EXTENSION_TIMEOUT_MS = 10_000;
+
 /**
  * Fills in a launch configuration when there is none (no launch.json, or F5 on an empty
- * configuration): debug the Python file in the active editor. Everything else about a
- * configuration is the engine's to validate.
+ * configuration): debug the Python file in the active editor. Then picks the interpreter
+ * when the configuration names none. Everything else about a configuration is the
+ * engine's to validate.
  */
 class DapperConfigurationProvider implements vscode.DebugConfigurationProvider {
+  constructor(private readonly logger: Logger) {}
+
   resolveDebugConfiguration(
     _folder: vscode.WorkspaceFolder | undefined,
     config: vscode.DebugConfiguration,
@@ -86,4 +98,29 @@ class DapperConfigurationProvider implements vscode.DebugConfigurationProvider {
       console: "integratedTerminal",
     };
   }
+
+  // The interpreter is chosen after variable substitution, so a `python` written as
+  // "${workspaceFolder}/.venv/bin/python" counts as set and is used as the user wrote it.
+  async resolveDebugConfigurationWithSubstitutedVariables(
+    folder: vscode.WorkspaceFolder | undefined,
+    config: vscode.DebugConfiguration,
+  ): Promise<vscode.DebugConfiguration> {
+    // Attaching runs no interpreter of Dapper's choosing.
+    if (config.request !== "launch") return config;
+    const resource = folder?.uri ?? programUri(config) ?? vscode.window.activeTextEditor?.document.uri;
+    const choice = await chooseInterpreter(config.python, {
+      pythonExtension: () => pythonExtensionInterpreter(resource),
+      setting: () => vscode.workspace.getConfiguration("dapper", resource).get<unknown>("python"),
+      timeoutMs: PYTHON_EXTENSION_TIMEOUT_MS,
+    });
+    for (const note of choice.notes) this.logger.warn(`Interpreter: ${note}`);
+    if (choice.source === "launch configuration") return config;
+    this.logger.info(`Interpreter: ${choice.python ?? "python3"} (chosen by: ${choice.source})`);
+    return choice.python === undefined ? config : { ...config, python: choice.python };
+  }
+}
+
+/** The program of a launch configuration as a file URI, when it names one. */
+function programUri(config: vscode.DebugConfiguration): vscode.Uri | undefined {
+  return typeof config.program === "string" && config.program !== "" ? vscode.Uri.file(config.program) : undefined;
 }

@@ -30,6 +30,8 @@ export class Transports {
     private readonly logger: Logger,
     /** Hands out the host-owned connection ids. */
     private readonly nextConnectionId: () => number,
+    /** Takes the connections of listeners whose purpose is "clients": they are DAP clients. */
+    private readonly acceptClient: (socket: net.Socket) => void = (socket) => socket.destroy(),
   ) {}
 
   openListener(command: OutputOf<"openListener">): void {
@@ -40,7 +42,7 @@ export class Transports {
       return;
     }
     if (command.transport === "tcp") {
-      this.listen(id, { host: command.host ?? "127.0.0.1", port: command.port ?? 0 }, undefined);
+      this.listen(id, { host: command.host ?? "127.0.0.1", port: command.port ?? 0 }, undefined, command.purpose === "clients");
     } else if (command.transport === "unix") {
       let directory: string;
       try {
@@ -55,7 +57,7 @@ export class Transports {
         this.emit({ type: "listenerFailed", listener: id, error: `cannot create a private socket directory: ${messageOf(error)}` });
         return;
       }
-      this.listen(id, { path: path.join(directory, `s${id}.sock`) }, directory);
+      this.listen(id, { path: path.join(directory, `s${id}.sock`) }, directory, command.purpose === "clients");
     } else {
       const transport = (command as { transport: unknown }).transport;
       this.emit({ type: "listenerFailed", listener: id, error: `unknown transport ${JSON.stringify(transport)}` });
@@ -102,7 +104,7 @@ export class Transports {
     this.connections.clear();
   }
 
-  private listen(id: number, options: net.ListenOptions, directory: string | undefined): void {
+  private listen(id: number, options: net.ListenOptions, directory: string | undefined, forClients: boolean): void {
     const server = net.createServer();
     const listener: Listener = { server, directory };
     this.listeners.set(id, listener);
@@ -127,7 +129,12 @@ export class Transports {
       this.logger.debug(`Listener ${id} open on ${JSON.stringify(address)}`);
       this.emit({ type: "listenerOpened", listener: id, address });
     });
-    server.on("connection", (socket) => this.accept(id, socket));
+    server.on("connection", (socket) => {
+      if (this.disposed) return socket.destroy();
+      if (!forClients) return this.accept(id, socket);
+      socket.setNoDelay(true);
+      this.acceptClient(socket);
+    });
     try {
       server.listen(options);
     } catch (error) {

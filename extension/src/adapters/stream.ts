@@ -3,6 +3,7 @@
 // unframes the Content-Length messages; this module only moves bytes.
 
 import type { EngineHost, HostedClient } from "../engine/host";
+import type { ClientTransport } from "../engine/protocol";
 import type { Logger } from "../log";
 
 export interface StreamClient {
@@ -17,6 +18,7 @@ export function hostStreamClient(
   output: NodeJS.WritableStream,
   logger: Logger,
   label: string,
+  transport?: ClientTransport,
 ): StreamClient {
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
@@ -24,6 +26,7 @@ export function hostStreamClient(
 
   const client = host.openClient({
     framing: "contentLength",
+    transport,
     write: (data) => {
       if (!ended) output.write(data);
     },

@@ -3,16 +3,17 @@
 // "contentLength" client (stdio or a TCP socket: framed bytes both ways, framed by the
 // engine).
 
-import type { DapMessage } from "./protocol";
+import type { ClientTransport, DapMessage } from "./protocol";
 
-export type ClientSink =
+export type ClientSink = { transport?: ClientTransport } & (
   | { framing: "messages"; deliver(message: DapMessage): void }
   | {
       framing: "contentLength";
       write(data: Buffer): void;
       /** Ends the stream after everything written so far. */
       end(): void;
-    };
+    }
+);
 
 export interface ClientEntry {
   readonly id: number;

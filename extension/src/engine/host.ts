@@ -4,6 +4,8 @@
 // clients the engine itself failed.
 
 import * as crypto from "crypto";
+import type * as net from "net";
+import { hostStreamClient } from "../adapters/stream";
 import { gatherFacts } from "../facts";
 import { describeError, isLogLevel, type Logger } from "../log";
 import { Processes } from "../processes";
@@ -73,13 +75,20 @@ export class EngineHost {
     const entry = this.clients.add(sink, this.generation);
     const id = entry.id;
     this.logger.debug(`Client ${id} opened (${sink.framing})`);
-    this.enqueue({ type: "clientOpened", client: id, framing: sink.framing }, entry.generation);
+    const opened: Input = { type: "clientOpened", client: id, framing: sink.framing };
+    if (sink.transport !== undefined) opened.transport = sink.transport;
+    this.enqueue(opened, entry.generation);
     return {
       id,
       message: (message) => this.clientMessage(id, message),
       bytes: (chunk) => this.clientBytes(id, chunk),
       closed: () => this.clientClosed(id),
     };
+  }
+
+  /** Number of DAP clients still open (the stdio adapter lives while any is). */
+  get openClientCount(): number {
+    return this.clients.size;
   }
 
   /** Number of processes spawned for the engine that are still running. */
@@ -300,12 +309,23 @@ export class EngineHost {
     const runtime: Runtime = {
       generation,
       engine,
-      transports: new Transports(report, this.logger, () => this.nextConnectionId++),
+      transports: new Transports(report, this.logger, () => this.nextConnectionId++, (socket) => this.hostSocketClient(socket)),
       processes: new Processes(report, this.logger),
       timers: new Timers(report, this.logger),
     };
     this.runtime = runtime;
     return runtime;
+  }
+
+  /**
+   * A connection to the engine's client listener (openListener purpose "clients") is a DAP
+   * client of its own: the child session of a client that runs the adapter over stdio.
+   */
+  private hostSocketClient(socket: net.Socket): void {
+    const peer = `${socket.remoteAddress ?? "?"}:${socket.remotePort ?? "?"}`;
+    const session = hostStreamClient(this, socket, socket, this.logger, `child-session client ${peer}`, "childClient");
+    this.logger.info(`Client ${session.client.id} connected from ${peer} for a child session`);
+    void session.closed.then(() => socket.destroy());
   }
 
   /**

@@ -42,11 +42,18 @@ export type FactAnswer =
   // A query of a kind this host does not know is still answered, as a failure.
   | { kind: string; ok: false; error: string; [key: string]: unknown };
 
+/**
+ * How a client reached the host. "stdio" matters to the engine (such a client cannot open a
+ * second session on its adapter, so child sessions are offered a loopback address);
+ * "childClient" marks a connection to the engine's own client listener.
+ */
+export type ClientTransport = "inline" | "stdio" | "tcp" | "childClient";
+
 // ---------------------------------------------------------------------------------------
 // Inputs: facts, in the past tense.
 
 export type Input =
-  | { type: "clientOpened"; client: number; framing: ClientFraming }
+  | { type: "clientOpened"; client: number; framing: ClientFraming; transport?: ClientTransport }
   | { type: "clientMessage"; client: number; message: DapMessage }
   | { type: "clientBytes"; client: number; data: string }
   | { type: "clientClosed"; client: number }
@@ -71,7 +78,8 @@ export type Output =
   | { type: "sendToClient"; client: number; message: DapMessage }
   | { type: "writeToClient"; client: number; data: string }
   | { type: "closeClient"; client: number }
-  | { type: "openListener"; listener: number; transport: "tcp" | "unix"; host?: string; port?: number }
+  // purpose "clients": accepted connections are DAP clients (child sessions of stdio clients).
+  | { type: "openListener"; listener: number; transport: "tcp" | "unix"; host?: string; port?: number; purpose?: "clients" }
   | { type: "closeListener"; listener: number }
   | { type: "send"; conn: number; data: string }
   | { type: "close"; conn: number }

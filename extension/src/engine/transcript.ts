@@ -26,8 +26,9 @@ function withReadableBytes(value: unknown): unknown {
   if (typeof record.data !== "string") return value;
   const text = decodeIfText(record.data);
   if (text === undefined) return value;
-  const { data: _bytes, ...rest } = record;
-  return { ...rest, text };
+  const readable: Record<string, unknown> = { ...record, text };
+  delete readable.data;
+  return readable;
 }
 
 function decodeIfText(base64: string): string | undefined {
