@@ -16,9 +16,20 @@ export default tseslint.config(
     }
   },
   {
-    files: ["scripts/**/*.mjs", "*.mjs"],
+    files: ["scripts/**/*.mjs", "test/**/*.mjs", "bench/**/*.mjs", "*.mjs"],
     languageOptions: {
-      globals: { process: "readonly", console: "readonly", Buffer: "readonly", URL: "readonly", setTimeout: "readonly", clearTimeout: "readonly" }
+      globals: {
+        process: "readonly", console: "readonly", Buffer: "readonly", URL: "readonly", fetch: "readonly",
+        setTimeout: "readonly", clearTimeout: "readonly", setInterval: "readonly", clearInterval: "readonly",
+      }
     }
+  },
+  {
+    files: ["**/*.cjs"],
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: { require: "readonly", module: "writable", exports: "writable", __dirname: "readonly", process: "readonly", global: "readonly", console: "readonly" }
+    },
+    rules: { "@typescript-eslint/no-require-imports": "off" }
   }
 );

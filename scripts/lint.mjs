@@ -5,4 +5,4 @@ ensureNpmPackages();
 run("cargo", ["fmt", "--all", "--check"]);
 run("cargo", ["clippy", "-p", "dapper-core", "--all-targets", "--", "-D", "warnings"]);
 run(npxBin("tsc"), ["-p", root, "--noEmit"]);
-run(npxBin("eslint"), ["extension/src", "test", "scripts"]);
+run(npxBin("eslint"), ["extension/src", "test", "scripts", "bench"]);

@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { build } from "./build.mjs";
+import { packageVsix } from "./package.mjs";
 import { compareVersions, ensurePythonTestEnv, findPythons, npxBin, root, run, step } from "./lib.mjs";
 
 const results = [];
@@ -45,7 +46,7 @@ await suite("Rust: rustfmt, clippy, cargo test", () => {
 
 await suite("TypeScript: tsc (strict) and eslint", () => {
   run(npxBin("tsc"), ["-p", root]);
-  run(npxBin("eslint"), ["extension/src", "test", "scripts"]);
+  run(npxBin("eslint"), ["extension/src", "test", "scripts", "bench"]);
 });
 
 await suite("TypeScript: host unit tests", () => nodeTests(testFiles(path.join(root, "out", "extension"))));
@@ -76,6 +77,15 @@ if (built) {
   );
 } else {
   results.push({ name: "End to end (skipped: the build failed)", ok: false, seconds: 0 });
+}
+
+if (built) {
+  await suite("VS Code: the .vsix in code-server, driven by headless Chromium", async () => {
+    const vsix = await packageVsix({ skipBuild: true });
+    run(process.execPath, [path.join("test", "vscode", "run.mjs"), "--vsix", vsix]);
+  });
+} else {
+  results.push({ name: "VS Code (skipped: the build failed)", ok: false, seconds: 0 });
 }
 
 step("Summary");

@@ -1,6 +1,7 @@
 // The VS Code extension: one engine host for the whole extension host, shared by every
 // Dapper debug session, hosted inline (no adapter process).
 
+import * as os from "os";
 import * as vscode from "vscode";
 import { InlineDebugAdapter } from "./adapters/inline";
 import { EngineHost } from "./engine/host";
@@ -9,7 +10,7 @@ import { createWasmEngine } from "./engine/wasm";
 import { pythonPackageDirOf } from "./extensionRoot";
 import { formatLogLine, isLogLevel, Logger, type LogSink } from "./log";
 import { exitCodeReporter } from "./vscode/exitCode";
-import { chooseInterpreter } from "./vscode/interpreter";
+import { chooseInterpreter, expandSettingPath } from "./vscode/interpreter";
 import { pythonExtensionInterpreter } from "./vscode/pythonExtension";
 
 const DEBUG_TYPE = "dapper";
@@ -110,7 +111,11 @@ class DapperConfigurationProvider implements vscode.DebugConfigurationProvider {
     const resource = folder?.uri ?? programUri(config) ?? vscode.window.activeTextEditor?.document.uri;
     const choice = await chooseInterpreter(config.python, {
       pythonExtension: () => pythonExtensionInterpreter(resource),
-      setting: () => vscode.workspace.getConfiguration("dapper", resource).get<unknown>("python"),
+      setting: () => {
+        const value = vscode.workspace.getConfiguration("dapper", resource).get<unknown>("python");
+        const workspaceFolder = (folder ?? (resource && vscode.workspace.getWorkspaceFolder(resource)))?.uri.fsPath;
+        return typeof value === "string" ? expandSettingPath(value, { workspaceFolder, home: os.homedir() }) : value;
+      },
       timeoutMs: PYTHON_EXTENSION_TIMEOUT_MS,
     });
     for (const note of choice.notes) this.logger.warn(`Interpreter: ${note}`);

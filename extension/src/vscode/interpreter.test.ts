@@ -1,6 +1,6 @@
 import assert from "assert/strict";
 import { test } from "node:test";
-import { activeInterpreterOf, chooseInterpreter, type InterpreterChoice, type PythonEnvironmentsApi } from "./interpreter";
+import { activeInterpreterOf, chooseInterpreter, expandSettingPath, type InterpreterChoice, type PythonEnvironmentsApi } from "./interpreter";
 
 // What the Python extension does in a case: answer with a path, answer nothing, fail, or hang.
 type ExtensionBehaviour = { answers: string | undefined } | { fails: string } | "hangs";
@@ -124,5 +124,23 @@ for (const c of apiCases) {
     }
     assert.equal(await activeInterpreterOf(api, "the-resource"), c.expected);
     assert.deepEqual(seen, ["the-resource"], "the resource is passed through to the Python extension");
+  });
+}
+
+// expandSettingPath: the setting as written, the workspace folder, and the path expected.
+const expansions: [string, string | undefined, string][] = [
+  ["/usr/bin/python3", "/ws", "/usr/bin/python3"],
+  ["python3.12", "/ws", "python3.12"],
+  ["${workspaceFolder}/.venv/bin/python", "/ws", "/ws/.venv/bin/python"],
+  ["${workspaceFolder}/.venv/bin/python", undefined, "${workspaceFolder}/.venv/bin/python"],
+  ["~/venvs/a/bin/python", "/ws", "/home/u/venvs/a/bin/python"],
+  ["~", undefined, "/home/u"],
+  ["~other/bin/python", "/ws", "~other/bin/python"],
+  ["  /padded/python  ", "/ws", "/padded/python"],
+];
+
+for (const [written, workspaceFolder, expected] of expansions) {
+  test(`the setting ${JSON.stringify(written)} with workspace folder ${workspaceFolder ?? "(none)"} is ${expected}`, () => {
+    assert.equal(expandSettingPath(written, { workspaceFolder, home: "/home/u" }), expected);
   });
 }

@@ -16,6 +16,18 @@ export interface InterpreterChoice {
   notes: string[];
 }
 
+/**
+ * Expands what VS Code does not expand in settings but users write there:
+ * `${workspaceFolder}` (when there is one) and a leading `~`. A path that still holds
+ * `${workspaceFolder}` is returned unchanged, for the engine to report as not found.
+ */
+export function expandSettingPath(value: string, places: { workspaceFolder: string | undefined; home: string }): string {
+  let expanded = value.trim();
+  if (places.workspaceFolder !== undefined) expanded = expanded.split("${workspaceFolder}").join(places.workspaceFolder);
+  if (expanded === "~" || expanded.startsWith("~/")) expanded = places.home + expanded.slice(1);
+  return expanded;
+}
+
 export interface InterpreterSources {
   /** The Python extension's active interpreter for the resource, or undefined when it has none. */
   pythonExtension: () => Promise<string | undefined>;

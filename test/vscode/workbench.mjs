@@ -1,0 +1,155 @@
+/* global document, getComputedStyle -- these functions run inside the page (page.evaluate), not in Node */
+// What the real-VS-Code test reads from and does to the VS Code workbench page. Every
+// question is answered from the DOM as it is now; the caller polls with waitFor, so
+// nothing here sleeps.
+
+// The text editor of the editor area (not the debug console's input, which is a Monaco
+// editor too).
+const EDITOR = ".part.editor .editor-instance .monaco-editor";
+
+/**
+ * The line numbers (1-based) at which elements matching `selector` sit in the editor,
+ * found by comparing each element's vertical position with the line-number gutter. Only
+ * lines on screen can be found, which is all the fixture has.
+ */
+export async function linesOf(page, selector) {
+  return page.evaluate(
+    ({ editorSelector, selector }) => {
+      const editor = document.querySelector(editorSelector);
+      if (!editor) return [];
+      const numbers = [...editor.querySelectorAll(".margin-view-overlays .line-numbers")].map((element) => {
+        const rect = element.getBoundingClientRect();
+        return { line: Number(element.textContent.trim()), top: rect.top, bottom: rect.bottom };
+      });
+      const found = new Set();
+      for (const element of editor.querySelectorAll(selector)) {
+        const rect = element.getBoundingClientRect();
+        if (rect.height === 0) continue;
+        const middle = (rect.top + rect.bottom) / 2;
+        const hit = numbers.find((number) => middle >= number.top && middle < number.bottom);
+        if (hit) found.add(hit.line);
+      }
+      return [...found].sort((a, b) => a - b);
+    },
+    { editorSelector: EDITOR, selector },
+  );
+}
+
+/** The line the debugger is paused on: where VS Code draws the top stack frame. */
+export async function pausedLines(page) {
+  return linesOf(page, ".debug-top-stack-frame-line, .codicon-debug-stackframe");
+}
+
+/** Lines that show a (verified or not) breakpoint glyph. */
+export async function breakpointLines(page) {
+  return linesOf(page, ".codicon-debug-breakpoint, .codicon-debug-breakpoint-unverified");
+}
+
+/** Whether the editor shows `fileName` in its active tab with its text rendered. */
+export async function editorShows(page, fileName) {
+  return page.evaluate(
+    ({ editorSelector, fileName }) => {
+      const tab = document.querySelector(".part.editor .tab.active");
+      const editor = document.querySelector(editorSelector);
+      return Boolean(tab?.textContent?.includes(fileName) && editor?.querySelector(".view-lines .view-line"));
+    },
+    { editorSelector: EDITOR, fileName },
+  );
+}
+
+/**
+ * Clicks the glyph margin (left of the line numbers) of `line`, where a user clicks to
+ * toggle a breakpoint.
+ */
+export async function clickGutter(page, line) {
+  const target = await page.evaluate(
+    ({ editorSelector, line }) => {
+      const editor = document.querySelector(editorSelector);
+      if (!editor) return null;
+      const number = [...editor.querySelectorAll(".margin-view-overlays .line-numbers")].find(
+        (element) => Number(element.textContent.trim()) === line,
+      );
+      const glyphs = editor.querySelector(".margin .glyph-margin") ?? editor.querySelector(".glyph-margin");
+      if (!number || !glyphs) return null;
+      const numberRect = number.getBoundingClientRect();
+      const glyphRect = glyphs.getBoundingClientRect();
+      if (glyphRect.width === 0) return null;
+      return { x: glyphRect.left + glyphRect.width / 2, y: (numberRect.top + numberRect.bottom) / 2 };
+    },
+    { editorSelector: EDITOR, line },
+  );
+  if (!target) throw new Error(`line ${line} or the editor's glyph margin is not on screen`);
+  await page.mouse.move(target.x, target.y);
+  await page.mouse.click(target.x, target.y);
+}
+
+/**
+ * Clicks into the editor so that keys (F5, F10) go to it: far right on line 2 of the
+ * fixture, which is empty, so no word gets highlighted in the screenshots.
+ */
+export async function focusEditor(page) {
+  const lineTwo = page.locator(`${EDITOR} .view-line`).nth(1);
+  const box = await lineTwo.boundingBox({ timeout: 10_000 });
+  if (!box) throw new Error("the editor's second line is not on screen");
+  await page.mouse.click(box.x + box.width - 20, box.y + box.height / 2);
+}
+
+/**
+ * The rows of the Variables view as "name = value" strings. VS Code labels each row for
+ * screen readers as "<name>, value <value>"; the visible spans are the fallback.
+ */
+export async function variableRows(page) {
+  return page.evaluate(() => {
+    const rows = document.querySelectorAll(".debug-pane .debug-variables .monaco-list-row, .debug-variables .monaco-list-row");
+    return [...rows].map((row) => {
+      // The separator between name and value is drawn by VS Code itself, inside or beside
+      // the spans depending on its version, so it is stripped from both.
+      const name = (row.querySelector(".name")?.textContent ?? "").trim().replace(/\s*[=:]$/, "");
+      const value = (row.querySelector(".value")?.textContent ?? "").trim().replace(/^[=:]\s*/, "");
+      return name ? `${name} = ${value}` : (row.textContent ?? "").trim();
+    });
+  });
+}
+
+/** The whole text of the debug console's output, one string per visible row. */
+export async function consoleRows(page) {
+  return page.evaluate(() => [...document.querySelectorAll(".repl .monaco-list-row")].map((row) => (row.textContent ?? "").trim()));
+}
+
+/** Types `text` into the debug console's input and runs it. */
+export async function evaluateInConsole(page, text) {
+  const input = page.locator(".repl .repl-input-wrapper .monaco-editor").first();
+  await input.click({ timeout: 10_000 });
+  await page.keyboard.type(text);
+  await page.keyboard.press("Enter");
+}
+
+/** Whether a debug session is running or paused (the debug toolbar is up). */
+export async function debugToolbarVisible(page) {
+  return page.evaluate(() => {
+    const toolbar = document.querySelector(".debug-toolbar");
+    if (!toolbar) return false;
+    const style = getComputedStyle(toolbar);
+    return style.display !== "none" && style.visibility !== "hidden" && toolbar.getBoundingClientRect().height > 0;
+  });
+}
+
+/** The text of a modal dialog (VS Code shows launch errors in one), or undefined when none is up. */
+export async function dialogText(page) {
+  return page.evaluate(() => {
+    const box = document.querySelector(".monaco-dialog-box");
+    if (!box || box.getBoundingClientRect().height === 0) return undefined;
+    return (box.querySelector(".dialog-message-text")?.textContent ?? "") + " " + (box.querySelector(".dialog-message-detail")?.textContent ?? "");
+  });
+}
+
+/**
+ * Expands the scope row `name` (e.g. "Locals") of the Variables view when it is shown
+ * collapsed, as a user would click it. Returns whether it clicked.
+ */
+export async function expandScope(page, name) {
+  const row = page.locator(".debug-variables .monaco-list-row[aria-expanded='false']", { hasText: name }).first();
+  if ((await row.count()) === 0) return false;
+  await row.click({ timeout: 5_000 });
+  return true;
+}
