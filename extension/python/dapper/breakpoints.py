@@ -20,6 +20,7 @@ from .breakpoint_expressions import (
     parse_log_message,
 )
 from .code_lines import ExecutableLinesCache, SourceError, resolve_line
+from .function_breakpoints import FunctionBreakpointStore
 from .paths import canonical_path, is_debugger_path
 
 
@@ -39,6 +40,8 @@ class Breakpoint:
     hit_condition: HitCondition | None = None
     log_template: LogTemplate | None = None
     hits: int = 0
+    # A condition that raises is reported once (then it only stops).
+    condition_error_reported: bool = False
 
     def to_dap(self, line_offset: int) -> dict:
         result = {
@@ -61,6 +64,18 @@ class BreakpointStore:
         self._by_file: dict[str, list[Breakpoint]] = {}
         # canonical path -> {line: (breakpoint, ...)}, verified breakpoints only.
         self.lines_by_file: dict[str, dict[int, tuple[Breakpoint, ...]]] = {}
+        self.functions = FunctionBreakpointStore(self.allocate_fresh_id)
+
+    @property
+    def lines_cache(self) -> ExecutableLinesCache:
+        return self._lines_cache
+
+    def allocate_fresh_id(self) -> int:
+        """An id no breakpoint has (function breakpoints share the id space)."""
+        with self._lock:
+            bp_id = self._next_id
+            self._next_id += 1
+            return bp_id
 
     def _allocate_id(self, key: tuple[str, int], used: set[int]) -> int:
         """The id for (path, line): the same one every time, unless another breakpoint
@@ -141,3 +156,4 @@ class BreakpointStore:
         with self._lock:
             self._by_file.clear()
             self._publish()
+        self.functions.clear()

@@ -4,22 +4,42 @@ and the threads stopped in it.
 Threads stop on their own stack (inside a tracer callback) and block until the IPC
 thread resumes them. Whatever happens to the connection, a stopped thread is released:
 when the engine goes away, breakpoints are dropped and every thread runs on.
+
+All threads stop together: when one thread stops, every other user thread is asked to
+park on the next line of user code it runs (quietly: only the first stop is announced,
+with ``allThreadsStopped: true``). A thread blocked outside Python code meanwhile is
+shown where it is. Any resume (continue or a step) releases them all.
 """
 
 from __future__ import annotations
 
 import sys
 import threading
+import time
 import types
 
+from . import target
 from .breakpoints import Breakpoint, BreakpointStore
+from .exception_filters import (
+    DEFAULT_FILTERS,
+    RAISED,
+    UNCAUGHT,
+    USER_UNHANDLED,
+    ExceptionFilters,
+)
+from .exception_stops import ExceptionStop, innermost_frame
 from .inspection import Inspector
 from .ipc import Connection
-from .threads import StoppedThread, ThreadRegistry
+from .library_code import is_library_canonical
+from .paths import is_debugger_path, is_runpy_path
+from .threads import DEBUGGER_THREAD_PREFIX, StoppedThread, ThreadRegistry, install_thread_events
 from .tracing import StepState, choose_backend_name, create_tracer
-from .tracing.base import STEP_ENTRY, STEP_PAUSE
+from .tracing.base import STEP_ENTRY, STEP_PARK, STEP_PAUSE
 
 _STOP_REASONS = {STEP_ENTRY: "entry", STEP_PAUSE: "pause"}
+# How long a paused thread may take to reach a line of Python code before it is
+# announced stopped where it is (blocked outside Python code).
+PAUSE_GRACE_SECONDS = 0.3
 
 
 class Debugger:
@@ -43,6 +63,16 @@ class Debugger:
         # Threads currently inside the debugger (evaluating a condition, stopped): a
         # breakpoint reached from there is ignored rather than re-entered.
         self._busy: set[int] = set()
+        # True from the first stop until the next resume: every thread is stopped.
+        self._all_stopped = False
+        # Thread ident -> the step it had when it was asked to park (restored on resume).
+        self._parked_steps: dict[int, StepState | None] = {}
+        self.exception_filters: ExceptionFilters = DEFAULT_FILTERS
+        # Thread ident -> the exception last stopped on for raised / userUnhandled, so
+        # that one exception stops once however many frames it passes through.
+        self._reported_exceptions: dict[tuple[int, str], BaseException] = {}
+        # stepInTargets ids -> (thread id, frame, callee name), valid until a resume.
+        self.step_in_targets: dict[int, tuple[int, types.FrameType, str]] = {}
 
     # Configuration.
 
@@ -54,12 +84,45 @@ class Debugger:
         if launch.get("noDebug"):
             self.no_debug = True
 
+        self.tracer.set_just_my_code(bool(launch.get("justMyCode", True)))
+
     def use_tracer(self, name: str) -> None:
         """Swap the (not yet installed) tracer for another backend."""
         old = self.tracer
         self.tracer = create_tracer(name, self.store, self)
         self.tracer._debugger_threads = old._debugger_threads
+        self.tracer.set_just_my_code(old.just_my_code)
+        self.tracer.set_watch_exceptions(old.watch_exceptions)
         self.inspector._paths = self.tracer._paths
+
+    def set_exception_filters(self, filters: ExceptionFilters) -> None:
+        self.exception_filters = filters
+        self.tracer.set_watch_exceptions(filters.watches_raising)
+
+    def tracing_started(self) -> None:
+        """The tracer is installed and the program about to run: hook thread starts and
+        exits, and the places where uncaught exceptions end up."""
+        install_thread_events(self._thread_started, self._thread_exited)
+        original_hook = threading.excepthook
+
+        def thread_excepthook(arguments) -> None:
+            if arguments.exc_value is not None:
+                self.uncaught_exception(arguments.exc_value, arguments.exc_traceback)
+            original_hook(arguments)
+
+        threading.excepthook = thread_excepthook
+        target.uncaught_exception_hook = lambda error: self.uncaught_exception(
+            error, error.__traceback__)
+
+    def _thread_started(self, thread: threading.Thread) -> None:
+        if not self._detached:
+            self.connection.send_event(
+                "thread", {"reason": "started", "threadId": self.threads.id_for(thread)})
+
+    def _thread_exited(self, thread: threading.Thread) -> None:
+        if not self._detached:
+            self.connection.send_event(
+                "thread", {"reason": "exited", "threadId": self.threads.id_for(thread)})
 
     @property
     def line_offset(self) -> int:
@@ -81,7 +144,8 @@ class Debugger:
 
     # The tracer's host interface.
 
-    def breakpoints_reached(self, frame: types.FrameType, breakpoints: tuple) -> bool:
+    def breakpoints_reached(self, frame: types.FrameType, breakpoints: tuple,
+                            reason: str = "breakpoint") -> bool:
         ident = threading.get_ident()
         if ident in self._busy or self.tracer.is_ignored_thread(ident) or self._detached:
             return False
@@ -92,8 +156,16 @@ class Debugger:
             self._busy.discard(ident)
         if not hit_ids:
             return False
-        self._stop(frame, "breakpoint", hit_ids)
+        self._stop(frame, reason, hit_ids)
         return True
+
+    def function_entered(self, frame: types.FrameType, breakpoints: tuple) -> bool:
+        functions = self.store.functions
+        for breakpoint in breakpoints:
+            if functions.found(breakpoint, frame.f_code) and not self._detached:
+                self.connection.send_event("breakpoint", {
+                    "reason": "changed", "breakpoint": breakpoint.to_dap(self.line_offset)})
+        return self.breakpoints_reached(frame, breakpoints, "function breakpoint")
 
     def _breakpoint_says_stop(self, breakpoint: Breakpoint, frame: types.FrameType) -> bool:
         if breakpoint.condition is not None:
@@ -101,12 +173,16 @@ class Debugger:
                 if not eval(breakpoint.condition, frame.f_globals, frame.f_locals):
                     return False
             except Exception as error:
-                # Like a failing assertion, a broken condition stops so the user sees it.
-                self.send_output(
-                    f"Error evaluating the breakpoint condition at line "
-                    f"{breakpoint.line - self.line_offset}: {type(error).__name__}: {error}\n",
-                    category="important",
-                )
+                # Like a failing assertion, a broken condition stops so the user sees it;
+                # the message is given once, not on every hit.
+                if not breakpoint.condition_error_reported:
+                    breakpoint.condition_error_reported = True
+                    self.send_output(
+                        f"Error evaluating the breakpoint condition at line "
+                        f"{breakpoint.line - self.line_offset}: "
+                        f"{type(error).__name__}: {error}\n",
+                        category="important",
+                    )
                 return True
         breakpoint.hits += 1
         if breakpoint.hit_condition is not None and not breakpoint.hit_condition.should_stop(
@@ -125,62 +201,200 @@ class Debugger:
         ident = threading.get_ident()
         if ident in self._busy or self.tracer.is_ignored_thread(ident) or self._detached:
             return
+        if step.kind == STEP_PARK:
+            self._stop(frame, "pause", announce=False)
+            return
         self._stop(frame, _STOP_REASONS.get(step.kind, "step"))
+
+    # Exception breakpoints.
+
+    def _exception_may_stop(self, ident: int) -> bool:
+        return not (ident in self._busy or self.tracer.is_ignored_thread(ident)
+                    or self._detached)
+
+    def exception_raised(self, frame: types.FrameType, exception: BaseException) -> None:
+        """The ``raised`` filter: stop once per exception, in the first user frame that
+        sees it (where it is raised, or where it comes back into the user's code)."""
+        ident = threading.get_ident()
+        if (not self.exception_filters.applies(RAISED, exception)
+                or not self._exception_may_stop(ident)
+                or not self.tracer.is_user_frame(frame)
+                or self._reported_exceptions.get((ident, RAISED)) is exception):
+            return
+        self._reported_exceptions[(ident, RAISED)] = exception
+        self._stop(frame, "exception",
+                   exception=ExceptionStop(exception, exception.__traceback__, RAISED))
+
+    def exception_unwound(self, frame: types.FrameType, exception: BaseException) -> None:
+        """The ``userUnhandled`` filter: the exception leaves a frame of the user's code
+        into library code."""
+        ident = threading.get_ident()
+        caller = frame.f_back
+        if (caller is None
+                or not self.exception_filters.applies(USER_UNHANDLED, exception)
+                or not self._exception_may_stop(ident)
+                or self._reported_exceptions.get((ident, USER_UNHANDLED)) is exception):
+            return
+        canonical = self.tracer._canonical(frame.f_code.co_filename)
+        if is_library_canonical(canonical) or not self.tracer.is_user_frame(frame):
+            return
+        if not is_library_canonical(self.tracer._canonical(caller.f_code.co_filename)):
+            return
+        self._reported_exceptions[(ident, USER_UNHANDLED)] = exception
+        self._stop(frame, "exception",
+                   exception=ExceptionStop(exception, exception.__traceback__, USER_UNHANDLED))
+
+    def uncaught_exception(self, exception: BaseException, traceback) -> None:
+        """An exception ends a thread or the program (called on that thread, before the
+        traceback is printed): with the uncaught filter on, stop where it was raised."""
+        ident = threading.get_ident()
+        if (isinstance(exception, SystemExit)
+                or not self.exception_filters.applies(UNCAUGHT, exception)
+                or not self._exception_may_stop(ident)
+                or not self.tracer.installed):
+            return
+        paths = self.tracer._canonical
+
+        def shown(frame) -> bool:
+            canonical = paths(frame.f_code.co_filename)
+            return not (is_debugger_path(canonical) or is_runpy_path(canonical))
+
+        frame = innermost_frame(traceback, self.tracer.is_user_frame, shown)
+        if frame is not None:
+            self._stop(frame, "exception",
+                       exception=ExceptionStop(exception, traceback, UNCAUGHT))
 
     # Stopping and resuming.
 
-    def _stop(self, frame: types.FrameType, reason: str, hit_ids: list[int] | None = None):
+    def _stop(self, frame: types.FrameType, reason: str, hit_ids: list[int] | None = None,
+              exception: ExceptionStop | None = None, announce: bool = True):
         ident = threading.get_ident()
-        thread_id = self.threads.id_for(threading.current_thread())
-        stopped = StoppedThread(thread_id, ident, frame, reason)
-        self.tracer.set_step(ident, None)
-        body = {"reason": reason, "threadId": thread_id, "allThreadsStopped": False}
-        if hit_ids:
-            body["hitBreakpointIds"] = hit_ids
+        # Busy first: what runs below (even constructors of library classes) must never
+        # reach a breakpoint and stop this thread a second time.
         self._busy.add(ident)
         try:
+            thread_id = self.threads.id_for(threading.current_thread())
+            stopped = StoppedThread(thread_id, ident, frame, reason, exception)
+            self.tracer.set_step(ident, None)
+            body = {"reason": reason, "threadId": thread_id, "allThreadsStopped": True}
+            if hit_ids:
+                body["hitBreakpointIds"] = hit_ids
+            if exception is not None:
+                body.update(exception.stopped_fields())
             with self._lock:
-                if self._detached:
+                if self._detached or (not announce and not self._all_stopped):
+                    # Detached, or a thread parking after everything was resumed.
                     return
                 # Registered and announced under the lock that resuming takes, so that a
                 # `continue` is never processed between the two (which would leave the
                 # client believing a running thread is stopped).
                 self._stopped[thread_id] = stopped
-                self.connection.send_event("stopped", body)
+                if not self._all_stopped:
+                    self._all_stopped = True
+                    self._park_other_threads(ident)
+                if announce:
+                    self.connection.send_event("stopped", body)
             stopped.resume.wait()
         finally:
             self._busy.discard(ident)
 
+    def _park_other_threads(self, stopping_ident: int) -> None:
+        """Ask every other user thread to stop at its next line of user code. Called with
+        the lock held, by the thread that stops first."""
+        ignored = self.tracer._debugger_threads
+        for thread in threading.enumerate():
+            ident = thread.ident
+            if (ident is None or ident == stopping_ident or ident in ignored
+                    or thread.name.startswith(DEBUGGER_THREAD_PREFIX)):
+                continue
+            previous = self.tracer._steps.get(ident)
+            # A pending pause is fulfilled by this stop; other steps go on after it.
+            self._parked_steps[ident] = (
+                None if previous is None or previous.kind in (STEP_PAUSE, STEP_PARK)
+                else previous)
+            self.tracer.set_step(ident, StepState(STEP_PARK))
+
+    def _end_all_stopped(self) -> None:
+        """Called with the lock held when every thread resumes: parking requests that
+        were not reached yet are withdrawn and earlier steps restored."""
+        self._all_stopped = False
+        parked, self._parked_steps = self._parked_steps, {}
+        for ident, previous in parked.items():
+            current = self.tracer._steps.get(ident)
+            if current is None or current.kind == STEP_PARK:
+                self.tracer.set_step(ident, previous)
+
     def stopped_thread(self, thread_id) -> StoppedThread:
+        """The stopped thread ``thread_id``. While all threads are stopped, a thread that
+        has not parked yet (it is blocked outside Python code) is given as it is now."""
         with self._lock:
             stopped = self._stopped.get(thread_id)
-        if stopped is None:
-            raise ValueError(f"Thread {thread_id!r} is not stopped")
-        return stopped
+            all_stopped = self._all_stopped
+        if stopped is not None:
+            return stopped
+        if all_stopped:
+            thread = self.threads.thread(thread_id)
+            ident = thread.ident if thread is not None else None
+            frame = sys._current_frames().get(ident) if ident is not None else None
+            frame = self._outside_debugger(frame)
+            if frame is not None and ident not in self.tracer._debugger_threads:
+                running = StoppedThread(thread_id, ident, frame, "pause", running=True)
+                running.resume.set()  # It cannot run work: it is not waiting.
+                return running
+        raise ValueError(f"Thread {thread_id!r} is not stopped")
+
+    def announce_stop(self, stopped: StoppedThread, reason: str) -> None:
+        """Tell the client again that a thread that stays stopped is stopped (after a
+        goto moved it): its frames and variables are fetched anew."""
+        with self._lock:
+            if self._stopped.get(stopped.thread_id) is not stopped:
+                return
+            self.inspector.clear()
+            stopped.reason = reason
+            self.connection.send_event("stopped", {
+                "reason": reason, "threadId": stopped.thread_id, "allThreadsStopped": True})
+
+    def _outside_debugger(self, frame):
+        """A running thread caught inside the debugger (a tracer callback on its way to
+        park) is shown at the user's frame that called into it."""
+        caller = frame
+        while caller is not None and is_debugger_path(
+                self.tracer._canonical(caller.f_code.co_filename)):
+            caller = caller.f_back
+        return caller if caller is not None else frame
 
     def resume_all(self) -> None:
         with self._lock:
             released = list(self._stopped.values())
             self._stopped.clear()
             self.inspector.clear()
+            self.step_in_targets.clear()
+            self._end_all_stopped()
         for stopped in released:
             stopped.resume.set()
 
-    def resume_with_step(self, stopped: StoppedThread, kind: str) -> None:
-        """Release one stopped thread with a step to do (over, into, out)."""
+    def resume_with_step(self, stopped: StoppedThread, kind: str,
+                         target: str | None = None) -> None:
+        """Release every thread, ``stopped`` with a step to do (over, into, out; into
+        one call of the line when ``target`` names it)."""
         with self._lock:
-            if self._stopped.get(stopped.thread_id) is not stopped:
+            if not stopped.running and self._stopped.get(stopped.thread_id) is not stopped:
                 return  # Already released (continue, or the engine went away).
-            del self._stopped[stopped.thread_id]
+            released = list(self._stopped.values())
+            self._stopped.clear()
             self.inspector.clear()
-        self.tracer.set_step(stopped.ident, StepState(kind, stopped.frame))
-        stopped.resume.set()
+            self.step_in_targets.clear()
+            self._end_all_stopped()
+            step = StepState(kind, stopped.frame, target, stopped.frame.f_lineno)
+            self.tracer.set_step(stopped.ident, step)
+        for thread in released:
+            thread.resume.set()
 
     def thread_to_pause(self, thread_id) -> int | None:
         """The ident of the running thread ``thread_id``; None if it is already stopped.
         Raises ValueError when there is no such thread."""
         with self._lock:
-            if thread_id in self._stopped:
+            if thread_id in self._stopped or self._all_stopped:
                 return None
         thread = self.threads.thread(thread_id)
         if thread is None or not thread.is_alive() or thread.ident is None:
@@ -188,9 +402,32 @@ class Debugger:
         return thread.ident
 
     def pause(self, thread_ident: int) -> None:
-        """Stop the thread on the next line of user code it runs (reason "pause")."""
-        if not self._detached:
-            self.tracer.set_step(thread_ident, StepState(STEP_PAUSE))
+        """Stop the thread on the next line of user code it runs (reason "pause"). A
+        thread that runs no Python code for a moment (blocked in a sleep, a read, a
+        lock) is announced stopped where it is instead, so that pause always answers."""
+        if self._detached:
+            return
+        self.tracer.set_step(thread_ident, StepState(STEP_PAUSE))
+        watcher = threading.Thread(target=self._pause_if_blocked, args=(thread_ident,),
+                                   name=f"{DEBUGGER_THREAD_PREFIX}pause", daemon=True)
+        watcher.start()
+
+    def _pause_if_blocked(self, thread_ident: int) -> None:
+        self.tracer.ignore_thread(threading.get_ident())
+        time.sleep(PAUSE_GRACE_SECONDS)
+        with self._lock:
+            step = self.tracer._steps.get(thread_ident)
+            if self._detached or self._all_stopped or step is None or step.kind != STEP_PAUSE:
+                return  # It stopped (or something else did) meanwhile.
+            thread = next((t for t in threading.enumerate() if t.ident == thread_ident), None)
+            if thread is None:
+                return
+            self._all_stopped = True
+            # The paused thread itself parks, quietly, once it runs Python code again.
+            self._park_other_threads(-1)
+            self.connection.send_event("stopped", {
+                "reason": "pause", "threadId": self.threads.id_for(thread),
+                "allThreadsStopped": True})
 
     def request_entry_stop(self) -> None:
         """stopOnEntry: stop the calling (main) thread on the first line of user code."""
@@ -204,6 +441,8 @@ class Debugger:
         stop again. The program runs on."""
         with self._lock:
             self._detached = True
+            self._all_stopped = False
+            self._parked_steps = {}
         self.store.clear()
         self.tracer.cancel_steps()
         try:

@@ -3,17 +3,31 @@
 Frame ids and variable references are handles into tables that live while threads are
 stopped; every resume clears them, so a stale id gets a clear error rather than a view
 of a frame that has moved on.
+
+Methods that render values (``scopes``, ``variables``) run user code and are meant to
+run on the stopped thread that owns the frame (see stopped_work and
+inspection_requests); ``stack_trace`` runs none and is answered on the IPC thread.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 import types
 from dataclasses import dataclass
 
-from .paths import PathCache, is_debugger_path, is_runpy_path, is_synthetic_filename
-from .rendering import Child, children_of, safe_repr, shape_of, type_name
+from .paths import PathCache, is_debugger_path, is_runpy_path
+from .rendering import (
+    DEFAULT_FORMAT,
+    Child,
+    Format,
+    children_of,
+    classify_scope_member,
+    grouped,
+    safe_repr,
+    shape_of,
+    type_name,
+)
+from .sources import SourceRegistry
 
 
 class InspectionError(ValueError):
@@ -48,15 +62,26 @@ class Handles:
 class FrameEntry:
     thread_id: int
     frame: types.FrameType
+    # The innermost visible frame of its thread (where a return value is shown).
+    is_top: bool = False
 
 
 @dataclass
 class Container:
-    """What a variables reference points at. ``kind`` is "locals", "globals" or "value"."""
+    """What a variables reference points at. ``kind`` is "locals", "globals", "value"
+    or "group" (then ``target`` is a rendering.Group and ``scope`` says whose: "locals",
+    "globals" or None for an object's). ``frame`` is the frame whose thread owns it."""
 
     kind: str
     target: object
-    evaluate_name: str | None = None
+    evaluate_name: str | None
+    thread_id: int
+    frame: types.FrameType
+    scope: str | None = None
+
+
+# Name of the Locals entry that shows what the function just stepped out of returned.
+RETURN_VALUE_PREFIX = "(return) "
 
 
 def visible_frames(top: types.FrameType, paths: PathCache) -> list[types.FrameType]:
@@ -78,15 +103,16 @@ def visible_frames(top: types.FrameType, paths: PathCache) -> list[types.FrameTy
     return frames
 
 
-def source_of(filename: str) -> dict:
-    if is_synthetic_filename(filename):
-        return {"name": filename, "presentationHint": "deemphasize"}
-    path = os.path.abspath(filename)
-    return {"name": os.path.basename(path), "path": path}
-
-
 def frame_name(code: types.CodeType) -> str:
     return getattr(code, "co_qualname", code.co_name)
+
+
+def scope_mapping(frame: types.FrameType, kind: str):
+    return frame.f_locals if kind == "locals" else frame.f_globals
+
+
+_SIMPLE_TYPE_NAMES = {kind: kind.__name__ for kind in
+                      (int, float, complex, bool, str, bytes, type(None))}
 
 
 class Inspector:
@@ -96,24 +122,47 @@ class Inspector:
         self._paths = paths
         self.frames = Handles()
         self.containers = Handles()
+        self.sources = SourceRegistry()
         self.line_offset = 0  # 1 when the client counts lines from 0
         self.column_offset = 0
+        self.show_return_value = False
+        # The stdout/stderr tees (output_capture), set up by dapper/configure.
+        self.output = None
+        # The debugger thread that inspects threads that cannot run work themselves
+        # (stopped_work.InspectionWorker), started on first use.
+        self.worker = None
+        # The hook for stepping: DAP thread id -> (function name, returned value) of the
+        # function the thread's last step returned from. Stepping records it (when
+        # ``show_return_value`` is on) before the thread stops; every resume clears it.
+        self.last_return_values: dict[int, tuple[str, object]] = {}
+
+    def record_return_value(self, thread_id: int, code: types.CodeType, value) -> None:
+        """Stepping's hook: the function ``code`` returned ``value`` on ``thread_id``
+        during a step (call it before the thread stops). Shown as ``(return) name`` in
+        the Locals of the frame the thread stops in when showReturnValue is on."""
+        if self.show_return_value:
+            # "outer.<locals>.helper" reads as "helper"; "Class.method" stays.
+            name = frame_name(code).rsplit("<locals>.", 1)[-1]
+            self.last_return_values[thread_id] = (name, value)
 
     def clear(self) -> None:
         self.frames.clear()
         self.containers.clear()
+        self.last_return_values.clear()
+
+    # Stack.
 
     def stack_trace(self, thread_id: int, top: types.FrameType, start: int, levels: int) -> dict:
         frames = visible_frames(top, self._paths)
         total = len(frames)
         selected = frames[start:start + levels] if levels > 0 else frames[start:]
         stack_frames = []
-        for frame in selected:
+        for index, frame in enumerate(selected, start):
             line = frame.f_lineno or frame.f_code.co_firstlineno
             stack_frames.append({
-                "id": self.frames.add(FrameEntry(thread_id, frame)),
+                "id": self.frames.add(FrameEntry(thread_id, frame, index == 0)),
                 "name": frame_name(frame.f_code),
-                "source": source_of(frame.f_code.co_filename),
+                "source": self.sources.source_for_code(frame.f_code),
                 "line": line - self.line_offset,
                 "column": 1 - self.column_offset,
             })
@@ -125,62 +174,132 @@ class Inspector:
             raise InspectionError(f"Unknown or expired frame id {frame_id!r}")
         return entry
 
-    def scopes(self, frame_id) -> dict:
-        frame = self.frame(frame_id).frame
-        scopes = []
-        for name, kind, hint in (("Locals", "locals", "locals"), ("Globals", "globals", None)):
-            reference = self.containers.add(Container(kind, frame))
-            scope = {"name": name, "variablesReference": reference, "expensive": False}
-            if hint:
-                scope["presentationHint"] = hint
-            mapping = frame.f_locals if kind == "locals" else frame.f_globals
-            scope["namedVariables"] = sum(1 for key in mapping if _shown_in_scope(key))
-            scopes.append(scope)
-        return {"scopes": scopes}
-
-    def variables(self, reference, filter_kind=None, start: int = 0, count: int = 0) -> dict:
+    def container(self, reference) -> Container:
         container = self.containers.get(reference) if isinstance(reference, int) else None
         if not isinstance(container, Container):
             raise InspectionError(f"Unknown or expired variables reference {reference!r}")
+        return container
+
+    # Scopes and variables (run user code: call them on the stopped thread).
+
+    def scopes(self, frame_id) -> dict:
+        entry = self.frame(frame_id)
+        scopes = []
+        for name, kind, hint in (("Locals", "locals", "locals"), ("Globals", "globals", None)):
+            container = Container(kind, entry.frame, None, entry.thread_id, entry.frame)
+            scope = {"name": name, "variablesReference": self.containers.add(container),
+                     "expensive": False}
+            if hint:
+                scope["presentationHint"] = hint
+            scopes.append(scope)
+        return {"scopes": scopes}
+
+    def _scope_children(self, container: Container) -> list:
+        """The scope's entries: ``(name, value)`` pairs for plain variables (no Child
+        objects: a scope of 1,000 locals must render in a few milliseconds), then a
+        Child per group."""
+        frame = container.frame
+        mapping = scope_mapping(frame, container.kind)
+        plain: list = []
+        if container.kind == "locals":
+            returned = self._return_value(container)
+            if returned is not None:
+                function, value = returned
+                plain.append(Child(RETURN_VALUE_PREFIX + function, value, None))
+        groups: dict[str, list] = {}
+        for key, value in list(mapping.items()):
+            if key == "__builtins__" or not isinstance(key, str):
+                continue  # The builtins module hangs off every module's globals: noise.
+            group = classify_scope_member(key, value)
+            if group is None:
+                plain.append((key, value))
+            else:
+                groups.setdefault(group, []).append((key, value, key))
+        return grouped(plain, groups)
+
+    def _return_value(self, container: Container):
+        if not self.show_return_value:
+            return None
+        returned = self.last_return_values.get(container.thread_id)
+        if returned is None:
+            return None
+        # Only the frame the thread stopped in shows it: the caller the step returned to.
+        for entry_frame in self._top_frames(container.thread_id):
+            if entry_frame is container.frame:
+                return returned
+        return None
+
+    def _top_frames(self, thread_id: int) -> list[types.FrameType]:
+        with self.frames._lock:
+            entries = list(self.frames._items.values())
+        return [e.frame for e in entries
+                if isinstance(e, FrameEntry) and e.thread_id == thread_id and e.is_top]
+
+    def variables(self, reference, filter_kind=None, start: int = 0, count: int = 0,
+                  fmt: Format = DEFAULT_FORMAT) -> dict:
+        container = self.container(reference)
         if container.kind in ("locals", "globals"):
-            frame = container.target
-            mapping = frame.f_locals if container.kind == "locals" else frame.f_globals
             if filter_kind == "indexed":
                 children = []
             else:
-                names = [key for key in mapping if _shown_in_scope(key)]
+                children = self._scope_children(container)
                 end = start + count if count > 0 else None
-                children = [Child(key, mapping[key], key) for key in names[start:end]]
+                children = children[start:end]
         else:
-            children = children_of(
-                container.target, container.evaluate_name, filter_kind, start, count
-            )
-        return {"variables": [self._variable(child) for child in children]}
+            children = children_of(container.target, container.evaluate_name,
+                                   filter_kind, start, count)
+        describe = self.describe
+        thread_id, frame = container.thread_id, container.frame
+        return {"variables": [
+            describe(child[0], child[1], child[0], thread_id, frame, fmt)
+            if type(child) is tuple else self.variable(child, container, fmt)
+            for child in children
+        ]}
 
-    def _variable(self, child: Child) -> dict:
+    def variable(self, child: Child, parent: Container, fmt: Format = DEFAULT_FORMAT) -> dict:
         if child.note is not None:
             return {"name": child.name, "value": child.note, "variablesReference": 0}
-        value = child.value
-        variable = {
-            "name": child.name,
-            "value": safe_repr(value),
+        if child.group is not None:
+            scope = parent.kind if parent.kind in ("locals", "globals") else parent.scope
+            group_container = Container("group", child.group, None, parent.thread_id,
+                                        parent.frame, scope)
+            return {
+                "name": child.name,
+                "value": "",
+                "variablesReference": self.containers.add(group_container),
+                "namedVariables": len(child.group.members),
+                "presentationHint": {"kind": "virtual"},
+            }
+        return self.describe(child.name, child.value, child.evaluate_name, parent.thread_id,
+                             parent.frame, fmt)
+
+    def describe(self, name: str, value, evaluate_name: str | None, thread_id: int,
+                 frame: types.FrameType, fmt: Format = DEFAULT_FORMAT,
+                 value_key: str = "value") -> dict:
+        """A DAP variable (or, with ``value_key="result"``, an evaluate body) for a value."""
+        simple_type = _SIMPLE_TYPE_NAMES.get(type(value))
+        if simple_type is not None and not fmt.hex:
+            # Scalars: nothing to expand, no user code; the fast path for big scopes.
+            body = {"name": name, value_key: safe_repr(value, fmt.limit), "type": simple_type,
+                    "variablesReference": 0}
+            if evaluate_name:
+                body["evaluateName"] = evaluate_name
+            return body
+        body = {
+            "name": name,
+            value_key: safe_repr(value, fmt.limit, fmt.hex),
             "type": type_name(value),
             "variablesReference": 0,
         }
-        if child.evaluate_name:
-            variable["evaluateName"] = child.evaluate_name
+        if evaluate_name:
+            body["evaluateName"] = evaluate_name
         shape = shape_of(value)
         if shape.expandable:
-            variable["variablesReference"] = self.containers.add(
-                Container("value", value, child.evaluate_name)
+            body["variablesReference"] = self.containers.add(
+                Container("value", value, evaluate_name, thread_id, frame)
             )
             if shape.indexed:
-                variable["indexedVariables"] = shape.indexed
+                body["indexedVariables"] = shape.indexed
             if shape.named:
-                variable["namedVariables"] = shape.named
-        return variable
-
-
-def _shown_in_scope(name) -> bool:
-    # The builtins module hangs off every module's globals; showing it is noise.
-    return isinstance(name, str) and name != "__builtins__"
+                body["namedVariables"] = shape.named
+        return body

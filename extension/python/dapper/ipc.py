@@ -147,6 +147,13 @@ class Connection:
         self.close()
         return reason
 
+    def abandon_after_fork(self) -> None:
+        """In a fork child: stop using the socket copied from the parent. Only this
+        process's descriptor is closed; a shutdown would end the parent's connection."""
+        self._closed = True
+        with contextlib.suppress(OSError):
+            self._sock.close()
+
     def close(self) -> None:
         self._closed = True
         with contextlib.suppress(OSError):

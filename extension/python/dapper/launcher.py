@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import os
-import platform
 import sys
 import threading
 
-from . import PROTOCOL_VERSION
+from . import children
 from .cli import USAGE, UsageError, parse_arguments
 from .debugger import Debugger
 from .environment import DapperEnvironment, remove_pythonpath_entry, take_dapper_environment
@@ -39,23 +37,24 @@ def _fail(message: str) -> int:
     return 1
 
 
-def _hello(session_id: str, token: str) -> dict:
-    return {
-        "token": token,
-        "sessionId": session_id,
-        "pid": os.getpid(),
-        "pythonVersion": platform.python_version(),
-        "pythonImplementation": platform.python_implementation(),
-        "executable": sys.executable,
-        "protocol": PROTOCOL_VERSION,
-    }
+def _read_requests(debugger: Debugger, link: children.SessionLink) -> None:
+    def on_message(message: dict) -> None:
+        link.observe(message)
+        dispatch(debugger, message)
 
-
-def _read_requests(debugger: Debugger) -> None:
-    reason = debugger.connection.read_loop(lambda message: dispatch(debugger, message))
+    reason = debugger.connection.read_loop(on_message)
     if reason:
         print(f"dapper: the debugger connection failed: {reason}", file=sys.stderr)
     debugger.detach()
+
+
+def start_reader(debugger: Debugger, link: children.SessionLink) -> None:
+    """Start the thread that answers the engine's requests (also used by a fork child
+    that becomes a session of its own)."""
+    reader = threading.Thread(target=_read_requests, args=(debugger, link), name="dapper.ipc",
+                              daemon=True)
+    reader.start()
+    debugger.tracer.ignore_thread(reader.ident)
 
 
 def _on_exit(debugger: Debugger, state: ExitState) -> None:
@@ -94,21 +93,26 @@ def main(argv: list[str] | None = None) -> int:
     connection = Connection(sock)
     debugger = Debugger(connection, tracer_name)
     debugger.environment = environment
-    if not connection.send_event("dapper/hello", _hello(arguments.session_id, token)):
-        return _fail(f"the debugger at {arguments.ipc} closed the connection")
     exit_state = ExitState()
+    # A child process (started by the hooks of a debugged parent) says hello as a child
+    # session; its parent's session id comes by environment.
+    link = children.SessionLink(
+        arguments.session_id, environment.variables.get(children.PARENT_SESSION_VARIABLE),
+        token, environment.variables, exit_state)
+    if not connection.send_event(*link.hello()):
+        return _fail(f"the debugger at {arguments.ipc} closed the connection")
     atexit.register(_on_exit, debugger, exit_state)
 
-    reader = threading.Thread(target=_read_requests, args=(debugger,), name="dapper.ipc",
-                              daemon=True)
-    reader.start()
-    debugger.tracer.ignore_thread(reader.ident)
+    start_reader(debugger, link)
     remove_pythonpath_entry(environment.pythonpath_entry)
 
     debugger.configuration_done.wait()
-    if debugger.detached:
+    if debugger.detached and not link.is_child:
         exit_state.code = _fail("the debugger disconnected before the program started")
         return exit_state.code
+    # A child whose session never started (or ended) runs its program untraced: a
+    # program must not break because one of its children could not be debugged.
+    children.activate(link, debugger)
 
     exit_state.code = _run(arguments, debugger)
     return exit_state.code
@@ -123,7 +127,7 @@ def _run(arguments, debugger: Debugger) -> int:
     except SyntaxError as error:
         report_uncaught(error)
         return 1
-    if not (arguments.no_debug or debugger.no_debug):
+    if not (arguments.no_debug or debugger.no_debug or debugger.detached):
         try:
             debugger.tracer.install()
         except ToolIdInUse as error:

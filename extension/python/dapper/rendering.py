@@ -1,24 +1,46 @@
 """How values look in the Variables view: a safe, bounded repr, a type name, and the
 children a value expands to.
 
-Everything here may run user code (``__repr__``, ``__len__``, iteration), so every
-call is guarded: a failure becomes text such as ``<repr raised ValueError: boom>``,
-never an exception out of a request handler.
+Everything here may run user code (``__repr__``, ``__len__``, properties), so every
+call is guarded: a failure becomes text such as ``<repr raised ValueError: boom>`` and
+user code that runs too long is interrupted (inside a work item, see stopped_work) and
+shown as ``<repr timed out after 1 s>``, never an exception out of a request handler.
 """
 
 from __future__ import annotations
 
+import collections.abc
 import contextlib
+import inspect
 import itertools
+import types
 from dataclasses import dataclass
+
+from .stopped_work import call_with_time_limit
 
 MAX_VALUE_LENGTH = 1000
 MAX_CHILDREN = 1000
-_ELLIPSIS = "…"
+# How long one ``__repr__``, ``__len__`` or attribute read may take.
+USER_CODE_SECONDS = 1.0
+# Appended to a value cut at the length limit, so a cut value is never mistaken for a
+# whole one (Copy Value with the clipboard context gives the whole text).
+TRUNCATION_MARKER = "… (truncated)"
+
+SPECIAL_GROUP = "special variables"
+FUNCTION_GROUP = "function variables"
+CLASS_GROUP = "class variables"
+GROUP_ORDER = (SPECIAL_GROUP, FUNCTION_GROUP, CLASS_GROUP)
 
 # Values shown as a single line with nothing to expand.
 _SCALAR_TYPES = (str, bytes, bytearray, int, float, complex, bool, type(None), range)
-_SEQUENCE_TYPES = (list, tuple)
+# Types whose repr runs no user code: no deadline needed (that keeps big scopes fast).
+_PLAIN_REPR_TYPES = frozenset({str, bytes, int, float, complex, bool, type(None), range})
+# Types whose repr is short and runs no user code.
+_SHORT_REPR_TYPES = frozenset({int, float, bool, type(None)})
+# Values that are never functions or classes, whatever their name.
+_SIMPLE_MEMBER_TYPES = frozenset({str, bytes, int, float, complex, bool, type(None), list,
+                                  tuple, dict, set, frozenset})
+_INDEXABLE_TYPES = (list, tuple)
 _SET_TYPES = (set, frozenset)
 # Key types whose repr is valid Python that evaluates back to the same key.
 _LITERAL_KEY_TYPES = (str, bytes, int, float, bool, type(None))
@@ -33,38 +55,83 @@ def _describe_error(prefix: str, error: BaseException) -> str:
     return f"<{prefix} raised {name}: {detail}>" if detail else f"<{prefix} raised {name}>"
 
 
-def safe_repr(value, limit: int = MAX_VALUE_LENGTH) -> str:
-    """``repr(value)`` that never raises and never exceeds ``limit`` characters. Built-in
-    containers are rendered item by item, so a huge list costs ``limit``, not its size."""
-    text = _repr(value, limit, set())
-    if len(text) > limit:
-        text = text[: limit - 1] + _ELLIPSIS
+def _timed_out(what: str) -> str:
+    return f"<{what} timed out after {USER_CODE_SECONDS:g} s>"
+
+
+def guarded(function, what: str):
+    """``(result, None)`` from ``function()``, or ``(None, message)`` when it raised or
+    ran out of time."""
+    try:
+        return call_with_time_limit(
+            lambda: (function(), None), USER_CODE_SECONDS, lambda: (None, _timed_out(what))
+        )
+    except Exception as error:
+        return None, _describe_error(what, error)
+
+
+@dataclass(frozen=True)
+class Format:
+    """How to render: ``limit`` characters at most (None: no limit) and integers in hex."""
+
+    limit: int | None = MAX_VALUE_LENGTH
+    hex: bool = False
+
+
+DEFAULT_FORMAT = Format()
+
+
+def safe_repr(value, limit: int | None = MAX_VALUE_LENGTH, hex: bool = False) -> str:
+    """``repr(value)`` that never raises and never exceeds ``limit`` characters (plus the
+    truncation marker). Built-in containers are rendered item by item, so a huge list
+    costs ``limit``, not its size."""
+    kind = type(value)
+    if kind in _PLAIN_REPR_TYPES and not (hex and kind is int) and (
+        limit is None or kind not in (str, bytes) or len(value) <= limit
+    ):
+        # The common case (scopes full of numbers and short strings) stays cheap.
+        text = repr(value)
+    else:
+        text = _repr(value, Format(limit, hex), set())
+    if limit is not None and len(text) > limit:
+        text = text[:limit] + TRUNCATION_MARKER
     return text
 
 
-def _repr(value, limit: int, active: set[int]) -> str:
+def _repr(value, fmt: Format, active: set[int]) -> str:
     kind = type(value)
+    if kind is int and fmt.hex:
+        return hex(value)
+    if kind in _PLAIN_REPR_TYPES:
+        if kind in (str, bytes) and fmt.limit is not None and len(value) > fmt.limit:
+            # Only the shown part is rendered; the quote is added back for symmetry.
+            return repr(value[: fmt.limit + 1])
+        return repr(value)
     if kind in (list, tuple, set, frozenset, dict):
         if id(value) in active:
             return "[...]" if kind is list else "{...}" if kind is dict else "(...)"
         active.add(id(value))
         try:
-            return _container_repr(value, kind, limit, active)
+            return _container_repr(value, kind, fmt, active)
         finally:
             active.discard(id(value))
-    try:
-        text = repr(value)
-    except Exception as error:
-        return _describe_error("repr", error)
-    return text
+    text, error = guarded(lambda: repr(value), "repr")
+    return text if error is None else error
 
 
-def _container_repr(value, kind, limit: int, active: set[int]) -> str:
+def _container_repr(value, kind, fmt: Format, active: set[int]) -> str:
+    if len(value) <= 16 and not fmt.hex and kind is not dict and all(
+        type(item) in _SHORT_REPR_TYPES or (type(item) is str and len(item) <= 64)
+        for item in value
+    ):
+        # Small containers of numbers and short strings: the interpreter's own repr is
+        # exact and bounded (16 items of at most ~66 characters).
+        return repr(value)
     if kind is dict:
-        items = (f"{_repr(k, limit, active)}: {_repr(v, limit, active)}" for k, v in value.items())
+        items = (f"{_repr(k, fmt, active)}: {_repr(v, fmt, active)}" for k, v in value.items())
         opening, closing = "{", "}"
     else:
-        items = (_repr(item, limit, active) for item in value)
+        items = (_repr(item, fmt, active) for item in value)
         if kind is list:
             opening, closing = "[", "]"
         elif kind is tuple:
@@ -78,7 +145,7 @@ def _container_repr(value, kind, limit: int, active: set[int]) -> str:
     for text in items:
         pieces.append(text)
         length += len(text) + 2
-        if length > limit:
+        if fmt.limit is not None and length > fmt.limit:
             pieces.append("...")
             break
     return opening + ", ".join(pieces) + closing
@@ -91,8 +158,8 @@ def type_name(value) -> str:
     return name if module in ("builtins", "__main__") else f"{module}.{name}"
 
 
-def _attribute_names(value) -> list[str]:
-    """Instance attribute names: ``__dict__`` keys, then ``__slots__`` that are set."""
+def _instance_attribute_names(value) -> list[str]:
+    """Instance attribute names: ``__dict__`` keys, then ``__slots__`` names."""
     names: list[str] = []
     try:
         attributes = vars(value)
@@ -116,16 +183,33 @@ def _attribute_names(value) -> list[str]:
     return names
 
 
-def _safe_len(value) -> int:
-    try:
-        return len(value)
-    except Exception:
-        return 0
+def _user_length(value) -> int | None:
+    """``len(value)`` under a deadline; None when it fails or is not a sane count."""
+    length, error = guarded(lambda: len(value), "len")
+    if error is not None or not isinstance(length, int) or length < 0:
+        return None
+    return length
+
+
+def _is_numpy_like(value) -> bool:
+    """Sequences the user defined, and array-likes (``shape`` plus indexing), whose
+    items are shown by index. Strings and mappings are not."""
+    kind = type(value)
+    if isinstance(value, (str, bytes, bytearray, collections.abc.Mapping)):
+        return False
+    if not (hasattr(kind, "__len__") and hasattr(kind, "__getitem__")):
+        return False
+    return isinstance(value, collections.abc.Sequence) or hasattr(kind, "shape")
+
+
+def _is_mapping(value) -> bool:
+    return isinstance(value, (dict, collections.abc.Mapping))
 
 
 @dataclass
 class Shape:
-    """How a value expands: whether it has children and how many of each kind."""
+    """How a value expands: whether it has children and how many of each kind (None
+    when counting them would mean running a lot of user code)."""
 
     expandable: bool
     indexed: int = 0
@@ -133,16 +217,34 @@ class Shape:
 
 
 def shape_of(value) -> Shape:
+    kind = type(value)
+    if kind is list or kind is tuple or kind is set or kind is frozenset:
+        return Shape(True, indexed=len(value))
+    if kind is dict:
+        return Shape(True, named=len(value))
     if isinstance(value, _SCALAR_TYPES):
         return Shape(False)
-    if isinstance(value, (_SEQUENCE_TYPES, _SET_TYPES)):
-        return Shape(True, indexed=_safe_len(value))
+    if isinstance(value, (_INDEXABLE_TYPES, _SET_TYPES, collections.deque)):
+        return Shape(True, indexed=len(value))
     if isinstance(value, dict):
-        return Shape(True, named=_safe_len(value))
-    try:
-        return Shape(bool(_attribute_names(value)))
-    except Exception:
-        return Shape(False)
+        return Shape(True, named=len(value))
+    if _is_mapping(value):
+        return Shape(True, named=_user_length(value) or 0)
+    if _is_numpy_like(value):
+        return Shape(True, indexed=_user_length(value) or 0)
+    # Any other object has at least its special members to show.
+    return Shape(True)
+
+
+@dataclass
+class Group:
+    """A sub-group of members ("special variables", …) of an object or a scope."""
+
+    kind: str
+    members: list[tuple[str, object, str | None]]
+    # What the members belong to, for setVariable: an object (its attributes), or None
+    # for a scope (the Container of the group knows which).
+    owner: object = None
 
 
 @dataclass
@@ -150,8 +252,9 @@ class Child:
     name: str
     value: object
     evaluate_name: str | None
-    # A child that stands for "more not shown" carries its text instead of a value.
+    # A child that stands for "more not shown" or a failure carries its text instead.
     note: str | None = None
+    group: Group | None = None
 
 
 def children_of(
@@ -163,34 +266,77 @@ def children_of(
 ) -> list[Child]:
     """The children of ``value`` for a ``variables`` request. ``filter_kind`` is the DAP
     ``filter`` (indexed, named or None for both); ``start``/``count`` page the result
-    (``count`` 0 means all, capped at MAX_CHILDREN)."""
+    (``count`` 0 means all, capped at MAX_CHILDREN). Paging a list indexes it directly,
+    so the last page of a million items costs what the first does."""
     limit = count if count > 0 else MAX_CHILDREN
     start = max(start, 0)
+    if isinstance(value, Group):
+        return _note_more(_page_group(value, start, limit), len(value.members), start, count)
     if isinstance(value, _SCALAR_TYPES):
         return []
-    if isinstance(value, (_SEQUENCE_TYPES, _SET_TYPES)):
+    if isinstance(value, (_INDEXABLE_TYPES, _SET_TYPES, collections.deque)):
         if filter_kind == "named":
             return []
-        indexable = isinstance(value, _SEQUENCE_TYPES)
-        items = itertools.islice(enumerate(value), start, start + limit)
-        result = [
-            Child(str(index), item,
-                  f"{evaluate_name}[{index}]" if indexable and evaluate_name else None)
-            for index, item in items
-        ]
-        return _note_more(result, _safe_len(value), start, count)
-    if isinstance(value, dict):
+        return _note_more(_sequence_page(value, evaluate_name, start, limit),
+                          len(value), start, count)
+    if _is_mapping(value):
         if filter_kind == "indexed":
             return []
-        entries = itertools.islice(value.items(), start, start + limit)
-        result = [
-            Child(safe_repr(key, 200), item, _item_name(evaluate_name, key))
-            for key, item in entries
-        ]
-        return _note_more(result, _safe_len(value), start, count)
+        total = _user_length(value) or 0
+        return _note_more(_mapping_page(value, evaluate_name, start, limit), total, start, count)
+    if _is_numpy_like(value):
+        if filter_kind == "named":
+            return []
+        if filter_kind == "indexed":
+            total = _user_length(value) or 0
+            return _note_more(_user_sequence_page(value, evaluate_name, start, limit, total),
+                              total, start, count)
+        # Both kinds: the members first (they are few), then the items.
+        members = object_children(value, evaluate_name)
+        total = _user_length(value) or 0
+        items = _user_sequence_page(value, evaluate_name, start, limit, total)
+        return members + _note_more(items, total, start, count)
     if filter_kind == "indexed":
         return []
-    return _attribute_children(value, evaluate_name, start, limit)
+    return object_children(value, evaluate_name)[start:start + limit]
+
+
+def _sequence_page(value, evaluate_name, start, limit) -> list[Child]:
+    if isinstance(value, _INDEXABLE_TYPES):
+        items = enumerate(value[start:start + limit], start)
+    else:
+        items = itertools.islice(enumerate(value), start, start + limit)
+    if isinstance(value, (_INDEXABLE_TYPES, collections.deque)):
+        pattern = f"{evaluate_name}[{{}}]" if evaluate_name else None
+    else:
+        # A set has no index; its iteration order is stable while it is unchanged, so
+        # the nth element is reachable as list(s)[n].
+        pattern = f"list({evaluate_name})[{{}}]" if evaluate_name else None
+    return [Child(str(index), item, pattern.format(index) if pattern else None)
+            for index, item in items]
+
+
+def _user_sequence_page(value, evaluate_name, start, limit, total) -> list[Child]:
+    result = []
+    for index in range(start, min(start + limit, total)):
+        item, error = guarded(lambda index=index: value[index], "indexing")
+        name = str(index)
+        if error is not None:
+            result.append(Child(name, None, None, note=error))
+        else:
+            result.append(Child(name, item, f"{evaluate_name}[{index}]" if evaluate_name else None))
+    return result
+
+
+def _mapping_page(value, evaluate_name, start, limit) -> list[Child]:
+    entries, error = guarded(lambda: list(itertools.islice(value.items(), start, start + limit)),
+                             "items")
+    if error is not None:
+        return [Child("items", None, None, note=error)]
+    return [
+        Child(safe_repr(key, 200), item, _item_name(evaluate_name, key, position))
+        for position, (key, item) in enumerate(entries, start)
+    ]
 
 
 def _note_more(result: list[Child], total: int, start: int, count: int) -> list[Child]:
@@ -200,25 +346,120 @@ def _note_more(result: list[Child], total: int, start: int, count: int) -> list[
     return result
 
 
-def _item_name(evaluate_name: str | None, key) -> str | None:
-    if evaluate_name is None or type(key) not in _LITERAL_KEY_TYPES:
+def _item_name(evaluate_name: str | None, key, position: int) -> str | None:
+    if evaluate_name is None:
         return None
-    if isinstance(key, float) and key != key:  # nan does not round-trip.
-        return None
-    return f"{evaluate_name}[{key!r}]"
+    if type(key) in _LITERAL_KEY_TYPES and not (isinstance(key, float) and key != key):
+        return f"{evaluate_name}[{key!r}]"
+    # A key without a literal form (an object, nan) is reached through its position.
+    return f"{evaluate_name}[list({evaluate_name})[{position}]]"
 
 
-def _attribute_children(value, evaluate_name, start, limit) -> list[Child]:
-    result = []
-    for name in _attribute_names(value)[start:start + limit]:
-        try:
-            attribute = getattr(value, name)
-        except AttributeError:
-            # An unset __slots__ entry: not an attribute yet.
-            continue
-        except Exception as error:
-            result.append(Child(name, None, None, note=_describe_error("getattr", error)))
-            continue
-        expression = f"{evaluate_name}.{name}" if evaluate_name and name.isidentifier() else None
-        result.append(Child(name, attribute, expression))
+def member_expression(evaluate_name: str | None, name: str) -> str | None:
+    if evaluate_name is None:
+        return None
+    if name.isidentifier():
+        return f"{evaluate_name}.{name}"
+    return f"getattr({evaluate_name}, {name!r})"
+
+
+def _page_group(group: Group, start: int, limit: int) -> list[Child]:
+    return [Child(name, None, None, note=value.message) if isinstance(value, _Failed)
+            else Child(name, value, expression)
+            for name, value, expression in group.members[start:start + limit]]
+
+
+def classify_scope_member(name: str, value) -> str | None:
+    """The group a scope's variable belongs to, or None to show it directly."""
+    if name[:2] == "__" and name[-2:] == "__":
+        return SPECIAL_GROUP
+    if type(value) in _SIMPLE_MEMBER_TYPES:
+        return None
+    if name.startswith("__") and name.endswith("__"):
+        return SPECIAL_GROUP
+    if inspect.isroutine(value):
+        return FUNCTION_GROUP
+    if isinstance(value, type):
+        return CLASS_GROUP
+    return None
+
+
+def grouped(plain: list[Child], groups: dict[str, list], owner=None) -> list[Child]:
+    """Plain children, then one child per non-empty group, in the usual order."""
+    result = list(plain)
+    for kind in GROUP_ORDER:
+        members = groups.get(kind)
+        if members:
+            result.append(Child(kind, None, None, group=Group(kind, members, owner)))
     return result
+
+
+def _namespace_children(value, evaluate_name: str | None) -> list[Child]:
+    """A module's or a class's members, grouped as a scope's are: plain values first,
+    then special, function and class members."""
+    names, error = guarded(lambda: sorted(n for n in dir(value) if isinstance(n, str)), "dir")
+    plain: list[Child] = [] if error is None else [Child("dir()", None, None, note=error)]
+    groups: dict[str, list] = {}
+    for name in names or ():
+        member, error = guarded(lambda name=name: getattr(value, name), "getattr")
+        if error is not None and error.startswith("<getattr raised AttributeError"):
+            continue
+        expression = member_expression(evaluate_name, name)
+        group = SPECIAL_GROUP if name[:2] == "__" and name[-2:] == "__" else (
+            None if error is not None else classify_scope_member(name, member))
+        if group is None:
+            plain.append(Child(name, member, expression) if error is None
+                         else Child(name, None, None, note=error))
+        else:
+            groups.setdefault(group, []).append(
+                (name, _Failed(error) if error else member, expression))
+    return grouped(plain, groups, value)
+
+
+def object_children(value, evaluate_name: str | None) -> list[Child]:
+    """An object's members: instance attributes directly, then the special (dunder),
+    function and class members in groups, as debugpy shows them."""
+    if isinstance(value, (type, types.ModuleType)):
+        return _namespace_children(value, evaluate_name)
+    instance_names = _instance_attribute_names(value)
+    plain: list[Child] = []
+    for name in instance_names:
+        attribute, error = guarded(lambda name=name: getattr(value, name), "getattr")
+        if error is not None:
+            if error.startswith("<getattr raised AttributeError"):
+                continue  # An unset __slots__ entry: not an attribute yet.
+            plain.append(Child(name, None, None, note=error))
+            continue
+        plain.append(Child(name, attribute, member_expression(evaluate_name, name)))
+    names, error = guarded(lambda: sorted(n for n in dir(value) if isinstance(n, str)), "dir")
+    if error is not None:
+        plain.append(Child("dir()", None, None, note=error))
+        names = []
+    groups: dict[str, list] = {kind: [] for kind in GROUP_ORDER}
+    shown = set(instance_names)
+    for name in names:
+        if name in shown:
+            continue
+        attribute, error = guarded(lambda name=name: getattr(value, name), "getattr")
+        if error is not None and error.startswith("<getattr raised AttributeError"):
+            continue
+        if name.startswith("__") and name.endswith("__"):
+            kind = SPECIAL_GROUP
+        elif error is None and inspect.isroutine(attribute):
+            kind = FUNCTION_GROUP
+        else:
+            kind = CLASS_GROUP
+        groups[kind].append(
+            (name, _Failed(error) if error else attribute, member_expression(evaluate_name, name))
+        )
+    return grouped(plain, groups, value)
+
+
+class _Failed:
+    """Stands for an attribute whose read failed; rendered as the failure text."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def __repr__(self) -> str:
+        return self.message

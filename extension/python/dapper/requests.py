@@ -12,7 +12,9 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .control_requests import HANDLERS as CONTROL_HANDLERS
 from .debugger import Debugger
+from .inspection_requests import INSPECTION_HANDLERS, configure_inspection
 from .tracing.base import STEP_INTO, STEP_OUT, STEP_OVER
 
 
@@ -45,6 +47,7 @@ def configure(debugger: Debugger, arguments: dict):
     if not isinstance(client, dict) or not isinstance(launch, dict):
         raise RequestError("dapper/configure needs 'client' and 'launch' objects")
     debugger.configure(client, launch)
+    configure_inspection(debugger, launch)
     return {}
 
 
@@ -93,16 +96,6 @@ def scopes(debugger: Debugger, arguments: dict):
     return debugger.inspector.scopes(_int_argument(arguments, "frameId"))
 
 
-def variables(debugger: Debugger, arguments: dict):
-    reference = _int_argument(arguments, "variablesReference")
-    filter_kind = arguments.get("filter")
-    if filter_kind not in (None, "indexed", "named"):
-        raise RequestError(f"unknown variables filter {filter_kind!r}")
-    start = _int_argument(arguments, "start", 0)
-    count = _int_argument(arguments, "count", 0)
-    return debugger.inspector.variables(reference, filter_kind, max(start, 0), max(count, 0))
-
-
 def continue_(debugger: Debugger, arguments: dict):
     return Then({"allThreadsContinued": True}, debugger.resume_all)
 
@@ -137,12 +130,15 @@ HANDLERS: dict[str, Callable[[Debugger, dict], dict | Then | None]] = {
     "threads": threads,
     "stackTrace": stack_trace,
     "scopes": scopes,
-    "variables": variables,
     "continue": continue_,
     "next": _step(STEP_OVER),
     "stepIn": _step(STEP_INTO),
     "stepOut": _step(STEP_OUT),
     "pause": pause,
+    # variables, evaluate, setVariable, completions, source, modules…: inspection_requests.
+    **INSPECTION_HANDLERS,
+    # Exception, function breakpoints, breakpointLocations, goto: control_requests.
+    **CONTROL_HANDLERS,
 }
 
 

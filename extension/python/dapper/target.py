@@ -105,6 +105,20 @@ def prepare_code(text: str, args: list[str]) -> Callable[[], None]:
 
 PREPARERS = {PROGRAM: prepare_program, MODULE: prepare_module, CODE: prepare_code}
 
+# Called with an exception that ends the program, before its traceback is printed (the
+# debugger stops there when the uncaught exception filter is on). Set by the debugger
+# once tracing starts; a module-level hook because the launcher runs the program here.
+uncaught_exception_hook: Callable[[BaseException], None] | None = None
+
+
+def _notify_uncaught(error: BaseException) -> None:
+    hook = uncaught_exception_hook
+    if hook is None:
+        return
+    # The exit path must go on whatever the debugger does.
+    with contextlib.suppress(Exception):
+        hook(error)
+
 
 def exit_code_of(exit: SystemExit) -> int:
     """The status Python exits with for an uncaught SystemExit, printing a non-integer
@@ -147,10 +161,12 @@ def run_prepared(run: Callable[[], None]) -> int:
     except SystemExit as exit:
         return exit_code_of(exit)
     except KeyboardInterrupt as error:
+        _notify_uncaught(error)
         report_uncaught(error)
         # Python re-raises SIGINT on itself; a shell reports that as 128 + 2.
         return 130
     except BaseException as error:
+        _notify_uncaught(error)
         report_uncaught(error)
         return 1
     return 0

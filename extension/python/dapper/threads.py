@@ -1,4 +1,5 @@
-"""Thread ids for DAP and the parking place of stopped threads.
+"""Thread ids for DAP, the parking place of stopped threads, and thread start/exit
+notifications.
 
 DAP thread ids are small integers handed out in the order threads are first seen, the
 main thread first. They are keyed by the ``threading.Thread`` object (weakly), not by
@@ -7,10 +8,18 @@ the OS ident, because idents are reused after a thread ends.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import types
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from .stopped_work import ResumeSignal
+
+# Threads the debugger starts for itself are named with this prefix; they are neither
+# announced nor listed.
+DEBUGGER_THREAD_PREFIX = "dapper."
 
 
 class ThreadRegistry:
@@ -42,17 +51,57 @@ class ThreadRegistry:
             (self.id_for(thread), thread)
             for thread in threading.enumerate()
             if thread.ident not in ignored_idents
+            and not thread.name.startswith(DEBUGGER_THREAD_PREFIX)
         ]
         return sorted(found, key=lambda pair: pair[0])
 
 
 @dataclass
 class StoppedThread:
-    """A thread blocked in the debugger until ``resume`` is set. A step it should take
-    once released is registered with the tracer before ``resume`` is set."""
+    """A thread blocked in the debugger until ``resume`` is set (it runs work handed to
+    it meanwhile, see stopped_work.py). A step it should take once released is
+    registered with the tracer before ``resume`` is set.
+
+    ``exception`` is set for stops caused by exception breakpoints. ``running`` marks a
+    thread that did not reach a line to park on yet while all threads are stopped: it
+    is shown where it is, but it cannot run work."""
 
     thread_id: int
     ident: int
     frame: types.FrameType
     reason: str
-    resume: threading.Event = field(default_factory=threading.Event)
+    exception: object = None
+    running: bool = False
+    resume: ResumeSignal = field(default_factory=ResumeSignal)
+
+
+def install_thread_events(
+    on_started: Callable[[threading.Thread], None],
+    on_exited: Callable[[threading.Thread], None],
+) -> None:
+    """Call ``on_started``/``on_exited`` on every ``threading`` thread that starts from
+    now on, on that thread, before its target runs and after it ended. Done by wrapping
+    ``Thread._bootstrap_inner``, the method every thread of the threading module runs
+    (3.9 to 3.13), so that subclasses overriding ``run`` are covered too."""
+    original = threading.Thread._bootstrap_inner  # type: ignore[attr-defined]
+    if getattr(original, "_dapper_wrapped", False):
+        return
+
+    def bootstrap_inner(thread: threading.Thread) -> None:
+        announced = not thread.name.startswith(DEBUGGER_THREAD_PREFIX)
+        if announced:
+            _call_quietly(on_started, thread)
+        try:
+            original(thread)
+        finally:
+            if announced:
+                _call_quietly(on_exited, thread)
+
+    bootstrap_inner._dapper_wrapped = True  # type: ignore[attr-defined]
+    threading.Thread._bootstrap_inner = bootstrap_inner  # type: ignore[attr-defined]
+
+
+def _call_quietly(function, thread) -> None:
+    # A notification must never break the user's thread.
+    with contextlib.suppress(Exception):
+        function(thread)

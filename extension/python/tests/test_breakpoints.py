@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 MAIN = """
@@ -37,7 +39,7 @@ def test_breakpoint_in_main_file_stack_scopes_and_continue(launch, write, backen
     debuggee, paths = start(launch, write, backend, {"main": [4]})
     stopped = debuggee.stopped()
     assert stopped["threadId"] == 1
-    assert stopped["allThreadsStopped"] is False
+    assert stopped["allThreadsStopped"] is True
     assert len(stopped["hitBreakpointIds"]) == 1
 
     threads = debuggee.request("threads")["threads"]
@@ -61,7 +63,9 @@ def test_breakpoint_in_main_file_stack_scopes_and_continue(launch, write, backen
     assert local_vars["a"]["type"] == "int"
     assert local_vars["a"]["evaluateName"] == "a"
     global_vars = debuggee.variables(scopes[1]["variablesReference"])
-    assert "compute" in global_vars and "__builtins__" not in global_vars
+    # Functions are grouped under "function variables" (inspection.py).
+    functions = debuggee.variables(global_vars["function variables"]["variablesReference"])
+    assert "compute" in functions and "__builtins__" not in global_vars
 
     assert debuggee.request("continue", {"threadId": 1}) == {"allThreadsContinued": True}
     debuggee.finish(0)
@@ -334,32 +338,52 @@ def test_breakpoints_in_the_debugger_itself_are_refused(launch, write, backend):
     debuggee.finish(0)
 
 
-def test_two_threads_stopped_at_once_and_one_continue_releases_both(launch, write, backend):
+def test_all_threads_stop_together_and_continue_releases_them(launch, write, backend):
     program = """
         import threading
-        barrier = threading.Barrier(2)
-        def worker(n):
-            barrier.wait()
-            value = n * 10
-            return value
-        threads = [threading.Thread(target=worker, args=(n,), name=f"w{n}") for n in (1, 2)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        flag = []
+        def spinner():
+            count = 0
+            while not flag:
+                count += 1
+            return count
+        def stopper():
+            flag.append(1)
+        spin = threading.Thread(target=spinner, name="spinner")
+        spin.start()
+        stop = threading.Thread(target=stopper, name="stopper")
+        stop.start()
+        stop.join()
+        spin.join()
         print("joined")
     """
-    debuggee, _ = start(launch, write, backend, {"main": [6]}, program=program)
-    stops = [debuggee.stopped(), debuggee.stopped()]
-    thread_ids = {stop["threadId"] for stop in stops}
-    assert len(thread_ids) == 2 and 1 not in thread_ids
-    values = set()
-    for thread_id in thread_ids:
-        frame = debuggee.top_frame(thread_id)
-        values.add(debuggee.locals_of(frame["id"])["n"]["value"])
-    assert values == {"1", "2"}
-    listed = {t["name"] for t in debuggee.request("threads")["threads"]}
-    assert {"MainThread", "w1", "w2"} <= listed
-    debuggee.request("continue", {"threadId": stops[0]["threadId"]})
+    debuggee, _ = start(launch, write, backend, {"main": [9]}, program=program)
+    first = debuggee.stopped()
+    assert first["allThreadsStopped"] is True
+    listed = {t["name"]: t["id"] for t in debuggee.request("threads")["threads"]}
+    assert {"MainThread", "spinner", "stopper"} <= set(listed)
+    assert first["threadId"] == listed["stopper"]
+    # The spinning thread parks on a line of its loop (within moments: it runs Python
+    # code); from then on its count no longer changes.
+    counts = []
+    deadline = time.monotonic() + 10
+    while len(counts) < 2:
+        frame = debuggee.top_frame(listed["spinner"])
+        assert frame["name"] == "spinner" and frame["line"] in (5, 6)
+        scopes = debuggee.request("scopes", {"frameId": frame["id"]})["scopes"]
+        response = debuggee.request_raw(
+            "variables", {"variablesReference": scopes[0]["variablesReference"]})
+        if not response["success"]:
+            assert "running" in response["message"] and time.monotonic() < deadline
+            time.sleep(0.05)
+            continue
+        found = {v["name"]: v["value"] for v in response["body"]["variables"]}
+        counts.append(found["count"])
+        time.sleep(0.2)
+    assert counts[0] == counts[1]
+    # The main thread, blocked in a join, is shown where it is.
+    frames = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"]
+    assert frames[-1]["name"] == "<module>" and frames[-1]["line"] == 14
+    debuggee.request("continue", {"threadId": first["threadId"]})
     debuggee.finish(0)
     assert debuggee.stdout() == "joined\n"

@@ -246,7 +246,7 @@ def test_disconnect_before_configuration_done_exits_quietly(launch, write):
 def test_unknown_requests_get_an_error(launch, write):
     program = write("p.py", "pass\n")
     debuggee = launch("--program", program)
-    response = debuggee.request_raw("evaluate", {"expression": "1"})
+    response = debuggee.request_raw("dapper/noSuchRequest", {})
     assert response["success"] is False
     assert "not supported by this debuggee yet" in response["message"]
     response = debuggee.request_raw("stackTrace", {"threadId": "x"})

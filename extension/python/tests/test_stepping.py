@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+import time
+
 import pytest
 
 PROGRAM = """
@@ -106,3 +109,89 @@ def test_pause_a_running_loop(launch, write, backend, tmp_path):
     debuggee.request("continue", {"threadId": 1})
     debuggee.finish(0)
     assert debuggee.stdout() == "released\n"
+
+
+def test_pause_a_thread_blocked_outside_python(launch, write, backend):
+    path = write("sleeper.py", """
+        import time
+        print("sleeping", flush=True)
+        time.sleep(2)
+        print("awake")
+    """)
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure()
+    debuggee.request("configurationDone")
+    deadline = time.monotonic() + 10
+    while "sleeping" not in debuggee.stdout():
+        assert time.monotonic() < deadline, debuggee.stderr()
+        time.sleep(0.02)
+    debuggee.request("pause", {"threadId": 1})
+    stopped = debuggee.stopped("pause", timeout=1.5)
+    assert stopped["allThreadsStopped"] is True
+    frame = debuggee.top_frame(1)
+    assert (frame["name"], frame["line"]) == ("<module>", 3)
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "sleeping\nawake\n"
+    # No second stop: the pause was fulfilled, not left pending.
+    assert not [e for e in debuggee.events if e.get("event") == "stopped"]
+
+
+TARGETS_PROGRAM = """
+class Box:
+    def __init__(self, size):
+        self.size = size
+
+def double(x):
+    return x * 2
+
+def describe(box, extra):
+    return f"{box.size}+{extra}"
+
+text = describe(Box(double(2)), double(5))
+print(text)
+"""
+
+
+@pytest.mark.parametrize("label, expected_frame", [
+    ("double", ("double", 6)),
+    ("Box", ("Box.__init__" if sys.version_info >= (3, 11) else "__init__", 3)),
+    ("describe", ("describe", 9)),
+])
+def test_step_into_a_chosen_call(launch, write, backend, label, expected_frame):
+    path = write("targets.py", TARGETS_PROGRAM)
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure()
+    debuggee.set_breakpoints(path, [11])
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    frame = debuggee.top_frame(1)
+    targets = debuggee.request("stepInTargets", {"frameId": frame["id"]})["targets"]
+    # In the order the calls run: arguments before the call they are passed to.
+    assert [t["label"] for t in targets] == ["double", "Box", "double", "describe"]
+    assert targets[0]["column"] == 21 and targets[0]["line"] == 11
+    chosen = next(t for t in targets if t["label"] == label)
+    debuggee.request("stepIn", {"threadId": 1, "targetId": chosen["id"]})
+    debuggee.stopped("step")
+    frame = debuggee.top_frame(1)
+    assert (frame["name"], frame["line"]) == expected_frame
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "4+10\n"
+
+
+def test_step_in_target_that_expired(launch, write, backend):
+    path = write("targets.py", TARGETS_PROGRAM)
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure()
+    debuggee.set_breakpoints(path, [11, 12])
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    frame = debuggee.top_frame(1)
+    [first, *_] = debuggee.request("stepInTargets", {"frameId": frame["id"]})["targets"]
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.stopped()
+    response = debuggee.request_raw("stepIn", {"threadId": 1, "targetId": first["id"]})
+    assert not response["success"] and "expired" in response["message"]
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)

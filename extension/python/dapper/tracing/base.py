@@ -18,7 +18,9 @@ from typing import Protocol
 
 from ..breakpoints import BreakpointStore
 from ..code_lines import code_own_lines
+from ..library_code import is_library_canonical
 from ..paths import PathCache, is_debugger_path, is_runpy_path
+from ..step_targets import enters_target
 
 # Step kinds. "entry" is the stop on the first line of the user's code (stopOnEntry),
 # "pause" the stop on the next line a paused thread runs.
@@ -27,7 +29,10 @@ STEP_OVER = "over"
 STEP_OUT = "out"
 STEP_ENTRY = "entry"
 STEP_PAUSE = "pause"
-STEPS_ENTERING_CALLS = frozenset({STEP_INTO, STEP_ENTRY, STEP_PAUSE})
+# "park": another thread stopped and all threads stop with it; this one parks quietly on
+# the next line of user code it runs.
+STEP_PARK = "park"
+STEPS_ENTERING_CALLS = frozenset({STEP_INTO, STEP_ENTRY, STEP_PAUSE, STEP_PARK})
 
 
 @dataclass
@@ -37,6 +42,10 @@ class StepState:
 
     kind: str
     frame: types.FrameType | None = None
+    # A stepIn to one call of the line (stepInTargets): the callee's name, and the line
+    # the step started on (the step ends there if the line finishes without the call).
+    target: str | None = None
+    line: int = 0
 
 
 class TracerHost(Protocol):
@@ -47,6 +56,18 @@ class TracerHost(Protocol):
 
     def step_ended(self, frame: types.FrameType, step: StepState) -> None:
         """The thread's step ended at this line: stop it."""
+
+    def function_entered(self, frame: types.FrameType, breakpoints: tuple) -> bool:
+        """The first line of a call of a function that has function breakpoints."""
+
+    def exception_raised(self, frame: types.FrameType, exception: BaseException) -> None:
+        """An exception was raised in, or propagated into, ``frame`` (while watched)."""
+
+    def exception_unwound(self, frame: types.FrameType, exception: BaseException) -> None:
+        """``frame`` exits because of ``exception`` (while watched)."""
+
+    def tracing_started(self) -> None:
+        """The tracer is installed: the program is about to run under the debugger."""
 
 
 def report_internal_error(where: str) -> None:
@@ -67,12 +88,10 @@ def is_user_canonical(canonical: str) -> bool:
     )
 
 
-def is_user_frame(frame: types.FrameType, paths: PathCache) -> bool:
-    return is_user_canonical(paths.canonical(frame.f_code.co_filename))
-
-
 def step_ends_here(step: StepState, frame: types.FrameType) -> bool:
     """Whether a line event in ``frame`` (already known to be user code) ends ``step``."""
+    if step.target is not None and step.frame is not None:
+        return _targeted_step_ends_here(step, frame)
     if step.kind in STEPS_ENTERING_CALLS or step.frame is None:
         return True
     if frame is step.frame:
@@ -85,6 +104,20 @@ def step_ends_here(step: StepState, frame: types.FrameType) -> bool:
         ancestor = ancestor.f_back
     # The step's frame is no longer on the stack: it returned or unwound.
     return True
+
+
+def _targeted_step_ends_here(step: StepState, frame: types.FrameType) -> bool:
+    if frame is step.frame:
+        # Back in the starting frame: the line finished without entering the target.
+        return frame.f_lineno != step.line
+    if enters_target(frame.f_code, step.target):
+        return True
+    ancestor = frame.f_back
+    while ancestor is not None:
+        if ancestor is step.frame:
+            return False  # Inside another call of the line.
+        ancestor = ancestor.f_back
+    return True  # The starting frame returned: stop in its caller.
 
 
 class Tracer:
@@ -104,6 +137,16 @@ class Tracer:
         self._steps: dict[int, StepState] = {}
         self._debugger_threads: set[int] = set()
         self.installed = False
+        # justMyCode: library code (standard library, site-packages) is not stepped into
+        # nor stopped in, except at breakpoints the user set there.
+        self.just_my_code = True
+        self._user_by_canonical: dict[str, bool] = {}
+        # Whether exceptions must be watched as they are raised (raised/userUnhandled).
+        self.watch_exceptions = False
+        # code object -> function breakpoints that apply to it (from the verdicts).
+        self._function_codes: dict[types.CodeType, tuple] = {}
+        # thread ident -> the frame whose first line ends a function-breakpoint entry.
+        self._entries: dict[int, types.FrameType] = {}
 
     # The interface the Debugger uses.
 
@@ -134,6 +177,27 @@ class Tracer:
     def is_ignored_thread(self, thread_ident: int) -> bool:
         return thread_ident in self._debugger_threads
 
+    def set_just_my_code(self, enabled: bool) -> None:
+        self.just_my_code = enabled
+        self._user_by_canonical = {}
+
+    def set_watch_exceptions(self, enabled: bool) -> None:
+        """Start or stop watching raised and unwinding exceptions."""
+        self.watch_exceptions = enabled
+
+    def is_user_code(self, canonical: str) -> bool:
+        """Code the user may step into and stop in (given justMyCode)."""
+        user = self._user_by_canonical.get(canonical)
+        if user is None:
+            user = is_user_canonical(canonical) and not (
+                self.just_my_code and is_library_canonical(canonical)
+            )
+            self._user_by_canonical[canonical] = user
+        return user
+
+    def is_user_frame(self, frame: types.FrameType) -> bool:
+        return self.is_user_code(self._canonical(frame.f_code.co_filename))
+
     # Shared helpers.
 
     def _canonical(self, filename: str) -> str:
@@ -149,16 +213,30 @@ class Tracer:
         # lands in the table being replaced, never in the new one.
         verdicts = self._verdicts
         canonical = self._canonical(code.co_filename)
+        if is_debugger_path(canonical):
+            verdicts[code] = False
+            return False
         lines = self._store.lines_by_file.get(canonical)
-        if not lines or is_debugger_path(canonical):
-            verdict = False
-        else:
-            verdict = not code_own_lines(code).isdisjoint(lines)
+        verdict = bool(lines) and not code_own_lines(code).isdisjoint(lines)
+        functions = self._store.functions
+        if functions.active:
+            matching = functions.matching(code, canonical)
+            if matching:
+                self._function_codes[code] = matching
+                verdict = True
         verdicts[code] = verdict
         return verdict
 
     def _reset_verdicts(self) -> None:
         self._verdicts = {}
+        self._function_codes = {}
+        self._entries = {}
+
+    def _function_started(self, frame: types.FrameType, code: types.CodeType) -> None:
+        """A new call of a code object with function breakpoints: its first line event
+        (the first line of the body) is where they are evaluated."""
+        if code in self._function_codes:
+            self._entries[threading.get_ident()] = frame
 
     def _line_hit(self, frame: types.FrameType, code: types.CodeType, line: int) -> bool:
         """A line event worth looking at. Returns True when the thread stopped."""
@@ -172,6 +250,11 @@ class Tracer:
 
     def _line_hit_unguarded(self, frame, code, line) -> bool:
         thread_ident = threading.get_ident()
+        if self._entries:
+            entry = self._entries.pop(thread_ident, None)
+            functions = self._function_codes.get(code) if entry is frame else None
+            if functions and self._host.function_entered(frame, functions):
+                return True
         canonical = self._canonical(code.co_filename)
         lines = self._store.lines_by_file.get(canonical)
         if lines is not None:
@@ -179,7 +262,7 @@ class Tracer:
             if breakpoints and self._host.breakpoints_reached(frame, breakpoints):
                 return True
         step = self._steps.get(thread_ident)
-        if step is None or not is_user_canonical(canonical):
+        if step is None or not self.is_user_code(canonical):
             return False
         if step.kind == STEP_ENTRY and frame.f_globals.get("__name__") != "__main__":
             # The entry stop is the first line of the program's own main module, not of
@@ -206,7 +289,7 @@ class Tracer:
         if step is None or step.frame is not frame or step.kind in STEPS_ENTERING_CALLS:
             return
         caller = frame.f_back
-        while caller is not None and not is_user_frame(caller, self._paths):
+        while caller is not None and not self.is_user_frame(caller):
             caller = caller.f_back
         if caller is None:
             # Out of the outermost user frame (the module, or a thread's entry point):
@@ -223,3 +306,17 @@ class Tracer:
     def _step_finished(self) -> None:
         """Backends that enabled events for a step may turn them off again."""
 
+
+    def _exception_raised(self, frame: types.FrameType, exception: BaseException) -> None:
+        try:
+            if not self.is_ignored_thread(threading.get_ident()):
+                self._host.exception_raised(frame, exception)
+        except Exception:
+            report_internal_error("an exception event")
+
+    def _exception_unwound(self, frame: types.FrameType, exception: BaseException) -> None:
+        try:
+            if not self.is_ignored_thread(threading.get_ident()):
+                self._host.exception_unwound(frame, exception)
+        except Exception:
+            report_internal_error("an unwind event")

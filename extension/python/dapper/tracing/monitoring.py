@@ -11,6 +11,11 @@ While a thread steps into (or pauses, or waits for its entry line), LINE is enab
 globally; while it steps over or out, LINE, PY_RETURN and PY_YIELD are enabled locally
 on the code objects of the step's frame and its callers. DISABLE is never returned
 while any thread steps, because a disabled location is disabled for every thread.
+
+Function breakpoints: PY_START is kept (not disabled) for the code objects they match,
+and the first LINE event after it is where they are evaluated. Exception breakpoints:
+RAISE and PY_UNWIND are enabled globally only while the raised or userUnhandled filter
+is on (the uncaught filter needs no events).
 """
 
 from __future__ import annotations
@@ -50,12 +55,15 @@ class MonitoringTracer(Tracer):
             raise ToolIdInUse(f"sys.monitoring tool id {self._tool} is used by {current!r}")
         monitoring.use_tool_id(self._tool, "dapper")
         monitoring.register_callback(self._tool, events.PY_START, self._on_start)
-        monitoring.register_callback(self._tool, events.PY_RESUME, self._on_start)
+        monitoring.register_callback(self._tool, events.PY_RESUME, self._on_resume)
+        monitoring.register_callback(self._tool, events.RAISE, self._on_raise)
+        monitoring.register_callback(self._tool, events.PY_UNWIND, self._on_unwind)
         monitoring.register_callback(self._tool, events.LINE, self._on_line)
         monitoring.register_callback(self._tool, events.PY_RETURN, self._on_return)
         monitoring.register_callback(self._tool, events.PY_YIELD, self._on_return)
         self.installed = True
         self._refresh_events(restart=True)
+        self._host.tracing_started()
 
     def uninstall(self) -> None:
         if not self.installed:
@@ -68,7 +76,7 @@ class MonitoringTracer(Tracer):
                 monitoring.set_local_events(self._tool, code, 0)
             self._local_codes.clear()
             for event in (events.PY_START, events.PY_RESUME, events.LINE, events.PY_RETURN,
-                          events.PY_YIELD):
+                          events.PY_YIELD, events.RAISE, events.PY_UNWIND):
                 monitoring.register_callback(self._tool, event, None)
             monitoring.free_tool_id(self._tool)
 
@@ -81,12 +89,25 @@ class MonitoringTracer(Tracer):
         if verdict:
             with self._lock:
                 self._apply_local_events(code)
+            if code in self._function_codes:
+                # Needed on every call: never disabled.
+                self._function_started(sys._getframe(1), code)
+                return None
+        return self._disable
+
+    def _on_resume(self, code, instruction_offset):
+        verdict = self._verdicts.get(code)
+        if verdict is None:
+            verdict = self._code_has_breakpoints(code)
+        if verdict:
+            with self._lock:
+                self._apply_local_events(code)
         return self._disable
 
     def _on_line(self, code, line):
-        if not self._steps:
+        if not self._steps and not self._entries:
             lines = self._store.lines_by_file.get(self._canonical(code.co_filename))
-            if lines is None or line not in lines:
+            if (lines is None or line not in lines) and code not in self._function_codes:
                 return self._disable
         # The caller's frame is the frame that executes the line.
         self._line_hit(sys._getframe(1), code, line)
@@ -96,6 +117,12 @@ class MonitoringTracer(Tracer):
         if self._steps:
             self._frame_returned(sys._getframe(1))
         return None
+
+    def _on_raise(self, code, instruction_offset, exception):
+        self._exception_raised(sys._getframe(1), exception)
+
+    def _on_unwind(self, code, instruction_offset, exception):
+        self._exception_unwound(sys._getframe(1), exception)
 
     # Event bookkeeping; never on the hot path.
 
@@ -122,6 +149,8 @@ class MonitoringTracer(Tracer):
         events = self._events
         with self._lock:
             global_events = events.PY_START | events.PY_RESUME
+            if self.watch_exceptions:
+                global_events |= events.RAISE | events.PY_UNWIND
             step_codes: set[types.CodeType] = set()
             for step in list(self._steps.values()):
                 if step.kind in STEPS_ENTERING_CALLS or step.frame is None:
@@ -158,6 +187,10 @@ class MonitoringTracer(Tracer):
                         self._apply_local_events(code)
                     frame = frame.f_back
             self._refresh_events(restart=True)
+
+    def set_watch_exceptions(self, enabled: bool) -> None:
+        super().set_watch_exceptions(enabled)
+        self._refresh_events(restart=False)
 
     def set_step(self, thread_ident: int, step: StepState | None) -> None:
         if step is None:

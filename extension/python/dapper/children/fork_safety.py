@@ -1,0 +1,79 @@
+"""What every debuggee needs around fork and os._exit, children attached or not.
+
+- A fork child is a copy of a debugged process, including its connection to the
+  engine. Whatever forked it (the fork hook, C code, subprocess just before an exec),
+  the child must never write on that connection: ``after_in_child`` drops the copy
+  (closing this process's descriptor only; a shutdown would cut the parent's too) and
+  detaches the copied debugger, so the child runs on untraced unless the fork hook
+  makes it a session of its own.
+- ``os._exit`` skips atexit handlers, so the session's ``dapper/exiting`` is sent from
+  a wrapper (multiprocessing's fork children end that way, and so do many programs).
+
+Kept light: it is installed in every debuggee.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+_original_exit = os._exit
+_installed = False
+
+
+class _Session:
+    """The debugger of this process's session (None in a fork child until it has one)."""
+
+    debugger = None
+    pid = 0
+
+
+def set_session(debugger) -> None:
+    _Session.debugger = debugger
+    _Session.pid = os.getpid()
+
+
+def _active_hooks():
+    state = sys.modules.get(__package__ + ".state")
+    return state.ACTIVE if state is not None else None
+
+
+def _after_fork_in_child() -> None:
+    active = _active_hooks()
+    if active is not None:
+        active.hooks = None
+    debugger, _Session.debugger = _Session.debugger, None
+    if debugger is not None:
+        # Without the debugger's lock: another thread of the parent may have held it at
+        # the fork, and that thread does not exist here to release it.
+        debugger._detached = True
+        debugger.connection.abandon_after_fork()
+
+
+def _exit(status):
+    debugger = _Session.debugger
+    if debugger is not None and not debugger.detached and os.getpid() == _Session.pid:
+        _Session.debugger = None
+        active = _active_hooks()
+        hooks = active.hooks if active is not None else None
+        if hooks is not None and hooks.debugger is debugger:
+            hooks.watcher.flush()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        code = status if isinstance(status, int) else 1
+        debugger.connection.send_event("dapper/exiting", {"exitCode": code})
+        debugger.connection.close()
+    _original_exit(status)
+
+
+def install(debugger) -> None:
+    global _installed
+    set_session(debugger)
+    if _installed:
+        return
+    _installed = True
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_after_fork_in_child)
+    os._exit = _exit

@@ -1,0 +1,66 @@
+"""What a launched session knows about itself for child-process support: its id, its
+parent's, the token, and the tree's child listener (from dapper/configure).
+
+Kept free of heavy imports: the launcher imports it in every debuggee.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+
+from .. import PROTOCOL_VERSION
+
+PARENT_SESSION_VARIABLE = "DAPPER_PARENT_SESSION_ID"
+
+
+def format_address(listener: dict) -> tuple[str, int | None]:
+    """``childListener`` of dapper/configure as a launcher ``--ipc`` value, plus its port."""
+    transport = listener.get("transport")
+    if transport == "unix" and isinstance(listener.get("path"), str):
+        return f"unix:{listener['path']}", None
+    port = listener.get("port")
+    if transport == "tcp" and isinstance(port, int) and isinstance(listener.get("host"), str):
+        return f"tcp:{listener['host']}:{port}", port
+    raise ValueError(f"unusable childListener {listener!r}")
+
+
+class SessionLink:
+    """What the launcher knows about its own session, for the child-process support."""
+
+    def __init__(self, session_id: str, parent_session_id: str | None, token: str,
+                 variables: dict, exit_state=None) -> None:
+        self.session_id = session_id
+        self.parent_session_id = parent_session_id
+        self.token = token
+        self.variables = dict(variables)
+        self.exit_state = exit_state
+        self.child_listener: dict | None = None
+
+    @property
+    def is_child(self) -> bool:
+        return self.parent_session_id is not None
+
+    def hello(self) -> tuple[str, dict]:
+        """The first frame: ``dapper/hello`` for a root, ``dapper/sessionHello`` for a child."""
+        body = {
+            "token": self.token,
+            "sessionId": self.session_id,
+            "pid": os.getpid(),
+            "pythonVersion": platform.python_version(),
+            "pythonImplementation": platform.python_implementation(),
+            "executable": sys.executable,
+            "protocol": PROTOCOL_VERSION,
+        }
+        if self.is_child:
+            body["parentSessionId"] = self.parent_session_id
+            return "dapper/sessionHello", body
+        return "dapper/hello", body
+
+    def observe(self, message: dict) -> None:
+        """Called for each message from the engine: keeps configure's childListener."""
+        if message.get("type") == "request" and message.get("command") == "dapper/configure":
+            arguments = message.get("arguments")
+            listener = arguments.get("childListener") if isinstance(arguments, dict) else None
+            self.child_listener = listener if isinstance(listener, dict) else None

@@ -1,0 +1,131 @@
+"""The per-process state of child-process support: which session this process is, the
+tree's child listener, and how to announce a child on this session's connection.
+
+One ``ChildHooks`` is active at a time (``ACTIVE.hooks``); the hooks read it when they
+run, so that turning support off, or a fork child taking over as a new session, needs
+no re-patching. A thread-local flag marks the hooks' own work: a hook never rewrites
+what another hook (or the machinery one calls, such as subprocess using posix_spawn)
+starts on its behalf.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import threading
+
+from .link import PARENT_SESSION_VARIABLE, SessionLink
+from .planning import Plan
+from .watcher import ExitWatcher
+
+# DAPPER_* variables handed on to children as they are (the tracer a test forced).
+_INHERITED_VARIABLES = ("DAPPER_TRACER",)
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class ChildHooks:
+    """Announcing children of one session and preparing their command and environment."""
+
+    def __init__(self, link: SessionLink, debugger, ipc: str, ipc_port: int | None) -> None:
+        self.link = link
+        self.debugger = debugger
+        self.ipc = ipc
+        self.ipc_port = ipc_port
+        self._counter = itertools.count(1)
+        self._counter_lock = threading.Lock()
+        self.watcher = ExitWatcher(self._child_exited, self._debugger_thread)
+
+    def next_session_id(self) -> str:
+        with self._counter_lock:
+            return f"{self.link.session_id}.{next(self._counter)}"
+
+    def child_environment(self, base) -> dict:
+        """``base`` (a mapping, or None for os.environ) plus what a child launcher needs:
+        the package on PYTHONPATH (recorded so the child removes it again), the token and
+        this session's id."""
+        environment = dict(os.environ if base is None else base)
+        if any(isinstance(key, bytes) for key in environment):
+            environment = {os.fsdecode(k): os.fsdecode(v) for k, v in environment.items()}
+        existing = environment.get("PYTHONPATH")
+        environment["PYTHONPATH"] = (
+            PACKAGE_DIR + os.pathsep + existing if existing else PACKAGE_DIR)
+        environment.update(self.additions())
+        return environment
+
+    def additions(self) -> dict:
+        """The DAPPER_* variables of a child (without PYTHONPATH)."""
+        added = {
+            "DAPPER_PYTHONPATH_ENTRY": PACKAGE_DIR,
+            "DAPPER_SESSION_TOKEN": self.link.token,
+            PARENT_SESSION_VARIABLE: self.link.session_id,
+        }
+        for name in _INHERITED_VARIABLES:
+            if self.link.variables.get(name):
+                added[name] = self.link.variables[name]
+        return added
+
+    def _base_body(self, plan: Plan, pid: int, cwd: str | None) -> dict:
+        return {
+            "pid": pid,
+            "name": plan.name,
+            "ipcPort": self.ipc_port,
+            "command": [os.fsdecode(word) for word in plan.command],
+            "cwd": os.path.abspath(cwd) if cwd else os.getcwd(),
+            "isPython": plan.is_python,
+            "parentPid": os.getpid(),
+            "parentSessionId": self.link.session_id,
+        }
+
+    def announce(self, plan: Plan, pid: int, session_id: str, cwd: str | None,
+                 watch: bool = True) -> None:
+        body = self._base_body(plan, pid, cwd)
+        body["sessionId"] = session_id
+        self._send("dapper/childProcess", body)
+        if watch:
+            self.watcher.track(pid, plan.name)
+
+    def report_candidate(self, plan: Plan, pid: int | None, cwd: str | None) -> None:
+        body = self._base_body(plan, pid, cwd)
+        body["sessionId"] = None
+        body["reason"] = plan.reason or "it cannot be attached"
+        self._send("dapper/childProcessCandidate", body)
+
+    def _send(self, event: str, body: dict) -> None:
+        with contextlib.suppress(Exception):
+            self.debugger.connection.send_event(event, body)
+
+    def _child_exited(self, pid: int, name: str) -> None:
+        self._send("dapper/childProcessExited", {"pid": pid, "name": name})
+
+    def _debugger_thread(self, thread: threading.Thread) -> None:
+        with contextlib.suppress(Exception):
+            self.debugger.tracer.ignore_thread(thread.ident)
+
+
+class _Active:
+    """The hooks in force in this process (None: children are left alone)."""
+
+    def __init__(self) -> None:
+        self.hooks: ChildHooks | None = None
+        self.local = threading.local()
+
+    def usable(self) -> ChildHooks | None:
+        hooks = self.hooks
+        if hooks is None or getattr(self.local, "busy", False):
+            return None
+        if hooks.debugger.detached:
+            return None
+        return hooks
+
+    @contextlib.contextmanager
+    def busy(self):
+        previous = getattr(self.local, "busy", False)
+        self.local.busy = True
+        try:
+            yield
+        finally:
+            self.local.busy = previous
+
+
+ACTIVE = _Active()

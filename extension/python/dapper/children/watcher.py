@@ -1,0 +1,113 @@
+"""Noticing that a tracked child ended, without reaping it (the program, or
+multiprocessing, waits for its own children and must still get their status).
+
+On Linux one daemon thread waits on a pidfd per child, which becomes readable when the
+process exits. Elsewhere the same thread checks each pid twice a second; a pid is gone
+once its parent reaped it. Either way there is one thread for all children.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import threading
+from collections.abc import Callable
+
+THREAD_NAME = "dapper.children"
+_POLL_SECONDS = 0.5
+
+
+class ExitWatcher:
+    def __init__(self, on_exit: Callable[[int, str], None],
+                 on_thread: Callable[[threading.Thread], None] | None = None) -> None:
+        self._on_exit = on_exit
+        self._on_thread = on_thread
+        self._lock = threading.Lock()
+        self._children: dict[int, tuple[str, int | None]] = {}  # pid -> (name, pidfd)
+        self._thread: threading.Thread | None = None
+        self._wake_read, self._wake_write = None, None
+
+    def track(self, pid: int, name: str) -> None:
+        pidfd = None
+        if hasattr(os, "pidfd_open"):
+            try:
+                pidfd = os.pidfd_open(pid)
+            except OSError:
+                pidfd = None  # Already gone and reaped, or pidfds not supported.
+        with self._lock:
+            self._children[pid] = (name, pidfd)
+            self._ensure_thread()
+        self._wake()
+
+    def exited(self, pid: int) -> None:
+        """Report ``pid`` as ended now, once (whoever notices first)."""
+        with self._lock:
+            entry = self._children.pop(pid, None)
+        if entry is None:
+            return
+        if entry[1] is not None:
+            with contextlib.suppress(OSError):
+                os.close(entry[1])
+        self._on_exit(pid, entry[0])
+
+    def flush(self) -> None:
+        """Report, now and on the calling thread, every watched child that has ended (the
+        session is about to end: the watcher thread may not get its turn)."""
+        with self._lock:
+            children = dict(self._children)
+        pidfds = [fd for _, fd in children.values() if fd is not None]
+        readable: list[int] = []
+        if pidfds:
+            try:
+                readable, _, _ = select.select(pidfds, [], [], 0)
+            except (OSError, ValueError):
+                readable = []
+        for pid, (_, fd) in children.items():
+            if (fd is not None and fd in readable) or (fd is None and not _exists(pid)):
+                self.exited(pid)
+
+    def _ensure_thread(self) -> None:
+        if self._thread is not None and self._thread.is_alive():
+            return
+        self._wake_read, self._wake_write = os.pipe()
+        self._thread = threading.Thread(target=self._run, name=THREAD_NAME, daemon=True)
+        self._thread.start()
+        if self._on_thread is not None:
+            self._on_thread(self._thread)
+
+    def _wake(self) -> None:
+        if self._wake_write is not None:
+            with contextlib.suppress(OSError):
+                os.write(self._wake_write, b"x")
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                children = dict(self._children)
+            pidfds = {fd: pid for pid, (_, fd) in children.items() if fd is not None}
+            polled = [pid for pid, (_, fd) in children.items() if fd is None]
+            timeout = _POLL_SECONDS if polled else None
+            try:
+                readable, _, _ = select.select([self._wake_read, *pidfds], [], [], timeout)
+            except (OSError, ValueError):
+                readable = []
+            if self._wake_read in readable:
+                with contextlib.suppress(OSError):
+                    os.read(self._wake_read, 512)
+            for fd in readable:
+                if fd in pidfds:
+                    self.exited(pidfds[fd])
+            for pid in polled:
+                if not _exists(pid):
+                    self.exited(pid)
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # It exists but belongs to someone else (EPERM).
+    return True

@@ -1,0 +1,79 @@
+"""What the program writes to sys.stdout / sys.stderr, as DAP ``output`` events, when
+the host cannot see it (docs/ipc.md, "redirectOutput and the console").
+
+With ``console: internalConsole`` the host reads the process's pipes, so nothing is
+installed here. With a terminal console the text goes to the terminal as always, and
+is also sent as ``output`` events (category stdout / stderr) when ``redirectOutput``
+is true, or when it is written by code the user runs from the debug console (so that
+``print`` typed there answers there, not in a terminal the user is not looking at).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+from collections.abc import Callable
+
+TERMINAL_CONSOLES = ("integratedTerminal", "externalTerminal")
+
+
+class StreamTee:
+    """A text stream that writes to the original and reports the text."""
+
+    def __init__(self, original, category: str, report: Callable[[str, str], None],
+                 always: bool, capturing: set[int]) -> None:
+        self._original = original
+        self._category = category
+        self._report = report
+        self._always = always
+        self._capturing = capturing
+
+    def write(self, text):
+        written = self._original.write(text)
+        if isinstance(text, str) and text and (
+            self._always or threading.get_ident() in self._capturing
+        ):
+            # Reporting must never break the program's own write.
+            with contextlib.suppress(Exception):
+                self._report(self._category, text)
+        return written
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name):
+        # encoding, fileno, isatty, flush, buffer…: the original stream's.
+        return getattr(self._original, name)
+
+
+class OutputCapture:
+    def __init__(self, report: Callable[[str, str], None]) -> None:
+        self._report = report
+        self._capturing: set[int] = set()
+        self.installed = False
+
+    def configure(self, launch: dict) -> None:
+        """Install the tees when the launch configuration calls for them."""
+        if self.installed or launch.get("console") not in TERMINAL_CONSOLES:
+            return
+        always = launch.get("redirectOutput") is True
+        for name, category in (("stdout", "stdout"), ("stderr", "stderr")):
+            original = getattr(sys, name)
+            if original is not None:
+                setattr(sys, name, StreamTee(original, category, self._report, always,
+                                             self._capturing))
+        self.installed = True
+
+    @contextlib.contextmanager
+    def capturing(self):
+        """While active, what the calling thread writes is reported (if installed)."""
+        ident = threading.get_ident()
+        self._capturing.add(ident)
+        try:
+            yield
+        finally:
+            self._capturing.discard(ident)
+            with contextlib.suppress(Exception):
+                sys.stdout.flush()

@@ -1,0 +1,289 @@
+"""Work handed to a stopped thread, with deadlines that cannot hang the IPC thread.
+
+Evaluation and rendering run user code (``__repr__``, properties, the expressions typed
+in the debug console). They run on the thread that is stopped, so thread-locals and
+anything else tied to that thread look as the program sees them: while it waits to be
+resumed, a stopped thread executes the work items the IPC thread hands it.
+
+The IPC thread waits for each item with a deadline. When user code overruns, it is
+interrupted with an asynchronous exception (``PyThreadState_SetAsyncExc``), which
+stops any Python-level loop; code stuck inside C (a long ``time.sleep``) cannot be
+interrupted, so the IPC thread gives up waiting, answers with a time-out, and refuses
+further work for that thread until the stuck item ends.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+from collections.abc import Callable
+
+try:
+    import ctypes
+
+    _async_exc_function = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    _async_exc_function.restype = ctypes.c_int
+
+    def _set_async_exc(ident: int, exception) -> None:
+        _async_exc_function(ctypes.c_ulong(ident), ctypes.py_object(exception))
+except Exception:  # pragma: no cover - interpreters without ctypes
+    _set_async_exc = None
+
+# How often the waiting IPC thread checks the deadlines of the item it waits for.
+_POLL_SECONDS = 0.01
+# How long to wait for interrupted code to give up before answering without it.
+_GRACE_SECONDS = 0.5
+
+
+class WorkRefused(RuntimeError):
+    """The thread cannot take the work: it was resumed, or it is stuck in earlier work."""
+
+
+class WorkTimedOut(RuntimeError):
+    """The work did not finish within its deadline."""
+
+
+class Interrupted(BaseException):
+    """Raised inside user code whose time ran out. A BaseException, so that user code's
+    ``except Exception`` does not swallow it."""
+
+
+class _Item:
+    def __init__(self, function: Callable[[], object]) -> None:
+        self.function = function
+        self.done = threading.Event()
+        self.result: object = None
+        self.error: BaseException | None = None
+        self.ident: int | None = None
+        # Guards the fields below: an interruption is only ever sent while a deadline
+        # is active, and a sent one is cleared when the code it targeted already ended.
+        self.lock = threading.Lock()
+        self.section_deadline: float | None = None
+        self.interrupt_sent = False
+
+
+_current = threading.local()
+
+
+def _interrupt(item: _Item) -> None:
+    """Raise Interrupted in the item's thread, if the item is still inside a deadline."""
+    with item.lock:
+        if item.section_deadline is None or item.interrupt_sent or item.ident is None:
+            return
+        item.interrupt_sent = True
+        if _set_async_exc is not None:
+            _set_async_exc(item.ident, Interrupted)
+
+
+def _close_section(item: _Item) -> None:
+    """End the active deadline and consume an interruption that was sent but not yet
+    delivered. An interruption can be delivered at any bytecode boundary, even while
+    this runs, so the loop catches it and tries again; once the deadline is cleared
+    under the lock no new one can be sent."""
+    while True:
+        try:
+            with item.lock:
+                item.section_deadline = None
+                pending = item.interrupt_sent
+                item.interrupt_sent = False
+            if pending:
+                _let_pending_interruption_arrive()
+            return
+        except Interrupted:
+            continue
+
+
+def _let_pending_interruption_arrive() -> None:
+    # A pending asynchronous exception is raised at the next check the interpreter
+    # makes (every call makes one), so a few calls deliver it here, where it is
+    # expected. (Clearing it with PyThreadState_SetAsyncExc(id, NULL) instead leaves
+    # the interpreter's "pending" flag set for good on 3.11, which makes it spin.)
+    for _ in range(100):
+        _nothing()
+
+
+def _nothing() -> None:
+    pass
+
+
+def call_with_time_limit(function: Callable[[], object], seconds: float,
+                         on_timeout: Callable[[], object]):
+    """Run ``function`` with a deadline when called inside a work item (otherwise just
+    run it). Returns ``on_timeout()`` when the deadline interrupted it. Deadlines do not
+    nest: an inner one replaces the outer one while it runs."""
+    item = getattr(_current, "item", None)
+    if item is None:
+        return function()
+    with item.lock:
+        outer = item.section_deadline
+        item.section_deadline = time.monotonic() + seconds
+    timed_out = False
+    try:
+        try:
+            return function()
+        except Interrupted:
+            timed_out = True
+        finally:
+            _close_section(item)
+    except Interrupted:
+        # Delivered while the section was closing: the function did finish, but its
+        # result is lost; report the time-out rather than guess.
+        _close_section(item)
+        timed_out = True
+    finally:
+        if outer is not None:
+            with item.lock:
+                item.section_deadline = outer
+    assert timed_out
+    return on_timeout()
+
+
+class ResumeSignal:
+    """A drop-in for the ``threading.Event`` a stopped thread waits on to be resumed,
+    whose ``wait`` also runs the work items handed to the thread meanwhile."""
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._set = False
+        self._items: collections.deque[_Item] = collections.deque()
+        self._running: _Item | None = None
+
+    def set(self) -> None:
+        with self._condition:
+            self._set = True
+            self._condition.notify_all()
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until set, running work items. Only the stopped thread calls this."""
+        end = None if timeout is None else time.monotonic() + timeout
+        while True:
+            with self._condition:
+                while not self._set and not self._items:
+                    remaining = None if end is None else end - time.monotonic()
+                    if remaining is not None and remaining <= 0:
+                        return False
+                    self._condition.wait(remaining)
+                if self._set:
+                    self._fail_queued()
+                    return True
+                item = self._items.popleft()
+                self._running = item
+            _run(item)
+            with self._condition:
+                self._running = None
+
+    def _fail_queued(self) -> None:
+        while self._items:
+            item = self._items.popleft()
+            item.error = WorkRefused("the thread was resumed before it could run this")
+            item.done.set()
+
+    def submit(self, function: Callable[[], object], timeout: float) -> _Item:
+        with self._condition:
+            if self._set:
+                raise WorkRefused("the thread is no longer stopped")
+            if self._running is not None:
+                raise WorkRefused(
+                    "the thread is still busy with an earlier evaluation that did not "
+                    "finish in time"
+                )
+            item = _Item(function)
+            # The whole item is one deadline; reprs inside it set shorter ones.
+            item.section_deadline = time.monotonic() + timeout
+            self._items.append(item)
+            self._condition.notify_all()
+            return item
+
+
+def _run(item: _Item) -> None:
+    item.ident = threading.get_ident()
+    _current.item = item
+    try:
+        try:
+            item.result = item.function()
+        except Interrupted:
+            item.error = WorkTimedOut("the evaluation took too long and was interrupted")
+        except BaseException as error:
+            item.error = error
+        finally:
+            _close_section(item)
+    except Interrupted:
+        _close_section(item)
+        if item.error is None:
+            item.error = WorkTimedOut("the evaluation took too long and was interrupted")
+    finally:
+        _current.item = None
+        item.done.set()
+
+
+def run_on_stopped_thread(signal: ResumeSignal, function: Callable[[], object],
+                          timeout: float):
+    """Run ``function`` on the thread waiting on ``signal`` and return its result (or
+    raise its exception). Raises WorkRefused or WorkTimedOut; never waits much longer
+    than ``timeout`` plus a short grace period."""
+    item = signal.submit(function, timeout)
+    hard_end = time.monotonic() + timeout + _GRACE_SECONDS
+    while not item.done.wait(_POLL_SECONDS):
+        now = time.monotonic()
+        with item.lock:
+            deadline = item.section_deadline
+        if deadline is not None and now >= deadline:
+            _interrupt(item)
+        if now >= hard_end:
+            raise WorkTimedOut(
+                f"the evaluation did not finish within {timeout:g} s and could not be "
+                "interrupted (it may be blocked in native code); the thread stays busy "
+                "until it ends"
+            )
+    if item.error is not None:
+        raise item.error
+    return item.result
+
+
+
+class InspectionWorker:
+    """A debugger thread that runs work for threads that cannot run it themselves (a
+    thread blocked in native code while the others are stopped): its values can still
+    be shown, with the same deadlines. A worker stuck in native code is abandoned for a
+    fresh one, so the next request does not wait behind it."""
+
+    THREAD_NAME = "dapper.inspect"
+
+    def __init__(self, on_start: Callable[[], None]) -> None:
+        self._on_start = on_start
+        self._lock = threading.Lock()
+        self._signal: ResumeSignal | None = None
+
+    def _serve(self, signal: ResumeSignal, started: threading.Event) -> None:
+        self._on_start()
+        started.set()
+        signal.wait()
+
+    def _start(self) -> ResumeSignal:
+        signal = ResumeSignal()
+        started = threading.Event()
+        thread = threading.Thread(target=self._serve, args=(signal, started),
+                                  name=self.THREAD_NAME, daemon=True)
+        thread.start()
+        started.wait()
+        return signal
+
+    def run(self, function: Callable[[], object], timeout: float):
+        with self._lock:
+            if self._signal is None:
+                self._signal = self._start()
+            signal = self._signal
+        try:
+            return run_on_stopped_thread(signal, function, timeout)
+        except WorkRefused:
+            # Busy with work that overran: let that thread finish on its own.
+            with self._lock:
+                if self._signal is signal:
+                    signal.set()
+                    self._signal = self._start()
+                signal = self._signal
+            return run_on_stopped_thread(signal, function, timeout)

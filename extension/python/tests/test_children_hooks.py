@@ -1,0 +1,289 @@
+"""Child processes through the debuggee's hooks, with the test playing the engine on both
+the root's connection and the tree's child listener: announcements, the child's hello,
+its environment, its exit, detaching, candidates, fork children on each tracer."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import socket
+import sys
+import tempfile
+import threading
+
+import pytest
+
+from conftest import TIMEOUT, TOKEN
+from dapper.frames import KIND_TO_DEBUGGEE, FrameDecoder, encode_frame
+
+ENV_REPORT = """
+import json, os, sys
+print(json.dumps({
+    "argv": sys.argv,
+    "dapper_vars": sorted(k for k in os.environ if k.startswith("DAPPER_")),
+    "pythonpath": os.environ.get("PYTHONPATH"),
+}), flush=True)
+sys.exit(5)
+"""
+
+
+class ChildListener:
+    """The tree's child listener, as the engine holds it."""
+
+    def __init__(self) -> None:
+        self.directory = tempfile.mkdtemp(prefix="dpc-")
+        self.path = os.path.join(self.directory, "c.sock")
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(self.path)
+        self.sock.listen(8)
+        self.sock.settimeout(TIMEOUT)
+        self.accepted: list[ChildEnd] = []
+
+    @property
+    def address(self) -> dict:
+        return {"transport": "unix", "path": self.path}
+
+    def accept(self) -> ChildEnd:
+        conn, _ = self.sock.accept()
+        end = ChildEnd(conn)
+        self.accepted.append(end)
+        return end
+
+    def close(self) -> None:
+        for end in self.accepted:
+            end.close()
+        self.sock.close()
+        os.unlink(self.path)
+        os.rmdir(self.directory)
+
+
+class ChildEnd:
+    """The engine's end of one child's connection."""
+
+    def __init__(self, conn: socket.socket) -> None:
+        self.conn = conn
+        self.messages: queue.Queue = queue.Queue()
+        self._seq = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        decoder = FrameDecoder()
+        try:
+            while True:
+                data = self.conn.recv(65536)
+                if not data:
+                    break
+                for _, message in decoder.feed(data):
+                    self.messages.put(message)
+        except OSError:
+            pass
+        self.messages.put(None)
+
+    def next(self, predicate=lambda m: True) -> dict:
+        while True:
+            message = self.messages.get(timeout=TIMEOUT)
+            assert message is not None, "the child closed its connection"
+            if predicate(message):
+                return message
+
+    def request(self, command: str, arguments: dict | None = None) -> dict:
+        self._seq += 1
+        seq = self._seq
+        message = {"type": "request", "seq": seq, "command": command}
+        if arguments is not None:
+            message["arguments"] = arguments
+        self.conn.sendall(encode_frame(KIND_TO_DEBUGGEE, message))
+        response = self.next(lambda m: m.get("type") == "response" and m["request_seq"] == seq)
+        assert response["success"], response
+        return response.get("body", {})
+
+    def event(self, name: str) -> dict:
+        return self.next(lambda m: m.get("type") == "event" and m["event"] == name).get("body", {})
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.conn.shutdown(socket.SHUT_RDWR)
+        self.conn.close()
+
+
+@pytest.fixture
+def listener():
+    child_listener = ChildListener()
+    yield child_listener
+    child_listener.close()
+
+
+def start_root(launch, program, listener, auto_attach=True, tracer=None):
+    debuggee = launch("--program", program, tracer=tracer)
+    debuggee.request("dapper/configure", {
+        "client": {"linesStartAt1": True},
+        "launch": {"subprocessAutoAttach": auto_attach},
+        "childListener": listener.address,
+    })
+    debuggee.request("configurationDone")
+    return debuggee
+
+
+def configure_child(child: ChildEnd, breakpoints=None) -> None:
+    child.request("dapper/configure", {"client": {"linesStartAt1": True}, "launch": {}})
+    for path, lines in (breakpoints or {}).items():
+        child.request("setBreakpoints", {"source": {"path": str(path)},
+                                         "breakpoints": [{"line": line} for line in lines]})
+    child.request("configurationDone")
+
+
+def test_a_popen_child_is_announced_says_hello_and_runs_in_its_own_environment(
+        launch, write, listener):
+    child_program = write("child.py", ENV_REPORT)
+    parent = write("parent.py", f"""
+        import subprocess, sys
+        code = subprocess.call([sys.executable, {str(child_program)!r}, "x"])
+        print("parent saw", code, flush=True)
+    """)
+    root = start_root(launch, parent, listener)
+    announced = root.wait_event("dapper/childProcess")
+    child = listener.accept()
+    hello = child.next()
+    assert hello["event"] == "dapper/sessionHello"
+    body = hello["body"]
+    assert body["token"] == TOKEN
+    assert body["sessionId"] == announced["sessionId"] == "s1.1"
+    assert body["parentSessionId"] == "s1"
+    assert body["pid"] == announced["pid"]
+    assert body["protocol"] == 1
+    assert announced["name"] == "child.py"
+    assert announced["isPython"] is True
+    assert announced["parentPid"] == root.process.pid
+    assert announced["parentSessionId"] == "s1"
+    assert announced["command"] == [sys.executable, str(child_program), "x"]
+    assert announced["ipcPort"] is None
+    configure_child(child)
+    assert child.event("dapper/exiting") == {"exitCode": 5}
+    assert root.wait_event("dapper/childProcessExited") == {"pid": announced["pid"],
+                                                            "name": "child.py"}
+    root.finish(0)
+    lines = root.stdout().splitlines()
+    report = json.loads(lines[0])
+    assert report == {"argv": [str(child_program), "x"], "dapper_vars": [], "pythonpath": None}
+    assert lines[1] == "parent saw 5"
+
+
+def test_a_child_whose_connection_closes_before_it_starts_runs_its_program(
+        launch, write, listener):
+    child_program = write("child.py", ENV_REPORT)
+    parent = write("parent.py", f"""
+        import subprocess, sys
+        print("parent saw", subprocess.call([sys.executable, {str(child_program)!r}]),
+              flush=True)
+    """)
+    root = start_root(launch, parent, listener)
+    child = listener.accept()
+    assert child.next()["event"] == "dapper/sessionHello"
+    child.close()
+    root.finish(0)
+    assert root.stdout().splitlines()[-1] == "parent saw 5"
+
+
+def test_without_auto_attach_children_are_left_alone(launch, write, listener):
+    child_program = write("child.py", ENV_REPORT)
+    parent = write("parent.py", f"""
+        import subprocess, sys
+        print("parent saw", subprocess.call([sys.executable, {str(child_program)!r}]),
+              flush=True)
+    """)
+    root = start_root(launch, parent, listener, auto_attach=False)
+    root.finish(0)
+    assert root.stdout().splitlines()[-1] == "parent saw 5"
+    assert not [e for e in root.events if e["event"].startswith("dapper/child")]
+    listener.sock.settimeout(0.2)
+    with pytest.raises(socket.timeout):
+        listener.sock.accept()
+
+
+@pytest.mark.parametrize("command, name, reason", [
+    ('["true"]', "true", "not a Python program"),
+    ('[sys.executable, "-"]', os.path.basename(sys.executable).lower(),
+     "it reads its program from standard input"),
+    ('f"{sys.executable} -c pass | cat"', "sh",
+     "the shell command line uses the operator '|' (pipes, lists or redirections), "
+     "so its Python program is not attached"),
+])
+def test_children_that_cannot_be_attached_are_reported(launch, write, listener,
+                                                       command, name, reason):
+    shell = "|" in command
+    parent = write("parent.py", f"""
+        import subprocess, sys
+        subprocess.run({command}, shell={shell}, stdin=subprocess.DEVNULL, check=True)
+    """)
+    root = start_root(launch, parent, listener)
+    candidate = root.wait_event("dapper/childProcessCandidate")
+    root.finish(0)
+    assert (candidate["name"], candidate["reason"]) == (name, reason)
+    assert candidate["pid"] > 0 and candidate["parentSessionId"] == "s1"
+    assert candidate["sessionId"] is None
+
+
+def test_a_fork_child_becomes_a_session_with_its_own_breakpoints(
+        launch, write, listener, backend):
+    parent = write("forker.py", """
+        import os
+        pid = os.fork()
+        if pid == 0:
+            value = 41
+            value += 1  # child line
+            print("child", value, flush=True)
+            os._exit(3)
+        _, status = os.waitpid(pid, 0)
+        print("parent saw", os.waitstatus_to_exitcode(status), flush=True)
+    """)
+    line = parent.read_text().splitlines().index(
+        "    value += 1  # child line") + 1
+    root = start_root(launch, parent, listener, tracer=backend)
+    announced = root.wait_event("dapper/childProcess")
+    assert announced["name"] == "forker.py (fork)"
+    child = listener.accept()
+    hello = child.next()["body"]
+    assert (hello["sessionId"], hello["pid"]) == (announced["sessionId"], announced["pid"])
+    configure_child(child, {parent: [line]})
+    stopped = child.event("stopped")
+    frame = child.request("stackTrace", {"threadId": stopped["threadId"]})["stackFrames"][0]
+    assert (frame["line"], frame["source"]["path"]) == (line, str(parent))
+    child.request("continue", {"threadId": stopped["threadId"]})
+    assert child.event("dapper/exiting") == {"exitCode": 3}
+    root.finish(0)
+    assert root.stdout().splitlines() == ["child 42", "parent saw 3"]
+
+
+def test_a_fork_child_without_auto_attach_never_uses_its_parents_connection(
+        launch, write, listener, backend):
+    program = write("forker.py", """
+        import os
+
+        def work(who):
+            return who  # breakpoint
+
+        pid = os.fork()
+        if pid == 0:
+            print("child", work("child"), flush=True)
+            os._exit(0)
+        os.waitpid(pid, 0)
+        print("parent", work("parent"), flush=True)
+    """)
+    line = program.read_text().splitlines().index("    return who  # breakpoint") + 1
+    root = launch("--program", program, tracer=backend)
+    root.request("dapper/configure", {"client": {}, "launch": {"subprocessAutoAttach": False},
+                                      "childListener": listener.address})
+    root.set_breakpoints(program, [line])
+    root.request("configurationDone")
+    stopped = root.stopped()
+    # The only stop is the parent's, after the child ended: the child stopped nowhere
+    # and left the connection it shared with its parent alone.
+    frames = root.request("stackTrace", {"threadId": stopped["threadId"]})["stackFrames"]
+    locals_ = root.locals_of(frames[0]["id"])
+    assert locals_["who"]["value"] == "'parent'"
+    root.request("continue", {"threadId": stopped["threadId"]})
+    root.finish(0)
+    assert root.stdout().splitlines() == ["child child", "parent parent"]
+    assert not [e for e in root.events if e["event"] == "stopped"]

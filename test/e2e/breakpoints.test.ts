@@ -1,0 +1,267 @@
+// Breakpoints of every kind, end to end on every CPython of the machine: line breakpoints
+// (in a module not imported yet, replaced while stopped and while running), conditions,
+// hit conditions, log points, function breakpoints, exception breakpoints with
+// exceptionInfo, and breakpointLocations. Each case is a row; one helper runs them.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, test } from "node:test";
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import { pythons } from "./support";
+import { consoleOutput, failure, locals, type Session, stopped, withSession } from "./control-support";
+
+const app = "breakpoints/app.py";
+const late = "breakpoints/late.py";
+
+/** A source breakpoint on the `square` marker with extra properties, and the values of
+ * `n` at the stops it causes (each stop is continued) plus the console output it makes. */
+interface SquareCase {
+  name: string;
+  breakpoint: Partial<DebugProtocol.SourceBreakpoint>;
+  stopsAt: string[];
+  console?: RegExp;
+  importantOutputs?: number;
+}
+
+const squareCases: SquareCase[] = [
+  { name: "a plain breakpoint stops on every call", breakpoint: {}, stopsAt: ["1", "2", "3", "4", "5"] },
+  { name: "a condition", breakpoint: { condition: "n % 2 == 1" }, stopsAt: ["1", "3", "5"] },
+  { name: "hit condition N: the Nth hit only", breakpoint: { hitCondition: "2" }, stopsAt: ["2"] },
+  { name: "hit condition >N", breakpoint: { hitCondition: ">3" }, stopsAt: ["4", "5"] },
+  { name: "hit condition >=N", breakpoint: { hitCondition: ">=4" }, stopsAt: ["4", "5"] },
+  { name: "hit condition ==N", breakpoint: { hitCondition: "==5" }, stopsAt: ["5"] },
+  { name: "hit condition %N", breakpoint: { hitCondition: "%2" }, stopsAt: ["2", "4"] },
+  { name: "a hit condition counts only hits whose condition holds", breakpoint: { condition: "n > 1", hitCondition: "3" }, stopsAt: ["4"] },
+  {
+    name: "a log point prints with {expressions} and never stops",
+    breakpoint: { logMessage: "n={n} square={n * n} {{braces}}" },
+    stopsAt: [],
+    console: /^n=1 square=1 \{braces\}\nn=2 square=4 \{braces\}\n(.*\n){2}n=5 square=25 \{braces\}\n$/,
+  },
+  {
+    name: "a condition that raises stops every time and is reported once",
+    breakpoint: { condition: "no_such_name > 1" },
+    stopsAt: ["1", "2", "3", "4", "5"],
+    importantOutputs: 1,
+  },
+];
+
+interface Case {
+  name: string;
+  args?: string[];
+  configure: (session: Session) => Promise<void>;
+  run: (session: Session) => Promise<void>;
+  exitCode?: number;
+}
+
+async function setLines(session: Session, file: string, lines: Array<Partial<DebugProtocol.SourceBreakpoint> & { line: number }>) {
+  const response = await session.client.setBreakpointsRequest({ source: { path: session.file(file) }, breakpoints: lines });
+  return response.body.breakpoints;
+}
+
+async function continueAll(session: Session, threadId: number) {
+  await session.client.continueRequest({ threadId });
+}
+
+const cases: Case[] = [
+  ...squareCases.map((row): Case => ({
+    name: row.name,
+    configure: async (session) => {
+      const [bp] = await setLines(session, app, [{ line: session.line(app, "square"), ...row.breakpoint }]);
+      assert.equal(bp.verified, true, JSON.stringify(bp));
+    },
+    run: async (session) => {
+      const seen: string[] = [];
+      for (let i = 0; i < row.stopsAt.length; i++) {
+        const stop = await stopped(session.client, "breakpoint");
+        assert.equal(stop.frames[0].line, session.line(app, "square"));
+        seen.push((await locals(session.client, stop.frames[0].id)).n);
+        await continueAll(session, stop.threadId);
+      }
+      assert.deepEqual(seen, row.stopsAt);
+      assert.equal(await session.client.finished(), 0);
+      if (row.console) assert.match(consoleOutput(session.client), row.console);
+      if (row.importantOutputs !== undefined) {
+        const important = session.client.events.filter((e) => e.event === "output" && e.body.category === "important");
+        assert.equal(important.length, row.importantOutputs, JSON.stringify(important));
+        assert.match(String(important[0].body.output), /NameError/);
+      }
+    },
+  })),
+  {
+    name: "a breakpoint in a module that is not imported yet is verified at once and hit once it is",
+    configure: async (session) => {
+      const [bp] = await setLines(session, late, [{ line: session.line(late, "late") }]);
+      assert.equal(bp.verified, true);
+      assert.equal(bp.line, session.line(late, "late"));
+    },
+    run: async (session) => {
+      const stop = await stopped(session.client, "breakpoint");
+      assert.equal(stop.frames[0].source?.path, session.file(late));
+      assert.deepEqual(stop.frames.slice(0, 2).map((f) => f.name), ["triple", "main"]);
+      await continueAll(session, stop.threadId);
+      assert.equal(await session.client.finished(), 0);
+    },
+  },
+  {
+    name: "setBreakpoints while stopped replaces the file's set",
+    configure: async (session) => {
+      await setLines(session, app, [{ line: session.line(app, "loop") }]);
+    },
+    run: async (session) => {
+      const first = await stopped(session.client, "breakpoint");
+      assert.equal(first.frames[0].line, session.line(app, "loop"));
+      const replaced = await setLines(session, app, [{ line: session.line(app, "after") }]);
+      assert.equal(replaced.length, 1);
+      await continueAll(session, first.threadId);
+      const second = await stopped(session.client, "breakpoint");
+      assert.equal(second.frames[0].line, session.line(app, "after"), "the loop breakpoint is gone");
+      assert.equal((await locals(session.client, second.frames[0].id)).total, "55");
+      await continueAll(session, second.threadId);
+      assert.equal(await session.client.finished(), 0);
+    },
+  },
+  {
+    name: "function breakpoints: verified when found, with a condition, in a module imported later",
+    configure: async (session) => {
+      const response = await session.client.setFunctionBreakpointsRequest({
+        breakpoints: [{ name: "square", condition: "n == 3" }, { name: "late.triple" }, { name: "not a name" }],
+      });
+      const [square, triple, bad] = response.body.breakpoints;
+      assert.equal(square.verified, false);
+      assert.equal(triple.verified, false);
+      assert.equal(bad.verified, false);
+      assert.match(bad.message ?? "", /Invalid function name/);
+    },
+    run: async (session) => {
+      const first = await stopped(session.client, "function breakpoint");
+      assert.equal(first.frames[0].name, "square");
+      assert.equal(first.frames[0].line, session.line(app, "square"));
+      assert.equal((await locals(session.client, first.frames[0].id)).n, "3");
+      await continueAll(session, first.threadId);
+      const second = await stopped(session.client, "function breakpoint");
+      assert.equal(second.frames[0].name, "triple");
+      await continueAll(session, second.threadId);
+      assert.equal(await session.client.finished(), 0);
+      const changed = session.client.events.filter((e) => e.event === "breakpoint").map((e) => e.body.breakpoint as DebugProtocol.Breakpoint);
+      assert.deepEqual(changed.map((bp) => [bp.verified, bp.line, path.basename(bp.source?.path ?? "")]), [
+        [true, session.line(app, "square"), "app.py"],
+        [true, session.line(late, "late"), "late.py"],
+      ]);
+    },
+  },
+  {
+    name: "exception breakpoint 'raised' limited to a type by its condition",
+    configure: async (session) => {
+      await session.client.setExceptionBreakpointsRequest({ filters: [], filterOptions: [{ filterId: "raised", condition: "KeyError" }] });
+    },
+    run: async (session) => {
+      const stop = await stopped(session.client, "exception");
+      assert.equal(stop.frames[0].line, session.line(app, "raise-key"));
+      const info = (await session.client.exceptionInfoRequest({ threadId: stop.threadId })).body;
+      assert.equal(info.exceptionId, "KeyError");
+      assert.equal(info.breakMode, "always");
+      assert.equal(info.description, "KeyError: 'key'");
+      await continueAll(session, stop.threadId);
+      assert.equal(await session.client.finished(), 0);
+    },
+  },
+  {
+    name: "exception breakpoint 'uncaught': stops before the exit, then the program ends with 1 and the traceback",
+    args: ["crash"],
+    configure: async (session) => {
+      await session.client.setExceptionBreakpointsRequest({ filters: ["uncaught"] });
+    },
+    run: async (session) => {
+      const stop = await stopped(session.client, "exception");
+      assert.equal(stop.event.body.description, "ValueError: bad value");
+      assert.equal(stop.frames[0].line, session.line(app, "raise-value"));
+      assert.deepEqual(stop.frames.slice(0, 3).map((f) => f.name), ["fail", "main", "<module>"]);
+      assert.equal((await locals(session.client, stop.frames[0].id)).kind, "'value'");
+      const info = (await session.client.exceptionInfoRequest({ threadId: stop.threadId })).body;
+      assert.equal(info.breakMode, "unhandled");
+      assert.equal(info.details?.typeName, "ValueError");
+      assert.equal(info.details?.message, "bad value");
+      assert.match(info.details?.stackTrace ?? "", /^Traceback \(most recent call last\):\n[\s\S]*in fail\n[\s\S]*ValueError: bad value\n$/);
+      await continueAll(session, stop.threadId);
+      assert.equal(await session.client.finished(), 1);
+      assert.match(session.client.output("stderr"), /Traceback[\s\S]*ValueError: bad value\n$/);
+    },
+    exitCode: 1,
+  },
+  {
+    name: "breakpointLocations lists the executable lines of a range",
+    configure: async (session) => {
+      const square = session.line(app, "square");
+      const response = await session.client.customRequest("breakpointLocations", { source: { path: session.file(app) }, line: square - 2, endLine: square + 2 });
+      const lines = (response.body as DebugProtocol.BreakpointLocationsResponse["body"]).breakpoints.map((b) => b.line);
+      assert.deepEqual(lines, [square - 1, square, square + 1]);
+      const message = await failure(session.client.customRequest("breakpointLocations", { source: { path: session.file("breakpoints/missing.py") }, line: 1 }));
+      assert.match(message, /missing\.py/);
+    },
+    run: async (session) => {
+      assert.equal(await session.client.finished(), 0);
+    },
+  },
+];
+
+for (const python of pythons()) {
+  describe(`breakpoints on Python ${python.version}`, () => {
+    for (const row of cases) {
+      test(row.name, async () => {
+        await withSession(python, { program: app, args: row.args ?? [] }, row.configure, row.run);
+      });
+    }
+
+    test("exception breakpoint 'userUnhandled': a user callback raising into the library", async () => {
+      const file = "breakpoints/callbacks.py";
+      await withSession(
+        python,
+        { program: file },
+        async (session) => {
+          await session.client.setExceptionBreakpointsRequest({ filters: ["userUnhandled"] });
+        },
+        async (session) => {
+          const stop = await stopped(session.client, "exception");
+          assert.deepEqual([stop.frames[0].name, stop.frames[0].line], ["parse_number", session.line(file, "callback-raise")]);
+          const info = (await session.client.exceptionInfoRequest({ threadId: stop.threadId })).body;
+          assert.equal(info.breakMode, "userUnhandled");
+          assert.equal(info.description, "RuntimeError: cannot parse 1");
+          await continueAll(session, stop.threadId);
+          assert.equal(await session.client.finished(), 0);
+          assert.equal(session.client.output("stdout"), "handled: cannot parse 1\n");
+        },
+      );
+    });
+
+    test("setBreakpoints while the program runs", async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), "dapper-bp-"));
+      const flag = path.join(dir, "go");
+      try {
+        await withSession(python, { program: "breakpoints/waiter.py", args: [flag] }, async () => undefined, async (session) => {
+          await waitForOutput(session, "waiting\n");
+          const file = "breakpoints/waiter.py";
+          const [bp] = await setLines(session, file, [{ line: session.line(file, "reached") }]);
+          assert.equal(bp.verified, true);
+          writeFileSync(flag, "");
+          const stop = await stopped(session.client, "breakpoint");
+          assert.equal(stop.frames[0].line, session.line(file, "reached"));
+          await continueAll(session, stop.threadId);
+          assert.equal(await session.client.finished(), 0);
+          assert.equal(session.client.output("stdout"), "waiting\ndone\n");
+        });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+}
+
+async function waitForOutput(session: Session, text: string): Promise<void> {
+  const deadline = Date.now() + 15000;
+  while (!session.client.output("stdout").includes(text)) {
+    if (Date.now() > deadline) throw new Error(`no output ${JSON.stringify(text)}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

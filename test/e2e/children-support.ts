@@ -1,0 +1,173 @@
+// The harness for child-process sessions: one adapter in TCP mode (one engine), a root
+// client, and a new client for every `startDebugging` reverse request, started the way
+// VS Code starts a child session (initialize, attach with the given configuration,
+// breakpoints, configurationDone) on a new connection to the same adapter.
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import type { Writable } from "node:stream";
+import { adapterScript, RecordingClient, root, waitUntil } from "./support";
+
+/** The adapter in `--port 0` mode; resolves once it reported its port. */
+export async function startServer(): Promise<{ port: number; process: ChildProcess; stop: () => void }> {
+  const server = spawn(process.execPath, [adapterScript, "--port", "0"], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+    // DAPPER_E2E_ADAPTER_LOG=trace keeps the adapter's trace log (for debugging a test).
+    env: { ...process.env, DAPPER_LOG_LEVEL: process.env.DAPPER_E2E_ADAPTER_LOG ?? "warn" },
+  });
+  let stderr = "";
+  let reported = false;
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the adapter did not report its port: ${stderr}`)), 10000);
+    server.stderr.on("data", (chunk: Buffer) => {
+      if (reported) {
+        if (process.env.DAPPER_E2E_ADAPTER_LOG) process.stderr.write(chunk);
+        return;
+      }
+      stderr += chunk.toString();
+      const match = stderr.match(/listening on [^\s]*:(\d+)/i);
+      if (match) {
+        reported = true;
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    server.on("exit", (code) => reject(new Error(`the adapter exited with ${code}: ${stderr}`)));
+  });
+  return { port, process: server, stop: () => server.kill() };
+}
+
+const childEvents = ["dapper/childProcess", "dapper/childProcessExited", "dapper/childProcessCandidate"];
+
+/** A client of one session of the tree; it answers `startDebugging` for its children. */
+export class TreeClient extends RecordingClient {
+  /** The attach configuration this session was started with (none for the root). */
+  configuration?: Record<string, unknown>;
+  /** Child sessions started for this session's children, in the order they were asked for. */
+  readonly children: TreeClient[] = [];
+
+  constructor(private readonly tree: SessionTree) {
+    super();
+    for (const name of childEvents) {
+      this.on(name, (event: DebugProtocol.Event) => this.events.push({ event: name, body: (event.body ?? {}) as Record<string, unknown> }));
+    }
+    this.answerStartDebugging();
+  }
+
+  /** Wraps the reverse-request dispatch RecordingClient installed: `startDebugging` is ours. */
+  private answerStartDebugging(): void {
+    const internals = this as unknown as { dispatch(body: string): void; outputStream: Writable; sequence: number };
+    const previous = internals.dispatch.bind(this);
+    internals.dispatch = (body: string) => {
+      const message = JSON.parse(body) as DebugProtocol.ProtocolMessage;
+      if (message.type !== "request" || (message as DebugProtocol.Request).command !== "startDebugging") return previous(body);
+      const request = message as DebugProtocol.StartDebuggingRequest;
+      const json = JSON.stringify({ type: "response", seq: internals.sequence++, request_seq: request.seq, command: request.command, success: true });
+      internals.outputStream.write(`Content-Length: ${Buffer.byteLength(json, "utf8")}\r\n\r\n${json}`, "utf8");
+      const child = new TreeClient(this.tree);
+      if (this.tree.autoContinue) child.continueEveryStop();
+      child.configuration = request.arguments.configuration;
+      this.children.push(child);
+      this.tree.sessions.push(child);
+      child.attachAsChild().catch(async (error: unknown) => {
+        // VS Code ends a session whose attach failed with a disconnect; so does this client.
+        child.attachError = error;
+        await child.disconnectRequest({}).catch(() => undefined);
+      });
+    };
+  }
+
+  private async attachAsChild(): Promise<void> {
+    await this.start(this.tree.port);
+    await this.initializeRequest({
+      adapterID: "dapper",
+      linesStartAt1: true,
+      columnsStartAt1: true,
+      pathFormat: "path",
+      supportsStartDebuggingRequest: true,
+    });
+    const initialized = this.next("initialized");
+    const attached = this.attachRequest(this.configuration as DebugProtocol.AttachRequestArguments);
+    attached.catch(() => undefined);
+    await Promise.race([initialized, attached]);
+    await initialized;
+    for (const [file, lines] of Object.entries(this.tree.breakpoints)) {
+      await this.setBreakpointsRequest({ source: { path: file }, breakpoints: lines.map((line) => ({ line })) });
+    }
+    await this.configurationDoneRequest();
+    await attached;
+    this.ready = true;
+  }
+
+  ready = false;
+  /** Why this child session's attach failed (its process died while it was starting). */
+  attachError?: unknown;
+  /** Top frames (file:line) of the stops this session continued by itself. */
+  readonly stops: string[] = [];
+
+  /** Records every stop's top frame and continues at once. */
+  continueEveryStop(): void {
+    this.on("stopped", (event: DebugProtocol.StoppedEvent) => {
+      const threadId = event.body.threadId ?? 0;
+      void (async () => {
+        const stack = await this.stackTraceRequest({ threadId, startFrame: 0, levels: 1 });
+        const top = stack.body.stackFrames[0];
+        this.stops.push(`${path.basename(top.source?.path ?? "?")}:${top.line}`);
+        await this.continueRequest({ threadId });
+      })().catch((error: unknown) => this.tree.failures.push(error));
+    });
+  }
+
+  /** Whether the session ended (`terminated` arrived). */
+  get ended(): boolean {
+    return this.events.some((e) => e.event === "terminated");
+  }
+
+  /** The events with this name, in order. */
+  all(name: string): Record<string, unknown>[] {
+    return this.events.filter((e) => e.event === name).map((e) => e.body);
+  }
+}
+
+/** A root session and every child session the adapter asks for. */
+export class SessionTree {
+  readonly sessions: TreeClient[] = [];
+  readonly failures: unknown[] = [];
+  readonly root: TreeClient;
+  private taken = 0;
+
+  constructor(
+    readonly port: number,
+    /** Breakpoints (absolute file → lines) every child session sets. */
+    readonly breakpoints: Record<string, number[]>,
+    /** Child sessions continue every stop by themselves (recording it in `stops`). */
+    readonly autoContinue = false,
+  ) {
+    this.root = new TreeClient(this);
+    this.sessions.push(this.root);
+  }
+
+  /** The next child session not yet taken, once it is configured. */
+  async nextChild(timeoutMs = 20000): Promise<TreeClient> {
+    const index = this.taken + 1;
+    const started = () => this.sessions.length > index && (this.sessions[index].ready || this.sessions[index].attachError !== undefined);
+    await waitUntil(() => this.failures.length > 0 || started(), timeoutMs, `child session #${index}`);
+    if (this.failures.length > 0) throw this.failures[0];
+    if (this.sessions[index].attachError !== undefined) throw this.sessions[index].attachError;
+    this.taken++;
+    return this.sessions[index];
+  }
+
+  /** The child sessions (every session but the root). */
+  get children(): TreeClient[] {
+    return this.sessions.slice(1);
+  }
+
+  /** Ends every client (children first), whatever state they are in. */
+  async stop(): Promise<void> {
+    for (const session of [...this.sessions].reverse()) {
+      await session.stop().catch(() => undefined);
+    }
+  }
+}
