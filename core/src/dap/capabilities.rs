@@ -12,12 +12,6 @@ use serde_json::{json, Map, Value};
 const ADVERTISED: &[&str] = &[
     "supportsConfigurationDoneRequest",
     "supportsTerminateRequest",
-];
-
-/// Issue 3's capabilities, waiting for the lead's confirmation that each works end to
-/// end with the debuggee. Kept here so the whole set is one edit away; unused until then.
-#[allow(dead_code)]
-const NOT_YET: &[&str] = &[
     "supportsConditionalBreakpoints",
     "supportsHitConditionalBreakpoints",
     "supportsLogPoints",
@@ -27,6 +21,12 @@ const NOT_YET: &[&str] = &[
     "supportsBreakpointLocationsRequest",
     "supportsStepInTargetsRequest",
     "supportsGotoTargetsRequest",
+];
+
+/// Issue 3's capabilities, waiting for the lead's confirmation that each works end to
+/// end with the debuggee. Kept here so the whole set is one edit away; unused until then.
+#[allow(dead_code)]
+const NOT_YET: &[&str] = &[
     "supportsEvaluateForHovers",
     "supportsSetVariable",
     "supportsSetExpression",
@@ -36,13 +36,34 @@ const NOT_YET: &[&str] = &[
     "supportsDelayedStackTraceLoading",
     "supportsLoadedSourcesRequest",
     "supportsModulesRequest",
-    "supportsTerminateThreadsRequest",
 ];
 
-/// Exception breakpoint filters: (filter, label, description, default). Empty until the
-/// debuggee's exception breakpoints are confirmed; then `raised`, `uncaught` (default
-/// on) and `userUnhandled`, with `supportsCondition` from `supportsExceptionFilterOptions`.
-const EXCEPTION_FILTERS: &[(&str, &str, &str, bool)] = &[];
+/// Exception breakpoint filters: (filter, label, description, default). Each takes a
+/// condition (`supportsExceptionFilterOptions`): exception type names, comma-separated;
+/// a type matches its subclasses.
+const EXCEPTION_FILTERS: &[(&str, &str, &str, bool)] = &[
+    (
+        "raised",
+        "Raised Exceptions",
+        "Stop whenever an exception is raised, even if the code catches it.",
+        false,
+    ),
+    (
+        "uncaught",
+        "Uncaught Exceptions",
+        "Stop when an exception is about to end the program or a thread.",
+        true,
+    ),
+    (
+        "userUnhandled",
+        "User Uncaught Exceptions",
+        "Stop when an exception leaves your code for library code that does not handle it either.",
+        false,
+    ),
+];
+
+const EXCEPTION_CONDITION_DESCRIPTION: &str =
+    "Exception types, comma-separated (e.g. ValueError, KeyError)";
 
 pub fn capabilities() -> Value {
     let mut body: Map<String, Value> = ADVERTISED
@@ -54,7 +75,8 @@ pub fn capabilities() -> Value {
             .iter()
             .map(|(filter, label, description, default)| {
                 json!({"filter": filter, "label": label, "description": description,
-                       "default": default, "supportsCondition": true})
+                       "default": default, "supportsCondition": true,
+                       "conditionDescription": EXCEPTION_CONDITION_DESCRIPTION})
             })
             .collect();
         body.insert(
