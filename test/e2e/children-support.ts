@@ -79,7 +79,10 @@ export class TreeClient extends RecordingClient {
   }
 
   private async attachAsChild(): Promise<void> {
-    await this.start(this.tree.port);
+    // A child of a stdio client is reached through the adapter's client listener, whose
+    // address the configuration carries (as nvim-dap's adapter function would use it).
+    const connect = this.configuration?.connect as { host?: string; port?: number } | undefined;
+    await this.start(connect?.port ?? this.tree.port);
     await this.initializeRequest({
       adapterID: "dapper",
       linesStartAt1: true,
@@ -138,7 +141,8 @@ export class SessionTree {
   private taken = 0;
 
   constructor(
-    readonly port: number,
+    /** The adapter's TCP port; undefined when the root runs the adapter over stdio. */
+    readonly port: number | undefined,
     /** Breakpoints (absolute file → lines) every child session sets. */
     readonly breakpoints: Record<string, number[]>,
     /** Child sessions continue every stop by themselves (recording it in `stops`). */

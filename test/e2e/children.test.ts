@@ -199,7 +199,7 @@ const scenarios: Scenario[] = [
   },
 ];
 
-function treeFor(port: number, breakpointList: Array<[string, string]>, autoContinue: boolean): SessionTree {
+function treeFor(port: number | undefined, breakpointList: Array<[string, string]>, autoContinue: boolean): SessionTree {
   const breakpoints: Record<string, number[]> = {};
   for (const [name, bp] of breakpointList) (breakpoints[file(name)] ??= []).push(line(name, bp));
   return new SessionTree(port, breakpoints, autoContinue);
@@ -298,6 +298,27 @@ for (const python of pythons()) {
         await tree.stop();
       }
     });
+
+    for (const [program, sessions, codes] of [["popen_parent.py", 1, [3]], ["grand_parent.py", 2, [0, 3]]] as const) {
+      test(`a client that runs the adapter over stdio: child sessions connect to the adapter (${program})`, async () => {
+        const tree = treeFor(undefined, [["worker.py", "worker"]], true);
+        try {
+          await tree.root.start();
+          await tree.root.launchWith(
+            { program: file(program), cwd: dir, python: python.executable, console: "internalConsole" },
+            {},
+            { supportsStartDebuggingRequest: true },
+          );
+          assert.equal(await tree.root.finished(), 0);
+          await waitUntil(() => tree.children.length >= sessions && tree.children.every((c) => c.ended), 20000, "every child session to end");
+          assert.ok(tree.children.every((c) => typeof (c.configuration?.connect as { port?: unknown } | undefined)?.port === "number"));
+          assert.deepEqual(tree.children.flatMap((c) => c.stops), [at("worker.py", "worker")]);
+          assert.deepEqual(sorted(tree.children.flatMap((c) => c.all("exited").map((body) => body.exitCode))), sorted([...codes]));
+        } finally {
+          await tree.stop();
+        }
+      });
+    }
 
     test("subprocessAutoAttach false: children run undebugged and nothing is announced", async () => {
       const tree = treeFor(server.port, [["worker.py", "worker"]], true);

@@ -95,8 +95,12 @@ class FrameNamespace:
         self.is_module = frame.f_locals is frame.f_globals
         code = frame.f_code
         self._local_names = set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
-        self.namespace = dict(frame.f_globals)
-        if not self.is_module:
+        if self.is_module:
+            # Module-level code runs in the module's own globals, so functions defined
+            # in the console see the module as it changes later.
+            self.namespace = frame.f_globals
+        else:
+            self.namespace = dict(frame.f_globals)
             self.namespace.update(frame.f_locals)
         self._before = dict(self.namespace)
 
@@ -207,7 +211,10 @@ def assign_expression(frame: types.FrameType, target: str, value_text: str):
         exec(compile(tree, "<debug console>", "exec"), namespace.namespace)
     except Exception as error:
         raise EvaluationError(describe_exception(error)) from None
-    namespace.write_back(ignore=(_VALUE_NAME,))
+    finally:
+        # At module level the namespace is the module's globals: leave no trace there.
+        namespace.namespace.pop(_VALUE_NAME, None)
+    namespace.write_back()
     return value
 
 

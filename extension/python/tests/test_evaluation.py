@@ -141,3 +141,14 @@ def test_hover_refusal(expression, refusal):
 ])
 def test_evaluate_name(expression, name):
     assert evaluate_name_for(expression) == name
+
+
+def test_module_level_code_runs_in_the_module_globals():
+    namespace = {"__name__": "fake_module", "base": 2}
+    exec("import sys\nframe = sys._getframe()", namespace)
+    frame = namespace["frame"]
+    run_code(frame, "def twice():\n    return base * 2", True)
+    namespace["base"] = 5  # A later change of the module is seen by the function.
+    assert run_code(frame, "twice()", False) == 10
+    assign_expression(frame, "base", "7")
+    assert namespace["base"] == 7 and "__dapper_new_value__" not in namespace

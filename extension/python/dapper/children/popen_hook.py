@@ -100,6 +100,10 @@ def _rewrite(hooks: ChildHooks, plan: Plan, arguments: dict) -> str | None:
         plan.python = None
         plan.reason = f"its command could not be rewritten: {error}"
         return None
+    original = arguments.get("args")
+    if plan.shell_assignments is not None and not isinstance(original, (str, bytes, os.PathLike)):
+        # A shell=True list: the first item is the command line, the rest the shell's $0…
+        new_args = [new_args, *list(original)[1:]]
     arguments["args"] = new_args
     arguments["env"] = environment
     if plan.replaces_program:

@@ -2,8 +2,9 @@
 multiprocessing, waits for its own children and must still get their status).
 
 On Linux one daemon thread waits on a pidfd per child, which becomes readable when the
-process exits. Elsewhere the same thread checks each pid twice a second; a pid is gone
-once its parent reaped it. Either way there is one thread for all children.
+process exits. Elsewhere the same thread checks each pid twice a second with
+``waitid(WNOWAIT)``, which sees an ended child without reaping it. Either way there is
+one thread for all children.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ class ExitWatcher:
             except (OSError, ValueError):
                 readable = []
         for pid, (_, fd) in children.items():
-            if (fd is not None and fd in readable) or (fd is None and not _exists(pid)):
+            if (fd is not None and fd in readable) or (fd is None and _ended(pid)):
                 self.exited(pid)
 
     def _ensure_thread(self) -> None:
@@ -99,15 +100,25 @@ class ExitWatcher:
                 if fd in pidfds:
                     self.exited(pidfds[fd])
             for pid in polled:
-                if not _exists(pid):
+                if _ended(pid):
                     self.exited(pid)
 
 
-def _exists(pid: int) -> bool:
+def _ended(pid: int) -> bool:
+    """Whether ``pid`` has exited, without reaping it: waitid with WNOWAIT sees a child
+    that ended and leaves it waitable; a pid that is not (or no longer) our child is
+    checked by signal 0."""
+    if hasattr(os, "waitid"):
+        try:
+            return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:
+            pass  # Reaped already, or not our child.
+        except OSError:
+            pass
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
-        return False
+        return True
     except OSError:
-        return True  # It exists but belongs to someone else (EPERM).
-    return True
+        return False  # It exists but belongs to someone else (EPERM).
+    return False

@@ -1,0 +1,55 @@
+"""The exit watcher: a tracked child's end is reported once, without reaping it (the
+program still gets its exit status), with pidfds and with polling."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from dapper.children.watcher import ExitWatcher
+
+MODES = ["polling"] + (["pidfd"] if hasattr(os, "pidfd_open") else [])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_child_that_ends_is_reported_once_and_left_for_its_parent_to_reap(
+        monkeypatch, mode):
+    if mode == "polling":
+        monkeypatch.delattr(os, "pidfd_open", raising=False)
+    reported: list[tuple[int, str]] = []
+    done = threading.Event()
+
+    def on_exit(pid: int, name: str) -> None:
+        reported.append((pid, name))
+        done.set()
+
+    watcher = ExitWatcher(on_exit)
+    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.exit(7)"])
+    watcher.track(child.pid, "seven")
+    assert done.wait(10), "the exit was not noticed"
+    # Reported, yet still the program's to reap, with its real status.
+    assert child.wait(10) == 7
+    watcher.exited(child.pid)  # A second notice (the hooks reaping) reports nothing more.
+    watcher.flush()
+    assert reported == [(child.pid, "seven")]
+
+
+def test_flush_reports_ended_children_on_the_calling_thread():
+    reported: list[int] = []
+    watcher = ExitWatcher(lambda pid, name: reported.append(pid))
+    children = [subprocess.Popen([sys.executable, "-c", "pass"]) for _ in range(3)]
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        for child in children:
+            watcher.track(child.pid, "quick")
+            child.wait(10)
+        watcher.track(running.pid, "slow")
+        watcher.flush()
+        assert sorted(reported) == sorted(child.pid for child in children)
+    finally:
+        running.kill()
+        running.wait()
