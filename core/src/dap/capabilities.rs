@@ -2,8 +2,8 @@
 //!
 //! This is the one place to extend when a feature works end to end (engine and
 //! debuggee); advertising anything that does not would make clients send requests
-//! that fail. To advertise a feature, move its line from `NOT_YET` to `ADVERTISED`
-//! (and, for exception breakpoints, fill `EXCEPTION_FILTERS`); the transcript
+//! that fail. A new feature adds its line to `ADVERTISED` (or its filter to
+//! `EXCEPTION_FILTERS`) in the change that makes it work; the transcript
 //! `initialize_capabilities.txt` shows the result and must be re-blessed.
 
 use serde_json::{json, Map, Value};
@@ -21,12 +21,6 @@ const ADVERTISED: &[&str] = &[
     "supportsBreakpointLocationsRequest",
     "supportsStepInTargetsRequest",
     "supportsGotoTargetsRequest",
-];
-
-/// Issue 3's capabilities, waiting for the lead's confirmation that each works end to
-/// end with the debuggee. Kept here so the whole set is one edit away; unused until then.
-#[allow(dead_code)]
-const NOT_YET: &[&str] = &[
     "supportsEvaluateForHovers",
     "supportsSetVariable",
     "supportsSetExpression",
@@ -84,5 +78,7 @@ pub fn capabilities() -> Value {
             Value::Array(filters),
         );
     }
+    // The debug console asks for completions as the user types a dot.
+    body.insert("completionTriggerCharacters".to_string(), json!(["."]));
     Value::Object(body)
 }

@@ -197,6 +197,12 @@ class Debugger:
             return False
         return True
 
+    def step_left_function(self, frame: types.FrameType, value) -> None:
+        """A step left ``frame``'s function, which returned ``value``: the stop the step
+        ends in shows it as ``(return) name`` when showReturnValue is on."""
+        thread_id = self.threads.id_for(threading.current_thread())
+        self.inspector.record_return_value(thread_id, frame.f_code, value)
+
     def step_ended(self, frame: types.FrameType, step: StepState) -> None:
         ident = threading.get_ident()
         if ident in self._busy or self.tracer.is_ignored_thread(ident) or self._detached:

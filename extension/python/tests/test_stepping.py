@@ -195,3 +195,32 @@ def test_step_in_target_that_expired(launch, write, backend):
     assert not response["success"] and "expired" in response["message"]
     debuggee.request("continue", {"threadId": 1})
     debuggee.finish(0)
+
+
+# (step request from a stop on `return total` in add (line 3), whether showReturnValue is on,
+#  the value expected for "(return) add" in the caller's Locals or None)
+RETURN_VALUE_CASES = {
+    "stepOut shows the value the function returned": ("stepOut", True, "3"),
+    "next off the end of a function shows it too": ("next", True, "3"),
+    "without showReturnValue nothing is shown": ("stepOut", False, None),
+}
+
+
+@pytest.mark.parametrize("case", list(RETURN_VALUE_CASES))
+def test_return_value_of_the_function_a_step_left(launch, write, backend, case):
+    request, show, expected = RETURN_VALUE_CASES[case]
+    path = write("steps.py", PROGRAM)
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure({"showReturnValue": show})
+    debuggee.set_breakpoints(path, [3])
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    debuggee.request(request, {"threadId": 1})
+    stopped = debuggee.stopped("step")
+    frame = debuggee.top_frame(stopped["threadId"])
+    assert (frame["name"], frame["line"]) == ("main", 7)
+    shown = debuggee.locals_of(frame["id"]).get("(return) add")
+    assert (shown and shown["value"]) == expected or (shown is None and expected is None), shown
+    debuggee.set_breakpoints(path, [])
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)

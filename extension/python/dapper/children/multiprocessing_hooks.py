@@ -30,11 +30,15 @@ _HELPERS = ("resource_tracker",)
 def _spawnv_passfds_hook(original):
     def spawnv_passfds(path, args, passfds):
         hooks = ACTIVE.usable()
-        words = [os.fsdecode(word) for word in args]
+        try:
+            words = [os.fsdecode(word) for word in args]
+            plan = plan_argv(words, executable=os.fsdecode(path))
+        except Exception as error:  # The child must start whatever happens here.
+            print(f"dapper: could not examine a child command: {error}", file=sys.stderr)
+            hooks = None
         if hooks is None or any(helper in word for word in words for helper in _HELPERS):
             with ACTIVE.busy():
                 return original(path, args, passfds)
-        plan = plan_argv(words, executable=os.fsdecode(path))
         name = getattr(ACTIVE.local, "process_name", None)
         if any("multiprocessing.forkserver" in word for word in words):
             # Started while launching the first forkserver Process, but it is the server.
@@ -47,8 +51,16 @@ def _spawnv_passfds_hook(original):
             hooks.report_candidate(plan, pid, None)
             return pid
         session_id = hooks.next_session_id()
-        new_args = plan.rewritten(hooks.ipc, session_id, PACKAGE_DIR)
-        environment = hooks.child_environment(None)
+        try:
+            new_args = plan.rewritten(hooks.ipc, session_id, PACKAGE_DIR)
+            environment = hooks.child_environment(None)
+        except Exception as error:
+            plan.python = None
+            plan.reason = f"its command could not be rewritten: {error}"
+            with ACTIVE.busy():
+                pid = original(path, args, passfds)
+            hooks.report_candidate(plan, pid, None)
+            return pid
         added = {key: environment[key] for key in (*hooks.additions(), "PYTHONPATH")}
         with _environment_lock, ACTIVE.busy():
             saved = {key: os.environ.get(key) for key in added}
@@ -81,11 +93,19 @@ def _launch_hook(original):
     return _launch
 
 
+def _new_lock_after_fork() -> None:
+    # A thread of the parent may have held the lock at the fork; it is not here to
+    # release it.
+    global _environment_lock
+    _environment_lock = threading.Lock()
+
+
 def install() -> None:
     global _installed
     if _installed or sys.platform == "win32":
         return
     _installed = True
+    os.register_at_fork(after_in_child=_new_lock_after_fork)
     import multiprocessing.popen_fork as popen_fork
     import multiprocessing.popen_forkserver as popen_forkserver
     import multiprocessing.popen_spawn_posix as popen_spawn_posix

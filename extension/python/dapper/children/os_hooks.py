@@ -7,6 +7,7 @@
   child is started with P_NOWAIT so that its pid is known and announced; for P_WAIT
   the hook then waits as os.spawn* would and returns the same value.
 - ``posix_spawn``/``posix_spawnp``: the environment is an argument; the pid is returned.
+- ``system`` (POSIX): a Python command line is started by the hook, see ``_system``.
 
 These functions are called by name from the os module (and by subprocess), so
 patching the module's attributes covers them all; a hook never rewrites a call made
@@ -17,18 +18,30 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import sys
+import threading
 
-from .planning import plan_argv
+from .planning import plan_argv, plan_shell
 from .state import ACTIVE, PACKAGE_DIR
 
 _NAMES = ("execv", "execve", "spawnv", "spawnve", "spawnvp", "spawnvpe",
-          "posix_spawn", "posix_spawnp")
+          "posix_spawn", "posix_spawnp", "system")
 _originals: dict = {}
 
 
 def _prepare(hooks, program: str, argv, env, search: bool):
     """(plan, new argv, new env, session id) for a child; a plan without session id
-    when it is not attachable; None when the command cannot be read."""
+    when it is not attachable; None when the command cannot be read. Never raises: the
+    program's call must go on whatever happens here."""
+    try:
+        return _prepare_or_raise(hooks, program, argv, env, search)
+    except Exception as error:
+        print(f"dapper: could not examine a child command: {error}", file=sys.stderr)
+        return None
+
+
+def _prepare_or_raise(hooks, program: str, argv, env, search: bool):
     try:
         words = [os.fsdecode(word) for word in argv]
         program_text = os.fsdecode(program)
@@ -168,6 +181,57 @@ def _posix_spawn_hook(name: str):
     return hook
 
 
+def _system(command):
+    """os.system: a Python command line is run by the hook itself (``/bin/sh -c`` through
+    posix_spawn) so that the child's pid is known and announced; it then waits as
+    system(3) does, ignoring SIGINT and SIGQUIT meanwhile (in the main thread, where
+    handlers can be set), and returns the raw wait status as os.system does."""
+    hooks = ACTIVE.usable()
+    if hooks is None or os.name == "nt" or "posix_spawn" not in _originals:
+        return _originals["system"](command)
+    try:
+        line = os.fsdecode(command)
+        plan = plan_shell(line)
+        session_id = hooks.next_session_id() if plan.attachable else None
+        new_line = plan.rewritten(hooks.ipc, session_id, PACKAGE_DIR) if session_id else None
+        environment = hooks.child_environment(None) if session_id else None
+    except Exception as error:
+        print(f"dapper: could not examine a child command: {error}", file=sys.stderr)
+        return _originals["system"](command)
+    if session_id is None:
+        # os.system gives no pid: the candidate is reported without one.
+        hooks.report_candidate(plan, None, None)
+        with ACTIVE.busy():
+            return _originals["system"](command)
+    ignored = _ignore_interrupts()
+    try:
+        with ACTIVE.busy():
+            pid = _originals["posix_spawn"](
+                "/bin/sh", ["sh", "-c", new_line], environment,
+                setsigdef=(signal.SIGINT, signal.SIGQUIT))
+        hooks.announce(plan, pid, session_id, None)
+        while True:
+            _, status = os.waitpid(pid, 0)
+            if not os.WIFSTOPPED(status):
+                break
+        hooks.watcher.exited(pid)
+        return status
+    finally:
+        _restore(ignored)
+
+
+def _ignore_interrupts() -> dict:
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {number: signal.signal(number, signal.SIG_IGN)
+            for number in (signal.SIGINT, signal.SIGQUIT)}
+
+
+def _restore(previous: dict) -> None:
+    for number, handler in previous.items():
+        signal.signal(number, handler if handler is not None else signal.SIG_DFL)
+
+
 def install() -> None:
     if _originals:
         return
@@ -184,3 +248,5 @@ def install() -> None:
     for name in ("posix_spawn", "posix_spawnp"):
         if name in _originals:
             setattr(os, name, _posix_spawn_hook(name))
+    if "system" in _originals and os.name != "nt":
+        os.system = _system

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .commands import (
     NotAttachable,
@@ -42,7 +42,6 @@ class Plan:
     shell_assignments: list[str] | None = None  # set for shell=True lines
     # True when the interpreter comes from a #! line: the program word is replaced.
     replaces_program: bool = False
-    extra: dict = field(default_factory=dict)
 
     @property
     def attachable(self) -> bool:

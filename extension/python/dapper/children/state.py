@@ -1,5 +1,6 @@
-"""The per-process state of child-process support: which session this process is, the
-tree's child listener, and how to announce a child on this session's connection.
+"""The per-process state of child-process support: the session whose children are
+attached, the tree's child listener, and how to announce a child on this session's
+connection.
 
 One ``ChildHooks`` is active at a time (``ACTIVE.hooks``); the hooks read it when they
 run, so that turning support off, or a fork child taking over as a new session, needs

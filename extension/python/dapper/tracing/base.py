@@ -275,19 +275,22 @@ class Tracer:
             return True
         return False
 
-    def _frame_returned(self, frame: types.FrameType) -> None:
+    def _frame_returned(self, frame: types.FrameType, value=None, returned=False) -> None:
         """While stepping over or out, the step's frame returned: retarget the step to the
         caller, so that the step ends on the caller's next line and not inside the next
-        function the caller calls."""
+        function the caller calls. ``returned`` says ``value`` is a real return value (not
+        a yield, not an exception leaving the frame), which the caller's stop shows."""
         try:
-            self._frame_returned_unguarded(frame)
+            self._frame_returned_unguarded(frame, value, returned)
         except Exception:
             report_internal_error("a return event")
 
-    def _frame_returned_unguarded(self, frame: types.FrameType) -> None:
+    def _frame_returned_unguarded(self, frame: types.FrameType, value, returned: bool) -> None:
         step = self._steps.get(threading.get_ident())
         if step is None or step.frame is not frame or step.kind in STEPS_ENTERING_CALLS:
             return
+        if returned:
+            self._host.step_left_function(frame, value)
         caller = frame.f_back
         while caller is not None and not self.is_user_frame(caller):
             caller = caller.f_back

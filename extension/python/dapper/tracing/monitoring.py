@@ -60,7 +60,7 @@ class MonitoringTracer(Tracer):
         monitoring.register_callback(self._tool, events.PY_UNWIND, self._on_unwind)
         monitoring.register_callback(self._tool, events.LINE, self._on_line)
         monitoring.register_callback(self._tool, events.PY_RETURN, self._on_return)
-        monitoring.register_callback(self._tool, events.PY_YIELD, self._on_return)
+        monitoring.register_callback(self._tool, events.PY_YIELD, self._on_yield)
         self.installed = True
         self._refresh_events(restart=True)
         self._host.tracing_started()
@@ -114,6 +114,11 @@ class MonitoringTracer(Tracer):
         return None
 
     def _on_return(self, code, instruction_offset, value):
+        if self._steps:
+            self._frame_returned(sys._getframe(1), value, True)
+        return None
+
+    def _on_yield(self, code, instruction_offset, value):
         if self._steps:
             self._frame_returned(sys._getframe(1))
         return None

@@ -106,7 +106,9 @@ class SettraceTracer(Tracer):
                     return None
         elif event == "return":
             if self._steps:
-                self._frame_returned(frame)
+                # A frame left by an exception reports None too; only a real return (or
+                # a yield, which settrace cannot tell apart cheaply) shows a value.
+                self._frame_returned(frame, arg, arg is not None or not exits_by_exception(frame))
             if (self.watch_exceptions and arg is None and self._last_exception
                     and exits_by_exception(frame)):
                 exception = self._last_exception.get(_get_ident())
