@@ -15,6 +15,7 @@ import threading
 import types
 from dataclasses import dataclass
 
+from .library_code import is_library_canonical
 from .paths import PathCache, is_debugger_path, is_runpy_path
 from .rendering import (
     DEFAULT_FORMAT,
@@ -126,6 +127,8 @@ class Inspector:
         self.line_offset = 0  # 1 when the client counts lines from 0
         self.column_offset = 0
         self.show_return_value = False
+        # With justMyCode, library frames are shown de-emphasised in the call stack.
+        self.just_my_code = True
         # The stdout/stderr tees (output_capture), set up by dapper/configure.
         self.output = None
         # The debugger thread that inspects threads that cannot run work themselves
@@ -159,13 +162,17 @@ class Inspector:
         stack_frames = []
         for index, frame in enumerate(selected, start):
             line = frame.f_lineno or frame.f_code.co_firstlineno
-            stack_frames.append({
+            stack_frame = {
                 "id": self.frames.add(FrameEntry(thread_id, frame, index == 0)),
                 "name": frame_name(frame.f_code),
                 "source": self.sources.source_for_code(frame.f_code),
                 "line": line - self.line_offset,
                 "column": 1 - self.column_offset,
-            })
+            }
+            canonical = self._paths.canonical(frame.f_code.co_filename)
+            if self.just_my_code and is_library_canonical(canonical):
+                stack_frame["presentationHint"] = "subtle"
+            stack_frames.append(stack_frame)
         return {"stackFrames": stack_frames, "totalFrames": total}
 
     def frame(self, frame_id) -> FrameEntry:

@@ -85,6 +85,7 @@ def configure_inspection(debugger, launch: dict) -> None:
     """Apply the launch configuration's inspection settings (from dapper/configure)."""
     inspector = debugger.inspector
     inspector.show_return_value = launch.get("showReturnValue") is True
+    inspector.just_my_code = launch.get("justMyCode", True) is not False
     code = launch.get("code")
     if isinstance(code, str):
         inspector.sources.remember_text("<string>", code)

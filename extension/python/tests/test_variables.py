@@ -83,3 +83,37 @@ def test_bad_variables_requests_fail_clearly(launch, write, backend):
         assert message in response["message"]
     debuggee.request("continue", {"threadId": 1})
     debuggee.finish(0)
+
+
+LIBRARY_CALLER = """
+import contextlib
+
+@contextlib.contextmanager
+def managed():
+    value = 1
+    yield value
+
+with managed() as v:
+    pass
+"""
+
+
+# justMyCode → whether the library frame (contextlib's __enter__) is marked subtle.
+SUBTLE_CASES = {"justMyCode on": (True, "subtle"), "justMyCode off": (False, None)}
+
+
+def test_library_frames_are_de_emphasised_with_just_my_code(launch, write, backend):
+    for just_my_code, expected_hint in SUBTLE_CASES.values():
+        path = write("managed.py", LIBRARY_CALLER)
+        debuggee = launch("--program", path, tracer=backend)
+        debuggee.configure({"justMyCode": just_my_code})
+        debuggee.set_breakpoints(path, [5])
+        debuggee.request("configurationDone")
+        stopped = debuggee.stopped()
+        frames = debuggee.request("stackTrace", {"threadId": stopped["threadId"]})["stackFrames"]
+        names = [(frame["name"], frame.get("presentationHint")) for frame in frames]
+        assert names[0] == ("managed", None), names
+        assert ("contextlib" in frames[1]["source"]["path"]), frames[1]
+        assert names[1][1] == expected_hint, names
+        debuggee.request("continue", {"threadId": stopped["threadId"]})
+        debuggee.finish(0)
