@@ -171,6 +171,7 @@ const scenarios: Scenario[] = [
       ["check_output", "check_output with python3 from PATH", 0],
       ["spawnv", "os.spawnv P_WAIT", 2],
       ["posix_spawn", "os.posix_spawn", 2],
+      ["system", "os.system", 2],
       ["isolated", "-I (isolated mode, which ignores PYTHONPATH)", 2],
       ["shebang", "an executable script whose #! line runs Python", 2],
     ] as const
@@ -185,6 +186,15 @@ const scenarios: Scenario[] = [
     stdout: ["parent saw 2\n"],
     exitCode: 0,
   })),
+  {
+    name: "a child session whose process execs Python: the new image is the child's child",
+    program: "exec_child_parent.py",
+    breakpoints: [["worker.py", "worker"]],
+    sessions: 2,
+    stops: [at("worker.py", "worker")],
+    stdout: ["worker 5 -> 10\n", "grandparent saw 2\n"],
+    exitCode: 0,
+  },
   {
     name: "os.execv of a Python program: the new image is a child session, with the same pid",
     program: "forms_parent.py",
@@ -344,8 +354,11 @@ for (const python of pythons()) {
         assert.deepEqual(candidates.map((c) => [c.name, c.isPython, c.reason]), [
           ["echo", false, "not a Python program"],
           ["run_worker.sh", false, "a shell script (run by sh): the Python programs it starts are not attached"],
+          ["true", false, "not a Python program"],
         ]);
-        for (const candidate of candidates) assert.ok(Number(candidate.pid) > 0 && candidate.parentSessionId === "s1" || typeof candidate.parentSessionId === "string");
+        // os.system gives no pid: its candidate has none.
+        assert.deepEqual(candidates.map((c) => c.pid === null), [false, false, true]);
+        for (const candidate of candidates) assert.equal(typeof candidate.parentSessionId, "string");
       } finally {
         await tree.stop();
       }
