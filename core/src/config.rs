@@ -69,8 +69,8 @@ const BOOLEAN_KEYS: &[(&str, bool)] = &[
     ("justMyCode", true),
     ("noDebug", false),
     ("redirectOutput", false),
-    ("showReturnValue", false),
-    // On by default, as debugpy's `subProcess` is.
+    // On by default, as debugpy's `showReturnValue` and `subProcess` are.
+    ("showReturnValue", true),
     ("subprocessAutoAttach", true),
 ];
 
