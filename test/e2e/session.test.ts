@@ -147,6 +147,7 @@ for (const python of pythons()) {
         await client.continueRequest({ threadId: event.body.threadId ?? 0 });
         assert.equal(await client.finished(), 4);
         assert.deepEqual(client.order("exited", "terminated"), ["exited", "terminated"]);
+        await client.terminalsDone();
         assert.match(client.terminalOutput, /hello total=15\n/);
         assert.equal(client.output("stdout"), "", "the program's output goes to the terminal, not the debug console");
       } finally {

@@ -51,6 +51,7 @@ export class RecordingClient extends DebugClient {
   /** What the programs started through `runInTerminal` printed (the "terminal"). */
   terminalOutput = "";
   readonly terminalProcesses: ChildProcess[] = [];
+  private readonly terminalsClosed: Promise<void>[] = [];
 
   constructor() {
     super(process.execPath, adapterScript, "dapper", { cwd: root, env: { ...process.env, DAPPER_LOG_LEVEL: "warn" } }, true);
@@ -86,6 +87,9 @@ export class RecordingClient extends DebugClient {
       const [command, ...args] = request.arguments.args;
       const child = spawn(command, args, { cwd: request.arguments.cwd || undefined, env, stdio: ["ignore", "pipe", "pipe"] });
       this.terminalProcesses.push(child);
+      // The session can end (dapper/exiting, then the connection) before this process's
+      // last output is read from its pipe; terminalsDone() waits for the pipes to close.
+      this.terminalsClosed.push(new Promise((resolve) => child.once("close", () => resolve())));
       child.stdout?.on("data", (chunk: Buffer) => (this.terminalOutput += chunk.toString()));
       child.stderr?.on("data", (chunk: Buffer) => (this.terminalOutput += chunk.toString()));
       child.once("spawn", () => respond(true, { processId: child.pid }));
@@ -177,6 +181,17 @@ export class RecordingClient extends DebugClient {
     const threadId = event.body.threadId ?? 0;
     const stack = await this.stackTraceRequest({ threadId, startFrame: 0, levels: 20 });
     return { event, frames: stack.body.stackFrames };
+  }
+
+  /** Resolves once every program started through runInTerminal has exited and its output is read. */
+  async terminalsDone(timeoutMs = 10000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("a terminal program did not exit")), timeoutMs)));
+    try {
+      await Promise.race([Promise.all(this.terminalsClosed), limit]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Resolves with the exit code once both `exited` and `terminated` arrived. */

