@@ -3,6 +3,7 @@
 
 pub mod dotenv;
 mod launcher;
+pub mod schema;
 mod shell_words;
 
 pub use launcher::{launcher_argv, launcher_env, LauncherEnv};
@@ -32,6 +33,13 @@ pub enum Console {
 }
 
 impl Console {
+    /// Every console, in the order of `schema::CONSOLES`.
+    const ALL: [Console; 3] = [
+        Console::Internal,
+        Console::IntegratedTerminal,
+        Console::ExternalTerminal,
+    ];
+
     fn name(self) -> &'static str {
         match self {
             Console::Internal => "internalConsole",
@@ -62,17 +70,6 @@ pub struct LaunchConfig {
     /// what the debuggee receives in `dapper/configure`.
     pub normalised: Map<String, Value>,
 }
-
-/// The boolean keys and their defaults.
-const BOOLEAN_KEYS: &[(&str, bool)] = &[
-    ("stopOnEntry", false),
-    ("justMyCode", true),
-    ("noDebug", false),
-    ("redirectOutput", false),
-    // On by default, as debugpy's `showReturnValue` and `subProcess` are.
-    ("showReturnValue", true),
-    ("subprocessAutoAttach", true),
-];
 
 fn invalid(message: String) -> DapError {
     DapError::user(codes::INVALID_CONFIGURATION, message)
@@ -197,12 +194,20 @@ fn console(
     match optional_string(arguments, "console")?.as_deref() {
         None if client_runs_terminals => Ok(Console::IntegratedTerminal),
         None => Ok(Console::Internal),
-        Some("internalConsole") => Ok(Console::Internal),
-        Some("integratedTerminal") => Ok(Console::IntegratedTerminal),
-        Some("externalTerminal") => Ok(Console::ExternalTerminal),
-        Some(other) => Err(invalid(format!(
-            "The launch configuration's 'console' is {other:?}; it must be one of 'internalConsole', 'integratedTerminal' or 'externalTerminal'."
-        ))),
+        Some(name) => Console::ALL
+            .into_iter()
+            .find(|console| console.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<String> = schema::CONSOLES
+                    .iter()
+                    .map(|name| format!("'{name}'"))
+                    .collect();
+                let (last, rest) = names.split_last().map_or((String::new(), &[][..]), |(last, rest)| (last.clone(), rest));
+                invalid(format!(
+                    "The launch configuration's 'console' is {name:?}; it must be one of {} or {last}.",
+                    rest.join(", ")
+                ))
+            }),
     }
 }
 
@@ -263,9 +268,9 @@ pub fn validate(
     let python_args = string_list(arguments, "pythonArgs")?;
     let console = console(arguments, client_runs_terminals)?;
     let mut normalised = arguments.clone();
-    for (key, default) in BOOLEAN_KEYS {
+    for (key, default) in schema::boolean_defaults() {
         let value = match get(arguments, key) {
-            None => *default,
+            None => default,
             Some(Value::Bool(value)) => *value,
             Some(_) => {
                 return Err(invalid(format!(
@@ -273,7 +278,7 @@ pub fn validate(
                 )))
             }
         };
-        normalised.insert((*key).to_string(), Value::Bool(value));
+        normalised.insert(key.to_string(), Value::Bool(value));
     }
     let flag = |key: &str| normalised.get(key).and_then(Value::as_bool);
     let no_debug = flag("noDebug").unwrap_or(false);
@@ -330,9 +335,9 @@ pub fn validate_child(arguments: &Value, name: &str) -> Result<LaunchConfig, Dap
     let mut normalised = arguments.clone();
     // The key is the engine's secret for binding; the debuggee has no use for it.
     normalised.remove(CHILD_SESSION_KEY);
-    for (key, default) in BOOLEAN_KEYS {
+    for (key, default) in schema::boolean_defaults() {
         let value = match get(arguments, key) {
-            None => *default,
+            None => default,
             Some(Value::Bool(value)) => *value,
             Some(_) => {
                 return Err(invalid(format!(
@@ -340,7 +345,7 @@ pub fn validate_child(arguments: &Value, name: &str) -> Result<LaunchConfig, Dap
                 )))
             }
         };
-        normalised.insert((*key).to_string(), Value::Bool(value));
+        normalised.insert(key.to_string(), Value::Bool(value));
     }
     let flag = |key: &str| normalised.get(key).and_then(Value::as_bool);
     Ok(LaunchConfig {
@@ -497,6 +502,35 @@ mod tests {
         for (arguments, expected) in cases {
             check(arguments, expected);
         }
+    }
+
+    /// Every key the schema describes is read by the validator: a value of the wrong
+    /// type is refused with a message that names the key.
+    #[test]
+    fn the_validator_reads_every_key_of_the_schema() {
+        use schema::Kind;
+        for key in schema::LAUNCH_KEYS {
+            let wrong = match key.kind {
+                Kind::Text | Kind::TextListOrText => json!(3),
+                Kind::Boolean | Kind::TextList | Kind::Environment => json!("x"),
+                Kind::Choice(_) => json!("not one of them"),
+            };
+            let mut arguments = if key.name == "code" {
+                json!({"program": "/a.py"})
+            } else {
+                json!({"code": "pass"})
+            };
+            arguments[key.name] = wrong;
+            let error = validate(&arguments, Platform::Linux, true).unwrap_err();
+            assert!(
+                error.message.contains(&format!("'{}'", key.name)),
+                "{}: {}",
+                key.name,
+                error.message
+            );
+        }
+        let names: Vec<&str> = Console::ALL.iter().map(|console| console.name()).collect();
+        assert_eq!(names, schema::CONSOLES);
     }
 
     #[test]

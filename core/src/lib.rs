@@ -21,6 +21,8 @@ pub mod wasm;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The launch configuration's keys, for package.json's schema and the README.
+pub use config::schema;
 pub use ids::{ClientId, ConnectionId, FactRequestId, ListenerId, ProcessId, TimerId};
 
 /// Bytes that travel as a base64 string (standard alphabet, padded) in JSON.

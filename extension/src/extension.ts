@@ -10,10 +10,10 @@ import { createWasmEngine } from "./engine/wasm";
 import { pythonPackageDirOf } from "./extensionRoot";
 import { formatLogLine, isLogLevel, Logger, type LogSink } from "./log";
 import { exitCodeReporter } from "./vscode/exitCode";
+import { registerFileCommands } from "./vscode/fileCommands";
+import { DEBUG_TYPE, dynamicConfigurations, fileConfiguration } from "./vscode/fileConfiguration";
 import { chooseInterpreter, expandSettingPath } from "./vscode/interpreter";
 import { pythonExtensionInterpreter } from "./vscode/pythonExtension";
-
-const DEBUG_TYPE = "dapper";
 
 let host: EngineHost | undefined;
 
@@ -50,6 +50,13 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new DapperConfigurationProvider(logger)),
     vscode.debug.registerDebugAdapterTrackerFactory(DEBUG_TYPE, exitCodeReporter()),
+    // "Dapper: Current File" in the Run and Debug view's list, with or without launch.json.
+    vscode.debug.registerDebugConfigurationProvider(
+      DEBUG_TYPE,
+      { provideDebugConfigurations: () => dynamicConfigurations() },
+      vscode.DebugConfigurationProviderTriggerKind.Dynamic,
+    ),
+    ...registerFileCommands(),
   );
 }
 
@@ -82,22 +89,18 @@ class DapperConfigurationProvider implements vscode.DebugConfigurationProvider {
     config: vscode.DebugConfiguration,
   ): vscode.ProviderResult<vscode.DebugConfiguration> {
     if (config.type || config.request || config.name) return config;
-    const editor = vscode.window.activeTextEditor;
-    const document = editor?.document;
-    if (document === undefined || document.languageId !== "python" || document.uri.scheme !== "file") {
-      void vscode.window.showErrorMessage(
-        "Dapper: there is no Python file to debug. Open a Python file, or add a launch configuration to launch.json.",
-      );
+    const document = vscode.window.activeTextEditor?.document;
+    const result = fileConfiguration(
+      document && { scheme: document.uri.scheme, fsPath: document.uri.fsPath, languageId: document.languageId },
+      // Ctrl+F5 (Run Without Debugging) with no launch.json arrives as { noDebug: true }.
+      config.noDebug === true ? "run" : "debug",
+    );
+    if ("error" in result) {
+      void vscode.window.showErrorMessage(result.error);
       // Returning undefined cancels the launch quietly; the message above says why.
       return undefined;
     }
-    return {
-      type: DEBUG_TYPE,
-      request: "launch",
-      name: "Dapper: Current File",
-      program: document.uri.fsPath,
-      console: "integratedTerminal",
-    };
+    return result.configuration;
   }
 
   // The interpreter is chosen after variable substitution, so a `python` written as

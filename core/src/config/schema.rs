@@ -1,0 +1,299 @@
+//! The launch configuration's keys, described once: their names, JSON types, defaults,
+//! descriptions and allowed values. The validator in `config.rs` reads its boolean
+//! defaults and console names from this table; the same table becomes the JSON schema
+//! of package.json's `configurationAttributes` (written by `scripts/schema.mjs` from the
+//! `schema` example) and the option table of README.md, so neither can drift from what
+//! the engine accepts.
+//!
+//! Only `launch` is described. The `attach` requests the engine receives today are the
+//! child sessions it asks the client to start itself (`startDebugging`, with the private
+//! `__dapperChildSessionId`); nothing a user writes in launch.json can attach yet, so a
+//! schema for attach would only invite configurations that fail.
+
+use serde_json::{json, Map, Value};
+
+/// The JSON shape a key accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Text,
+    Boolean,
+    /// A list of strings.
+    TextList,
+    /// A list of strings, or one string split as a POSIX shell would.
+    TextListOrText,
+    /// An object whose values are strings, or null to remove a variable.
+    Environment,
+    /// One of a fixed set of strings.
+    Choice(&'static [&'static str]),
+}
+
+/// What the schema offers as the key's default. For booleans it is also the value the
+/// validator fills in when the key is absent; for the others it is the value VS Code
+/// inserts when completing the key, which the description explains where it differs
+/// from what the engine does without the key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Default {
+    None,
+    Boolean(bool),
+    Text(&'static str),
+    EmptyList,
+    EmptyObject,
+}
+
+/// One key of a launch configuration.
+#[derive(Clone, Copy, Debug)]
+pub struct Key {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub default: Default,
+    /// User-facing text, shown by VS Code while editing launch.json and in README.md.
+    pub description: &'static str,
+}
+
+/// The console names, in the order the schema offers them.
+pub const CONSOLES: &[&str] = &["internalConsole", "integratedTerminal", "externalTerminal"];
+
+/// Every launch key the engine reads, in the order a user would look for them.
+pub const LAUNCH_KEYS: &[Key] = &[
+    Key {
+        name: "program",
+        kind: Kind::Text,
+        default: Default::Text("${file}"),
+        description: "Path of the Python file to debug; a relative path is taken from cwd. Exactly one of program, module and code.",
+    },
+    Key {
+        name: "module",
+        kind: Kind::Text,
+        default: Default::None,
+        description: "Name of the module to debug, run as `python -m`. Exactly one of program, module and code.",
+    },
+    Key {
+        name: "code",
+        kind: Kind::Text,
+        default: Default::None,
+        description: "Python source to debug, run as `python -c`. Exactly one of program, module and code.",
+    },
+    Key {
+        name: "args",
+        kind: Kind::TextListOrText,
+        default: Default::EmptyList,
+        description: "Command-line arguments of the program: a list of strings, or one string split as a POSIX shell would (quotes and backslashes). Default: none.",
+    },
+    Key {
+        name: "cwd",
+        kind: Kind::Text,
+        default: Default::Text("${workspaceFolder}"),
+        description: "Working directory of the program, as an absolute path. Default: the directory the adapter runs in.",
+    },
+    Key {
+        name: "env",
+        kind: Kind::Environment,
+        default: Default::EmptyObject,
+        description: "Environment variables added to the program's environment; a null value removes a variable. These win over envFile.",
+    },
+    Key {
+        name: "envFile",
+        kind: Kind::Text,
+        default: Default::Text("${workspaceFolder}/.env"),
+        description: "A dotenv file (KEY=VALUE lines) whose variables are added to the program's environment; a relative path is taken from cwd. Default: none.",
+    },
+    Key {
+        name: "python",
+        kind: Kind::Text,
+        default: Default::None,
+        description: "The Python interpreter, 3.9 or newer. Default in VS Code: the interpreter selected in the Python extension, else the dapper.python setting, else python3 on PATH; in other editors: python3 on PATH (python on Windows).",
+    },
+    Key {
+        name: "pythonArgs",
+        kind: Kind::TextList,
+        default: Default::EmptyList,
+        description: "Arguments for the interpreter itself, placed before the program (for example [\"-X\", \"dev\"]). Default: none.",
+    },
+    Key {
+        name: "console",
+        kind: Kind::Choice(CONSOLES),
+        default: Default::Text("integratedTerminal"),
+        description: "Where the program's input and output go. Default: integratedTerminal when the client can run terminals (VS Code can), else internalConsole.",
+    },
+    Key {
+        name: "stopOnEntry",
+        kind: Kind::Boolean,
+        default: Default::Boolean(false),
+        description: "Pause on the first line of the program.",
+    },
+    Key {
+        name: "noDebug",
+        kind: Kind::Boolean,
+        default: Default::Boolean(false),
+        description: "Run the program without the debugger: no breakpoints, no stepping (VS Code sets it for Run Without Debugging).",
+    },
+    Key {
+        name: "justMyCode",
+        kind: Kind::Boolean,
+        default: Default::Boolean(true),
+        description: "Debug only your own code: never step into, or stop in, the standard library and site-packages.",
+    },
+    Key {
+        name: "showReturnValue",
+        kind: Kind::Boolean,
+        default: Default::Boolean(true),
+        description: "After stepping out of a function, show the value it returned as '(return) name' in Locals.",
+    },
+    Key {
+        name: "redirectOutput",
+        kind: Kind::Boolean,
+        default: Default::Boolean(false),
+        description: "With a terminal console, also show the program's output in the debug console.",
+    },
+    Key {
+        name: "subprocessAutoAttach",
+        kind: Kind::Boolean,
+        default: Default::Boolean(true),
+        description: "Debug every Python child process (subprocess, multiprocessing, os.fork, os.exec*) as its own session under this one.",
+    },
+];
+
+/// The launch keys whose values are true or false, with the value used when absent.
+pub fn boolean_defaults() -> impl Iterator<Item = (&'static str, bool)> {
+    LAUNCH_KEYS.iter().filter_map(|key| match key.default {
+        Default::Boolean(value) if key.kind == Kind::Boolean => Some((key.name, value)),
+        _ => None,
+    })
+}
+
+fn property(key: &Key) -> Value {
+    let mut property = match key.kind {
+        Kind::Text => json!({"type": "string"}),
+        Kind::Boolean => json!({"type": "boolean"}),
+        Kind::TextList => json!({"type": "array", "items": {"type": "string"}}),
+        Kind::TextListOrText => json!({"type": ["array", "string"], "items": {"type": "string"}}),
+        Kind::Environment => json!({
+            "type": "object",
+            "additionalProperties": {"type": ["string", "null"]}
+        }),
+        Kind::Choice(values) => json!({"type": "string", "enum": values}),
+    };
+    let default = match key.default {
+        Default::None => None,
+        Default::Boolean(value) => Some(Value::Bool(value)),
+        Default::Text(text) => Some(Value::String(text.to_string())),
+        Default::EmptyList => Some(json!([])),
+        Default::EmptyObject => Some(json!({})),
+    };
+    if let Value::Object(fields) = &mut property {
+        fields.insert(
+            "description".to_string(),
+            Value::String(key.description.to_string()),
+        );
+        if let Some(default) = default {
+            fields.insert("default".to_string(), default);
+        }
+    }
+    property
+}
+
+/// The `configurationAttributes` object of the `dapper` debugger in package.json.
+pub fn configuration_attributes() -> Value {
+    let properties: Map<String, Value> = LAUNCH_KEYS
+        .iter()
+        .map(|key| (key.name.to_string(), property(key)))
+        .collect();
+    json!({"launch": {"properties": properties}})
+}
+
+fn type_name(kind: Kind) -> String {
+    match kind {
+        Kind::Text => "string".to_string(),
+        Kind::Boolean => "boolean".to_string(),
+        Kind::TextList => "list of strings".to_string(),
+        Kind::TextListOrText => "list of strings, or string".to_string(),
+        Kind::Environment => "object of string or null".to_string(),
+        Kind::Choice(values) => values
+            .iter()
+            .map(|value| format!("`{value}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+fn default_text(default: Default) -> String {
+    match default {
+        Default::None => String::new(),
+        Default::Boolean(value) => format!("`{value}`"),
+        Default::Text(text) => format!("`{text}`"),
+        Default::EmptyList => "`[]`".to_string(),
+        Default::EmptyObject => "`{}`".to_string(),
+    }
+}
+
+/// The option table of README.md, in Markdown. The default column is the value VS
+/// Code suggests; the descriptions say what happens without the key.
+pub fn options_markdown() -> String {
+    let mut table =
+        String::from("| option | type | suggested value | description |\n|---|---|---|---|\n");
+    for key in LAUNCH_KEYS {
+        table.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            key.name,
+            type_name(key.kind),
+            default_text(key.default),
+            key.description.replace('|', "\\|")
+        ));
+    }
+    table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_is_described_once_with_a_matching_default() {
+        let mut names: Vec<&str> = LAUNCH_KEYS.iter().map(|key| key.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), LAUNCH_KEYS.len(), "a key is described twice");
+        for key in LAUNCH_KEYS {
+            assert!(key.description.ends_with('.'), "{}", key.name);
+            let fits = match (key.kind, key.default) {
+                (_, Default::None) => true,
+                (Kind::Boolean, Default::Boolean(_)) => true,
+                (Kind::Text, Default::Text(_)) => true,
+                (Kind::Choice(values), Default::Text(text)) => values.contains(&text),
+                (Kind::TextList | Kind::TextListOrText, Default::EmptyList) => true,
+                (Kind::Environment, Default::EmptyObject) => true,
+                _ => false,
+            };
+            assert!(fits, "the default of {} does not fit its type", key.name);
+        }
+    }
+
+    #[test]
+    fn schema_properties_follow_the_table() {
+        let attributes = configuration_attributes();
+        let cases = [
+            ("stopOnEntry", json!({"type": "boolean", "default": false})),
+            (
+                "subprocessAutoAttach",
+                json!({"type": "boolean", "default": true}),
+            ),
+            (
+                "console",
+                json!({"type": "string", "enum": CONSOLES, "default": "integratedTerminal"}),
+            ),
+            (
+                "args",
+                json!({"type": ["array", "string"], "items": {"type": "string"}, "default": []}),
+            ),
+            ("module", json!({"type": "string"})),
+        ];
+        for (name, expected) in cases {
+            let mut property = attributes["launch"]["properties"][name].clone();
+            property
+                .as_object_mut()
+                .map(|fields| fields.remove("description"));
+            assert_eq!(property, expected, "{name}");
+        }
+        assert!(attributes.get("attach").is_none());
+    }
+}

@@ -1,0 +1,61 @@
+// Checks package.json's contributions against the code that backs them: every command
+// is registered, every menu entry names a contributed command, and the extension
+// activates only on what the issue allows.
+import assert from "assert/strict";
+import * as fs from "fs";
+import * as path from "path";
+import { test } from "node:test";
+import { findExtensionRoot } from "../extensionRoot";
+import { DEBUG_FILE_COMMAND, DEBUG_TYPE, RUN_FILE_COMMAND } from "./fileConfiguration";
+
+interface Manifest {
+  activationEvents: string[];
+  contributes: {
+    commands: { command: string; title: string }[];
+    menus: Record<string, { command: string; when?: string }[]>;
+    debuggers: { type: string }[];
+  };
+}
+
+function manifest(): Manifest {
+  const root = findExtensionRoot();
+  assert.ok(root, "the extension root (package.json) is found");
+  return JSON.parse(fs.readFileSync(path.join(root.directory, "package.json"), "utf8")) as Manifest;
+}
+
+test("the contributed commands are exactly the ones the extension registers, with their titles", () => {
+  const titles = Object.fromEntries(manifest().contributes.commands.map(({ command, title }) => [command, title]));
+  assert.deepEqual(titles, {
+    [DEBUG_FILE_COMMAND]: "Dapper: Debug Python File",
+    [RUN_FILE_COMMAND]: "Dapper: Run Python File",
+  });
+});
+
+const menuCases: { menu: string; command: string; when: string }[] = [
+  { menu: "editor/title/run", command: DEBUG_FILE_COMMAND, when: "resourceLangId == python" },
+  { menu: "editor/title/run", command: RUN_FILE_COMMAND, when: "resourceLangId == python" },
+  { menu: "commandPalette", command: DEBUG_FILE_COMMAND, when: "editorLangId == python" },
+  { menu: "commandPalette", command: RUN_FILE_COMMAND, when: "editorLangId == python" },
+];
+
+for (const { menu, command, when } of menuCases) {
+  test(`menu ${menu} shows ${command} only for Python files`, () => {
+    const entry = manifest().contributes.menus[menu]?.find((item) => item.command === command);
+    assert.ok(entry, `${command} is in ${menu}`);
+    assert.ok(entry.when?.split("&&").map((part) => part.trim()).includes(when), `${entry.when} requires ${when}`);
+  });
+}
+
+test("every menu entry names a contributed command", () => {
+  const { commands, menus } = manifest().contributes;
+  const contributed = new Set(commands.map(({ command }) => command));
+  for (const [menu, items] of Object.entries(menus)) {
+    for (const { command } of items) assert.ok(contributed.has(command), `${menu} names ${command}, which is not contributed`);
+  }
+});
+
+test("the extension activates only on debug events for its own type (its commands activate it implicitly)", () => {
+  const { activationEvents, contributes } = manifest();
+  assert.equal(contributes.debuggers[0]?.type, DEBUG_TYPE);
+  assert.deepEqual(activationEvents, [`onDebugResolve:${DEBUG_TYPE}`, `onDebugDynamicConfigurations:${DEBUG_TYPE}`]);
+});
