@@ -71,6 +71,29 @@ pub struct LaunchConfig {
     pub normalised: Map<String, Value>,
 }
 
+/// Puts every boolean key of the schema into `normalised`: the configuration's value when
+/// it is a boolean, the default when it is absent; any other value is an error naming the
+/// key and which request (`launch` or `attach`) carried it.
+fn fill_boolean_defaults(
+    arguments: &Map<String, Value>,
+    normalised: &mut Map<String, Value>,
+    request: &str,
+) -> Result<(), DapError> {
+    for (key, default) in schema::boolean_defaults() {
+        let value = match get(arguments, key) {
+            None => default,
+            Some(Value::Bool(value)) => *value,
+            Some(_) => {
+                return Err(invalid(format!(
+                    "The {request} configuration's '{key}' must be true or false."
+                )))
+            }
+        };
+        normalised.insert(key.to_string(), Value::Bool(value));
+    }
+    Ok(())
+}
+
 fn invalid(message: String) -> DapError {
     DapError::user(codes::INVALID_CONFIGURATION, message)
 }
@@ -268,18 +291,7 @@ pub fn validate(
     let python_args = string_list(arguments, "pythonArgs")?;
     let console = console(arguments, client_runs_terminals)?;
     let mut normalised = arguments.clone();
-    for (key, default) in schema::boolean_defaults() {
-        let value = match get(arguments, key) {
-            None => default,
-            Some(Value::Bool(value)) => *value,
-            Some(_) => {
-                return Err(invalid(format!(
-                    "The launch configuration's '{key}' must be true or false."
-                )))
-            }
-        };
-        normalised.insert(key.to_string(), Value::Bool(value));
-    }
+    fill_boolean_defaults(arguments, &mut normalised, "launch")?;
     let flag = |key: &str| normalised.get(key).and_then(Value::as_bool);
     let no_debug = flag("noDebug").unwrap_or(false);
     let subprocess_auto_attach = flag("subprocessAutoAttach").unwrap_or(true);
@@ -335,18 +347,7 @@ pub fn validate_child(arguments: &Value, name: &str) -> Result<LaunchConfig, Dap
     let mut normalised = arguments.clone();
     // The key is the engine's secret for binding; the debuggee has no use for it.
     normalised.remove(CHILD_SESSION_KEY);
-    for (key, default) in schema::boolean_defaults() {
-        let value = match get(arguments, key) {
-            None => default,
-            Some(Value::Bool(value)) => *value,
-            Some(_) => {
-                return Err(invalid(format!(
-                    "The attach configuration's '{key}' must be true or false."
-                )))
-            }
-        };
-        normalised.insert(key.to_string(), Value::Bool(value));
-    }
+    fill_boolean_defaults(arguments, &mut normalised, "attach")?;
     let flag = |key: &str| normalised.get(key).and_then(Value::as_bool);
     Ok(LaunchConfig {
         target: Target::Child(name.to_string()),
