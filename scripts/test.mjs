@@ -51,6 +51,10 @@ await suite("TypeScript: tsc (strict) and eslint", () => {
 
 await suite("TypeScript: host unit tests", () => nodeTests(testFiles(path.join(root, "out", "extension"))));
 
+await suite("Benchmark harness: unit tests (the benchmark itself is npm run bench)", () =>
+  nodeTests(readdirSync(path.join(root, "bench", "test")).filter((name) => name.endsWith(".test.mjs")).map((name) => path.join(root, "bench", "test", name))),
+);
+
 const allPythons = findPythons({ minimum: "3.9" });
 console.log(`\nPythons found: ${allPythons.map((p) => `${p.version} (${p.executable})`).join(", ") || "none"}`);
 if (allPythons.length === 0) results.push({ name: "Python interpreters found", ok: false, seconds: 0 });
@@ -66,7 +70,7 @@ const newest = allPythons.at(-1);
 if (newest) {
   await suite("Python: ruff", () => {
     const venv = ensurePythonTestEnv(newest);
-    run(venv, ["-m", "ruff", "check", path.join("extension", "python")]);
+    run(venv, ["-m", "ruff", "check", path.join("extension", "python"), path.join("bench", "programs")]);
   });
 }
 

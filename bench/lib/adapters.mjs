@@ -1,0 +1,236 @@
+// The two debuggers the benchmark compares, started and launched the same way: an adapter
+// process speaking DAP on stdio, one session, `internalConsole` so that the program's
+// output comes back as `output` events.
+import { spawn } from "node:child_process";
+import net from "node:net";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { killGroup, trackGroup, trackPid } from "./cleanup.mjs";
+import { DapClient } from "./dap-client.mjs";
+import { root } from "./paths.mjs";
+
+export const DAPPER = "dapper";
+export const DEBUGPY = "debugpy";
+
+/**
+ * @param {string} kind DAPPER or DEBUGPY
+ * @param {{python: string}} env python: the benchmark venv's interpreter (it has debugpy)
+ */
+export function adapterSpec(kind, { python }) {
+  if (kind === DAPPER) {
+    return {
+      kind,
+      label: "Dapper",
+      command: process.execPath,
+      args: [path.join(root, "dist", "adapter.js")],
+      env: { ...process.env, DAPPER_LOG_LEVEL: "warn" },
+      adapterID: "dapper",
+      launch: (program, args, extra = {}) => ({
+        type: "dapper",
+        request: "launch",
+        name: "bench",
+        program,
+        args,
+        python,
+        cwd: path.dirname(program),
+        console: "internalConsole",
+        justMyCode: true,
+        ...extra,
+      }),
+    };
+  }
+  if (kind === DEBUGPY) {
+    return {
+      kind,
+      label: "debugpy",
+      command: python,
+      args: ["-m", "debugpy.adapter"],
+      env: { ...process.env },
+      adapterID: "python",
+      launch: (program, args, extra = {}) => ({
+        type: "python",
+        request: "launch",
+        name: "bench",
+        program,
+        args,
+        python,
+        cwd: path.dirname(program),
+        console: "internalConsole",
+        justMyCode: true,
+        ...extra,
+      }),
+    };
+  }
+  throw new Error(`unknown debugger ${JSON.stringify(kind)}`);
+}
+
+/**
+ * A running session: the adapter started, initialized, launched with the given
+ * breakpoints, configuration done. Resolves once the launch succeeded.
+ *
+ * @param breakpoints Array of {path, line, condition?, logMessage?}
+ * @param client an already connected DapClient (a server-mode adapter); without it the
+ *   adapter process is started here, and the session owns it
+ * @returns {{client: DapClient, startedAt: number, debuggeePid: number|undefined}}
+ */
+export async function startSession(spec, { program, args = [], breakpoints = [], timeoutMs = 60000, launchExtra = {}, client, launchArguments }) {
+  const startedAt = performance.now();
+  client ??= DapClient.spawnAdapter(spec.command, spec.args, { env: spec.env, cwd: root, name: spec.label });
+  const session = { client, startedAt, debuggeePid: undefined };
+  client.nextEvent("process", timeoutMs).then(
+    (event) => {
+      session.debuggeePid = event.body?.systemProcessId;
+      trackPid(session.debuggeePid);
+    },
+    () => undefined,
+  );
+  try {
+    const initializeResponse = await client.request(
+      "initialize",
+      {
+        clientID: "dapper-bench",
+        adapterID: spec.adapterID,
+        linesStartAt1: true,
+        columnsStartAt1: true,
+        pathFormat: "path",
+        supportsVariableType: true,
+        supportsVariablePaging: true,
+        supportsRunInTerminalRequest: false,
+        supportsStartDebuggingRequest: true,
+      },
+      timeoutMs,
+    );
+    const initialized = client.nextEvent("initialized", timeoutMs);
+    // A child session is started with the request and configuration its parent's
+    // `startDebugging` named; everything else is a launch of `program`.
+    const [command, config] = launchArguments ?? ["launch", spec.launch(program, args, launchExtra)];
+    const launched = client.request(command, config, timeoutMs);
+    // A launch that fails before `initialized` must surface as the launch's error.
+    launched.catch(() => undefined);
+    await Promise.race([initialized, launched]);
+    const initializedEvent = await initialized;
+    // When each step of the set-up was reached, for the breakdown of the time to the first stop.
+    session.phases = { initializeAnswered: initializeResponse.receivedAt - startedAt, initialized: initializedEvent.receivedAt - startedAt };
+    for (const [file, group] of groupByFile(breakpoints)) {
+      const response = await client.request(
+        "setBreakpoints",
+        {
+          source: { path: file },
+          breakpoints: group.map(({ line, condition, logMessage }) => ({ line, condition, logMessage })),
+        },
+        timeoutMs,
+      );
+      const refused = response.body.breakpoints.filter((bp) => !bp.verified);
+      // debugpy verifies breakpoints in files not imported yet only later; only a
+      // message (a real refusal) is an error.
+      const explained = refused.filter((bp) => bp.message);
+      if (explained.length > 0) throw new Error(`${spec.label} refused a breakpoint in ${file}: ${explained[0].message}`);
+    }
+    const configured = await client.request("configurationDone", {}, timeoutMs);
+    session.phases.configurationDone = configured.receivedAt - startedAt;
+    await launched;
+  } catch (error) {
+    await client.dispose({ debuggeePid: session.debuggeePid });
+    const stderr = client.stderr?.trim();
+    throw new Error(`${error.message}${stderr ? `\n${spec.label} stderr: ${stderr.slice(-1500)}` : ""}`);
+  }
+  return session;
+}
+
+/**
+ * Dapper's adapter as a DAP server (`--port 0`), with the benchmark's memory probe
+ * preloaded; resolves once it listens. `stop()` ends it.
+ */
+export async function startDapperServer({ memoryFile } = {}) {
+  const probe = path.join(root, "bench", "lib", "memory-probe.cjs");
+  const child = spawn(process.execPath, ["--expose-gc", "-r", probe, path.join(root, "dist", "adapter.js"), "--port", "0"], {
+    cwd: root,
+    env: { ...process.env, DAPPER_LOG_LEVEL: "warn", DAPPER_BENCH_MEMORY_FILE: memoryFile ?? "" },
+    stdio: ["ignore", "ignore", "pipe"],
+    detached: true,
+  });
+  trackGroup(child.pid);
+  let stderr = "";
+  const port = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the Dapper server did not listen within 10 s: ${stderr}`)), 10000);
+    child.stderr.on("data", (chunk) => {
+      stderr = (stderr + chunk).slice(-4000);
+      const match = /Dapper listening on [^\s]*:(\d+)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the Dapper server exited (${code}): ${stderr}`));
+    });
+  });
+  return {
+    pid: child.pid,
+    port,
+    stop() {
+      killGroup(child.pid);
+    },
+  };
+}
+
+function groupByFile(breakpoints) {
+  const byFile = new Map();
+  for (const bp of breakpoints) {
+    if (!byFile.has(bp.path)) byFile.set(bp.path, []);
+    byFile.get(bp.path).push(bp);
+  }
+  return byFile;
+}
+
+/** Ends a session and everything it started. */
+export async function endSession(session) {
+  await session.client.dispose({ debuggeePid: session.debuggeePid });
+}
+
+/** A free TCP port on loopback, for an adapter that cannot be told to pick one itself. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen({ host: "127.0.0.1", port: 0 }, () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * debugpy's adapter in its debugServer mode (`--port`). It says nothing when it listens,
+ * and a probe connection would count as its client, so `connect` retries until it is up.
+ */
+export async function startDebugpyServer({ python }) {
+  const port = await freePort();
+  const child = spawn(python, ["-m", "debugpy.adapter", "--host", "127.0.0.1", "--port", String(port)], { cwd: root, stdio: ["ignore", "ignore", "pipe"], detached: true });
+  trackGroup(child.pid);
+  let stderr = "";
+  child.stderr.on("data", (chunk) => (stderr = (stderr + chunk).slice(-4000)));
+  let exited = false;
+  child.once("exit", () => (exited = true));
+  return { pid: child.pid, port, stop: () => killGroup(child.pid), alive: () => !exited, stderr: () => stderr };
+}
+
+/** Connects a client to an adapter server, retrying while it is starting (up to 10 s). */
+export async function connectWithRetry(server, name) {
+  const deadline = Date.now() + 10000;
+  for (;;) {
+    try {
+      return await DapClient.connect(server.port, name);
+    } catch (error) {
+      if (server.alive && !server.alive()) throw new Error(`${name} exited: ${server.stderr().trim()}`);
+      if (Date.now() > deadline) throw new Error(`${name} did not accept a connection on port ${server.port} within 10 s: ${error.message}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+/** The adapter of `kind` as a server that serves one session after another. */
+export function startServer(kind, { python }) {
+  return kind === DAPPER ? startDapperServer() : startDebugpyServer({ python });
+}

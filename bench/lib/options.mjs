@@ -1,0 +1,92 @@
+// The benchmark's command line, parsed without side effects so that it can be tested.
+
+export const USAGE = `Usage: node bench/run.mjs [options]
+
+Runs Dapper and debugpy side by side against plain python and writes bench/RESULTS.md.
+
+Options:
+  --quick            one run, the smallest sizes, few latency repetitions (a smoke test)
+  --python V[,V…]    only these Python versions (e.g. 3.12); default: 3.11 and newer
+  --only A[,B…]      only these parts: program names (fib, loop, calls, threads,
+                     bigdict, logpoint) and/or latency, throughput, memory, child
+  --no-debugpy       measure Dapper and plain python only
+  --runs N           runs per cell (default 5; --quick: 1)
+  --reps N           repetitions per latency (default 50; --quick: 5)
+  --output FILE      where to write the results (default bench/RESULTS.md)
+  --help             print this help
+`;
+
+export const PARTS = ["latency", "throughput", "memory", "child"];
+
+/** Parses argv (without node and the script); throws an Error with a clear message on bad input. */
+export function parseOptions(argv, { programNames }) {
+  const options = { quick: false, pythons: undefined, only: undefined, debugpy: true, runs: undefined, reps: undefined, output: undefined, help: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const equals = arg.startsWith("--") ? arg.indexOf("=") : -1;
+    const name = equals >= 0 ? arg.slice(0, equals) : arg;
+    const inline = equals >= 0 ? arg.slice(equals + 1) : undefined;
+    const value = () => {
+      if (inline !== undefined) return inline;
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith("--")) throw new Error(`${name} needs a value`);
+      i++;
+      return next;
+    };
+    const list = () => {
+      const items = value().split(",").map((item) => item.trim()).filter(Boolean);
+      if (items.length === 0) throw new Error(`${name} needs at least one value`);
+      return items;
+    };
+    const count = () => {
+      const text = value();
+      if (!/^[1-9]\d*$/.test(text)) throw new Error(`${name} must be a positive whole number, not ${JSON.stringify(text)}`);
+      return Number(text);
+    };
+    switch (name) {
+      case "--quick":
+        options.quick = true;
+        break;
+      case "--python":
+        options.pythons = list();
+        for (const version of options.pythons) {
+          if (!/^3\.\d+$/.test(version)) throw new Error(`--python takes versions like 3.12, not ${JSON.stringify(version)}`);
+        }
+        break;
+      case "--only":
+        options.only = list();
+        for (const part of options.only) {
+          if (!programNames.includes(part) && !PARTS.includes(part)) {
+            throw new Error(`--only: unknown part ${JSON.stringify(part)}; choose from ${[...programNames, ...PARTS].join(", ")}`);
+          }
+        }
+        break;
+      case "--no-debugpy":
+        options.debugpy = false;
+        break;
+      case "--runs":
+        options.runs = count();
+        break;
+      case "--reps":
+        options.reps = count();
+        break;
+      case "--output":
+        options.output = value();
+        break;
+      case "--help":
+      case "-h":
+        options.help = true;
+        break;
+      default:
+        throw new Error(`unknown argument ${JSON.stringify(arg)}`);
+    }
+  }
+  options.runs ??= options.quick ? 1 : 5;
+  options.reps ??= options.quick ? 5 : 50;
+  return options;
+}
+
+/** Whether a part (a program name or one of PARTS) is selected. */
+export function selected(options, part) {
+  return options.only === undefined || options.only.includes(part);
+}

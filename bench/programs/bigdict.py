@@ -1,0 +1,20 @@
+"""Imports a module holding a very large dict literal. The harness writes that module
+(bench_big_table.py) into a fresh directory for every run, given as the first argument,
+so no cached bytecode exists and the import compiles it from source."""
+
+import sys
+import time
+
+import benchkit
+
+
+def main():
+    sys.path.insert(0, sys.argv[1])
+    start = time.perf_counter()
+    import bench_big_table
+
+    benchkit.report(time.perf_counter() - start)
+    assert bench_big_table.SIZE > 0
+
+
+main()

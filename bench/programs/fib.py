@@ -1,0 +1,22 @@
+"""Recursive Fibonacci: one tiny function called very many times."""
+
+import sys
+import time
+
+import benchkit
+
+
+def fib(n):
+    if n < 2:  # BENCH:hot
+        return n
+    return fib(n - 1) + fib(n - 2)
+
+
+def main():
+    n = int(sys.argv[1])
+    start = time.perf_counter()
+    fib(n)
+    benchkit.report(time.perf_counter() - start)
+
+
+main()

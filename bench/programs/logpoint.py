@@ -1,0 +1,24 @@
+"""A function called a given number of times; the logpoint configuration logs a line
+from inside it on every call."""
+
+import sys
+import time
+
+import benchkit
+
+
+def handle(i):
+    value = i * 2  # BENCH:hot
+    return value
+
+
+def main():
+    count = int(sys.argv[1])
+    start = time.perf_counter()
+    total = 0
+    for i in range(count):
+        total += handle(i)
+    benchkit.report(time.perf_counter() - start)
+
+
+main()

@@ -1,0 +1,169 @@
+#!/usr/bin/env node
+// `npm run bench`: Dapper against plain python and debugpy, side by side, on every
+// CPython 3.11+ of the machine. Prints the results and writes them to bench/RESULTS.md
+// (a --quick smoke run writes .cache/bench/RESULTS-quick.md instead, so that it never
+// replaces real figures). See bench/README.md.
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { run, step } from "../scripts/lib.mjs";
+import { DAPPER, DEBUGPY } from "./lib/adapters.mjs";
+import { FeatureMissing, measureChildLatency } from "./lib/child.mjs";
+import { measureWasmThroughput, MIXES } from "./lib/engine-throughput.mjs";
+import { choosePythons, DEBUGPY_VERSION, ensureBuilt, ensureVenv, machineFacts } from "./lib/environment.mjs";
+import { measureLatencies } from "./lib/latency.mjs";
+import { measureAdapterGrowth } from "./lib/memory.mjs";
+import { parseOptions, selected, USAGE } from "./lib/options.mjs";
+import { benchCacheDir, benchDir, root } from "./lib/paths.mjs";
+import { PROGRAMS } from "./lib/programs.mjs";
+import { measureRatios } from "./lib/ratios.mjs";
+import { renderResults } from "./lib/report.mjs";
+
+const log = (text) => console.log(`   ${text}`);
+
+async function main() {
+  let options;
+  try {
+    options = parseOptions(process.argv.slice(2), { programNames: PROGRAMS.map((p) => p.name) });
+  } catch (error) {
+    process.stderr.write(`bench: ${error.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const debuggers = options.debugpy ? [DAPPER, DEBUGPY] : [DAPPER];
+
+  ensureBuilt();
+  const pythons = choosePythons(options.pythons).map((python) => ensureVenv(python, { withDebugpy: options.debugpy }));
+  const machine = machineFacts();
+  const versions = { pythons: pythons.map((p) => p.fullVersion), debugpy: options.debugpy ? pythons[0].debugpy : undefined };
+  step("Benchmark");
+  log(`${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB; Node ${machine.node}; Dapper ${machine.dapper}`);
+  log(`Python ${versions.pythons.join(", ")}; debugpy ${versions.debugpy ?? "not run"} (pinned ${DEBUGPY_VERSION})`);
+
+  const newest = pythons[pythons.length - 1];
+  const notes = [
+    `Latencies, the child process and memory were measured on Python ${newest.version} only (the newest chosen; \`--python\` picks another).`,
+    "Sizes differ by configuration (lib/programs.mjs): smaller where debugpy is 100–800× slower, so that the run stays near 15 minutes; each ratio compares runs of the same size. " +
+      "bigdict's conditional configuration imports a 2,000-entry literal with the breakpoint on the line after it; its other configurations, 50,000 entries.",
+    "The conditional breakpoint's condition is always false and valid on its line; a stop fails the run (the table then says failed). Logpoint lines that never reached the client are counted and reported.",
+  ];
+  const output = options.output ? path.resolve(options.output) : options.quick ? path.join(benchCacheDir, "RESULTS-quick.md") : path.join(benchDir, "RESULTS.md");
+  let cells = [];
+  const latency = {};
+  const throughput = [];
+  const memory = {};
+  // The results are written after every part, so that a run cut short still leaves what
+  // it measured (marked unfinished until the end).
+  const save = (partial) => {
+    const text = renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes: partial ? ["**Unfinished run**: the parts not shown were still running.", ...notes] : notes });
+    mkdirSync(path.dirname(output), { recursive: true });
+    writeFileSync(output, text);
+    return text;
+  };
+
+  const programs = PROGRAMS.filter((program) => selected(options, program.name));
+  if (programs.length > 0) {
+    step(`Slowdown ratios (${options.runs} run${options.runs === 1 ? "" : "s"} per cell)`);
+    const onCell = (sofar) => {
+      cells = sofar;
+      save(true);
+    };
+    cells = await measureRatios({ pythons, programs, runs: options.runs, quick: options.quick, debuggers, log, onCell });
+  }
+
+  // Latencies and the child process are measured on one interpreter, the newest chosen:
+  // they are about the adapters and the IPC, and doing every Python would double the run.
+  if (selected(options, "latency")) {
+    step(`Latencies on Python ${newest.version} (median of ${options.reps})`);
+    latency[newest.version] = {};
+    for (const kind of debuggers) latency[newest.version][kind] = await measureLatencies({ kind, python: newest.venvPython, reps: options.reps, log });
+    save(true);
+  }
+
+  if (selected(options, "throughput")) {
+    step("Engine throughput");
+    const rounds = options.quick ? 500 : 5000;
+    for (const mix of Object.keys(MIXES)) {
+      for (const framing of ["messages", "contentLength"]) {
+        try {
+          // A first pass warms the JIT; of the next three the best is kept, because on a
+          // shared machine the slower passes measure the neighbours rather than the engine.
+          measureWasmThroughput({ framing, mix, rounds: Math.ceil(rounds / 5) });
+          const passes = [0, 1, 2].map(() => measureWasmThroughput({ framing, mix, rounds }));
+          const best = passes.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
+          throughput.push({ engine: "WebAssembly", ...best });
+        } catch (error) {
+          throughput.push({ engine: "WebAssembly", mix, framing, error: error.message.split("\n")[0] });
+        }
+        log(describeThroughput(throughput[throughput.length - 1]));
+      }
+    }
+    for (const result of nativeThroughput(rounds)) {
+      throughput.push(result);
+      log(describeThroughput(result));
+    }
+    save(true);
+  }
+
+  if (selected(options, "memory")) {
+    step("Memory of the extension host per session");
+    try {
+      memory.adapter = await measureAdapterGrowth({ python: newest.venvPython, sessions: options.quick ? 3 : 30 });
+      log(`growth per session: heap ${memory.adapter.perSession.heapUsedKb.toFixed(1)} KiB, RSS ${memory.adapter.perSession.rssKb.toFixed(0)} KiB`);
+    } catch (error) {
+      memory.adapter = { error: error.message.split("\n")[0] };
+      log(`failed: ${memory.adapter.error}`);
+    }
+  }
+
+  if (selected(options, "child")) {
+    step("Child process: spawn to its first stop");
+    const reps = options.quick ? 2 : options.reps;
+    for (const kind of debuggers) {
+      const results = ((latency[newest.version] ??= {})[kind] ??= {});
+      try {
+        results.child = await measureChildLatency({ kind, python: newest.venvPython, reps });
+        log(`${kind}: median ${results.child.median.toFixed(1)} ms`);
+      } catch (error) {
+        results.child = error instanceof FeatureMissing ? { unavailable: `not available yet: ${error.message}` } : { error: error.message.split("\n")[0] };
+        log(`${kind}: ${results.child.unavailable ?? `failed: ${results.child.error}`}`);
+      }
+    }
+  }
+
+  const text = save(false);
+  step("Results");
+  console.log(text);
+  console.log(`Written to ${path.relative(root, output)}`);
+}
+
+function describeThroughput(result) {
+  if (result.error) return `${result.engine} ${result.mix ?? ""} ${result.framing ?? ""}: failed: ${result.error}`;
+  return `${result.engine}, ${result.mix} mix, ${result.framing}: ${Math.round(result.perSecond).toLocaleString("en-US")} msg/s, ${result.microsPerForward.toFixed(1)} µs per forwarded request`;
+}
+
+/** bench/native/ through cargo (built on first use); a failure becomes a row that says so. */
+function nativeThroughput(rounds) {
+  try {
+    const result = run("cargo", ["run", "--quiet", "--release", "--manifest-path", path.join(benchDir, "native", "Cargo.toml"), "--", String(rounds)], {
+      capture: true,
+      quiet: true,
+      env: { CARGO_TARGET_DIR: path.join(benchCacheDir, "native-target") },
+    });
+    return result.stdout
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => ({ engine: "native", ...JSON.parse(line) }));
+  } catch (error) {
+    const detail = error.message.split("\n").find((line) => line.startsWith("error")) ?? error.message.split("\n")[0];
+    return [{ engine: "native", error: `cargo could not build or run bench/native: ${detail}` }];
+  }
+}
+
+main().catch((error) => {
+  // A clear sentence for the user; the stack only when asked for (BENCH_DEBUG=1).
+  console.error(`bench: ${process.env.BENCH_DEBUG ? error.stack : error.message}`);
+  process.exit(1);
+});

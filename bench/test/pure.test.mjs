@@ -1,0 +1,248 @@
+// Tests of the benchmark's pure parts: command line, statistics, parsing of program
+// output, targets, DAP framing, the generated programs and the report.
+// Run: node --test bench/test/
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { describe, test } from "node:test";
+import { ContentLengthDecoder, encodeMessage } from "../lib/dap-client.mjs";
+import { decodeFrames, encodeFrame } from "../lib/engine-throughput.mjs";
+import { inspectTargetSource, LOCALS_COUNT } from "../lib/latency.mjs";
+import { parseReport } from "../lib/measure.mjs";
+import { parseOptions } from "../lib/options.mjs";
+import { bigTableSource, breakpointsFor, formatRatio, PROGRAMS, sizeFor, targetFor } from "../lib/programs.mjs";
+import { compactError, modeOrder } from "../lib/ratios.mjs";
+import { missedTargets, ratioRow, renderResults } from "../lib/report.mjs";
+import { median, minimum, pairedRatios } from "../lib/stats.mjs";
+
+const programNames = PROGRAMS.map((p) => p.name);
+
+describe("command line", () => {
+  const cases = [
+    { argv: [], expect: { quick: false, runs: 5, reps: 50, debugpy: true, pythons: undefined, only: undefined } },
+    { argv: ["--quick"], expect: { quick: true, runs: 1, reps: 5 } },
+    { argv: ["--quick", "--runs", "3"], expect: { quick: true, runs: 3 } },
+    { argv: ["--python", "3.12"], expect: { pythons: ["3.12"] } },
+    { argv: ["--python=3.11,3.13"], expect: { pythons: ["3.11", "3.13"] } },
+    { argv: ["--only", "fib,loop"], expect: { only: ["fib", "loop"] } },
+    { argv: ["--only", "latency,throughput"], expect: { only: ["latency", "throughput"] } },
+    { argv: ["--no-debugpy"], expect: { debugpy: false } },
+    { argv: ["--output", "x.md"], expect: { output: "x.md" } },
+  ];
+  for (const { argv, expect } of cases) {
+    test(argv.join(" ") || "(no arguments)", () => {
+      const options = parseOptions(argv, { programNames });
+      for (const [key, value] of Object.entries(expect)) assert.deepEqual(options[key], value, key);
+    });
+  }
+
+  const errors = [
+    { argv: ["--python", "twelve"], message: /versions like 3\.12/ },
+    { argv: ["--python"], message: /--python needs a value/ },
+    { argv: ["--only", "fob"], message: /unknown part "fob".*fib/ },
+    { argv: ["--runs", "0"], message: /positive whole number/ },
+    { argv: ["--runs", "2.5"], message: /positive whole number/ },
+    { argv: ["--only", ","], message: /at least one value/ },
+    { argv: ["--fast"], message: /unknown argument "--fast"/ },
+  ];
+  for (const { argv, message } of errors) {
+    test(`refuses ${argv.join(" ")}`, () => assert.throws(() => parseOptions(argv, { programNames }), message));
+  }
+});
+
+describe("statistics", () => {
+  const cases = [
+    { values: [3, 1, 2], median: 2, min: 1 },
+    { values: [4, 1, 3, 2], median: 2.5, min: 1 },
+    { values: [5], median: 5, min: 5 },
+    { values: [], median: undefined, min: undefined },
+    { values: [undefined, 2, NaN, 4], median: 3, min: 2 },
+  ];
+  for (const { values, median: m, min } of cases) {
+    test(`median and min of ${JSON.stringify(values)}`, () => {
+      assert.equal(median(values), m);
+      assert.equal(minimum(values), min);
+    });
+  }
+
+  test("ratios pair runs by index and skip failed runs", () => {
+    const debugged = [2, undefined, 9, 4];
+    const plain = [1, 1, 3, undefined];
+    assert.deepEqual(pairedRatios(debugged, plain), [2, 3]);
+  });
+
+  test("the run order rotates so that no mode is always first", () => {
+    const modes = ["plain", "dapper", "debugpy"];
+    assert.deepEqual(modeOrder(modes, 0), ["plain", "dapper", "debugpy"]);
+    assert.deepEqual(modeOrder(modes, 1), ["dapper", "debugpy", "plain"]);
+    assert.deepEqual(modeOrder(modes, 4), ["dapper", "debugpy", "plain"]);
+  });
+});
+
+describe("program output", () => {
+  const cases = [
+    { text: "BENCH_SECONDS=0.25\nBENCH_VMHWM_KB=1000\nBENCH_VMRSS_KB=900\n", expect: { seconds: 0.25, hwmKb: 1000, rssKb: 900 } },
+    { text: "hello\nBENCH_SECONDS=1.5e-05\n", expect: { seconds: 1.5e-5, hwmKb: undefined, rssKb: undefined } },
+    { text: "i=1\nBENCH_SECONDS=2.0\ni=2\n", expect: { seconds: 2, hwmKb: undefined, rssKb: undefined } },
+  ];
+  for (const { text, expect } of cases) {
+    test(JSON.stringify(text), () => assert.deepEqual(parseReport(text), expect));
+  }
+  for (const text of ["", "BENCH_SECONDS=\n", "XBENCH_SECONDS=1\n", "BENCH_SECONDS=-1\n"]) {
+    test(`refuses ${JSON.stringify(text)}`, () => assert.throws(() => parseReport(text), /BENCH_SECONDS/));
+  }
+
+  test("a traceback is shortened to its first and last lines", () => {
+    assert.equal(compactError("run failed\nTraceback (most recent call last):\n  File x\nValueError: bad"), "run failed … ValueError: bad");
+    assert.equal(compactError("one line"), "one line");
+  });
+});
+
+describe("targets", () => {
+  const cases = [
+    { python: "3.12", program: "fib", config: "none", limit: 1.03 },
+    { python: "3.13", program: "calls", config: "elsewhere", limit: 1.03 },
+    { python: "3.12", program: "bigdict", config: "none", limit: 1.1 },
+    { python: "3.11", program: "loop", config: "elsewhere", limit: 1.3 },
+    { python: "3.11", program: "fib", config: "conditional", debugpyMedian: 300, limit: 30 },
+    { python: "3.13", program: "loop", config: "conditional", debugpyMedian: 84, limit: 8.4 },
+    { python: "3.12", program: "logpoint", config: "logpoint", limit: null },
+    { python: "3.10", program: "fib", config: "none", limit: null },
+  ];
+  for (const { limit, ...cell } of cases) {
+    test(`${cell.python} ${cell.program} ${cell.config}`, () => {
+      const target = targetFor(cell);
+      if (limit === null) assert.equal(target, null);
+      else assert.ok(Math.abs(target.limit - limit) < 1e-9, `${target.limit} ≠ ${limit}`);
+    });
+  }
+
+  test("a conditional cell without a debugpy figure has a target that cannot be judged", () => {
+    assert.equal(targetFor({ python: "3.12", program: "fib", config: "conditional" }).limit, undefined);
+  });
+
+  test("quick sizes are the smallest and the hot sizes never exceed the full ones", () => {
+    for (const program of PROGRAMS) {
+      for (const config of program.configs) {
+        assert.ok(sizeFor(program, config, true) <= sizeFor(program, config, false), `${program.name} ${config}`);
+      }
+      assert.ok(program.sizes.hot <= program.sizes.full, program.name);
+    }
+  });
+
+  test("every configuration of every program has its breakpoints (markers exist)", () => {
+    const generated = "/tmp/never-read";
+    for (const program of PROGRAMS) {
+      for (const config of program.configs) {
+        if (program.generated && config === "conditional") continue; // its file is written per run
+        const breakpoints = breakpointsFor(program, config, generated);
+        assert.equal(breakpoints.length, config === "none" ? 0 : 1, `${program.name} ${config}`);
+        for (const bp of breakpoints) assert.ok(bp.line > 0);
+      }
+    }
+  });
+
+  test("ratios are shown with sensible precision", () => {
+    assert.equal(formatRatio(1.0234), "1.02×");
+    assert.equal(formatRatio(12.34), "12.3×");
+    assert.equal(formatRatio(285.4), "285×");
+    assert.equal(formatRatio(undefined), "—");
+  });
+});
+
+describe("framing", () => {
+  test("Content-Length messages decode whatever the chunking", () => {
+    const messages = [{ seq: 1, type: "event", event: "output", body: { output: "é€ \r\n\r\n" } }, { seq: 2, type: "response", success: true }];
+    const bytes = Buffer.concat(messages.map(encodeMessage));
+    for (const size of [1, 2, 7, 64, bytes.length]) {
+      const decoder = new ContentLengthDecoder();
+      const decoded = [];
+      for (let i = 0; i < bytes.length; i += size) decoded.push(...decoder.push(bytes.subarray(i, i + size)));
+      assert.deepEqual(decoded, messages, `chunks of ${size}`);
+    }
+  });
+
+  test("a header without Content-Length is an error", () => {
+    assert.throws(() => new ContentLengthDecoder().push(Buffer.from("Length: 3\r\n\r\n{}")), /without Content-Length/);
+  });
+
+  test("DP frames round-trip, several in one chunk", () => {
+    const messages = [{ seq: 1, command: "threads" }, { seq: 2, command: "next", arguments: { threadId: 1 } }];
+    const chunk = Buffer.concat(messages.map((m) => encodeFrame(2, m)));
+    assert.deepEqual(decodeFrames(chunk), messages);
+    assert.equal(chunk.toString("ascii", 0, 2), "DP");
+  });
+});
+
+describe("generated programs are valid Python", () => {
+  const python = process.env.DAPPER_BENCH_TEST_PYTHON ?? "python3";
+  const check = (source, probe) => spawnSync(python, ["-c", `import sys\nsource = sys.stdin.read()\nnamespace = {}\nexec(compile(source, 'generated.py', 'exec'), namespace)\n${probe}`], { input: source, encoding: "utf8" });
+
+  test("the big dict module has the entries asked for", (t) => {
+    const result = check(bigTableSource(1234), "print(namespace['SIZE'])");
+    if (result.error) return t.skip(`no ${python}`);
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stdout.trim(), "1234");
+  });
+
+  test("the inspection target has a frame with 1,000 locals", (t) => {
+    const source = inspectTargetSource().replace(/\nouter\(\)\n$/, "\n");
+    const result = check(source, "print(namespace['inner'].__code__.co_nlocals)");
+    if (result.error) return t.skip(`no ${python}`);
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(Number(result.stdout.trim()), LOCALS_COUNT);
+  });
+});
+
+describe("report", () => {
+  const cell = (python, program, config, plain, dapper, debugpy) => ({
+    python,
+    program,
+    config,
+    size: 1,
+    seconds: { plain, dapper, debugpy },
+    hwmKb: { plain: [1024], dapper: [2048], debugpy: [4096] },
+    errors: {},
+  });
+  const cells = [
+    cell("3.12", "fib", "none", [1, 1, 1], [1.01, 1.02, 1.0], [1.0, 1.0, 1.0]),
+    cell("3.12", "loop", "none", [1, 1, 1], [1.5, 1.4, 1.6], [1.0, 1.0, 1.0]),
+    cell("3.11", "fib", "conditional", [1, 1, 1], [20, 25, 30], [300, 300, 300]),
+    cell("3.11", "calls", "conditional", [1, 1, 1], [40, 50, 60], [300, 300, 300]),
+  ];
+  const debuggers = ["dapper", "debugpy"];
+
+  const verdicts = [
+    { index: 0, met: true },
+    { index: 1, met: false },
+    { index: 2, met: true },
+    { index: 3, met: false },
+  ];
+  for (const { index, met } of verdicts) {
+    test(`${cells[index].python} ${cells[index].program} ${cells[index].config} is judged ${met ? "met" : "missed"}`, () => {
+      assert.equal(ratioRow(cells[index], debuggers).met, met);
+    });
+  }
+
+  test("missed targets are listed plainly, and the page says so", () => {
+    const throughput = [{ engine: "WebAssembly", mix: "threads", framing: "messages", perSecond: 50000, microsPerForward: 40 }];
+    const missed = missedTargets({ cells, latency: {}, throughput, debuggers });
+    assert.equal(missed.length, 3, missed.join("\n"));
+    assert.match(missed[0], /3\.12 loop.*Dapper 1\.50×, target ≤ 1\.03×/);
+    assert.match(missed[1], /3\.11 calls.*Dapper 50\.0×/);
+    assert.match(missed[2], /50,000 msg\/s, target ≥ 100,000/);
+    const text = renderResults({
+      machine: { date: "2026-01-01T00:00:00Z", cpu: "CPU", cores: 2, memoryGiB: "4.0", os: "Linux", node: "v20", dapper: "0.1.0" },
+      versions: { pythons: ["3.11.7", "3.12.1"], debugpy: "1.8.22" },
+      options: { quick: false, runs: 3, reps: 50 },
+      cells,
+      throughput,
+      memory: {},
+      latency: { "3.12": { dapper: { child: { unavailable: "not available yet: no startDebugging" } } } },
+      debuggers,
+    });
+    assert.match(text, /\| 3\.12 \| loop \| no breakpoints \| 1 \| 1\.00 s \| — \| 1\.50× \/ 1\.40× \| 1\.00× \/ 1\.00× \| ≤ 1\.03× \| ✗ \|/);
+    assert.match(text, /## Targets missed\n\n- 3\.12 loop/);
+    assert.match(text, /not available yet/);
+    assert.match(text, /CPU, 2 cores/);
+  });
+});
