@@ -34,14 +34,7 @@ pub fn check_child(message: &Incoming, token: &str) -> Result<ChildHello, HelloE
     let Incoming::Event(event) = message else {
         return Err(HelloError::NotAHello("not an event".to_string()));
     };
-    let offered = event
-        .body
-        .get("token")
-        .and_then(Value::as_str)
-        .ok_or(HelloError::MissingToken)?;
-    if !same_secret(offered, token) {
-        return Err(HelloError::WrongToken);
-    }
+    check_token(&event.body, token)?;
     let text = |key: &str| {
         event
             .body
@@ -93,6 +86,19 @@ impl std::fmt::Display for HelloError {
 
 /// Compares in time independent of where the strings differ, so that a local
 /// attacker cannot learn a token prefix from response timing.
+/// Both hellos carry the session's secret in `body.token`.
+fn check_token(body: &Value, token: &str) -> Result<(), HelloError> {
+    let offered = body
+        .get("token")
+        .and_then(Value::as_str)
+        .ok_or(HelloError::MissingToken)?;
+    if same_secret(offered, token) {
+        Ok(())
+    } else {
+        Err(HelloError::WrongToken)
+    }
+}
+
 fn same_secret(a: &str, b: &str) -> bool {
     if a.len() != b.len() {
         return false;
@@ -126,14 +132,7 @@ pub fn check(message: &Incoming, token: &str, session_id: &str) -> Result<Hello,
             )))
         }
     };
-    let offered = event
-        .body
-        .get("token")
-        .and_then(Value::as_str)
-        .ok_or(HelloError::MissingToken)?;
-    if !same_secret(offered, token) {
-        return Err(HelloError::WrongToken);
-    }
+    check_token(&event.body, token)?;
     let offered_session = event
         .body
         .get("sessionId")
