@@ -247,7 +247,13 @@ async function runScenario(tree: SessionTree, python: string, scenario: Scenario
   for (const text of scenario.stdout) assert.ok(stdout.includes(text), `stdout ${JSON.stringify(stdout)} lacks ${JSON.stringify(text)}`);
   const names = tree.root.all("dapper/childProcess").map((body) => String(body.name));
   for (const [index, pattern] of (scenario.childNames ?? []).entries()) assert.match(names[index] ?? "", pattern, JSON.stringify(names));
-  assert.equal(tree.root.all("dapper/childProcessCandidate").length, 0, "no candidate expected");
+  // A child killed while its session is still being set up is reported as a candidate with
+  // one of these reasons; scenarios where that race is allowed (attachMayFail) accept it.
+  const raceReasons = /closed before its session started|did not connect|no debug session attached/;
+  const candidates = tree.root
+    .all("dapper/childProcessCandidate")
+    .filter((body) => !(scenario.attachMayFail && raceReasons.test(String(body.reason))));
+  assert.equal(candidates.length, 0, `no candidate expected: ${JSON.stringify(candidates)}`);
 }
 
 for (const python of pythons()) {
