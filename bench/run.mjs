@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { run, step } from "../scripts/lib.mjs";
+import { describeActivation, measureActivation, renderActivation } from "./lib/activation.mjs";
 import { DAPPER, DEBUGPY } from "./lib/adapters.mjs";
 import { FeatureMissing, measureChildLatency } from "./lib/child.mjs";
 import { measureWasmThroughput, MIXES } from "./lib/engine-throughput.mjs";
@@ -54,14 +55,23 @@ async function main() {
   const latency = {};
   const throughput = [];
   const memory = {};
+  let activation;
   // The results are written after every part, so that a run cut short still leaves what
   // it measured (marked unfinished until the end).
   const save = (partial) => {
-    const text = renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes: partial ? ["**Unfinished run**: the parts not shown were still running.", ...notes] : notes });
+    const text = renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes: partial ? ["**Unfinished run**: the parts not shown were still running.", ...notes] : notes }) + renderActivation(activation);
     mkdirSync(path.dirname(output), { recursive: true });
     writeFileSync(output, text);
     return text;
   };
+
+  // Runs unless --only names other parts; it takes a few seconds.
+  if (selected(options, "activation")) {
+    step("Extension activation (fresh Node processes, stand-in vscode module)");
+    activation = measureActivation({ runs: options.quick ? 5 : 25 });
+    log(describeActivation(activation));
+    save(true);
+  }
 
   const programs = PROGRAMS.filter((program) => selected(options, program.name));
   if (programs.length > 0) {

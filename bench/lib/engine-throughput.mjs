@@ -4,8 +4,10 @@
 // Code, over and over: threads, stackTrace, scopes and variables requests forwarded to
 // the debuggee, their responses forwarded back, and an output event.
 //
-// Only the engine's side is timed: `handle` with the JSON text in and out, which is what
-// the host pays per message. The scripted debuggee's frame decoding is not counted.
+// Only the engine's side is timed, as the host pays it per message (extension/src/engine/
+// wasm.ts, encodeInput): the input's JSON to UTF-8 bytes and its base64 `data` to bytes
+// beside it, `handleUtf8`, and the parse of the outputs' JSON. The JSON.stringify of the
+// input is the host's (untimed, as before), and so is the scripted debuggee's decoding.
 import { createRequire } from "node:module";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -22,6 +24,9 @@ export const MIXES = {
   threads: ["threads"],
   stopped: ["threads", "stackTrace", "scopes", "variables"],
 };
+
+/** The inputs whose bytes the host passes beside the JSON (extension/src/engine/wasm.ts). */
+const BYTE_INPUTS = ["clientBytes", "connectionBytes", "processOutput"];
 
 /** A DP frame (docs/ipc.md): "DP", version 1, kind, big-endian length, JSON. */
 export function encodeFrame(kind, message) {
@@ -88,10 +93,14 @@ class ScriptedWorld {
 
   /** Hands one input to the engine (timed), then reacts to its outputs (not timed). */
   feed(input) {
-    const json = JSON.stringify(input);
-    this.inputBytes += json.length;
+    // The size the contract's JSON form has (bytes in base64), for the table.
+    this.inputBytes += JSON.stringify(input).length;
+    const beside = BYTE_INPUTS.includes(input.type);
+    const { data, ...rest } = input;
+    const json = JSON.stringify(beside ? rest : input);
     const started = performance.now();
-    const outputs = JSON.parse(this.engine.handle(this.now, json));
+    const bytes = beside ? Buffer.from(data, "base64") : undefined;
+    const outputs = JSON.parse(this.engine.handleUtf8(this.now, Buffer.from(json, "utf8"), bytes));
     this.engineNanos += (performance.now() - started) * 1e6;
     for (const output of outputs) this.react(output);
   }

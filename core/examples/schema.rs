@@ -1,7 +1,7 @@
 //! Prints what is generated from the launch configuration's key table
 //! (`dapper_core::schema`): with no argument, the JSON of package.json's
-//! `configurationAttributes`; with `markdown`, the option table of README.md; with
-//! `names`, the keys in the table's order.
+//! `configurationAttributes`; with `markdown` and `attach-markdown`, the launch and
+//! attach option tables of README.md; with `names`, the keys in the tables' order.
 //! `node scripts/schema.mjs` runs this and writes both into place.
 
 use std::process::ExitCode;
@@ -24,14 +24,15 @@ fn main() -> ExitCode {
             }
         }
         ["markdown"] => print!("{}", dapper_core::schema::options_markdown()),
+        ["attach-markdown"] => print!("{}", dapper_core::schema::attach_options_markdown()),
         // The keys in the table's order, which JSON objects here do not keep.
         ["names"] => {
-            for key in dapper_core::schema::LAUNCH_KEYS {
-                println!("{}", key.name);
+            for name in dapper_core::schema::key_names() {
+                println!("{name}");
             }
         }
         _ => {
-            eprintln!("usage: cargo run -q -p dapper-core --example schema [json|markdown|names]");
+            eprintln!("usage: cargo run -q -p dapper-core --example schema [json|markdown|attach-markdown|names]");
             return ExitCode::from(2);
         }
     }

@@ -1,11 +1,13 @@
 //! The launch configuration: validation with messages that name the key at fault,
 //! defaults, and the pass-through of keys the engine does not know.
 
+mod attach;
 pub mod dotenv;
 mod launcher;
 pub mod schema;
 mod shell_words;
 
+pub use attach::{validate_attach, Endpoint};
 pub use launcher::{launcher_argv, launcher_env, LauncherEnv};
 
 use crate::dap::error::{codes, DapError};
@@ -18,8 +20,8 @@ pub enum Target {
     Program(String),
     Module(String),
     Code(String),
-    /// A child process that is already running (a child session's debuggee); the
-    /// text is its display name.
+    /// A process that is already running (a child session's debuggee, or a program
+    /// the user attached to); the text is its display name.
     Child(String),
 }
 
@@ -78,8 +80,9 @@ fn fill_boolean_defaults(
     arguments: &Map<String, Value>,
     normalised: &mut Map<String, Value>,
     request: &str,
+    keys: &'static [schema::Key],
 ) -> Result<(), DapError> {
-    for (key, default) in schema::boolean_defaults() {
+    for (key, default) in schema::boolean_defaults_of(keys) {
         let value = match get(arguments, key) {
             None => default,
             Some(Value::Bool(value)) => *value,
@@ -105,11 +108,20 @@ fn get<'a>(arguments: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
 }
 
 fn optional_string(arguments: &Map<String, Value>, key: &str) -> Result<Option<String>, DapError> {
+    optional_string_of(arguments, key, "launch")
+}
+
+/// Reads an optional string key of the `request` (launch or attach) configuration.
+fn optional_string_of(
+    arguments: &Map<String, Value>,
+    key: &str,
+    request: &str,
+) -> Result<Option<String>, DapError> {
     match get(arguments, key) {
         None => Ok(None),
         Some(Value::String(text)) => Ok(Some(text.clone())),
         Some(_) => Err(invalid(format!(
-            "The launch configuration's '{key}' must be a string."
+            "The {request} configuration's '{key}' must be a string."
         ))),
     }
 }
@@ -291,7 +303,7 @@ pub fn validate(
     let python_args = string_list(arguments, "pythonArgs")?;
     let console = console(arguments, client_runs_terminals)?;
     let mut normalised = arguments.clone();
-    fill_boolean_defaults(arguments, &mut normalised, "launch")?;
+    fill_boolean_defaults(arguments, &mut normalised, "launch", schema::LAUNCH_KEYS)?;
     let flag = |key: &str| normalised.get(key).and_then(Value::as_bool);
     let no_debug = flag("noDebug").unwrap_or(false);
     let subprocess_auto_attach = flag("subprocessAutoAttach").unwrap_or(true);
@@ -347,7 +359,7 @@ pub fn validate_child(arguments: &Value, name: &str) -> Result<LaunchConfig, Dap
     let mut normalised = arguments.clone();
     // The key is the engine's secret for binding; the debuggee has no use for it.
     normalised.remove(CHILD_SESSION_KEY);
-    fill_boolean_defaults(arguments, &mut normalised, "attach")?;
+    fill_boolean_defaults(arguments, &mut normalised, "attach", schema::LAUNCH_KEYS)?;
     let flag = |key: &str| normalised.get(key).and_then(Value::as_bool);
     Ok(LaunchConfig {
         target: Target::Child(name.to_string()),

@@ -6,8 +6,8 @@ use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello::ChildHello;
 use crate::token::TokenGenerator;
 use crate::{
-    ConnectionId, EngineOptions, FactQuery, FactRequestId, KillTarget, ListenerId, ListenerPurpose,
-    LogLevel, Output, ProcessId, Signal, TimerId, Transport,
+    ConnectRequestId, ConnectionId, EngineOptions, FactQuery, FactRequestId, KillTarget,
+    ListenerId, ListenerPurpose, LogLevel, Output, ProcessId, Signal, TimerId, Transport,
 };
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -25,6 +25,8 @@ pub struct Owners {
     pub timers: BTreeMap<TimerId, SessionKey>,
     pub facts: BTreeMap<FactRequestId, SessionKey>,
     pub conns: BTreeMap<ConnectionId, SessionKey>,
+    /// Outgoing connections asked for and not answered yet (attach).
+    pub connects: BTreeMap<ConnectRequestId, SessionKey>,
 }
 
 impl Owners {
@@ -48,6 +50,8 @@ impl Owners {
             conns: take(&mut self.conns, session),
         };
         take(&mut self.facts, session);
+        // A connection that succeeds after its session ended is closed by the router.
+        take(&mut self.connects, session);
         owned
     }
 }
@@ -167,6 +171,7 @@ pub struct Context {
     next_timer: u32,
     next_fact: u32,
     next_debuggee_session: u32,
+    next_connect: u32,
 }
 
 impl Context {
@@ -188,6 +193,7 @@ impl Context {
             next_timer: 0,
             next_fact: 0,
             next_debuggee_session: 0,
+            next_connect: 0,
         })
     }
 
@@ -332,6 +338,19 @@ impl Context {
 
     pub fn facts_answered(&mut self, request: FactRequestId) {
         self.owners.facts.remove(&request);
+    }
+
+    /// Asks the host for an outgoing TCP connection on behalf of the current session.
+    pub fn connect(&mut self, host: String, port: u16) -> ConnectRequestId {
+        self.next_connect += 1;
+        let request = ConnectRequestId(self.next_connect);
+        self.owners.connects.insert(request, self.current);
+        self.emit(Output::Connect {
+            request,
+            host,
+            port,
+        });
+        request
     }
 
     pub fn adopt_connection(&mut self, conn: ConnectionId) {

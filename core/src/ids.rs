@@ -43,3 +43,7 @@ id_type!(
     /// A `gatherFacts` request.
     FactRequestId
 );
+id_type!(
+    /// A `connect` request: an outgoing connection the engine asked the host to open.
+    ConnectRequestId
+);

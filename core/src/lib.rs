@@ -17,13 +17,17 @@ mod token;
 mod utf8;
 #[cfg(feature = "wasm")]
 pub mod wasm;
+mod wire;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The launch configuration's keys, for package.json's schema and the README.
 pub use config::schema;
-pub use ids::{ClientId, ConnectionId, FactRequestId, ListenerId, ProcessId, TimerId};
+pub use dap::raw::JsonText;
+pub use ids::{
+    ClientId, ConnectRequestId, ConnectionId, FactRequestId, ListenerId, ProcessId, TimerId,
+};
 
 /// Bytes that travel as a base64 string (standard alphabet, padded) in JSON.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -206,7 +210,7 @@ pub enum Input {
     },
     ClientMessage {
         client: ClientId,
-        message: Value,
+        message: JsonText,
     },
     ClientBytes {
         client: ClientId,
@@ -261,6 +265,17 @@ pub enum Input {
         request: FactRequestId,
         facts: Vec<FactAnswer>,
     },
+    /// A `connect` succeeded: `conn` (numbered by the host, like accepted connections)
+    /// then reports `connectionBytes` and `connectionClosed`.
+    Connected {
+        request: ConnectRequestId,
+        conn: ConnectionId,
+    },
+    /// A `connect` failed (refused, unknown host, unreachable…): the OS error's text.
+    ConnectFailed {
+        request: ConnectRequestId,
+        error: String,
+    },
 }
 
 /// What `kill` signals.
@@ -303,7 +318,7 @@ pub enum LogLevel {
 pub enum Output {
     SendToClient {
         client: ClientId,
-        message: Value,
+        message: JsonText,
     },
     WriteToClient {
         client: ClientId,
@@ -362,6 +377,13 @@ pub enum Output {
         level: LogLevel,
         message: String,
     },
+    /// Open an outgoing TCP connection (attach to a debuggee started with
+    /// `python -m dapper --listen`); answered by `connected` or `connectFailed`.
+    Connect {
+        request: ConnectRequestId,
+        host: String,
+        port: u16,
+    },
 }
 
 /// The whole engine: one per extension host, seeing every session and process.
@@ -386,12 +408,66 @@ impl Engine {
     /// Parses one `Input` from JSON text and handles it. Text that is not a valid
     /// `Input` yields a single `log` output at level `error` and changes nothing.
     pub fn handle_json(&mut self, now_ms: u64, input_json: &str) -> Vec<Output> {
-        match serde_json::from_str::<Input>(input_json) {
+        self.handle_json_with_bytes(now_ms, input_json, None)
+    }
+
+    /// `handle_json` of an input whose byte payload (`data`) comes beside its JSON
+    /// rather than in it as base64 (docs/engine-io.md, "The fast path").
+    pub fn handle_json_with_bytes(
+        &mut self,
+        now_ms: u64,
+        input_json: &str,
+        data: Option<Vec<u8>>,
+    ) -> Vec<Output> {
+        match wire::parse_input(input_json, data) {
             Ok(input) => self.handle(now_ms, input),
             Err(error) => vec![Output::Log {
                 level: LogLevel::Error,
                 message: format!("Ignored an input the engine could not parse: {error}"),
             }],
         }
+    }
+
+    /// `handle_json` with the outputs as a JSON array: the whole work of the
+    /// WebAssembly shim, JSON text in and out.
+    pub fn handle_json_to_json(&mut self, now_ms: u64, input_json: &str) -> String {
+        let outputs = self.handle_json(now_ms, input_json);
+        Self::outputs_json(&outputs)
+    }
+
+    /// `handle_json_to_json` of the input's JSON as UTF-8 bytes, its byte payload
+    /// beside it or not (see `handle_json_with_bytes`). JSON that is not UTF-8 is
+    /// answered like any unparsable input.
+    pub fn handle_utf8_to_json(
+        &mut self,
+        now_ms: u64,
+        input_json: &[u8],
+        data: Option<Vec<u8>>,
+    ) -> String {
+        match std::str::from_utf8(input_json) {
+            Ok(text) => {
+                let outputs = self.handle_json_with_bytes(now_ms, text, data);
+                Self::outputs_json(&outputs)
+            }
+            Err(_) => {
+                let error = serde_json::from_slice::<Input>(input_json)
+                    .err()
+                    .map_or_else(|| "the input is not UTF-8".to_string(), |e| e.to_string());
+                Self::outputs_json(&[Output::Log {
+                    level: LogLevel::Error,
+                    message: format!("Ignored an input the engine could not parse: {error}"),
+                }])
+            }
+        }
+    }
+
+    fn outputs_json(outputs: &[Output]) -> String {
+        wire::outputs_to_json(outputs).unwrap_or_else(|error| {
+            let fallback = vec![Output::Log {
+                level: LogLevel::Error,
+                message: format!("The engine could not serialise its outputs: {error}"),
+            }];
+            serde_json::to_string(&fallback).unwrap_or_else(|_| "[]".to_string())
+        })
     }
 }

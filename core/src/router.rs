@@ -222,6 +222,29 @@ impl Router {
                     |session, ctx| session.on_timer(ctx, timer),
                 )
             }
+            Input::Connected { request, conn } => {
+                let owner = self.ctx.owners.connects.remove(&request);
+                if owner.is_none() {
+                    // Its session ended while the host was connecting.
+                    self.ctx.emit(Output::Close { conn });
+                }
+                self.with_session(
+                    owner,
+                    format_args!("connection {conn} for connect request {request}"),
+                    |session, ctx| {
+                        ctx.adopt_connection(conn);
+                        session.on_connected(ctx, request, conn)
+                    },
+                )
+            }
+            Input::ConnectFailed { request, error } => {
+                let owner = self.ctx.owners.connects.remove(&request);
+                self.with_session(
+                    owner,
+                    format_args!("connect request {request} failed"),
+                    |session, ctx| session.on_connect_failed(ctx, request, &error),
+                )
+            }
             Input::FactsGathered { request, facts } => {
                 let owner = self.ctx.owners.facts.get(&request).copied();
                 self.ctx.facts_answered(request);

@@ -5,6 +5,7 @@
 //! the launch sequence, the debuggee connection and termination live in the
 //! submodules named after them.
 
+mod attach;
 mod child;
 mod connect;
 mod debuggee;
@@ -17,7 +18,10 @@ use crate::context::{Context, Note, SessionKey};
 use crate::dap::capabilities::capabilities;
 use crate::dap::error::{codes, Blame, DapError};
 use crate::dap::framing::{self, ContentLengthDecoder};
-use crate::dap::message::{self, EnvelopeError, Incoming, Request, Response, Unsequenced};
+use crate::dap::message::{
+    self, EnvelopeError, Incoming, Request, Response, TextError, Unsequenced,
+};
+use crate::dap::raw::JsonText;
 use crate::{Bytes, ClientId, ConnectionId, Framing, LogLevel, Output, TimerId};
 pub use child::ChildBinding;
 use launch::Launch;
@@ -64,6 +68,8 @@ enum TimerPurpose {
     DisconnectDeadline,
     /// A connection on the child listener must say its hello in time.
     CandidateHello(ConnectionId),
+    /// A user's attach must connect and hear the program's hello in time.
+    AttachDeadline,
 }
 
 /// The client end of the session.
@@ -156,23 +162,21 @@ impl Session {
     // ----- Sending to the client -------------------------------------------------
 
     /// Stamps the client's next seq on a message and hands it to the host.
-    fn send(&mut self, ctx: &mut Context, mut message: Unsequenced) {
+    fn send(&mut self, ctx: &mut Context, message: Unsequenced) {
         if self.client.closed {
             return;
         }
-        message.insert("seq".to_string(), Value::from(self.client.next_seq));
+        let message = message.stamp(self.client.next_seq);
         self.client.next_seq += 1;
-        let message = Value::Object(message);
         match self.client.framing {
             Framing::Messages => ctx.emit(Output::SendToClient {
                 client: self.client.id,
                 message,
             }),
             Framing::ContentLength => {
-                let body = message.to_string().into_bytes();
                 ctx.emit(Output::WriteToClient {
                     client: self.client.id,
-                    data: Bytes(framing::encode(&body)),
+                    data: Bytes(framing::encode(message.as_str().as_bytes())),
                 });
             }
         }
@@ -245,9 +249,10 @@ impl Session {
         self.client.decoder.push(bytes);
         loop {
             match self.client.decoder.next_body() {
-                Ok(Some(body)) => match serde_json::from_slice::<Value>(&body) {
-                    Ok(value) => self.on_client_message(ctx, value),
-                    Err(error) => {
+                Ok(Some(body)) => match message::parse_slice(&body) {
+                    Ok(incoming) => self.on_client_incoming(ctx, Ok(incoming)),
+                    Err(TextError::Envelope(error)) => self.on_client_incoming(ctx, Err(error)),
+                    Err(TextError::NotJson(error)) => {
                         let text = format!("Dapper skipped a message from the client whose body is not JSON ({error}).");
                         ctx.log(LogLevel::Error, text.clone());
                         self.send_output(ctx, "important", &format!("{text}\n"));
@@ -269,11 +274,26 @@ impl Session {
         }
     }
 
-    pub fn on_client_message(&mut self, ctx: &mut Context, value: Value) {
+    pub fn on_client_message(&mut self, ctx: &mut Context, message: JsonText) {
+        match message::parse_text(message.as_str()) {
+            Ok(incoming) => self.on_client_incoming(ctx, Ok(incoming)),
+            Err(TextError::Envelope(error)) => self.on_client_incoming(ctx, Err(error)),
+            // A `JsonText` is valid JSON, so this is out of reach; it is answered as
+            // a byte stream's broken body would be rather than by a panic.
+            Err(TextError::NotJson(error)) => {
+                let text =
+                    format!("Dapper skipped a message from the client that is not JSON ({error}).");
+                ctx.log(LogLevel::Error, text.clone());
+                self.send_output(ctx, "important", &format!("{text}\n"));
+            }
+        }
+    }
+
+    fn on_client_incoming(&mut self, ctx: &mut Context, incoming: Result<Incoming, EnvelopeError>) {
         if self.finished {
             return;
         }
-        match message::parse(value) {
+        match incoming {
             Ok(Incoming::Request(request)) => self.on_request(ctx, request),
             Ok(Incoming::Response(response)) => self.on_client_response(ctx, response),
             Ok(Incoming::Event(event)) => {
@@ -357,7 +377,7 @@ impl Session {
             self.respond_error(ctx, request.seq, "initialize", &error);
             return;
         }
-        let arguments = match request.arguments {
+        let arguments = match request.arguments.into_value() {
             Value::Null => Value::Object(Default::default()),
             other => other,
         };
@@ -454,6 +474,7 @@ impl Session {
             TimerPurpose::TerminateEscalation => self.on_terminate_escalation(ctx),
             TimerPurpose::DisconnectDeadline => self.on_disconnect_deadline(ctx),
             TimerPurpose::CandidateHello(conn) => self.on_candidate_hello_deadline(ctx, conn),
+            TimerPurpose::AttachDeadline => self.on_attach_deadline(ctx),
         }
     }
 }

@@ -13,6 +13,8 @@ import { exitCodeReporter } from "./vscode/exitCode";
 import { registerFileCommands } from "./vscode/fileCommands";
 import { DEBUG_TYPE, dynamicConfigurations, fileConfiguration } from "./vscode/fileConfiguration";
 import { chooseInterpreter, expandSettingPath } from "./vscode/interpreter";
+import { defaultPython, InterpreterChecker } from "./vscode/interpreterCheck";
+import { reportUnusableInterpreter } from "./vscode/interpreterPrompt";
 import { pythonExtensionInterpreter } from "./vscode/pythonExtension";
 
 let host: EngineHost | undefined;
@@ -82,6 +84,8 @@ const PYTHON_EXTENSION_TIMEOUT_MS = 10_000;
  * engine's to validate.
  */
 class DapperConfigurationProvider implements vscode.DebugConfigurationProvider {
+  private readonly checker = new InterpreterChecker();
+
   constructor(private readonly logger: Logger) {}
 
   resolveDebugConfiguration(
@@ -105,10 +109,13 @@ class DapperConfigurationProvider implements vscode.DebugConfigurationProvider {
 
   // The interpreter is chosen after variable substitution, so a `python` written as
   // "${workspaceFolder}/.venv/bin/python" counts as set and is used as the user wrote it.
+  // It is then checked: an interpreter that is missing, does not run or is too old gets
+  // one message with a way to choose another, and the launch is cancelled (undefined),
+  // so that the user does not also get the engine's error dialog for the same problem.
   async resolveDebugConfigurationWithSubstitutedVariables(
     folder: vscode.WorkspaceFolder | undefined,
     config: vscode.DebugConfiguration,
-  ): Promise<vscode.DebugConfiguration> {
+  ): Promise<vscode.DebugConfiguration | undefined> {
     // Attaching runs no interpreter of Dapper's choosing.
     if (config.request !== "launch") return config;
     const resource = folder?.uri ?? programUri(config) ?? vscode.window.activeTextEditor?.document.uri;
@@ -122,9 +129,17 @@ class DapperConfigurationProvider implements vscode.DebugConfigurationProvider {
       timeoutMs: PYTHON_EXTENSION_TIMEOUT_MS,
     });
     for (const note of choice.notes) this.logger.warn(`Interpreter: ${note}`);
-    if (choice.source === "launch configuration") return config;
-    this.logger.info(`Interpreter: ${choice.python ?? "python3"} (chosen by: ${choice.source})`);
-    return choice.python === undefined ? config : { ...config, python: choice.python };
+    // A `python` that is not a string is left to the engine, which reports it as invalid.
+    if (choice.source === "launch configuration" && choice.python === undefined) return config;
+    const python = choice.python ?? defaultPython();
+    const verdict = await this.checker.check(python);
+    if (verdict.usable === false) {
+      reportUnusableInterpreter({ python, source: choice.source, problem: verdict.problem }, { folder, resource, checker: this.checker, logger: this.logger });
+      return undefined;
+    }
+    const found = verdict.usable === true ? `Python ${verdict.version} at ${verdict.executable}` : `not checked: ${verdict.note}`;
+    this.logger.info(`Interpreter: ${python} (chosen by: ${choice.source}; ${found})`);
+    return choice.python === undefined || choice.source === "launch configuration" ? config : { ...config, python: choice.python };
   }
 }
 

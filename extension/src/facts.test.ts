@@ -66,7 +66,7 @@ const cases: { name: string; query: unknown; expect: object | Check }[] = [
     query: { kind: "python", executable: "/bin/sh" },
     expect: (answer) => {
       assert.equal(answer.ok, false);
-      assert.match(String(answer.error), /import|not found|syntax/i);
+      assert.match(String(answer.error), /import|not found|syntax|illegal option/i);
     },
   },
   {

@@ -7,9 +7,18 @@ import * as fs from "fs";
 import * as path from "path";
 import type { FactAnswer } from "./engine/protocol";
 
-/** What the interpreter prints: its version and the real path of its executable. */
-export const PYTHON_PROBE =
-  'import json, platform, sys; print(json.dumps({"version": platform.python_version(), "path": sys.executable}))';
+/**
+ * The arguments that make an interpreter print its version and the real path of its
+ * executable, as one line of JSON. `-S` skips `site` and the probe imports nothing, so it
+ * costs ~12 ms instead of ~35 ms on the launch's critical path; it is written so that a
+ * Python 2 answers too (and is then told it is too old, not that it is no Python).
+ */
+export const PYTHON_PROBE_ARGS: readonly string[] = [
+  "-S",
+  "-c",
+  "import sys; sys.stdout.write('{\"version\": \"%s\", \"path\": \"%s\"}\\n' % " +
+    "(sys.version.split()[0], sys.executable.replace('\\\\', '\\\\\\\\').replace('\"', '\\\\\"')))",
+];
 
 const PYTHON_PROBE_TIMEOUT_MS = 10_000;
 /** Files larger than this are refused rather than read into the engine. */
@@ -70,7 +79,7 @@ function answerPython(executable: string): Promise<FactAnswer> {
     try {
       execFile(
         executable,
-        ["-c", PYTHON_PROBE],
+        [...PYTHON_PROBE_ARGS],
         { timeout: PYTHON_PROBE_TIMEOUT_MS, windowsHide: true, maxBuffer: 1024 * 1024 },
         (error, stdout, stderr) => {
           if (error) {
@@ -81,7 +90,7 @@ function answerPython(executable: string): Promise<FactAnswer> {
             const text = String(stderr).trim();
             return fail(text !== "" ? text : error.message);
           }
-          const parsed = parseProbe(String(stdout));
+          const parsed = parsePythonProbe(String(stdout));
           if (parsed === undefined) {
             return fail(`is not a Python interpreter: unexpected output ${JSON.stringify(String(stdout).slice(0, 200))}`);
           }
@@ -96,7 +105,7 @@ function answerPython(executable: string): Promise<FactAnswer> {
 }
 
 /** Reads the probe's JSON from the last non-empty line (a sitecustomize may print before it). */
-function parseProbe(stdout: string): { version: string; path: string } | undefined {
+export function parsePythonProbe(stdout: string): { version: string; path: string } | undefined {
   const lines = stdout.split(/\r?\n/).filter((line) => line.trim() !== "");
   const last = lines[lines.length - 1];
   if (last === undefined) return undefined;

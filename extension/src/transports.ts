@@ -1,6 +1,7 @@
-// Executes openListener / closeListener / send / close: the sockets debuggees connect
-// back to. Listener ids come from the engine; ids of accepted connections come from the
-// host. Every accepted connection is reported closed exactly once.
+// Executes openListener / closeListener / connect / send / close: the sockets debuggees
+// connect back to, and the connections to programs that listen for a debugger (attach).
+// Listener and connect request ids come from the engine; connection ids (accepted or
+// connected) come from the host. Every connection is reported closed exactly once.
 
 import * as fs from "fs";
 import * as net from "net";
@@ -23,6 +24,8 @@ interface Listener {
 export class Transports {
   private readonly listeners = new Map<number, Listener>();
   private readonly connections = new Map<number, net.Socket>();
+  /** Outgoing connections not yet established, destroyed on dispose. */
+  private readonly connecting = new Set<net.Socket>();
   private disposed = false;
 
   constructor(
@@ -74,6 +77,34 @@ export class Transports {
     closeServer(listener);
   }
 
+  /** Opens an outgoing TCP connection; answers connected (then bytes and a close) or connectFailed. */
+  connect(command: OutputOf<"connect">): void {
+    const { request, host, port } = command;
+    if (this.disposed) return;
+    let socket: net.Socket;
+    try {
+      socket = net.connect({ host, port });
+    } catch (error) {
+      // net.connect throws synchronously on options it rejects, such as a port out of range.
+      this.emit({ type: "connectFailed", request, error: messageOf(error) });
+      return;
+    }
+    this.connecting.add(socket);
+    const failed = (error: Error) => {
+      this.connecting.delete(socket);
+      socket.destroy();
+      this.emit({ type: "connectFailed", request, error: error.message });
+    };
+    socket.once("error", failed);
+    socket.once("connect", () => {
+      this.connecting.delete(socket);
+      socket.off("error", failed);
+      if (this.disposed) return socket.destroy();
+      socket.setNoDelay(true);
+      this.adopt(socket, (conn) => this.emit({ type: "connected", request, conn }));
+    });
+  }
+
   send(conn: number, data: string): void {
     const socket = this.connections.get(conn);
     if (socket === undefined) {
@@ -102,6 +133,8 @@ export class Transports {
     this.listeners.clear();
     for (const socket of this.connections.values()) socket.destroy();
     this.connections.clear();
+    for (const socket of this.connecting) socket.destroy();
+    this.connecting.clear();
   }
 
   private listen(id: number, options: net.ListenOptions, directory: string | undefined, forClients: boolean): void {
@@ -150,10 +183,18 @@ export class Transports {
       socket.destroy();
       return;
     }
+    socket.setNoDelay(true);
+    this.adopt(socket, (conn) => this.emit({ type: "connectionAccepted", listener, conn }));
+  }
+
+  /**
+   * Gives a connected socket a host id, reports it with `opened` (before any of its bytes)
+   * and then reports its bytes and its close.
+   */
+  private adopt(socket: net.Socket, opened: (conn: number) => void): void {
     const conn = this.nextConnectionId();
     this.connections.set(conn, socket);
-    socket.setNoDelay(true);
-    this.emit({ type: "connectionAccepted", listener, conn });
+    opened(conn);
 
     let failure: string | undefined;
     socket.on("data", (chunk: Buffer) => this.emit({ type: "connectionBytes", conn, data: chunk.toString("base64") }));

@@ -1,7 +1,11 @@
 // The real-VS-Code test: installs the built .vsix into code-server (VS Code in the
 // browser), opens the fixture workspace test/vscode/workspace/ in headless Chromium and
-// debugs inventory.py the way a user does: a breakpoint by clicking the gutter, F5, the
-// paused line, the Variables view, F10, the debug console, and the exit code at the end.
+// debugs inventory.py the way a user does. Scenario 1, with the fixture's launch.json: a
+// breakpoint by clicking the gutter, F5, the paused line, the Variables view, F10, the
+// debug console, and the exit code at the end. Scenario 2, without launch.json: an
+// interpreter that does not exist gets an error with a "Select Interpreter" button, the
+// button's list writes dapper.python, and the editor title's "Debug Python File" then
+// stops at the breakpoint.
 //
 // Usage: node test/vscode/run.mjs [--vsix PATH] [--readme-screenshot] [--keep]
 //   --vsix PATH            the .vsix to test (default: dapper-<version>.vsix at the root,
@@ -32,6 +36,8 @@ const STEPPED_LINE = 17;
 const EXPECTED_LOCAL = "label = 'crates'";
 const EVALUATE = { expression: "count * 10", result: "30" };
 const EXIT_CODE = 3;
+const DEBUG_FILE_TITLE = "Dapper: Debug Python File";
+const SELECT_TITLE = "Dapper: select a Python interpreter";
 
 // Generous limits: the machine is shared, and the first start of code-server is slow.
 const LIMITS = {
@@ -171,6 +177,7 @@ async function main() {
       timeoutMs: LIMITS.install,
       env: serverEnv,
     });
+    checkInstalledReadme(dirs.extensions);
 
     begin("start code-server");
     const port = await freePort();
@@ -314,6 +321,8 @@ async function main() {
     await waitFor("the debug toolbar to go away (the session ended)", async () => !(await workbench.debugToolbarVisible(page)), LIMITS.step);
     await page.screenshot({ path: path.join(artifacts, "vscode-ended.png") });
 
+    await scenarioWithoutLaunchJson(page, { begin, scratch, workspace: dirs.workspace });
+
     begin(undefined);
     log(`PASSED in ${((Date.now() - started) / 1000).toFixed(1)} s (screenshots in ${path.relative(root, artifacts)}/)`);
     printTally(tally);
@@ -340,6 +349,89 @@ async function main() {
     await cleanup();
     stopWatchdog();
   }
+}
+
+/**
+ * The installed extension has README's screenshot beside it, where README's relative
+ * link points (vsce keeps the link relative when the project names no repository).
+ */
+function checkInstalledReadme(extensionsDir) {
+  const { publisher, name, version } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+  const installed = path.join(extensionsDir, `${publisher}.${name}-${version}`);
+  const readme = ["README.md", "readme.md"].map((file) => path.join(installed, file)).find((file) => existsSync(file));
+  if (!readme) throw new Error(`the installed extension ${installed} has no README`);
+  const links = [...readFileSync(readme, "utf8").matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map((match) => match[1]);
+  if (links.length === 0) throw new Error("the installed README shows no image");
+  for (const link of links) {
+    if (/^https:\/\//.test(link)) continue;
+    if (!existsSync(path.join(installed, link))) throw new Error(`the installed README links ${link}, which is not in the .vsix`);
+  }
+  log(`the installed README's images are in the .vsix: ${links.join(", ")}`);
+}
+
+/**
+ * Scenario 2, in the same window: launch.json is deleted, and the workspace settings
+ * name an interpreter that does not exist (and tell the stand-in Python extension to
+ * name none, so that dapper.python is the choice). "Debug Python File" in the editor
+ * title then shows Dapper's error with its buttons and starts no session; "Select
+ * Interpreter" (the stand-in has no python.setInterpreter, so Dapper's own list opens)
+ * writes the chosen interpreter to dapper.python; "Debug Python File" again stops at the
+ * breakpoint set in scenario 1.
+ */
+async function scenarioWithoutLaunchJson(page, { begin, scratch, workspace }) {
+  const settingsFile = path.join(workspace, ".vscode", "settings.json");
+  const missingPython = path.join(scratch, "no-such-venv", "bin", "python");
+  let current;
+  const start = (name) => {
+    begin(name);
+    current = name;
+    log(name);
+  };
+
+  start("no launch.json, dapper.python names no file: Debug Python File shows the error with its buttons and starts nothing");
+  rmSync(path.join(workspace, ".vscode", "launch.json"));
+  writeFileSync(settingsFile, JSON.stringify({ "dapper.python": missingPython, "dapperTest.activeInterpreter": "" }, null, 2));
+  // VS Code reads the changed settings through its file watcher; nothing on the page
+  // shows when it has, so the test gives it a moment.
+  await delay(2_000);
+  await workbench.runEditorTitleCommand(page, DEBUG_FILE_TITLE);
+  const toast = await waitForDebugger(page, `an error naming ${missingPython}`, async () =>
+    (await workbench.notifications(page)).find((notification) => notification.message.includes(missingPython)),
+  );
+  const expectedMessage = `Dapper cannot debug with the Python interpreter "${missingPython}" (set in the setting dapper.python): it does not exist.`;
+  if (toast.message !== expectedMessage) throw new Error(`the error says ${JSON.stringify(toast.message)}, expected ${JSON.stringify(expectedMessage)}`);
+  if (toast.buttons.join(", ") !== "Select Interpreter, Open Settings") throw new Error(`the error's buttons are ${JSON.stringify(toast.buttons)}`);
+  await page.screenshot({ path: path.join(artifacts, "vscode-interpreter-error.png") });
+  if (await workbench.debugToolbarVisible(page)) throw new Error("a session started although the interpreter does not exist");
+
+  start("Select Interpreter: Dapper's list of interpreters writes the choice to dapper.python");
+  await workbench.clickNotificationButton(page, missingPython, "Select Interpreter");
+  const choice = await waitFor(
+    `the quick pick "${SELECT_TITLE}" with an interpreter in it`,
+    async () => {
+      const pick = await workbench.quickPick(page);
+      if (!pick?.title.startsWith(SELECT_TITLE)) return undefined;
+      return pick.rows.find((row) => /^Python 3\.\d+/.test(row.label) && row.description !== "");
+    },
+    LIMITS.step,
+  );
+  log(`${current}: choosing ${choice.label} (${choice.description})`);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: choice.description }).first().click({ timeout: 10_000 });
+  await waitFor(
+    `dapper.python to be ${choice.description} in the workspace settings`,
+    () => JSON.parse(readFileSync(settingsFile, "utf8"))["dapper.python"] === choice.description,
+    LIMITS.step,
+  );
+
+  start(`Debug Python File in the editor title: the session stops on line ${BREAKPOINT_LINE}`);
+  await workbench.runEditorTitleCommand(page, DEBUG_FILE_TITLE);
+  await waitForDebugger(page, `the editor to show the paused line ${BREAKPOINT_LINE}`, async () => sameLines(await workbench.pausedLines(page), [BREAKPOINT_LINE]));
+  await page.screenshot({ path: path.join(artifacts, "vscode-debug-file.png") });
+
+  start("Shift+F5 stops the session");
+  await workbench.focusEditor(page);
+  await page.keyboard.press("Shift+F5");
+  await waitFor("the debug toolbar to go away (the session ended)", async () => !(await workbench.debugToolbarVisible(page)), LIMITS.step);
 }
 
 /**

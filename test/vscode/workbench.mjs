@@ -153,3 +153,51 @@ export async function expandScope(page, name) {
   await row.click({ timeout: 5_000 });
   return true;
 }
+
+/**
+ * Runs a command of the editor title's run menu (the ▷ button with its drop-down) by
+ * its title: the button itself when the command is its primary action, else the entry
+ * of its drop-down menu.
+ */
+export async function runEditorTitleCommand(page, title) {
+  const actions = page.locator(".part.editor .editor-actions");
+  const primary = actions.locator(`a.action-label[aria-label^="${title}"]`).first();
+  if ((await primary.count()) > 0 && (await primary.isVisible())) {
+    await primary.click({ timeout: 10_000 });
+    return;
+  }
+  const dropdown = actions.locator(".monaco-dropdown-with-primary .dropdown-action-container a, .monaco-dropdown-with-primary .action-label.codicon-chevron-down").first();
+  await dropdown.click({ timeout: 10_000 });
+  await page.locator(".monaco-menu .action-item", { hasText: title }).first().click({ timeout: 10_000 });
+}
+
+/** The notification toasts on screen: each one's message and the labels of its buttons. */
+export async function notifications(page) {
+  return page.evaluate(() =>
+    [...document.querySelectorAll(".notifications-toasts .notification-toast")].map((toast) => ({
+      message: (toast.querySelector(".notification-list-item-message")?.textContent ?? "").trim(),
+      buttons: [...toast.querySelectorAll(".notification-list-item-buttons-container .monaco-button")].map((button) => (button.textContent ?? "").trim()),
+    })),
+  );
+}
+
+/** Clicks the button `label` of the notification whose message contains `text`. */
+export async function clickNotificationButton(page, text, label) {
+  const toast = page.locator(".notifications-toasts .notification-toast", { hasText: text }).first();
+  await toast.locator(".notification-list-item-buttons-container .monaco-button", { hasText: label }).first().click({ timeout: 10_000 });
+}
+
+/** The open quick pick's title and rows ("label description"), or undefined when none is open. */
+export async function quickPick(page) {
+  return page.evaluate(() => {
+    const widget = document.querySelector(".quick-input-widget");
+    if (!widget || widget.getBoundingClientRect().height === 0 || getComputedStyle(widget).display === "none") return undefined;
+    return {
+      title: (widget.querySelector(".quick-input-title")?.textContent ?? "").trim(),
+      rows: [...widget.querySelectorAll(".quick-input-list .monaco-list-row")].map((row) => ({
+        label: (row.querySelector(".monaco-icon-label .label-name")?.textContent ?? row.textContent ?? "").trim(),
+        description: (row.querySelector(".label-description")?.textContent ?? "").trim(),
+      })),
+    };
+  });
+}

@@ -5,10 +5,10 @@
 //! `schema` example) and the option table of README.md, so neither can drift from what
 //! the engine accepts.
 //!
-//! Only `launch` is described. The `attach` requests the engine receives today are the
-//! child sessions it asks the client to start itself (`startDebugging`, with the private
-//! `__dapperChildSessionId`); nothing a user writes in launch.json can attach yet, so a
-//! schema for attach would only invite configurations that fail.
+//! `launch` and `attach` are described. The attach keys are those of a user's attach to a
+//! program started with `python -m dapper --listen`; child sessions' attach
+//! configurations (built by the engine, with the private `__dapperChildSessionId`) are
+//! not something a user writes, so they are not described.
 
 use serde_json::{json, Map, Value};
 
@@ -25,6 +25,8 @@ pub enum Kind {
     Environment,
     /// One of a fixed set of strings.
     Choice(&'static [&'static str]),
+    /// Where to connect: an object `{host, port}`; `port` is required.
+    Endpoint,
 }
 
 /// What the schema offers as the key's default. For booleans it is also the value the
@@ -38,6 +40,8 @@ pub enum Default {
     Text(&'static str),
     EmptyList,
     EmptyObject,
+    /// An endpoint `{host, port}`.
+    Endpoint(&'static str, u16),
 }
 
 /// One key of a launch configuration.
@@ -153,9 +157,45 @@ pub const LAUNCH_KEYS: &[Key] = &[
     },
 ];
 
+/// The host an attach connects to when `connect.host` is absent.
+pub const DEFAULT_ATTACH_HOST: &str = "127.0.0.1";
+
+/// Every attach key the engine reads (besides `name`, `type` and `request`).
+pub const ATTACH_KEYS: &[Key] = &[
+    Key {
+        name: "connect",
+        kind: Kind::Endpoint,
+        default: Default::Endpoint(DEFAULT_ATTACH_HOST, 5678),
+        description: "Where the program listens, as started with `python -m dapper --listen [HOST:]PORT`: `port` (required) and `host` (default 127.0.0.1).",
+    },
+    Key {
+        name: "justMyCode",
+        kind: Kind::Boolean,
+        default: Default::Boolean(true),
+        description: "Debug only your own code: never step into, or stop in, the standard library and site-packages.",
+    },
+    Key {
+        name: "showReturnValue",
+        kind: Kind::Boolean,
+        default: Default::Boolean(true),
+        description: "After stepping out of a function, show the value it returned as '(return) name' in Locals.",
+    },
+    Key {
+        name: "redirectOutput",
+        kind: Kind::Boolean,
+        default: Default::Boolean(true),
+        description: "Also show what the program writes to stdout and stderr in the debug console (it still goes to the program's own terminal).",
+    },
+];
+
 /// The launch keys whose values are true or false, with the value used when absent.
 pub fn boolean_defaults() -> impl Iterator<Item = (&'static str, bool)> {
-    LAUNCH_KEYS.iter().filter_map(|key| match key.default {
+    boolean_defaults_of(LAUNCH_KEYS)
+}
+
+/// The boolean keys of a key table, with the value used when absent.
+pub fn boolean_defaults_of(keys: &'static [Key]) -> impl Iterator<Item = (&'static str, bool)> {
+    keys.iter().filter_map(|key| match key.default {
         Default::Boolean(value) if key.kind == Kind::Boolean => Some((key.name, value)),
         _ => None,
     })
@@ -172,6 +212,24 @@ fn property(key: &Key) -> Value {
             "additionalProperties": {"type": ["string", "null"]}
         }),
         Kind::Choice(values) => json!({"type": "string", "enum": values}),
+        Kind::Endpoint => json!({
+            "type": "object",
+            "properties": {
+                "host": {
+                    "type": "string",
+                    "default": DEFAULT_ATTACH_HOST,
+                    "description": "The host name or IP address the program listens on. Default: 127.0.0.1."
+                },
+                "port": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 65535,
+                    "description": "The port the program listens on."
+                }
+            },
+            "required": ["port"],
+            "additionalProperties": false
+        }),
     };
     let default = match key.default {
         Default::None => None,
@@ -179,6 +237,7 @@ fn property(key: &Key) -> Value {
         Default::Text(text) => Some(Value::String(text.to_string())),
         Default::EmptyList => Some(json!([])),
         Default::EmptyObject => Some(json!({})),
+        Default::Endpoint(host, port) => Some(json!({"host": host, "port": port})),
     };
     if let Value::Object(fields) = &mut property {
         fields.insert(
@@ -194,11 +253,28 @@ fn property(key: &Key) -> Value {
 
 /// The `configurationAttributes` object of the `dapper` debugger in package.json.
 pub fn configuration_attributes() -> Value {
-    let properties: Map<String, Value> = LAUNCH_KEYS
+    let properties = |keys: &[Key]| -> Map<String, Value> {
+        keys.iter()
+            .map(|key| (key.name.to_string(), property(key)))
+            .collect()
+    };
+    json!({
+        "launch": {"properties": properties(LAUNCH_KEYS)},
+        "attach": {"required": ["connect"], "properties": properties(ATTACH_KEYS)},
+    })
+}
+
+/// Every key name, those only attach has first (so that `connect` leads the attach
+/// keys), then launch's, each in table order. JSON objects do not keep an order;
+/// scripts/schema.mjs orders package.json by this list.
+pub fn key_names() -> Vec<&'static str> {
+    let launch: Vec<&'static str> = LAUNCH_KEYS.iter().map(|key| key.name).collect();
+    ATTACH_KEYS
         .iter()
-        .map(|key| (key.name.to_string(), property(key)))
-        .collect();
-    json!({"launch": {"properties": properties}})
+        .map(|key| key.name)
+        .filter(|name| !launch.contains(name))
+        .chain(launch.iter().copied())
+        .collect()
 }
 
 fn type_name(kind: Kind) -> String {
@@ -213,6 +289,7 @@ fn type_name(kind: Kind) -> String {
             .map(|value| format!("`{value}`"))
             .collect::<Vec<_>>()
             .join(", "),
+        Kind::Endpoint => "object `{host, port}`".to_string(),
     }
 }
 
@@ -223,15 +300,25 @@ fn default_text(default: Default) -> String {
         Default::Text(text) => format!("`{text}`"),
         Default::EmptyList => "`[]`".to_string(),
         Default::EmptyObject => "`{}`".to_string(),
+        Default::Endpoint(host, port) => format!("`{{\"host\": \"{host}\", \"port\": {port}}}`"),
     }
 }
 
 /// The option table of README.md, in Markdown. The default column is the value VS
 /// Code suggests; the descriptions say what happens without the key.
 pub fn options_markdown() -> String {
+    markdown_table(LAUNCH_KEYS)
+}
+
+/// The attach option table of README.md, in Markdown.
+pub fn attach_options_markdown() -> String {
+    markdown_table(ATTACH_KEYS)
+}
+
+fn markdown_table(keys: &[Key]) -> String {
     let mut table =
         String::from("| option | type | suggested value | description |\n|---|---|---|---|\n");
-    for key in LAUNCH_KEYS {
+    for key in keys {
         table.push_str(&format!(
             "| `{}` | {} | {} | {} |\n",
             key.name,
@@ -249,11 +336,13 @@ mod tests {
 
     #[test]
     fn every_key_is_described_once_with_a_matching_default() {
-        let mut names: Vec<&str> = LAUNCH_KEYS.iter().map(|key| key.name).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), LAUNCH_KEYS.len(), "a key is described twice");
-        for key in LAUNCH_KEYS {
+        for keys in [LAUNCH_KEYS, ATTACH_KEYS] {
+            let mut names: Vec<&str> = keys.iter().map(|key| key.name).collect();
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), keys.len(), "a key is described twice");
+        }
+        for key in LAUNCH_KEYS.iter().chain(ATTACH_KEYS) {
             assert!(key.description.ends_with('.'), "{}", key.name);
             let fits = match (key.kind, key.default) {
                 (_, Default::None) => true,
@@ -262,6 +351,7 @@ mod tests {
                 (Kind::Choice(values), Default::Text(text)) => values.contains(&text),
                 (Kind::TextList | Kind::TextListOrText, Default::EmptyList) => true,
                 (Kind::Environment, Default::EmptyObject) => true,
+                (Kind::Endpoint, Default::Endpoint(_, _)) => true,
                 _ => false,
             };
             assert!(fits, "the default of {} does not fit its type", key.name);
@@ -294,6 +384,17 @@ mod tests {
                 .map(|fields| fields.remove("description"));
             assert_eq!(property, expected, "{name}");
         }
-        assert!(attributes.get("attach").is_none());
+        let connect = &attributes["attach"]["properties"]["connect"];
+        assert_eq!(connect["required"], json!(["port"]));
+        assert_eq!(
+            connect["default"],
+            json!({"host": "127.0.0.1", "port": 5678})
+        );
+        assert_eq!(attributes["attach"]["required"], json!(["connect"]));
+        assert_eq!(
+            attributes["attach"]["properties"]["redirectOutput"]["default"],
+            json!(true)
+        );
+        assert!(attributes["attach"]["properties"].get("program").is_none());
     }
 }

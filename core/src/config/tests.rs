@@ -70,6 +70,7 @@ fn the_validator_reads_every_key_of_the_schema() {
             Kind::Text | Kind::TextListOrText => json!(3),
             Kind::Boolean | Kind::TextList | Kind::Environment => json!("x"),
             Kind::Choice(_) => json!("not one of them"),
+            Kind::Endpoint => json!(3),
         };
         let mut arguments = if key.name == "code" {
             json!({"program": "/a.py"})
@@ -87,6 +88,17 @@ fn the_validator_reads_every_key_of_the_schema() {
     }
     let names: Vec<&str> = Console::ALL.iter().map(|console| console.name()).collect();
     assert_eq!(names, schema::CONSOLES);
+    for key in schema::ATTACH_KEYS {
+        let mut arguments = json!({"connect": {"port": 5678}});
+        arguments[key.name] = json!("x");
+        let error = validate_attach(&arguments).unwrap_err();
+        assert!(
+            error.message.contains(&format!("'{}'", key.name)),
+            "{}: {}",
+            key.name,
+            error.message
+        );
+    }
 }
 
 #[test]

@@ -11,7 +11,24 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
 
 /// Frames one message body for the wire.
 pub fn encode(body: &[u8]) -> Vec<u8> {
-    let mut framed = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    const PREFIX: &[u8] = b"Content-Length: ";
+    let mut framed = Vec::with_capacity(PREFIX.len() + 24 + body.len());
+    framed.extend_from_slice(PREFIX);
+    // The length in decimal, written by hand: the formatting machinery is slow in
+    // WebAssembly, and every message to a byte-stream client passes here.
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = body.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    framed.extend_from_slice(&digits[at..]);
+    framed.extend_from_slice(b"\r\n\r\n");
     framed.extend_from_slice(body);
     framed
 }
@@ -227,6 +244,15 @@ mod tests {
     fn encode_round_trips() {
         let framed = encode(b"{\"a\":1}");
         assert_eq!(framed, b"Content-Length: 7\r\n\r\n{\"a\":1}");
+        for length in [0, 9, 10, 12_345] {
+            let body = vec![b'x'; length];
+            let expected = [
+                format!("Content-Length: {length}\r\n\r\n").as_bytes(),
+                &body,
+            ]
+            .concat();
+            assert_eq!(encode(&body), expected);
+        }
         assert_eq!(decode(&[&framed]).0, vec!["{\"a\":1}"]);
     }
 }

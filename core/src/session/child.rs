@@ -26,8 +26,8 @@ pub struct ChildBinding {
 
 impl Session {
     /// `attach` is how a child session starts: its configuration (built by the engine
-    /// for `startDebugging`) names the waiting child with a private key. Attaching to
-    /// arbitrary running processes is not supported.
+    /// for `startDebugging`) names the waiting child with a private key. Without that
+    /// key it is the user's attach to a listening program (attach.rs).
     pub(super) fn on_attach(&mut self, ctx: &mut Context, request: Request) {
         let Some(child) = request
             .arguments
@@ -35,8 +35,7 @@ impl Session {
             .and_then(Value::as_str)
             .map(str::to_string)
         else {
-            let error = DapError::user(codes::ATTACH_UNSUPPORTED, "Attaching to a running process is not supported yet; use a 'launch' configuration.");
-            self.respond_error(ctx, request.seq, "attach", &error);
+            self.on_user_attach(ctx, request);
             return;
         };
         if self.launch.is_some() {

@@ -76,6 +76,10 @@ impl Session {
     }
 
     fn check_candidate_frame(&mut self, ctx: &mut Context, conn: ConnectionId) {
+        if self.is_user_attach() {
+            self.check_attach_hello(ctx, conn);
+            return;
+        }
         let Some(launch) = self.launch.as_mut() else {
             return;
         };

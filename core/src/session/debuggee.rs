@@ -6,7 +6,7 @@ use super::pending::{Pending, PendingKey};
 use super::{Session, TimerPurpose};
 use crate::context::{Context, Note};
 use crate::dap::error::{codes, DapError};
-use crate::dap::message::{self, Event, Incoming, Request, Response, Unsequenced};
+use crate::dap::message::{self, Event, Incoming, Request, Response, TextError, Unsequenced};
 use crate::ipc::frame::{self, FrameDecoder, FrameKind};
 use crate::ipc::hello;
 use crate::{Bytes, ConnectionId, LogLevel, Output, ProcessId, Stream};
@@ -87,15 +87,21 @@ impl Session {
     }
 
     /// Stamps the connection's next seq on a message and sends it; returns the seq.
-    fn send_to_debuggee(&mut self, ctx: &mut Context, mut message: Unsequenced) -> Option<i64> {
+    pub(super) fn send_to_debuggee(
+        &mut self,
+        ctx: &mut Context,
+        message: Unsequenced,
+    ) -> Option<i64> {
         let debuggee = self.launch.as_mut()?.debuggee.as_mut()?;
         let seq = debuggee.next_seq;
         debuggee.next_seq += 1;
-        message.insert("seq".to_string(), Value::from(seq));
-        let payload = Value::Object(message).to_string().into_bytes();
+        let payload = message.stamp(seq);
         ctx.emit(Output::Send {
             conn: debuggee.conn,
-            data: Bytes(frame::encode(FrameKind::ToDebuggee, &payload)),
+            data: Bytes(frame::encode(
+                FrameKind::ToDebuggee,
+                payload.as_str().as_bytes(),
+            )),
         });
         Some(seq)
     }
@@ -177,11 +183,11 @@ impl Session {
                 client_seq,
                 command,
             }) => {
-                let mut raw = response.raw;
-                raw.remove("seq");
-                raw.insert("request_seq".to_string(), Value::from(client_seq));
-                raw.insert("command".to_string(), Value::String(command.clone()));
-                self.send(ctx, raw);
+                let forwarded = response.raw.forwarded(vec![
+                    ("request_seq", Value::from(client_seq)),
+                    ("command", Value::String(command.clone())),
+                ]);
+                self.send(ctx, forwarded);
                 match command.as_str() {
                     "continue" if response.success => self.set_stopped(false),
                     "configurationDone" if response.success => self.complete_launch(ctx),
@@ -198,6 +204,13 @@ impl Session {
                     _ => {}
                 }
             }
+            Some(Pending::Terminate) => ctx.log(
+                LogLevel::Debug,
+                format!(
+                    "The attached program answered dapper/terminate (success: {}).",
+                    response.success
+                ),
+            ),
             Some(other) => ctx.log(
                 LogLevel::Error,
                 format!(
@@ -221,13 +234,19 @@ impl Session {
         };
         launch.phase = Phase::Configured;
         let name = launch.process_name();
-        // A child process was started by its parent and has waited for this session.
-        let start_method = if launch.attached {
-            "attachForSuspendedLaunch"
-        } else {
-            "launch"
+        // A child process was started by its parent and has waited for this session; a
+        // program the user started runs already (and may run on another machine).
+        let start_method = match (&launch.remote, launch.attached) {
+            (Some(_), _) => "attach",
+            (None, true) => "attachForSuspendedLaunch",
+            (None, false) => "launch",
         };
-        let mut body = json!({ "name": name, "isLocalProcess": true, "startMethod": start_method });
+        let local = launch
+            .remote
+            .as_ref()
+            .is_none_or(crate::config::Endpoint::is_loopback);
+        let mut body =
+            json!({ "name": name, "isLocalProcess": local, "startMethod": start_method });
         if let (Some(pid), Some(object)) = (
             launch.debuggee.as_ref().and_then(|debuggee| debuggee.pid),
             body.as_object_mut(),
@@ -249,10 +268,10 @@ impl Session {
             }
             // Public events: forwarded to the client, and the router keeps books.
             "dapper/childProcess" => ctx.note(Note::ChildAnnounced {
-                body: event.body.clone(),
+                body: Value::clone(&event.body),
             }),
             "dapper/childProcessExited" => ctx.note(Note::ChildExited {
-                body: event.body.clone(),
+                body: Value::clone(&event.body),
             }),
             "dapper/hello" | hello::CHILD_HELLO => {
                 ctx.log(
@@ -272,9 +291,7 @@ impl Session {
             "continued" => self.set_stopped(false),
             _ => {}
         }
-        let mut raw = event.raw;
-        raw.remove("seq");
-        self.send(ctx, raw);
+        self.send(ctx, event.raw.forwarded(Vec::new()));
     }
 
     fn set_stopped(&mut self, stopped: bool) {
@@ -309,9 +326,7 @@ impl Session {
             self.respond_error(ctx, request.seq, &command, &error);
             return;
         }
-        let mut raw = request.raw;
-        raw.remove("seq");
-        if let Some(seq) = self.send_to_debuggee(ctx, raw) {
+        if let Some(seq) = self.send_to_debuggee(ctx, request.raw.forwarded(Vec::new())) {
             self.pending.insert(
                 PendingKey::Debuggee(seq),
                 Pending::Forwarded {
@@ -339,6 +354,9 @@ impl Session {
         }
         if launch.candidates.remove(&conn).is_some() {
             self.cancel_timers_for(ctx, TimerPurpose::CandidateHello(conn));
+            if self.is_user_attach() {
+                self.attach_closed_before_hello(ctx);
+            }
             return;
         }
         if launch
@@ -434,8 +452,10 @@ impl Session {
 }
 
 pub(super) fn parse_payload(payload: &[u8]) -> Result<Incoming, String> {
-    let value: Value = serde_json::from_slice(payload)
-        .map_err(|error| format!("a frame's payload is not JSON ({error})"))?;
-    message::parse(value)
-        .map_err(|error| format!("a frame's payload is not a DAP message ({error})"))
+    message::parse_slice(payload).map_err(|error| match error {
+        TextError::NotJson(error) => format!("a frame's payload is not JSON ({error})"),
+        TextError::Envelope(error) => {
+            format!("a frame's payload is not a DAP message ({error})")
+        }
+    })
 }

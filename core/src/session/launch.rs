@@ -60,8 +60,13 @@ pub struct Launch {
     /// session's own listener, kept open after the hello, for a root session with
     /// `subprocessAutoAttach`; the root's for a child session.
     pub child_listener: Option<Address>,
-    /// Whether this is a child session, attached to a process its parent started.
+    /// Whether this session attached to a running process: a child its parent started,
+    /// or (with `remote`) a program the user started with `python -m dapper --listen`.
     pub attached: bool,
+    /// Where a user's attach connects.
+    pub remote: Option<crate::config::Endpoint>,
+    /// The `connect` the host has not answered yet.
+    pub connect_request: Option<crate::ConnectRequestId>,
     host_pythonpath: Option<String>,
     /// The process the host spawned (internalConsole).
     pub process: Option<ProcessId>,
@@ -100,6 +105,8 @@ impl Launch {
             listener: None,
             child_listener: None,
             attached: false,
+            remote: None,
+            connect_request: None,
             host_pythonpath: None,
             process: None,
             pid: None,
@@ -467,6 +474,7 @@ impl Session {
             ),
         }
         self.cancel_timers_for(ctx, TimerPurpose::HelloDeadline);
+        self.cancel_timers_for(ctx, TimerPurpose::AttachDeadline);
         let reverse: Vec<_> = self
             .pending
             .drain_where(|_, pending| matches!(pending, Pending::RunInTerminal { .. }));

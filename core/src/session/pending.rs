@@ -30,6 +30,8 @@ pub enum Pending {
     RunInTerminal { timer: TimerId },
     /// `startDebugging` for a child process, by the router's key for that child.
     StartDebugging { child: String },
+    /// `dapper/terminate` to a program the user attached to; its answer changes nothing.
+    Terminate,
 }
 
 #[derive(Default)]

@@ -48,6 +48,9 @@ impl Session {
     /// Signals the debuggee process, whichever way it was started. Returns false when
     /// there is nothing to signal.
     pub(super) fn kill_debuggee(&mut self, ctx: &mut Context, signal: Signal) -> bool {
+        if self.is_user_attach() {
+            return self.ask_program_to_exit(ctx, signal);
+        }
         let Some(launch) = self.launch.as_mut().filter(|launch| launch.alive) else {
             return false;
         };
@@ -329,7 +332,10 @@ impl Session {
 
     pub fn on_client_closed(&mut self, ctx: &mut Context) {
         self.client.closed = true;
-        if self.debuggee_alive() {
+        if self.is_user_attach() && self.debuggee_alive() {
+            // A program the user started outlives the client, as after a disconnect.
+            self.detach(ctx);
+        } else if self.debuggee_alive() {
             ctx.log(
                 LogLevel::Info,
                 "The client went away; killing its debuggee.",

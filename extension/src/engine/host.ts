@@ -178,7 +178,10 @@ export class EngineHost {
     let outputsJson: string;
     const stderr: string[] = [];
     try {
-      outputsJson = withConsoleErrorCaptured(stderr, () => runtime.engine.handle(now, JSON.stringify(input)));
+      const engine = runtime.engine;
+      outputsJson = withConsoleErrorCaptured(stderr, () =>
+        engine.handleInput ? engine.handleInput(now, input) : engine.handle(now, JSON.stringify(input)),
+      );
     } catch (error) {
       this.engineFailed(runtime, error, stderr);
       return;
@@ -243,6 +246,8 @@ export class EngineHost {
         return runtime.transports.send(output.conn, output.data);
       case "close":
         return runtime.transports.close(output.conn);
+      case "connect":
+        return runtime.transports.connect(output);
       case "spawn":
         return runtime.processes.spawn(output);
       case "kill":

@@ -67,7 +67,10 @@ export type Input =
   | { type: "processOutput"; process: number; stream: ProcessStream; data: string }
   | { type: "processExited"; process: number; code: number | null; signal: string | null }
   | { type: "timerFired"; timer: number }
-  | { type: "factsGathered"; request: number; facts: FactAnswer[] };
+  | { type: "factsGathered"; request: number; facts: FactAnswer[] }
+  // Answers to connect: conn is a host-numbered connection, like an accepted one.
+  | { type: "connected"; request: number; conn: number }
+  | { type: "connectFailed"; request: number; error: string };
 
 // ---------------------------------------------------------------------------------------
 // Outputs: commands, in the imperative.
@@ -89,7 +92,9 @@ export type Output =
   | { type: "setTimer"; timer: number; afterMs: number }
   | { type: "cancelTimer"; timer: number }
   | { type: "gatherFacts"; request: number; queries: FactQuery[] }
-  | { type: "log"; level: LogLevel; message: string };
+  | { type: "log"; level: LogLevel; message: string }
+  // An outgoing TCP connection (attach to `python -m dapper --listen`).
+  | { type: "connect"; request: number; host: string; port: number };
 
 export type OutputOf<T extends Output["type"]> = Extract<Output, { type: T }>;
 

@@ -1,0 +1,274 @@
+//! The user's `attach` configuration: connect to a program started with
+//! `python -m dapper --listen [HOST:]PORT`. One clear error per mistake, naming the key.
+
+use super::{
+    fill_boolean_defaults, get, invalid, optional_string_of, schema, Console, LaunchConfig, Target,
+};
+use crate::dap::error::{codes, DapError};
+use serde_json::{Map, Value};
+
+/// Where an attach connects.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Endpoint {
+    pub host: String,
+    pub port: u16,
+}
+
+impl Endpoint {
+    /// `host:port`, with an IPv6 address in brackets.
+    pub fn display(&self) -> String {
+        if self.host.contains(':') {
+            format!("[{}]:{}", self.host, self.port)
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
+    }
+
+    /// Whether the host names this machine, so that the process is a local one.
+    pub fn is_loopback(&self) -> bool {
+        let host = self.host.to_ascii_lowercase();
+        host == "localhost" || host == "::1" || host.starts_with("127.")
+    }
+}
+
+/// The longest host name DNS allows.
+const MAX_HOST_LENGTH: usize = 253;
+
+/// Validates a user's `attach` arguments (not a child session's: those carry
+/// `__dapperChildSessionId` and go through `validate_child`).
+pub fn validate_attach(arguments: &Value) -> Result<(LaunchConfig, Endpoint), DapError> {
+    let arguments = match arguments {
+        Value::Object(arguments) => arguments,
+        Value::Null => &Map::new(),
+        _ => {
+            return Err(invalid(
+                "The attach arguments must be a JSON object.".to_string(),
+            ))
+        }
+    };
+    if get(arguments, "processId").is_some() {
+        return Err(DapError::user(
+            codes::ATTACH_UNSUPPORTED,
+            "Dapper cannot attach to a process by its 'processId'; start the program with `python -m dapper --listen PORT program.py` and attach with \"connect\": {\"port\": PORT}.",
+        ));
+    }
+    let endpoint = endpoint(arguments)?;
+    for key in ["name", "type", "request"] {
+        optional_string_of(arguments, key, "attach")?;
+    }
+    if get(arguments, "pathMappings").is_some_and(|value| value != &Value::Array(Vec::new())) {
+        return Err(invalid(
+            "The attach configuration's 'pathMappings' are not supported yet: Dapper attaches where the program's file paths are the editor's (the same machine, or a container that mounts the sources at the same path).".to_string(),
+        ));
+    }
+    if get(arguments, "subprocessAutoAttach") == Some(&Value::Bool(true)) {
+        return Err(invalid(
+            "The attach configuration's 'subprocessAutoAttach' is not supported yet: the child processes of an attached program are not debugged.".to_string(),
+        ));
+    }
+    let mut normalised = arguments.clone();
+    fill_boolean_defaults(arguments, &mut normalised, "attach", schema::ATTACH_KEYS)?;
+    normalised.insert(
+        "connect".to_string(),
+        serde_json::json!({"host": endpoint.host, "port": endpoint.port}),
+    );
+    // The program's output goes to its own terminal, which nobody captures: for the
+    // debuggee this is a terminal console, so redirectOutput tees it into `output`.
+    normalised.insert(
+        "console".to_string(),
+        Value::String("externalTerminal".to_string()),
+    );
+    normalised.insert("subprocessAutoAttach".to_string(), Value::Bool(false));
+    normalised.insert("noDebug".to_string(), Value::Bool(false));
+    let config = LaunchConfig {
+        target: Target::Child(endpoint.display()),
+        args: Vec::new(),
+        cwd: None,
+        env: Vec::new(),
+        env_file: None,
+        python: String::new(),
+        python_args: Vec::new(),
+        console: Console::ExternalTerminal,
+        no_debug: false,
+        subprocess_auto_attach: false,
+        normalised,
+    };
+    Ok((config, endpoint))
+}
+
+fn endpoint(arguments: &Map<String, Value>) -> Result<Endpoint, DapError> {
+    let connect = match get(arguments, "connect") {
+        Some(Value::Object(connect)) => connect,
+        Some(_) => {
+            return Err(invalid(
+                "The attach configuration's 'connect' must be an object like {\"host\": \"127.0.0.1\", \"port\": 5678}.".to_string(),
+            ))
+        }
+        None if get(arguments, "port").is_some() || get(arguments, "host").is_some() => {
+            return Err(invalid(
+                "The attach configuration needs 'host' and 'port' inside 'connect': \"connect\": {\"host\": \"127.0.0.1\", \"port\": 5678}.".to_string(),
+            ))
+        }
+        None => {
+            return Err(invalid(
+                "The attach configuration needs 'connect' with the port the program listens on (started with `python -m dapper --listen PORT …`), like \"connect\": {\"port\": 5678}.".to_string(),
+            ))
+        }
+    };
+    let port = match get(connect, "port") {
+        None => return Err(invalid(
+            "The attach configuration's 'connect' needs a 'port': the one the program listens on."
+                .to_string(),
+        )),
+        Some(value) => port(value)?,
+    };
+    let host = match get(connect, "host") {
+        None => schema::DEFAULT_ATTACH_HOST.to_string(),
+        Some(Value::String(host)) => host_name(host)?,
+        Some(_) => {
+            return Err(invalid(
+                "The attach configuration's 'connect.host' must be a string: a host name or an IP address.".to_string(),
+            ))
+        }
+    };
+    Ok(Endpoint { host, port })
+}
+
+fn port(value: &Value) -> Result<u16, DapError> {
+    // A string of digits is accepted too: VS Code's input variables produce strings.
+    let number = match value {
+        Value::Number(number) => number.as_u64(),
+        Value::String(text) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
+            text.parse::<u64>().ok()
+        }
+        _ => None,
+    };
+    match number.map(u16::try_from) {
+        Some(Ok(port)) if port > 0 => Ok(port),
+        Some(_) => Err(invalid(format!(
+            "The attach configuration's 'connect.port' is {value}; it must be from 1 to 65535."
+        ))),
+        None => Err(invalid(format!(
+            "The attach configuration's 'connect.port' is {value}; it must be a whole number from 1 to 65535."
+        ))),
+    }
+}
+
+fn host_name(host: &str) -> Result<String, DapError> {
+    let trimmed = host.trim();
+    let unbracketed = trimmed
+        .strip_prefix('[')
+        .and_then(|rest| rest.strip_suffix(']'))
+        .unwrap_or(trimmed);
+    if unbracketed.is_empty() {
+        return Err(invalid(
+            "The attach configuration's 'connect.host' is empty; leave it out for 127.0.0.1."
+                .to_string(),
+        ));
+    }
+    let plausible = unbracketed.len() <= MAX_HOST_LENGTH
+        && unbracketed
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':' | '%'));
+    if !plausible {
+        return Err(invalid(format!(
+            "The attach configuration's 'connect.host' is {host:?}, which is not a host name or an IP address (write only the host, without a scheme, path or port)."
+        )));
+    }
+    Ok(unbracketed.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The endpoint an attach configuration gives, or its error message.
+    type Expected = Result<(&'static str, u16), &'static str>;
+
+    fn check(arguments: Value, expected: Expected) {
+        match (validate_attach(&arguments), expected) {
+            (Ok((config, endpoint)), Ok((host, port))) => {
+                assert_eq!((endpoint.host.as_str(), endpoint.port), (host, port));
+                assert_eq!(
+                    config.normalised["connect"],
+                    json!({"host": host, "port": port}),
+                    "{arguments}"
+                );
+            }
+            (Err(error), Err(expected)) => assert_eq!(error.message, expected, "{arguments}"),
+            (result, expected) => panic!("{arguments}: got {result:?}, expected {expected:?}"),
+        }
+    }
+
+    #[test]
+    fn validates_the_endpoint_with_one_error_per_mistake() {
+        let cases: Vec<(Value, Expected)> = vec![
+            (json!({"connect": {"port": 5678}}), Ok(("127.0.0.1", 5678))),
+            (json!({"connect": {"host": "devbox.local", "port": 1}}), Ok(("devbox.local", 1))),
+            (json!({"connect": {"host": "[::1]", "port": "65535"}}), Ok(("::1", 65535))),
+            (json!({"connect": {"host": null, "port": 80}}), Ok(("127.0.0.1", 80))),
+            (json!({}), Err("The attach configuration needs 'connect' with the port the program listens on (started with `python -m dapper --listen PORT …`), like \"connect\": {\"port\": 5678}.")),
+            (json!({"port": 5678}), Err("The attach configuration needs 'host' and 'port' inside 'connect': \"connect\": {\"host\": \"127.0.0.1\", \"port\": 5678}.")),
+            (json!({"connect": 5678}), Err("The attach configuration's 'connect' must be an object like {\"host\": \"127.0.0.1\", \"port\": 5678}.")),
+            (json!({"connect": {"host": "h"}}), Err("The attach configuration's 'connect' needs a 'port': the one the program listens on.")),
+            (json!({"connect": {"port": 0}}), Err("The attach configuration's 'connect.port' is 0; it must be from 1 to 65535.")),
+            (json!({"connect": {"port": 70000}}), Err("The attach configuration's 'connect.port' is 70000; it must be from 1 to 65535.")),
+            (json!({"connect": {"port": -1}}), Err("The attach configuration's 'connect.port' is -1; it must be a whole number from 1 to 65535.")),
+            (json!({"connect": {"port": 56.5}}), Err("The attach configuration's 'connect.port' is 56.5; it must be a whole number from 1 to 65535.")),
+            (json!({"connect": {"port": "http"}}), Err("The attach configuration's 'connect.port' is \"http\"; it must be a whole number from 1 to 65535.")),
+            (json!({"connect": {"host": "", "port": 1}}), Err("The attach configuration's 'connect.host' is empty; leave it out for 127.0.0.1.")),
+            (json!({"connect": {"host": 7, "port": 1}}), Err("The attach configuration's 'connect.host' must be a string: a host name or an IP address.")),
+            (json!({"connect": {"host": "http://box:80/", "port": 1}}), Err("The attach configuration's 'connect.host' is \"http://box:80/\", which is not a host name or an IP address (write only the host, without a scheme, path or port).")),
+            (json!({"connect": {"host": "my box", "port": 1}}), Err("The attach configuration's 'connect.host' is \"my box\", which is not a host name or an IP address (write only the host, without a scheme, path or port).")),
+            (json!({"connect": {"port": 1}, "justMyCode": "no"}), Err("The attach configuration's 'justMyCode' must be true or false.")),
+            (json!({"connect": {"port": 1}, "name": 3}), Err("The attach configuration's 'name' must be a string.")),
+            (json!({"processId": 4242}), Err("Dapper cannot attach to a process by its 'processId'; start the program with `python -m dapper --listen PORT program.py` and attach with \"connect\": {\"port\": PORT}.")),
+            (json!({"connect": {"port": 1}, "pathMappings": [{"localRoot": "/a", "remoteRoot": "/b"}]}), Err("The attach configuration's 'pathMappings' are not supported yet: Dapper attaches where the program's file paths are the editor's (the same machine, or a container that mounts the sources at the same path).")),
+            (json!({"connect": {"port": 1}, "pathMappings": []}), Ok(("127.0.0.1", 1))),
+            (json!({"connect": {"port": 1}, "subprocessAutoAttach": true}), Err("The attach configuration's 'subprocessAutoAttach' is not supported yet: the child processes of an attached program are not debugged.")),
+            (json!("attach"), Err("The attach arguments must be a JSON object.")),
+        ];
+        for (arguments, expected) in cases {
+            check(arguments, expected);
+        }
+    }
+
+    #[test]
+    fn normalises_with_the_attach_defaults_and_keeps_unknown_keys() {
+        let (config, _) = validate_attach(
+            &json!({"connect": {"port": 5678}, "custom": [1], "justMyCode": false}),
+        )
+        .unwrap();
+        let expected = json!({
+            "connect": {"host": "127.0.0.1", "port": 5678},
+            "custom": [1],
+            "justMyCode": false,
+            "showReturnValue": true,
+            "redirectOutput": true,
+            "console": "externalTerminal",
+            "subprocessAutoAttach": false,
+            "noDebug": false,
+        });
+        assert_eq!(Value::Object(config.normalised), expected);
+        assert_eq!(config.target, Target::Child("127.0.0.1:5678".to_string()));
+    }
+
+    #[test]
+    fn endpoints_display_and_know_loopback() {
+        let cases = [
+            ("127.0.0.1", "127.0.0.1:5", true),
+            ("localhost", "localhost:5", true),
+            ("::1", "[::1]:5", true),
+            ("10.0.0.2", "10.0.0.2:5", false),
+        ];
+        for (host, shown, loopback) in cases {
+            let endpoint = Endpoint {
+                host: host.to_string(),
+                port: 5,
+            };
+            assert_eq!(endpoint.display(), shown);
+            assert_eq!(endpoint.is_loopback(), loopback, "{host}");
+        }
+    }
+}

@@ -1,0 +1,264 @@
+//! A user's `attach`: the engine asks the host to connect to a program started with
+//! `python -m dapper --listen [HOST:]PORT`, reads its `dapper/hello` and then runs the
+//! session as a launched one, except that the program is not ours: `disconnect` leaves
+//! it running, and `terminate` asks it to end itself (`dapper/terminate`), because its
+//! pid may be on another machine.
+
+use super::debuggee::{parse_payload, Debuggee};
+use super::launch::{Launch, Phase};
+use super::pending::{Pending, PendingKey};
+use super::{Session, TimerPurpose};
+use crate::config::{self, Target};
+use crate::context::Context;
+use crate::dap::error::{codes, DapError};
+use crate::dap::message::{self, Incoming, Request};
+use crate::ipc::frame::FrameDecoder;
+use crate::{ConnectRequestId, ConnectionId, LogLevel, Signal};
+use serde_json::{json, Value};
+
+/// The error id of an attach that could not reach the program (docs/engine-io.md). It
+/// belongs beside the others in `dap::error::codes`, which another change owns today.
+pub const ATTACH_FAILED: u32 = 1017;
+
+/// How long the host has to connect and the program to say its hello.
+pub const ATTACH_DEADLINE_MS: u64 = 10_000;
+
+/// The event a listening program sends instead of its hello when another client is
+/// attached to it.
+const REFUSED_EVENT: &str = "dapper/refused";
+
+impl Session {
+    /// An `attach` without the private child key: the user's own attach configuration.
+    pub(super) fn on_user_attach(&mut self, ctx: &mut Context, request: Request) {
+        if self.child_client_only {
+            let error = DapError::user(
+                codes::WRONG_STATE,
+                "This connection is for child sessions; it can only attach to a child process.",
+            );
+            self.respond_error(ctx, request.seq, "attach", &error);
+            return;
+        }
+        if self.launch.is_some() {
+            let error = DapError::user(
+                codes::WRONG_STATE,
+                "This session already debugs a program; a session debugs one program.",
+            );
+            self.respond_error(ctx, request.seq, "attach", &error);
+            return;
+        }
+        let (config, endpoint) = match config::validate_attach(&request.arguments) {
+            Ok(validated) => validated,
+            Err(error) => {
+                self.respond_error(ctx, request.seq, "attach", &error);
+                return;
+            }
+        };
+        ctx.log(
+            LogLevel::Info,
+            format!("Attaching to the program at {}.", endpoint.display()),
+        );
+        let mut launch = Launch::new(config, String::new(), String::new());
+        launch.attached = true;
+        launch.phase = Phase::Starting;
+        launch.connect_request = Some(ctx.connect(endpoint.host.clone(), endpoint.port));
+        launch.remote = Some(endpoint);
+        self.launch = Some(launch);
+        self.pending
+            .insert(PendingKey::Client(request.seq), Pending::Launch);
+        self.set_timer(ctx, ATTACH_DEADLINE_MS, TimerPurpose::AttachDeadline);
+    }
+
+    /// Whether this session attached to a program the user started (not a child).
+    pub(super) fn is_user_attach(&self) -> bool {
+        self.launch
+            .as_ref()
+            .is_some_and(|launch| launch.remote.is_some())
+    }
+
+    fn endpoint_text(&self) -> String {
+        self.launch
+            .as_ref()
+            .and_then(|launch| launch.remote.as_ref())
+            .map_or_else(String::new, config::Endpoint::display)
+    }
+
+    pub fn on_connected(
+        &mut self,
+        ctx: &mut Context,
+        request: ConnectRequestId,
+        conn: ConnectionId,
+    ) {
+        let Some(launch) = self.launch.as_mut().filter(|launch| {
+            launch.connect_request == Some(request) && launch.phase == Phase::Starting
+        }) else {
+            ctx.log(
+                LogLevel::Debug,
+                format!("Closed connection {conn}: the attach it was for is over."),
+            );
+            ctx.close_connection(conn);
+            return;
+        };
+        launch.connect_request = None;
+        launch.candidates.insert(conn, FrameDecoder::default());
+    }
+
+    pub fn on_connect_failed(&mut self, ctx: &mut Context, request: ConnectRequestId, error: &str) {
+        let waiting = self.launch.as_ref().is_some_and(|launch| {
+            launch.connect_request == Some(request) && launch.phase == Phase::Starting
+        });
+        if !waiting {
+            return;
+        }
+        let endpoint = self.endpoint_text();
+        let port = self
+            .launch
+            .as_ref()
+            .and_then(|launch| launch.remote.as_ref())
+            .map_or(0, |endpoint| endpoint.port);
+        let error = DapError::user(
+            ATTACH_FAILED,
+            format!("Dapper could not connect to the program at {endpoint} ({error}). Is it running under `python -m dapper --listen {port} …`, and is 'connect' right?"),
+        );
+        self.fail_launch(ctx, error);
+    }
+
+    pub(super) fn on_attach_deadline(&mut self, ctx: &mut Context) {
+        let Some(launch) = self.launch.as_ref() else {
+            return;
+        };
+        let endpoint = self.endpoint_text();
+        let seconds = ATTACH_DEADLINE_MS / 1000;
+        let message = if launch.connect_request.is_some() {
+            format!("Dapper could not connect to the program at {endpoint} within {seconds} seconds; check 'connect' and that nothing (a firewall) is in the way.")
+        } else {
+            format!("The program at {endpoint} accepted the connection but did not say hello within {seconds} seconds; is it a program started with `python -m dapper --listen`?")
+        };
+        self.fail_launch(ctx, DapError::user(ATTACH_FAILED, message));
+    }
+
+    /// Reads the first frame of the attach's connection: the program's `dapper/hello`
+    /// (no token: see docs/ipc.md, "Attach"), or `dapper/refused` when it is busy.
+    pub(super) fn check_attach_hello(&mut self, ctx: &mut Context, conn: ConnectionId) {
+        let endpoint = self.endpoint_text();
+        let Some(launch) = self.launch.as_mut() else {
+            return;
+        };
+        let Some(decoder) = launch.candidates.get_mut(&conn) else {
+            return;
+        };
+        let incoming = match decoder.next_frame() {
+            Ok(None) => return,
+            Ok(Some(frame)) => parse_payload(&frame.payload),
+            Err(error) => Err(error.to_string()),
+        };
+        let event = match incoming {
+            Ok(Incoming::Event(event)) if event.event == "dapper/hello" => event,
+            Ok(Incoming::Event(event)) if event.event == REFUSED_EVENT => {
+                let reason = event
+                    .body
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("no reason given")
+                    .to_string();
+                let error = DapError::user(
+                    ATTACH_FAILED,
+                    format!("The program at {endpoint} refused the connection: {reason}"),
+                );
+                self.fail_launch(ctx, error);
+                return;
+            }
+            Ok(other) => {
+                let what = match other {
+                    Incoming::Event(event) => format!("the event {:?}", event.event),
+                    Incoming::Request(request) => format!("the request {:?}", request.command),
+                    Incoming::Response(response) => {
+                        format!("a response to {:?}", response.command)
+                    }
+                };
+                self.fail_not_dapper(ctx, &endpoint, &format!("it said {what} first"));
+                return;
+            }
+            Err(reason) => {
+                self.fail_not_dapper(ctx, &endpoint, &reason);
+                return;
+            }
+        };
+        let Some(launch) = self.launch.as_mut() else {
+            return;
+        };
+        let Some(decoder) = launch.candidates.remove(&conn) else {
+            return;
+        };
+        let body = &event.body;
+        let pid = body
+            .get("pid")
+            .and_then(Value::as_u64)
+            .and_then(|pid| u32::try_from(pid).ok());
+        let text = |key: &str| body.get(key).and_then(Value::as_str).map(str::to_string);
+        let local = launch
+            .remote
+            .as_ref()
+            .is_some_and(config::Endpoint::is_loopback);
+        ctx.log(
+            LogLevel::Info,
+            format!(
+                "Attached to {} at {endpoint} (pid {}, Python {}).",
+                text("name").unwrap_or_else(|| "the program".to_string()),
+                pid.map_or("unknown".to_string(), |pid| pid.to_string()),
+                text("pythonVersion").as_deref().unwrap_or("unknown"),
+            ),
+        );
+        if let Some(name) = text("name").filter(|name| !name.is_empty()) {
+            launch.config.target = Target::Child(name);
+        }
+        launch.session_id = text("sessionId").unwrap_or_default();
+        // A pid is only meaningful on this machine; the engine never signals it anyway.
+        let local_pid = pid.filter(|_| local);
+        launch.hello_pid = local_pid;
+        launch.alive = true;
+        launch.phase = Phase::Configuring;
+        launch.debuggee = Some(Debuggee::new(conn, decoder, local_pid));
+        self.cancel_timers_for(ctx, TimerPurpose::AttachDeadline);
+        self.send_configure(ctx);
+        self.drain_debuggee_frames(ctx);
+    }
+
+    /// The attach's connection closed before the program said anything.
+    pub(super) fn attach_closed_before_hello(&mut self, ctx: &mut Context) {
+        let endpoint = self.endpoint_text();
+        self.fail_not_dapper(ctx, &endpoint, "it closed the connection without a word");
+    }
+
+    fn fail_not_dapper(&mut self, ctx: &mut Context, endpoint: &str, reason: &str) {
+        let error = DapError::user(
+            ATTACH_FAILED,
+            format!("The program at {endpoint} is not a Dapper debuggee ({reason}); start it with `python -m dapper --listen`."),
+        );
+        self.fail_launch(ctx, error);
+    }
+
+    /// Asks an attached program to end itself: SIGTERM's way (`force` false: its
+    /// handlers run) or SIGKILL's (`force` true). Returns false when it cannot be asked.
+    pub(super) fn ask_program_to_exit(&mut self, ctx: &mut Context, signal: Signal) -> bool {
+        let Some(launch) = self.launch.as_mut().filter(|launch| launch.alive) else {
+            return false;
+        };
+        if launch.debuggee.is_none() {
+            // Not connected (any more): the program is not ours to end.
+            launch.alive = false;
+            return false;
+        }
+        if launch.kill_sent == Some(Signal::Kill) {
+            return true;
+        }
+        launch.kill_sent = Some(signal);
+        let arguments = json!({ "force": signal == Signal::Kill });
+        if let Some(seq) =
+            self.send_to_debuggee(ctx, message::request("dapper/terminate", arguments))
+        {
+            self.pending
+                .insert(PendingKey::Debuggee(seq), Pending::Terminate);
+        }
+        true
+    }
+}

@@ -1,0 +1,458 @@
+//! Property-style tests of the engine's JSON fast paths against a full serde_json
+//! parse, on generated inputs (a fixed-seed PRNG, so every failure reproduces):
+//!
+//! - `message::parse_text` / `parse_slice` (the scan of a message's top-level keys)
+//!   against `message::parse(serde_json::from_slice(..))`: the same verdict, fields,
+//!   arguments and bodies, and the same forwarded message once `seq`, `request_seq`
+//!   and `command` are spliced in; malformed texts get the same error text.
+//! - `Engine::handle_json_to_json` (the scan of hot inputs and the output writer)
+//!   against serde's `Input` parse and `serde_json::to_string` of the outputs.
+//!
+//! The generator writes JSON the way no single encoder does: random whitespace, escaped
+//! and raw unicode, surrogate pairs and lone surrogates, numbers in every form,
+//! nested objects with their own `seq`, duplicate and escaped keys.
+
+use dapper_core::dap::json::scan_object;
+use dapper_core::dap::message::{parse, parse_slice, Incoming, TextError};
+use dapper_core::{base64, Engine, EngineOptions, Input, LogLevel, Output, Platform};
+use serde_json::{json, Value};
+
+/// splitmix64, as in decoders.rs.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, bound: usize) -> usize {
+        (self.next() % bound as u64) as usize
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+
+    fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+}
+
+const NUMBERS: &[&str] = &[
+    "0",
+    "-0",
+    "7",
+    "-12",
+    "1.5",
+    "-0.25",
+    "1e3",
+    "2E-2",
+    "1.0",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "18446744073709551615",
+    "18446744073709551616",
+    "123456789012345678901234567890",
+    "1e400",
+    "-1e400",
+    "0.000000000000000000000000000001",
+];
+
+/// Pieces of string content: plain, escaped, unicode (raw and escaped), surrogates.
+const STRING_PIECES: &[&str] = &[
+    "a",
+    "seq",
+    "threads",
+    " ",
+    "\\\"",
+    "\\\\",
+    "\\/",
+    "\\n",
+    "\\t",
+    "\\b\\f\\r",
+    "\\u0041",
+    "\\u00e9",
+    "é",
+    "€",
+    "😀",
+    "\\ud83d\\ude00",
+    "\\uD83D\\uDE00",
+    "\\ud800",
+    "\\udc00",
+    "\\u12",
+    "\\x",
+    "\u{1}",
+    "\t",
+];
+
+const KEYS: &[&str] = &[
+    "seq",
+    "type",
+    "command",
+    "request_seq",
+    "success",
+    "message",
+    "event",
+    "body",
+    "arguments",
+    "x",
+    "se\\u0071",
+];
+
+fn whitespace(rng: &mut Rng) -> &'static str {
+    ["", "", "", " ", "\n", "\t", " \r\n "][rng.below(7)]
+}
+
+fn string(rng: &mut Rng) -> String {
+    let mut text = String::from("\"");
+    for _ in 0..rng.below(6) {
+        // Invalid pieces (lone surrogates, bad escapes, raw control characters) are
+        // rare, so that most messages are valid and reach the interesting paths.
+        let piece = rng.pick(STRING_PIECES);
+        let invalid = matches!(
+            piece,
+            "\\ud800" | "\\udc00" | "\\u12" | "\\x" | "\u{1}" | "\t"
+        );
+        if !invalid || rng.chance(5) {
+            text.push_str(piece);
+        }
+    }
+    text.push('"');
+    text
+}
+
+fn value(rng: &mut Rng, depth: usize) -> String {
+    let kind = if depth > 3 {
+        rng.below(4)
+    } else {
+        rng.below(7)
+    };
+    match kind {
+        0 => rng.pick(&["null", "true", "false"]).to_string(),
+        1 => rng.pick(NUMBERS).to_string(),
+        2 | 3 => string(rng),
+        4 | 5 => object(rng, depth + 1, &[]),
+        _ => {
+            let items: Vec<String> = (0..rng.below(4)).map(|_| value(rng, depth + 1)).collect();
+            let gap = whitespace(rng);
+            format!(
+                "[{gap}{}{gap}]",
+                items.join(&format!("{gap},{}", whitespace(rng)))
+            )
+        }
+    }
+}
+
+/// An object with some random members and the given ones, in random order.
+fn object(rng: &mut Rng, depth: usize, fixed: &[(String, String)]) -> String {
+    let mut members: Vec<(String, String)> = fixed.to_vec();
+    for _ in 0..rng.below(4) {
+        let key = format!("\"{}\"", rng.pick(KEYS));
+        members.push((key, value(rng, depth)));
+    }
+    for index in (1..members.len()).rev() {
+        members.swap(index, rng.below(index + 1));
+    }
+    let parts: Vec<String> = members
+        .iter()
+        .map(|(key, value)| {
+            format!(
+                "{}{key}{}:{}{value}{}",
+                whitespace(rng),
+                whitespace(rng),
+                whitespace(rng),
+                whitespace(rng)
+            )
+        })
+        .collect();
+    format!("{{{}{}}}", parts.join(","), whitespace(rng))
+}
+
+/// A DAP-ish message: mostly well-formed envelopes, sometimes with wrong types.
+fn message(rng: &mut Rng) -> String {
+    let kind = rng.pick(&["request", "response", "event", "event", "reply"]);
+    let mut fixed = vec![("\"type\"".to_string(), format!("\"{kind}\""))];
+    let integer = |rng: &mut Rng| -> String {
+        if rng.chance(80) {
+            rng.below(100_000).to_string()
+        } else {
+            value(rng, 3)
+        }
+    };
+    let text = |rng: &mut Rng, plain: &str| -> String {
+        if rng.chance(80) {
+            format!("\"{plain}\"")
+        } else {
+            value(rng, 3)
+        }
+    };
+    if rng.chance(90) {
+        fixed.push(("\"seq\"".to_string(), integer(rng)));
+    }
+    match kind {
+        "request" => {
+            if rng.chance(90) {
+                fixed.push(("\"command\"".to_string(), text(rng, "stackTrace")));
+            }
+            if rng.chance(70) {
+                fixed.push(("\"arguments\"".to_string(), object(rng, 1, &[])));
+            }
+        }
+        "response" => {
+            if rng.chance(90) {
+                fixed.push(("\"request_seq\"".to_string(), integer(rng)));
+            }
+            fixed.push((
+                "\"success\"".to_string(),
+                rng.pick(&["true", "false", "1"]).to_string(),
+            ));
+            fixed.push(("\"command\"".to_string(), text(rng, "variables")));
+            if rng.chance(30) {
+                fixed.push(("\"message\"".to_string(), string(rng)));
+            }
+            fixed.push(("\"body\"".to_string(), object(rng, 1, &[])));
+        }
+        _ => {
+            if rng.chance(90) {
+                fixed.push(("\"event\"".to_string(), text(rng, "output")));
+            }
+            fixed.push(("\"body\"".to_string(), value(rng, 1)));
+        }
+    }
+    let body = object(rng, 0, &fixed);
+    format!("{}{body}{}", whitespace(rng), whitespace(rng))
+}
+
+/// Random damage: a byte replaced, removed or inserted, or the text cut short.
+fn damage(rng: &mut Rng, text: &str) -> Vec<u8> {
+    let mut bytes = text.as_bytes().to_vec();
+    for _ in 0..=rng.below(2) {
+        if bytes.is_empty() {
+            break;
+        }
+        let at = rng.below(bytes.len());
+        let junk = b"\"{}[],: \\0-.eEtx\xff\x01"[rng.below(18)];
+        match rng.below(4) {
+            0 => bytes[at] = junk,
+            1 => {
+                bytes.remove(at);
+            }
+            2 => bytes.insert(at, junk),
+            _ => bytes.truncate(at),
+        }
+    }
+    bytes
+}
+
+/// The verdict of the full parse, as the engine reached it before the scan existed.
+fn full_parse(bytes: &[u8]) -> Result<Incoming, TextError> {
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(value) => parse(value).map_err(TextError::Envelope),
+        Err(error) => Err(TextError::NotJson(error.to_string())),
+    }
+}
+
+/// What is sent on when the engine forwards a message: seq and, for responses, the
+/// client's request_seq and command, as `Value` (the text must be valid JSON).
+fn forwarded(incoming: &Incoming) -> Value {
+    let stamped = match incoming {
+        Incoming::Request(request) => request.raw.clone().forwarded(Vec::new()).stamp(41),
+        Incoming::Response(response) => response
+            .raw
+            .clone()
+            .forwarded(vec![
+                ("request_seq", json!(7)),
+                ("command", json!("a \"quoted\" command")),
+            ])
+            .stamp(42),
+        Incoming::Event(event) => event.raw.clone().forwarded(Vec::new()).stamp(43),
+    };
+    serde_json::from_str(stamped.as_str())
+        .unwrap_or_else(|error| panic!("forwarded text is not JSON ({error}): {stamped:?}"))
+}
+
+/// Equality of values, except that a fraction may differ in its last bit: the fast
+/// path passes a number on as the text it arrived as, while the full path re-rendered
+/// serde_json's (not always exact) reading of it.
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) if x.is_f64() || y.is_f64() => {
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
+            x == y || (x - y).abs() <= 1e-15 * x.abs().max(y.abs())
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_value(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(key, x)| y.get(key).is_some_and(|y| same_value(x, y)))
+        }
+        _ => a == b,
+    }
+}
+
+fn check_message(bytes: &[u8]) {
+    let shown = String::from_utf8_lossy(bytes);
+    let fast = parse_slice(bytes);
+    let full = full_parse(bytes);
+    // Incoming's equality compares arguments, bodies and raw messages as values.
+    assert_eq!(fast, full, "{shown}");
+    if let (Ok(fast), Ok(full)) = (&fast, &full) {
+        let (fast, full) = (forwarded(fast), forwarded(full));
+        assert!(same_value(&fast, &full), "{shown}\n{fast}\n{full}");
+    }
+}
+
+#[test]
+fn the_scan_reads_messages_as_the_full_parse_does() {
+    let mut rng = Rng(11);
+    let (mut accepted, mut scanned) = (0, 0);
+    for _ in 0..20_000 {
+        let text = message(&mut rng);
+        if full_parse(text.as_bytes()).is_ok() {
+            accepted += 1;
+        }
+        if scan_object(&text).is_some() {
+            scanned += 1;
+        }
+        check_message(text.as_bytes());
+    }
+    // Guards against a generator that only makes broken messages, or only messages
+    // the scan leaves to serde_json (then the fast path would go untested).
+    eprintln!("{accepted} usable messages, {scanned} on the fast path");
+    assert!(
+        accepted > 6_000,
+        "only {accepted} generated messages were usable"
+    );
+    assert!(
+        scanned > 5_000,
+        "only {scanned} generated messages took the fast path"
+    );
+}
+
+#[test]
+fn damaged_messages_get_the_same_verdict_and_error() {
+    let mut rng = Rng(12);
+    for _ in 0..20_000 {
+        let text = message(&mut rng);
+        check_message(&damage(&mut rng, &text));
+    }
+}
+
+fn engine() -> Engine {
+    Engine::new(EngineOptions {
+        python_package_dir: "/ext/python".into(),
+        platform: Platform::Linux,
+        seed: "00".repeat(32),
+        adapter_version: "test".into(),
+    })
+    .expect("the options are valid")
+}
+
+/// The engine as it handled JSON before the fast paths: serde's `Input`, serde's output.
+fn handle_by_serde(engine: &mut Engine, text: &str) -> Value {
+    let outputs = match serde_json::from_str::<Input>(text) {
+        Ok(input) => engine.handle(0, input),
+        Err(error) => vec![Output::Log {
+            level: LogLevel::Error,
+            message: format!("Ignored an input the engine could not parse: {error}"),
+        }],
+    };
+    serde_json::from_str(&serde_json::to_string(&outputs).expect("outputs serialise"))
+        .expect("serde writes JSON")
+}
+
+/// A hot input (or a near miss) with random formatting.
+fn input(rng: &mut Rng) -> String {
+    let id = |rng: &mut Rng| -> String {
+        if rng.chance(85) {
+            rng.pick(&["1", "2"]).to_string()
+        } else {
+            rng.pick(NUMBERS).to_string()
+        }
+    };
+    let data = |rng: &mut Rng| -> String {
+        let framed = |body: &str| format!("Content-Length: {}\r\n\r\n{body}", body.len());
+        match rng.below(5) {
+            0 => format!("\"{}\"", base64::encode(framed(&message(rng)).as_bytes())),
+            1 => {
+                let text = message(rng);
+                format!("\"{}\"", base64::encode(&damage(rng, &text)))
+            }
+            2 => string(rng),
+            3 => "\"Q29u\\u0064\"".to_string(),
+            _ => value(rng, 2),
+        }
+    };
+    let kind = rng.pick(&[
+        "clientMessage",
+        "clientMessage",
+        "clientBytes",
+        "connectionBytes",
+        "processOutput",
+        "clientOpened",
+    ]);
+    let mut fixed = vec![("\"type\"".to_string(), format!("\"{kind}\""))];
+    match kind {
+        "clientMessage" => {
+            fixed.push(("\"client\"".to_string(), id(rng)));
+            fixed.push(("\"message\"".to_string(), message(rng)));
+        }
+        "clientBytes" | "connectionBytes" => {
+            let key = if kind == "clientBytes" {
+                "\"client\""
+            } else {
+                "\"conn\""
+            };
+            fixed.push((key.to_string(), id(rng)));
+            fixed.push(("\"data\"".to_string(), data(rng)));
+        }
+        "processOutput" => {
+            fixed.push(("\"process\"".to_string(), id(rng)));
+            fixed.push((
+                "\"stream\"".to_string(),
+                rng.pick(&["\"stdout\"", "\"stderr\"", "\"stdin\""])
+                    .to_string(),
+            ));
+            fixed.push(("\"data\"".to_string(), data(rng)));
+        }
+        _ => {
+            fixed.push(("\"client\"".to_string(), id(rng)));
+            fixed.push((
+                "\"framing\"".to_string(),
+                rng.pick(&["\"messages\"", "\"contentLength\""]).to_string(),
+            ));
+        }
+    }
+    object(rng, 0, &fixed)
+}
+
+#[test]
+fn hot_inputs_and_outputs_match_serde() {
+    let mut rng = Rng(13);
+    let mut fast = engine();
+    let mut reference = engine();
+    for text in [
+        r#"{"type":"clientOpened","client":1,"framing":"messages"}"#,
+        r#"{"type":"clientOpened","client":2,"framing":"contentLength"}"#,
+    ] {
+        fast.handle_json(0, text);
+        reference.handle_json(0, text);
+    }
+    for _ in 0..5_000 {
+        let text = input(&mut rng);
+        let expected = handle_by_serde(&mut reference, &text);
+        let actual: Value = serde_json::from_str(&fast.handle_json_to_json(0, &text))
+            .unwrap_or_else(|error| panic!("the engine wrote bad JSON ({error}) for {text}"));
+        assert_eq!(actual, expected, "{text}");
+    }
+}
