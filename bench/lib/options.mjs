@@ -8,7 +8,8 @@ Options:
   --quick            one run, the smallest sizes, few latency repetitions (a smoke test)
   --python V[,V…]    only these Python versions (e.g. 3.12); default: 3.11 and newer
   --only A[,B…]      only these parts: program names (fib, loop, calls, threads,
-                     bigdict, logpoint) and/or latency, throughput, memory, child
+                     bigdict, logpoint) and/or latency, throughput, memory, child,
+                     activation
   --no-debugpy       measure Dapper and plain python only
   --runs N           runs per cell (default 5; --quick: 1)
   --reps N           repetitions per latency (default 50; --quick: 5)
@@ -16,7 +17,7 @@ Options:
   --help             print this help
 `;
 
-export const PARTS = ["latency", "throughput", "memory", "child"];
+export const PARTS = ["latency", "throughput", "memory", "child", "activation"];
 
 /** Parses argv (without node and the script); throws an Error with a clear message on bad input. */
 export function parseOptions(argv, { programNames }) {

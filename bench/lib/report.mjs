@@ -210,7 +210,7 @@ export function renderResults({ machine, versions, options, cells, latency, thro
     "## Engine throughput",
     "",
     "DAP messages per second through the engine alone (requests in from the client, responses and events in from the debuggee), " +
-      "with a scripted host and debuggee; only `handle` (JSON in, JSON out) is timed; the best of three passes. WebAssembly: wasm-pkg/ in Node, as the extension runs it. " +
+      "with a scripted host and debuggee; only the engine call is timed, with what the host does around it (WebAssembly: the input to UTF-8 bytes, `handleUtf8`, `JSON.parse` of the outputs, as the extension does); the best of three passes. WebAssembly: wasm-pkg/ in Node, as the extension runs it. " +
       "Native: bench/native/ (the same script in Rust, `handle_json` and output serialisation, as the shim does).",
     "",
     throughput.length ? throughputTable(throughput) : "_Not run._",

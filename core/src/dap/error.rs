@@ -26,6 +26,8 @@ pub mod codes {
     pub const LAUNCH_FAILED: u32 = 1014;
     pub const ATTACH_UNSUPPORTED: u32 = 1015;
     pub const NO_SUCH_CHILD: u32 = 1016;
+    /// An attach that could not reach the program, or the peer was not a Dapper program.
+    pub const ATTACH_FAILED: u32 = 1017;
     pub const DEBUGGEE_NOT_CONNECTED: u32 = 1020;
     pub const DEBUGGEE_GONE: u32 = 1021;
     pub const DEBUGGEE_FAILED: u32 = 1022;

@@ -16,10 +16,6 @@ use crate::ipc::frame::FrameDecoder;
 use crate::{ConnectRequestId, ConnectionId, LogLevel, Signal};
 use serde_json::{json, Value};
 
-/// The error id of an attach that could not reach the program (docs/engine-io.md). It
-/// belongs beside the others in `dap::error::codes`, which another change owns today.
-pub const ATTACH_FAILED: u32 = 1017;
-
 /// How long the host has to connect and the program to say its hello.
 pub const ATTACH_DEADLINE_MS: u64 = 10_000;
 
@@ -116,7 +112,7 @@ impl Session {
             .and_then(|launch| launch.remote.as_ref())
             .map_or(0, |endpoint| endpoint.port);
         let error = DapError::user(
-            ATTACH_FAILED,
+            codes::ATTACH_FAILED,
             format!("Dapper could not connect to the program at {endpoint} ({error}). Is it running under `python -m dapper --listen {port} …`, and is 'connect' right?"),
         );
         self.fail_launch(ctx, error);
@@ -133,7 +129,7 @@ impl Session {
         } else {
             format!("The program at {endpoint} accepted the connection but did not say hello within {seconds} seconds; is it a program started with `python -m dapper --listen`?")
         };
-        self.fail_launch(ctx, DapError::user(ATTACH_FAILED, message));
+        self.fail_launch(ctx, DapError::user(codes::ATTACH_FAILED, message));
     }
 
     /// Reads the first frame of the attach's connection: the program's `dapper/hello`
@@ -161,7 +157,7 @@ impl Session {
                     .unwrap_or("no reason given")
                     .to_string();
                 let error = DapError::user(
-                    ATTACH_FAILED,
+                    codes::ATTACH_FAILED,
                     format!("The program at {endpoint} refused the connection: {reason}"),
                 );
                 self.fail_launch(ctx, error);
@@ -231,7 +227,7 @@ impl Session {
 
     fn fail_not_dapper(&mut self, ctx: &mut Context, endpoint: &str, reason: &str) {
         let error = DapError::user(
-            ATTACH_FAILED,
+            codes::ATTACH_FAILED,
             format!("The program at {endpoint} is not a Dapper debuggee ({reason}); start it with `python -m dapper --listen`."),
         );
         self.fail_launch(ctx, error);
