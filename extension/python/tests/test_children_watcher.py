@@ -38,6 +38,30 @@ def test_a_child_that_ends_is_reported_once_and_left_for_its_parent_to_reap(
     assert reported == [(child.pid, "seven")]
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_flush_returns_only_after_a_report_the_watcher_thread_is_making(monkeypatch, mode):
+    # The race CI once lost: the watcher thread had taken a child off its table but not yet
+    # reported it when flush() looked, so flush() skipped it and returned before the report.
+    if mode == "polling":
+        monkeypatch.delattr(os, "pidfd_open", raising=False)
+    reported: list[int] = []
+    reporting = threading.Event()
+
+    def on_exit(pid: int, name: str) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            reporting.set()
+            threading.Event().wait(0.3)  # A slow report on the watcher thread.
+        reported.append(pid)
+
+    watcher = ExitWatcher(on_exit)
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    watcher.track(child.pid, "quick")
+    assert reporting.wait(10), "the watcher thread did not notice the exit"
+    watcher.flush()
+    assert reported == [child.pid]
+    child.wait(10)
+
+
 def test_flush_reports_ended_children_on_the_calling_thread():
     reported: list[int] = []
     watcher = ExitWatcher(lambda pid, name: reported.append(pid))

@@ -25,6 +25,10 @@ class ExitWatcher:
         self._on_exit = on_exit
         self._on_thread = on_thread
         self._lock = threading.Lock()
+        # Held while a child is reported, and by flush() throughout: when flush() returns,
+        # every ended child has been reported, including one the watcher thread was
+        # reporting at that moment; and no pidfd flush() selects on is closed meanwhile.
+        self._reporting = threading.RLock()
         self._children: dict[int, tuple[str, int | None]] = {}  # pid -> (name, pidfd)
         self._thread: threading.Thread | None = None
         self._wake_read, self._wake_write = None, None
@@ -43,30 +47,32 @@ class ExitWatcher:
 
     def exited(self, pid: int) -> None:
         """Report ``pid`` as ended now, once (whoever notices first)."""
-        with self._lock:
-            entry = self._children.pop(pid, None)
-        if entry is None:
-            return
-        if entry[1] is not None:
-            with contextlib.suppress(OSError):
-                os.close(entry[1])
-        self._on_exit(pid, entry[0])
+        with self._reporting:
+            with self._lock:
+                entry = self._children.pop(pid, None)
+            if entry is None:
+                return
+            if entry[1] is not None:
+                with contextlib.suppress(OSError):
+                    os.close(entry[1])
+            self._on_exit(pid, entry[0])
 
     def flush(self) -> None:
         """Report, now and on the calling thread, every watched child that has ended (the
         session is about to end: the watcher thread may not get its turn)."""
-        with self._lock:
-            children = dict(self._children)
-        pidfds = [fd for _, fd in children.values() if fd is not None]
-        readable: list[int] = []
-        if pidfds:
-            try:
-                readable, _, _ = select.select(pidfds, [], [], 0)
-            except (OSError, ValueError):
-                readable = []
-        for pid, (_, fd) in children.items():
-            if (fd is not None and fd in readable) or (fd is None and _ended(pid)):
-                self.exited(pid)
+        with self._reporting:
+            with self._lock:
+                children = dict(self._children)
+            pidfds = [fd for _, fd in children.values() if fd is not None]
+            readable: list[int] = []
+            if pidfds:
+                try:
+                    readable, _, _ = select.select(pidfds, [], [], 0)
+                except (OSError, ValueError):
+                    readable = []
+            for pid, (_, fd) in children.items():
+                if (fd is not None and fd in readable) or (fd is None and _ended(pid)):
+                    self.exited(pid)
 
     def _ensure_thread(self) -> None:
         if self._thread is not None and self._thread.is_alive():
