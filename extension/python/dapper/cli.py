@@ -10,8 +10,6 @@ program, even words that look like options.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 USAGE = (
     "usage: python -m dapper.launcher --ipc unix:PATH|tcp:HOST:PORT --session-id ID "
     "[--no-debug] (--program PATH | --module NAME | --code TEXT) [--] [args...]"
@@ -26,14 +24,24 @@ class UsageError(ValueError):
     """The command line is invalid; the message says why."""
 
 
-@dataclass
 class LauncherArguments:
-    ipc: str
-    session_id: str
-    target_kind: str  # "program", "module" or "code"
-    target: str
-    args: list[str] = field(default_factory=list)
-    no_debug: bool = False
+    """The parsed command line. ``target_kind`` is "program", "module" or "code"."""
+
+    __slots__ = ("ipc", "session_id", "target_kind", "target", "args", "no_debug")
+
+    def __init__(self, ipc: str, session_id: str, target_kind: str, target: str,
+                 args: list[str] | None = None, no_debug: bool = False) -> None:
+        self.ipc = ipc
+        self.session_id = session_id
+        self.target_kind = target_kind
+        self.target = target
+        self.args = [] if args is None else args
+        self.no_debug = no_debug
+
+    def __repr__(self) -> str:
+        return (f"LauncherArguments(ipc={self.ipc!r}, session_id={self.session_id!r}, "
+                f"target_kind={self.target_kind!r}, target={self.target!r}, "
+                f"args={self.args!r}, no_debug={self.no_debug!r})")
 
 
 def parse_arguments(argv: list[str]) -> LauncherArguments:

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
 
 PREFIX = "DAPPER_"
 
 
-@dataclass
 class DapperEnvironment:
     """What the engine told the launcher through the environment."""
 
-    variables: dict[str, str] = field(default_factory=dict)
+    __slots__ = ("variables",)
+
+    def __init__(self, variables: dict[str, str] | None = None) -> None:
+        self.variables = {} if variables is None else variables
 
     @property
     def session_token(self) -> str | None:

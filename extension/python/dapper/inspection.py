@@ -13,19 +13,23 @@ from __future__ import annotations
 
 import threading
 import types
-from dataclasses import dataclass
+from json.encoder import encode_basestring
 
+from .frames import EncodedJson, to_json
 from .library_code import is_library_canonical
 from .paths import PathCache, is_debugger_path, is_runpy_path
 from .rendering import (
     DEFAULT_FORMAT,
+    SPECIAL_GROUP,
+    TRUNCATION_MARKER,
     Child,
     Format,
     children_of,
     classify_scope_member,
+    format_value,
     grouped,
-    safe_repr,
     shape_of,
+    simple_member_types,
     type_name,
 )
 from .sources import SourceRegistry
@@ -59,26 +63,34 @@ class Handles:
             self._items.clear()
 
 
-@dataclass
 class FrameEntry:
-    thread_id: int
-    frame: types.FrameType
-    # The innermost visible frame of its thread (where a return value is shown).
-    is_top: bool = False
+    """What a frame id points at. ``is_top``: the innermost visible frame of its thread
+    (where a return value is shown)."""
+
+    __slots__ = ("thread_id", "frame", "is_top")
+
+    def __init__(self, thread_id: int, frame: types.FrameType, is_top: bool = False) -> None:
+        self.thread_id = thread_id
+        self.frame = frame
+        self.is_top = is_top
 
 
-@dataclass
 class Container:
     """What a variables reference points at. ``kind`` is "locals", "globals", "value"
     or "group" (then ``target`` is a rendering.Group and ``scope`` says whose: "locals",
-    "globals" or None for an object's). ``frame`` is the frame whose thread owns it."""
+    "globals" or None for an object's). ``frame`` is the frame whose thread owns it.
+    (A plain class with slots: a big scope creates hundreds of these per request.)"""
 
-    kind: str
-    target: object
-    evaluate_name: str | None
-    thread_id: int
-    frame: types.FrameType
-    scope: str | None = None
+    __slots__ = ("kind", "target", "evaluate_name", "thread_id", "frame", "scope")
+
+    def __init__(self, kind: str, target: object, evaluate_name: str | None, thread_id: int,
+                 frame: types.FrameType, scope: str | None = None) -> None:
+        self.kind = kind
+        self.target = target
+        self.evaluate_name = evaluate_name
+        self.thread_id = thread_id
+        self.frame = frame
+        self.scope = scope
 
 
 # Name of the Locals entry that shows what the function just stepped out of returned.
@@ -114,6 +126,10 @@ def scope_mapping(frame: types.FrameType, kind: str):
 
 _SIMPLE_TYPE_NAMES = {kind: kind.__name__ for kind in
                       (int, float, complex, bool, str, bytes, type(None))}
+# Built-in types whose name needs no lookup (what rendering.type_name gives them).
+_BUILTIN_TYPE_NAMES = {kind: kind.__name__ for kind in
+                       (list, tuple, dict, set, frozenset, bytearray, range)}
+_BUILTIN_TYPE_NAMES.update(_SIMPLE_TYPE_NAMES)
 
 
 class Inspector:
@@ -213,13 +229,24 @@ class Inspector:
             if returned is not None:
                 function, value = returned
                 plain.append(Child(RETURN_VALUE_PREFIX + function, value, None))
+        append = plain.append
+        simple_types = simple_member_types
         groups: dict[str, list] = {}
         for key, value in list(mapping.items()):
+            if type(key) is str and type(value) in simple_types:
+                # The common case, decided without a call: a plain value of a built-in
+                # type is shown directly unless its name is a dunder.
+                if key[:2] == "__" and key[-2:] == "__":
+                    if key != "__builtins__":
+                        groups.setdefault(SPECIAL_GROUP, []).append((key, value, key))
+                else:
+                    append((key, value))
+                continue
             if key == "__builtins__" or not isinstance(key, str):
                 continue  # The builtins module hangs off every module's globals: noise.
             group = classify_scope_member(key, value)
             if group is None:
-                plain.append((key, value))
+                append((key, value))
             else:
                 groups.setdefault(group, []).append((key, value, key))
         return grouped(plain, groups)
@@ -243,7 +270,9 @@ class Inspector:
                 if isinstance(e, FrameEntry) and e.thread_id == thread_id and e.is_top]
 
     def variables(self, reference, filter_kind=None, start: int = 0, count: int = 0,
-                  fmt: Format = DEFAULT_FORMAT) -> dict:
+                  fmt: Format = DEFAULT_FORMAT, encoded: bool = False):
+        """The body of a variables response: a dict, or with ``encoded`` the same as
+        frames.EncodedJson (what the request handler sends: faster for big scopes)."""
         container = self.container(reference)
         if container.kind in ("locals", "globals"):
             if filter_kind == "indexed":
@@ -257,11 +286,46 @@ class Inspector:
                                    filter_kind, start, count)
         describe = self.describe
         thread_id, frame = container.thread_id, container.frame
-        return {"variables": [
-            describe(child[0], child[1], child[0], thread_id, frame, fmt)
-            if type(child) is tuple else self.variable(child, container, fmt)
-            for child in children
-        ]}
+        variables: list = []
+        append = variables.append
+        # Scalars of a scope are rendered inline: no user code runs, nothing expands, and
+        # a scope of 1,000 locals must stay a matter of a millisecond or two.
+        simple_names = {} if fmt.hex else _SIMPLE_TYPE_NAMES
+        limit = fmt.limit
+        for child in children:
+            if type(child) is not tuple:
+                append(self.variable(child, container, fmt))
+                continue
+            name, value = child
+            kind = type(value)
+            simple_name = simple_names.get(kind)
+            if simple_name is None or not name or (
+                limit is not None and (kind is str or kind is bytes) and len(value) > limit
+            ):
+                append(describe(name, value, name, thread_id, frame, fmt))
+                continue
+            try:
+                text = repr(value)
+            except ValueError:
+                # An int too long for decimal: the general path says so.
+                append(describe(name, value, name, thread_id, frame, fmt))
+                continue
+            if limit is not None and len(text) > limit:
+                text = text[:limit] + TRUNCATION_MARKER
+            if encoded:
+                # The JSON the encoder would write for the dict below, written directly.
+                quoted = encode_basestring(name)
+                append(f'{{"name":{quoted},"value":{encode_basestring(text)},'
+                       f'"type":"{simple_name}","variablesReference":0,'
+                       f'"evaluateName":{quoted}}}')
+                continue
+            append({"name": name, "value": text, "type": simple_name, "variablesReference": 0,
+                    "evaluateName": name})
+        if encoded:
+            items = ",".join(item if type(item) is str else to_json(item)
+                             for item in variables)
+            return EncodedJson(f'{{"variables":[{items}]}}')
+        return {"variables": variables}
 
     def variable(self, child: Child, parent: Container, fmt: Format = DEFAULT_FORMAT) -> dict:
         if child.note is not None:
@@ -286,16 +350,16 @@ class Inspector:
         """A DAP variable (or, with ``value_key="result"``, an evaluate body) for a value."""
         simple_type = _SIMPLE_TYPE_NAMES.get(type(value))
         if simple_type is not None and not fmt.hex:
-            # Scalars: nothing to expand, no user code; the fast path for big scopes.
-            body = {"name": name, value_key: safe_repr(value, fmt.limit), "type": simple_type,
+            # Scalars: nothing to expand, no user code.
+            body = {"name": name, value_key: format_value(value, fmt), "type": simple_type,
                     "variablesReference": 0}
             if evaluate_name:
                 body["evaluateName"] = evaluate_name
             return body
         body = {
             "name": name,
-            value_key: safe_repr(value, fmt.limit, fmt.hex),
-            "type": type_name(value),
+            value_key: format_value(value, fmt),
+            "type": _BUILTIN_TYPE_NAMES.get(type(value)) or type_name(value),
             "variablesReference": 0,
         }
         if evaluate_name:

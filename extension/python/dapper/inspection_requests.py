@@ -112,7 +112,7 @@ def variables(debugger, arguments: dict):
     container = inspector.container(reference)
     return _on_stopped_thread(
         debugger, container.thread_id,
-        lambda: inspector.variables(reference, filter_kind, start, count, fmt),
+        lambda: inspector.variables(reference, filter_kind, start, count, fmt, encoded=True),
         RENDER_SECONDS,
     )
 

@@ -14,7 +14,6 @@ import contextlib
 import inspect
 import itertools
 import types
-from dataclasses import dataclass
 
 from .stopped_work import call_with_time_limit
 
@@ -38,8 +37,10 @@ _PLAIN_REPR_TYPES = frozenset({str, bytes, int, float, complex, bool, type(None)
 # Types whose repr is short and runs no user code.
 _SHORT_REPR_TYPES = frozenset({int, float, bool, type(None)})
 # Values that are never functions or classes, whatever their name.
-_SIMPLE_MEMBER_TYPES = frozenset({str, bytes, int, float, complex, bool, type(None), list,
-                                  tuple, dict, set, frozenset})
+simple_member_types = frozenset({str, bytes, int, float, complex, bool, type(None), list,
+                                 tuple, dict, set, frozenset})
+# Built-in containers, rendered item by item (not by their own repr) when big.
+_CONTAINER_TYPES = frozenset({list, tuple, set, frozenset, dict})
 _INDEXABLE_TYPES = (list, tuple)
 _SET_TYPES = (set, frozenset)
 # Key types whose repr is valid Python that evaluates back to the same key.
@@ -70,12 +71,27 @@ def guarded(function, what: str):
         return None, _describe_error(what, error)
 
 
-@dataclass(frozen=True)
 class Format:
-    """How to render: ``limit`` characters at most (None: no limit) and integers in hex."""
+    """How to render: ``limit`` characters at most (None: no limit) and integers in hex.
+    (The value classes here are plain classes, not dataclasses: every debuggee imports
+    this module at start, and each dataclass costs its import a fraction of a ms.)"""
 
-    limit: int | None = MAX_VALUE_LENGTH
-    hex: bool = False
+    __slots__ = ("limit", "hex")
+
+    def __init__(self, limit: int | None = MAX_VALUE_LENGTH, hex: bool = False) -> None:
+        self.limit = limit
+        self.hex = hex
+
+    def __eq__(self, other) -> bool:
+        if type(other) is not Format:
+            return NotImplemented
+        return (self.limit, self.hex) == (other.limit, other.hex)
+
+    def __hash__(self) -> int:
+        return hash((self.limit, self.hex))
+
+    def __repr__(self) -> str:
+        return f"Format(limit={self.limit!r}, hex={self.hex!r})"
 
 
 DEFAULT_FORMAT = Format()
@@ -85,17 +101,38 @@ def safe_repr(value, limit: int | None = MAX_VALUE_LENGTH, hex: bool = False) ->
     """``repr(value)`` that never raises and never exceeds ``limit`` characters (plus the
     truncation marker). Built-in containers are rendered item by item, so a huge list
     costs ``limit``, not its size."""
+    return format_value(value, Format(limit, hex))
+
+
+def format_value(value, fmt: Format) -> str:
+    """``safe_repr`` with the limit and hex setting of ``fmt``."""
+    limit = fmt.limit
     kind = type(value)
-    if kind in _PLAIN_REPR_TYPES and not (hex and kind is int) and (
+    if kind in _PLAIN_REPR_TYPES and not (fmt.hex and kind is int) and (
         limit is None or kind not in (str, bytes) or len(value) <= limit
     ):
         # The common case (scopes full of numbers and short strings) stays cheap.
-        text = repr(value)
+        text = _plain_repr(value)
     else:
-        text = _repr(value, Format(limit, hex), set())
+        text = None
+        if kind in _CONTAINER_TYPES and not fmt.hex:
+            # Before the general path, which guards against recursion: a container of
+            # scalars only cannot contain itself.
+            text = _small_container_repr(value, kind)
+        if text is None:
+            text = _repr(value, fmt, set())
     if limit is not None and len(text) > limit:
         text = text[:limit] + TRUNCATION_MARKER
     return text
+
+
+def _plain_repr(value) -> str:
+    """The repr of a value of one of _PLAIN_REPR_TYPES. Only an int can fail: one with
+    more digits than ``sys.get_int_max_str_digits()`` allows (3.11+) raises ValueError."""
+    try:
+        return repr(value)
+    except ValueError as error:
+        return _describe_error("repr", error)
 
 
 def _repr(value, fmt: Format, active: set[int]) -> str:
@@ -106,8 +143,8 @@ def _repr(value, fmt: Format, active: set[int]) -> str:
         if kind in (str, bytes) and fmt.limit is not None and len(value) > fmt.limit:
             # Only the shown part is rendered; the quote is added back for symmetry.
             return repr(value[: fmt.limit + 1])
-        return repr(value)
-    if kind in (list, tuple, set, frozenset, dict):
+        return _plain_repr(value)
+    if kind in _CONTAINER_TYPES:
         if id(value) in active:
             return "[...]" if kind is list else "{...}" if kind is dict else "(...)"
         active.add(id(value))
@@ -119,14 +156,27 @@ def _repr(value, fmt: Format, active: set[int]) -> str:
     return text if error is None else error
 
 
-def _container_repr(value, kind, fmt: Format, active: set[int]) -> str:
-    if len(value) <= 16 and not fmt.hex and kind is not dict and all(
-        type(item) in _SHORT_REPR_TYPES or (type(item) is str and len(item) <= 64)
-        for item in value
-    ):
-        # Small containers of numbers and short strings: the interpreter's own repr is
-        # exact and bounded (16 items of at most ~66 characters).
+def _small_container_repr(value, kind) -> str | None:
+    """The interpreter's own repr of a small built-in container of numbers and short
+    strings (exact, and cheaper than rendering item by item), else None. An int too long
+    for decimal makes it None too: the item-by-item path shows that failure in place."""
+    if len(value) > 16:
+        return None
+    for item in itertools.chain.from_iterable(value.items()) if kind is dict else value:
+        item_kind = type(item)
+        if item_kind not in _SHORT_REPR_TYPES and not (item_kind is str and len(item) <= 64):
+            return None
+    try:
         return repr(value)
+    except ValueError:
+        return None
+
+
+def _container_repr(value, kind, fmt: Format, active: set[int]) -> str:
+    if not fmt.hex:
+        text = _small_container_repr(value, kind)
+        if text is not None:
+            return text
     if kind is dict:
         items = (f"{_repr(k, fmt, active)}: {_repr(v, fmt, active)}" for k, v in value.items())
         opening, closing = "{", "}"
@@ -206,14 +256,16 @@ def _is_mapping(value) -> bool:
     return isinstance(value, (dict, collections.abc.Mapping))
 
 
-@dataclass
 class Shape:
     """How a value expands: whether it has children and how many of each kind (None
     when counting them would mean running a lot of user code)."""
 
-    expandable: bool
-    indexed: int = 0
-    named: int = 0
+    __slots__ = ("expandable", "indexed", "named")
+
+    def __init__(self, expandable: bool, indexed: int = 0, named: int = 0) -> None:
+        self.expandable = expandable
+        self.indexed = indexed
+        self.named = named
 
 
 def shape_of(value) -> Shape:
@@ -236,25 +288,33 @@ def shape_of(value) -> Shape:
     return Shape(True)
 
 
-@dataclass
 class Group:
-    """A sub-group of members ("special variables", …) of an object or a scope."""
+    """A sub-group of members ("special variables", …) of an object or a scope.
+    ``owner`` is what the members belong to, for setVariable: an object (its
+    attributes), or None for a scope (the Container of the group knows which)."""
 
-    kind: str
-    members: list[tuple[str, object, str | None]]
-    # What the members belong to, for setVariable: an object (its attributes), or None
-    # for a scope (the Container of the group knows which).
-    owner: object = None
+    __slots__ = ("kind", "members", "owner")
+
+    def __init__(self, kind: str, members: list[tuple[str, object, str | None]],
+                 owner: object = None) -> None:
+        self.kind = kind
+        self.members = members
+        self.owner = owner
 
 
-@dataclass
 class Child:
-    name: str
-    value: object
-    evaluate_name: str | None
-    # A child that stands for "more not shown" or a failure carries its text instead.
-    note: str | None = None
-    group: Group | None = None
+    """One entry of a variables response. A child that stands for "more not shown" or a
+    failure carries its text in ``note`` instead of a value; a group's, its ``group``."""
+
+    __slots__ = ("name", "value", "evaluate_name", "note", "group")
+
+    def __init__(self, name: str, value: object, evaluate_name: str | None,
+                 note: str | None = None, group: Group | None = None) -> None:
+        self.name = name
+        self.value = value
+        self.evaluate_name = evaluate_name
+        self.note = note
+        self.group = group
 
 
 def children_of(
@@ -373,7 +433,7 @@ def classify_scope_member(name: str, value) -> str | None:
     """The group a scope's variable belongs to, or None to show it directly."""
     if name[:2] == "__" and name[-2:] == "__":
         return SPECIAL_GROUP
-    if type(value) in _SIMPLE_MEMBER_TYPES:
+    if type(value) in simple_member_types:
         return None
     if name.startswith("__") and name.endswith("__"):
         return SPECIAL_GROUP

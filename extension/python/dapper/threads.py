@@ -13,7 +13,6 @@ import threading
 import types
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from .stopped_work import ResumeSignal
 
@@ -56,7 +55,6 @@ class ThreadRegistry:
         return sorted(found, key=lambda pair: pair[0])
 
 
-@dataclass
 class StoppedThread:
     """A thread blocked in the debugger until ``resume`` is set (it runs work handed to
     it meanwhile, see stopped_work.py). A step it should take once released is
@@ -66,13 +64,18 @@ class StoppedThread:
     thread that did not reach a line to park on yet while all threads are stopped: it
     is shown where it is, but it cannot run work."""
 
-    thread_id: int
-    ident: int
-    frame: types.FrameType
-    reason: str
-    exception: object = None
-    running: bool = False
-    resume: ResumeSignal = field(default_factory=ResumeSignal)
+    __slots__ = ("thread_id", "ident", "frame", "reason", "exception", "running", "resume")
+
+    def __init__(self, thread_id: int, ident: int, frame: types.FrameType, reason: str,
+                 exception: object = None, running: bool = False,
+                 resume: ResumeSignal | None = None) -> None:
+        self.thread_id = thread_id
+        self.ident = ident
+        self.frame = frame
+        self.reason = reason
+        self.exception = exception
+        self.running = running
+        self.resume = ResumeSignal() if resume is None else resume
 
 
 def install_thread_events(

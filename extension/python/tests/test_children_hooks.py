@@ -287,3 +287,49 @@ def test_a_fork_child_without_auto_attach_never_uses_its_parents_connection(
     root.finish(0)
     assert root.stdout().splitlines() == ["child child", "parent parent"]
     assert not [e for e in root.events if e["event"] == "stopped"]
+
+
+def test_multiprocessing_is_hooked_when_the_program_imports_it(launch, write, listener):
+    # The hooks patch multiprocessing's modules when the program imports them, not at
+    # start: the name proves Popen._launch was wrapped, the announcement spawnv_passfds.
+    parent = write("mp_parent.py", """
+        import sys
+        print("preloaded", "multiprocessing.popen_spawn_posix" in sys.modules, flush=True)
+        import multiprocessing
+
+        def work():
+            pass
+
+        if __name__ == "__main__":
+            process = multiprocessing.get_context("spawn").Process(target=work)
+            process.start()
+            process.join()
+            print("exit", process.exitcode, flush=True)
+    """)
+    root = start_root(launch, parent, listener)
+    announced = root.wait_event("dapper/childProcess")
+    assert announced["name"] == "SpawnProcess-1"
+    assert announced["isPython"] is True
+    child = listener.accept()
+    assert child.next()["event"] == "dapper/sessionHello"
+    configure_child(child)
+    assert child.event("dapper/exiting") == {"exitCode": 0}
+    root.finish(0)
+    # The child runs the main module's top level too (as __mp_main__), hence two lines.
+    assert root.stdout().splitlines() == ["preloaded False", "preloaded False", "exit 0"]
+
+
+# Modules a debuggee's start does not need: the hooks patch them once the program
+# imports them (each costs every debuggee milliseconds before its first line).
+NOT_IMPORTED_AT_START = ["platform", "zipfile", "shutil", "subprocess", "multiprocessing",
+                         "multiprocessing.util", "tempfile", "bz2", "lzma"]
+
+
+def test_a_debuggee_starts_without_modules_it_does_not_need(launch, write, listener):
+    program = write("modules.py", f"""
+        import sys
+        print(sorted(name for name in {NOT_IMPORTED_AT_START!r} if name in sys.modules))
+    """)
+    root = start_root(launch, program, listener)
+    root.finish(0)
+    assert root.stdout().strip() == "[]"

@@ -19,6 +19,7 @@ import os
 import sys
 import threading
 
+from .import_hooks import when_imported
 from .planning import plan_argv
 from .state import ACTIVE, PACKAGE_DIR
 
@@ -100,19 +101,26 @@ def _new_lock_after_fork() -> None:
     _environment_lock = threading.Lock()
 
 
+def _hook_util(util) -> None:
+    if not getattr(util.spawnv_passfds, "_dapper_hook", False):
+        util.spawnv_passfds = _spawnv_passfds_hook(util.spawnv_passfds)
+
+
+def _hook_popen(module) -> None:
+    launch = module.Popen.__dict__.get("_launch")
+    if launch is not None and not getattr(launch, "_dapper_hook", False):
+        module.Popen._launch = _launch_hook(launch)
+
+
 def install() -> None:
     global _installed
     if _installed or sys.platform == "win32":
         return
     _installed = True
     os.register_at_fork(after_in_child=_new_lock_after_fork)
-    import multiprocessing.popen_fork as popen_fork
-    import multiprocessing.popen_forkserver as popen_forkserver
-    import multiprocessing.popen_spawn_posix as popen_spawn_posix
-    import multiprocessing.util as util
-
-    util.spawnv_passfds = _spawnv_passfds_hook(util.spawnv_passfds)
-    for module in (popen_fork, popen_spawn_posix, popen_forkserver):
-        launch = module.Popen.__dict__.get("_launch")
-        if launch is not None and not getattr(launch, "_dapper_hook", False):
-            module.Popen._launch = _launch_hook(launch)
+    # Patched when the program imports them (import_hooks): importing them here would
+    # cost every debuggee ~15 ms before its first line, multiprocessing or not.
+    when_imported("multiprocessing.util", _hook_util)
+    for name in ("multiprocessing.popen_fork", "multiprocessing.popen_spawn_posix",
+                 "multiprocessing.popen_forkserver"):
+        when_imported(name, _hook_popen)

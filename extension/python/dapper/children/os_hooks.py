@@ -17,12 +17,11 @@ while another hook is at work (``ACTIVE.busy``).
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import sys
 import threading
 
-from .planning import plan_argv, plan_shell
+from .planning import plan_argv, plan_shell, which
 from .state import ACTIVE, PACKAGE_DIR
 
 _NAMES = ("execv", "execve", "spawnv", "spawnve", "spawnvp", "spawnvpe",
@@ -52,7 +51,7 @@ def _prepare_or_raise(hooks, program: str, argv, env, search: bool):
         for key in ("PATH", b"PATH"):
             if key in env:
                 path = os.fsdecode(env[key])
-    resolved = shutil.which(program_text, path=path) if search else program_text
+    resolved = which(program_text, path) if search else program_text
     plan = plan_argv(words, executable=resolved or program_text, path=path)
     if not plan.attachable:
         return plan, None, None, None
@@ -70,7 +69,7 @@ def _prepare_or_raise(hooks, program: str, argv, env, search: bool):
 def _program(plan, path):
     """The file to execute: a #! script's interpreter replaces the script itself."""
     if plan.replaces_program:
-        return shutil.which(plan.python.interpreter[0]) or plan.python.interpreter[0]
+        return which(plan.python.interpreter[0]) or plan.python.interpreter[0]
     return path
 
 

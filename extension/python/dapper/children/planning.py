@@ -7,7 +7,6 @@ nothing.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from dataclasses import dataclass
 
@@ -61,12 +60,20 @@ class Plan:
         return join_command(assignments, words)
 
 
+def which(word: str, path: str | None = None) -> str | None:
+    """``shutil.which``, imported on first use: shutil and the compression modules it
+    imports cost every debuggee ~3 ms at start, and most never start a child."""
+    import shutil
+
+    return shutil.which(word, path=path)
+
+
 def resolve_program(word: str, cwd: str | None, path: str | None) -> str | None:
     """The file a program word runs, as exec would find it; None when not found."""
     if os.sep in word or (os.altsep and os.altsep in word):
         candidate = word if os.path.isabs(word) else os.path.join(cwd or os.getcwd(), word)
         return candidate if os.path.isfile(candidate) else None
-    return shutil.which(word, path=path)
+    return which(word, path)
 
 
 def _first_line(path: str) -> bytes:

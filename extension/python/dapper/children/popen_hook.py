@@ -9,16 +9,18 @@ command runs exactly as the program gave it.
 
 from __future__ import annotations
 
-import inspect
 import os
-import subprocess
 import sys
 
+from .import_hooks import when_imported
 from .planning import Plan, plan_argv, plan_shell
 from .state import ACTIVE, PACKAGE_DIR, ChildHooks
 
-_original_init = subprocess.Popen.__init__
-_signature = inspect.signature(_original_init)
+# Popen.__init__ as subprocess defines it, and its signature; set when the hook goes in,
+# which is when the program imports subprocess (importing it for every debuggee, with
+# the signature, would cost each ~2 ms before its first line).
+_original_init = None
+_signature = None
 
 
 def _words(args) -> list[str] | None:
@@ -112,7 +114,16 @@ def _rewrite(hooks: ChildHooks, plan: Plan, arguments: dict) -> str | None:
 
 
 def install() -> None:
+    when_imported("subprocess", _hook_subprocess)
+
+
+def _hook_subprocess(subprocess) -> None:
+    global _original_init, _signature
     if getattr(subprocess.Popen.__init__, "_dapper_hook", False):
         return
+    import inspect
+
+    _signature = inspect.signature(subprocess.Popen.__init__)
+    _original_init = subprocess.Popen.__init__
     _popen_init._dapper_hook = True  # type: ignore[attr-defined]
     subprocess.Popen.__init__ = _popen_init  # type: ignore[method-assign]
