@@ -121,9 +121,9 @@ export async function startSession(spec, { program, args = [], breakpoints = [],
         timeoutMs,
       );
       const refused = response.body.breakpoints.filter((bp) => !bp.verified);
-      // debugpy verifies breakpoints in files not imported yet only later; only a
-      // message (a real refusal) is an error.
-      const explained = refused.filter((bp) => bp.message);
+      // Breakpoints in files not imported yet are verified later: debugpy answers them
+      // without a message, Dapper with DAP's reason "pending". Anything else is a refusal.
+      const explained = refused.filter((bp) => bp.message && bp.reason !== "pending");
       if (explained.length > 0) throw new Error(`${spec.label} refused a breakpoint in ${file}: ${explained[0].message}`);
     }
     const configured = await client.request("configurationDone", {}, timeoutMs);

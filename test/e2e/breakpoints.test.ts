@@ -1,5 +1,7 @@
 // Breakpoints of every kind, end to end on every CPython of the machine: line breakpoints
-// (in a module not imported yet, replaced while stopped and while running), conditions,
+// (in a module imported later, verified by a `breakpoint` event; in a module never
+// imported; replaced while stopped and while running; on lines the instrumented copies
+// take and on lines they leave to the tracer), conditions,
 // hit conditions, log points, function breakpoints, exception breakpoints with
 // exceptionInfo, and breakpointLocations. Each case is a row; one helper runs them.
 import assert from "node:assert/strict";
@@ -8,11 +10,12 @@ import os from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { pythons } from "./support";
+import { notLoadedYet, pythons } from "./support";
 import { consoleOutput, failure, locals, type Session, stopped, withSession } from "./control-support";
 
 const app = "breakpoints/app.py";
 const late = "breakpoints/late.py";
+const unused = "breakpoints/unused.py";
 
 /** A source breakpoint on the `square` marker with extra properties, and the values of
  * `n` at the stops it causes (each stop is continued) plus the console output it makes. */
@@ -50,8 +53,9 @@ const squareCases: SquareCase[] = [
 interface Case {
   name: string;
   args?: string[];
-  configure: (session: Session) => Promise<void>;
-  run: (session: Session) => Promise<void>;
+  /** Sets things up before configurationDone; what it returns is handed to `run`. */
+  configure: (session: Session) => Promise<unknown>;
+  run: (session: Session, configured: unknown) => Promise<void>;
   exitCode?: number;
 }
 
@@ -90,18 +94,61 @@ const cases: Case[] = [
     },
   })),
   {
-    name: "a breakpoint in a module that is not imported yet is verified at once and hit once it is",
+    name: "a breakpoint in a module imported later: answered unverified (moved), verified by an event before it stops",
     configure: async (session) => {
-      const [bp] = await setLines(session, late, [{ line: session.line(late, "late") }]);
-      assert.equal(bp.verified, true);
-      assert.equal(bp.line, session.line(late, "late"));
+      const [bp] = await setLines(session, late, [{ line: session.line(late, "above-late") }]);
+      assert.equal(bp.verified, false, JSON.stringify(bp));
+      assert.match(bp.message ?? "", notLoadedYet);
+      assert.equal(bp.reason, "pending", "DAP's reason for a breakpoint that may be verified later");
+      assert.equal(bp.line, session.line(late, "late"), "moved to the next executable line");
+      return bp.id;
     },
-    run: async (session) => {
+    run: async (session, id) => {
       const stop = await stopped(session.client, "breakpoint");
       assert.equal(stop.frames[0].source?.path, session.file(late));
       assert.deepEqual(stop.frames.slice(0, 2).map((f) => f.name), ["triple", "main"]);
+      assert.deepEqual(stop.event.body.hitBreakpointIds, [id]);
+      const events = session.client.events;
+      const changed = events.findIndex((e) => e.event === "breakpoint");
+      assert.ok(changed >= 0 && changed < events.findIndex((e) => e.event === "stopped"), "the breakpoint event comes before the stop");
+      assert.deepEqual(events[changed].body, {
+        reason: "changed",
+        breakpoint: { id, verified: true, line: session.line(late, "late"), source: { path: session.file(late) } },
+      });
       await continueAll(session, stop.threadId);
       assert.equal(await session.client.finished(), 0);
+      assert.equal(breakpointEvents(session).length, 1, "announced once");
+    },
+  },
+  {
+    name: "a breakpoint set while stopped in a module already imported is verified at once",
+    configure: async (session) => {
+      await setLines(session, app, [{ line: session.line(app, "call-late") }]);
+    },
+    run: async (session) => {
+      const first = await stopped(session.client, "breakpoint");
+      const [bp] = await setLines(session, late, [{ line: session.line(late, "late") }]);
+      assert.deepEqual([bp.verified, bp.line, bp.message], [true, session.line(late, "late"), undefined]);
+      await continueAll(session, first.threadId);
+      const second = await stopped(session.client, "breakpoint");
+      assert.equal(second.frames[0].name, "triple");
+      await continueAll(session, second.threadId);
+      assert.equal(await session.client.finished(), 0);
+      assert.deepEqual(breakpointEvents(session), []);
+    },
+  },
+  {
+    name: "a breakpoint in a module never imported stays unverified and the program finishes",
+    configure: async (session) => {
+      const [bp] = await setLines(session, unused, [{ line: session.line(unused, "unused") }]);
+      assert.equal(bp.verified, false);
+      assert.match(bp.message ?? "", notLoadedYet);
+      assert.equal(bp.reason, "pending");
+    },
+    run: async (session) => {
+      assert.equal(await session.client.finished(), 0);
+      assert.deepEqual(breakpointEvents(session), []);
+      assert.ok(!session.client.events.some((e) => e.event === "stopped"));
     },
   },
   {
@@ -206,11 +253,97 @@ const cases: Case[] = [
   },
 ];
 
+/** Breakpoints in probes.py's loop (docs/instrumentation.md: lines the instrumented
+ * copies take, and the loop header they leave to the tracer): set before the program
+ * starts (`before`), then `during` runs while it loops. Every stop is checked for the
+ * value of `count`, continued, and the program must end normally. */
+interface ProbeCase {
+  name: string;
+  before: { marker: string; condition: string };
+  during: (session: Session) => Promise<void>;
+  importantOutputs?: RegExp;
+}
+
+const probes = "breakpoints/probes.py";
+
+async function countAtStop(session: Session, marker: string) {
+  const stop = await stopped(session.client, "breakpoint");
+  assert.deepEqual([stop.frames[0].name, stop.frames[0].line], ["spin", session.line(probes, marker)]);
+  return { threadId: stop.threadId, count: Number((await locals(session.client, stop.frames[0].id)).count) };
+}
+
+const probeCases: ProbeCase[] = [
+  {
+    name: "a conditional breakpoint on a loop header (the tracer's line) stops where it holds",
+    before: { marker: "header", condition: "count == 3" },
+    during: async (session) => {
+      const { threadId, count } = await countAtStop(session, "header");
+      assert.equal(count, 3);
+      await setLines(session, probes, []);
+      await continueAll(session, threadId);
+    },
+  },
+  {
+    name: "a condition changed while the loop runs applies at once, one stop per hit",
+    before: { marker: "body", condition: "count == -1" },
+    during: async (session) => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await setLines(session, probes, [{ line: session.line(probes, "body"), condition: "count >= 100" }]);
+      const first = await countAtStop(session, "body");
+      assert.ok(first.count >= 100 && first.count < 400, String(first.count));
+      await continueAll(session, first.threadId);
+      const second = await countAtStop(session, "body");
+      assert.equal(second.count, first.count + 1);
+      await setLines(session, probes, []);
+      await continueAll(session, second.threadId);
+    },
+  },
+  {
+    name: "a condition that raises inside the copy stops once, reported once",
+    before: { marker: "body", condition: "1 / (count - 2) > 1" },
+    during: async (session) => {
+      const { threadId, count } = await countAtStop(session, "body");
+      assert.equal(count, 2);
+      await continueAll(session, threadId);
+    },
+    importantOutputs: /ZeroDivisionError/,
+  },
+];
+
 for (const python of pythons()) {
   describe(`breakpoints on Python ${python.version}`, () => {
+    for (const row of probeCases) {
+      test(row.name, async () => {
+        await withSession(
+          python,
+          { program: probes },
+          async (session) => {
+            const [bp] = await setLines(session, probes, [{ line: session.line(probes, row.before.marker), condition: row.before.condition }]);
+            assert.equal(bp.verified, true, JSON.stringify(bp));
+          },
+          async (session) => {
+            await row.during(session);
+            assert.equal(await session.client.finished(), 0);
+            assert.equal(session.client.output("stdout"), "spun 400\n");
+            const important = session.client.events.filter((e) => e.event === "output" && e.body.category === "important");
+            assert.equal(important.length, row.importantOutputs ? 1 : 0, JSON.stringify(important));
+            if (row.importantOutputs) assert.match(String(important[0].body.output), row.importantOutputs);
+          },
+        );
+      });
+    }
+
     for (const row of cases) {
       test(row.name, async () => {
-        await withSession(python, { program: app, args: row.args ?? [] }, row.configure, row.run);
+        let configured: unknown;
+        await withSession(
+          python,
+          { program: app, args: row.args ?? [] },
+          async (session) => {
+            configured = await row.configure(session);
+          },
+          (session) => row.run(session, configured),
+        );
       });
     }
 
@@ -256,6 +389,11 @@ for (const python of pythons()) {
       }
     });
   });
+}
+
+/** The bodies of the session's `breakpoint` events so far. */
+function breakpointEvents(session: Session): Record<string, unknown>[] {
+  return session.client.events.filter((e) => e.event === "breakpoint").map((e) => e.body);
 }
 
 async function waitForOutput(session: Session, text: string): Promise<void> {

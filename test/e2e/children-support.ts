@@ -6,7 +6,7 @@ import type { DebugProtocol } from "@vscode/debugprotocol";
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import type { Writable } from "node:stream";
-import { adapterScript, RecordingClient, root, waitUntil } from "./support";
+import { adapterScript, notLoadedYet, RecordingClient, root, waitUntil } from "./support";
 
 /** The adapter in `--port 0` mode; resolves once it reported its port. */
 export async function startServer(): Promise<{ port: number; process: ChildProcess; stop: () => void }> {
@@ -96,7 +96,14 @@ export class TreeClient extends RecordingClient {
     await Promise.race([initialized, attached]);
     await initialized;
     for (const [file, lines] of Object.entries(this.tree.breakpoints)) {
-      await this.setBreakpointsRequest({ source: { path: file }, breakpoints: lines.map((line) => ({ line })) });
+      const response = await this.setBreakpointsRequest({ source: { path: file }, breakpoints: lines.map((line) => ({ line })) });
+      // A child's program is not known to its session (an attach): its breakpoints, like
+      // those of files the child never runs, wait for the code to load.
+      for (const bp of response.body.breakpoints) {
+        if (bp.verified) continue;
+        if (!notLoadedYet.test(bp.message ?? "")) throw new Error(`breakpoint in ${file} not verified: ${JSON.stringify(bp)}`);
+        this.laterBreakpoints.push(bp);
+      }
     }
     await this.configurationDoneRequest();
     await attached;

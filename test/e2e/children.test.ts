@@ -239,6 +239,8 @@ async function runScenario(tree: SessionTree, python: string, scenario: Scenario
   if (failed && !scenario.attachMayFail) throw failed.attachError;
   assert.ok(tree.children.length >= least && tree.children.length <= most, `${tree.children.length} child sessions`);
   if (scenario.stops !== "any") assert.deepEqual(sorted(tree.children.flatMap((c) => c.stops)), sorted(scenario.stops));
+  // A breakpoint that waited for its file's code was verified before it stopped a child.
+  for (const child of tree.children) child.assertVerifiedLater({ hitOnly: true });
   if (scenario.childExitCodes) {
     const codes = tree.children.flatMap((c) => c.all("exited").map((body) => body.exitCode));
     assert.deepEqual(sorted(codes), sorted(scenario.childExitCodes));

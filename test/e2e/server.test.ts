@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { test } from "node:test";
-import { adapterScript, fixtures, marker, pythons, RecordingClient, root } from "./support";
+import { adapterScript, fixtures, later, marker, pythons, RecordingClient, root } from "./support";
 
 async function startServer(): Promise<{ port: number; stop: () => void }> {
   const server = spawn(process.execPath, [adapterScript, "--port", "0"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
@@ -33,7 +33,7 @@ test("one adapter serves two concurrent sessions over TCP", async () => {
       clients.map(async (client, index) => {
         await client.launchWith(
           { program: path.join(fixtures, "main.py"), args: [String(index + 10)], cwd: fixtures, python: python.executable, console: "internalConsole" },
-          { "helper.py": [marker("helper.py", "helper")] },
+          { "helper.py": later(marker("helper.py", "helper")) },
         );
         const { event, frames } = await client.nextStop();
         assert.equal(frames[0].name, "add");

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import path from "node:path";
-import { fixtures, isAlive, marker, pythons, RecordingClient, waitUntil } from "./support";
+import { fixtures, isAlive, later, type LaterLines, marker, pythons, RecordingClient, waitUntil } from "./support";
 
 interface ExpectedStop {
   file: string;
@@ -20,6 +20,8 @@ interface Scenario {
   name: string;
   launch: Record<string, unknown>;
   breakpoints: Array<[file: string, marker: string]>;
+  /** Files of `breakpoints` whose module is imported only once the program runs. */
+  importedLater?: string[];
   stops: ExpectedStop[];
   stdout: string;
   stderr?: string;
@@ -31,6 +33,7 @@ const scenarios: Scenario[] = [
     name: "a program: breakpoints in the main file and an imported module, output, exit code",
     launch: { program: path.join(fixtures, "main.py"), args: ["7"], cwd: fixtures },
     breakpoints: [["main.py", "main"], ["helper.py", "helper"]],
+    importedLater: ["helper.py"],
     stops: [
       {
         file: "main.py",
@@ -49,6 +52,8 @@ const scenarios: Scenario[] = [
     name: "a module with arguments",
     launch: { module: "greeter", args: ["a", "b", "c"], cwd: fixtures },
     breakpoints: [["greeter/__main__.py", "module"]],
+    // A module launch has no program file: its code is loaded when it runs.
+    importedLater: ["greeter/__main__.py"],
     stops: [{ file: "greeter/__main__.py", marker: "module", frames: ["<module>"], locals: { words: "['a', 'b', 'c']" } }],
     stdout: "module says a b c\n",
     exitCode: 3,
@@ -83,8 +88,11 @@ for (const python of pythons()) {
         const client = new RecordingClient();
         await client.start();
         try {
-          const breakpoints: Record<string, number[]> = {};
-          for (const [file, name] of scenario.breakpoints) (breakpoints[file] ??= []).push(marker(file, name));
+          const lines: Record<string, number[]> = {};
+          for (const [file, name] of scenario.breakpoints) (lines[file] ??= []).push(marker(file, name));
+          const breakpoints = Object.fromEntries(
+            Object.entries(lines).map(([file, set]): [string, number[] | LaterLines] => [file, scenario.importedLater?.includes(file) ? later(...set) : set]),
+          );
           await client.launchWith({ ...scenario.launch, python: python.executable, console: "internalConsole" }, breakpoints);
           for (const expected of scenario.stops) {
             const { event, frames } = await client.nextStop();
@@ -104,6 +112,7 @@ for (const python of pythons()) {
             await client.continueRequest({ threadId: event.body.threadId ?? 0 });
           }
           assert.equal(await client.finished(), scenario.exitCode);
+          client.assertVerifiedLater();
           assert.equal(client.output("stdout"), scenario.stdout);
           if (scenario.stderr !== undefined) assert.equal(client.output("stderr"), scenario.stderr);
           assert.deepEqual(client.order("exited", "terminated"), ["exited", "terminated"]);
@@ -138,7 +147,7 @@ for (const python of pythons()) {
       try {
         await client.launchWith(
           { program: path.join(fixtures, "main.py"), args: ["4"], cwd: fixtures, python: python.executable, console: "integratedTerminal" },
-          { "helper.py": [marker("helper.py", "helper")] },
+          { "helper.py": later(marker("helper.py", "helper")) },
           { supportsRunInTerminalRequest: true },
         );
         assert.equal(client.terminalProcesses.length, 1, "one runInTerminal request");

@@ -37,6 +37,22 @@ export function marker(file: string, name: string): number {
   return index + 1;
 }
 
+/**
+ * Breakpoints in a file whose module the program imports only once it runs: the debuggee
+ * answers them unverified ("verified when imported") and verifies them later with a
+ * `breakpoint` event. `launchWith` takes them as `{ "file.py": later(12, 14) }`.
+ */
+export interface LaterLines {
+  later: number[];
+}
+
+export function later(...lines: number[]): LaterLines {
+  return { later: lines };
+}
+
+/** The message of a breakpoint in a module that is not imported yet. */
+export const notLoadedYet = /not loaded yet.*verified when it is imported/;
+
 export interface RecordedEvent {
   event: string;
   body: Record<string, unknown>;
@@ -144,10 +160,17 @@ export class RecordingClient extends DebugClient {
     return this.events.map((e) => e.event).filter((name) => names.includes(name));
   }
 
-  /** initialize, launch, the configuration sequence with these breakpoints, configurationDone. */
+  /** The breakpoints `launchWith` set with `later(...)`, as answered (unverified). */
+  readonly laterBreakpoints: DebugProtocol.Breakpoint[] = [];
+
+  /**
+   * initialize, launch, the configuration sequence with these breakpoints, configurationDone.
+   * Every breakpoint must be verified at once, except those given with `later(...)`, which
+   * must be answered unverified because their module is not imported yet.
+   */
   async launchWith(
     launch: Record<string, unknown>,
-    breakpoints: Record<string, number[]> = {},
+    breakpoints: Record<string, number[] | LaterLines> = {},
     initialize: Partial<DebugProtocol.InitializeRequestArguments> = {},
   ): Promise<void> {
     await this.initializeRequest({ adapterID: "dapper", linesStartAt1: true, columnsStartAt1: true, pathFormat: "path", ...initialize });
@@ -156,17 +179,48 @@ export class RecordingClient extends DebugClient {
     launched.catch(() => undefined);
     await Promise.race([initialized, launched]);
     await initialized;
-    for (const [file, lines] of Object.entries(breakpoints)) {
+    for (const [file, set] of Object.entries(breakpoints)) {
+      const isLater = !Array.isArray(set);
+      const lines = Array.isArray(set) ? set : set.later;
       const response = await this.setBreakpointsRequest({
         source: { path: path.join(fixtures, file) },
         breakpoints: lines.map((line) => ({ line })),
       });
       for (const bp of response.body.breakpoints) {
-        if (!bp.verified) throw new Error(`breakpoint in ${file} not verified: ${JSON.stringify(bp)}`);
+        if (isLater && (bp.verified || !notLoadedYet.test(bp.message ?? ""))) {
+          throw new Error(`breakpoint in ${file} should wait for its module's import: ${JSON.stringify(bp)}`);
+        }
+        if (!isLater && !bp.verified) throw new Error(`breakpoint in ${file} not verified: ${JSON.stringify(bp)}`);
       }
+      if (isLater) this.laterBreakpoints.push(...response.body.breakpoints);
     }
     await this.configurationDoneRequest();
     await launched;
+  }
+
+  /**
+   * Checks that each `later(...)` breakpoint was verified by exactly one `breakpoint` event
+   * (same id and line), and that the event came before the first stop it caused. With
+   * `hitOnly`, breakpoints that never stopped are not required to have been verified.
+   */
+  assertVerifiedLater({ hitOnly = false } = {}): void {
+    const hit = (e: RecordedEvent, id: number) => e.event === "stopped" && ((e.body.hitBreakpointIds as number[] | undefined) ?? []).includes(id);
+    for (const answered of this.laterBreakpoints) {
+      if (answered.id === undefined) throw new Error(`breakpoint without an id: ${JSON.stringify(answered)}`);
+      const id = answered.id;
+      if (hitOnly && !this.events.some((e) => hit(e, id))) continue;
+      const index = this.events.findIndex((e) => e.event === "breakpoint" && (e.body.breakpoint as DebugProtocol.Breakpoint).id === answered.id);
+      if (index < 0) throw new Error(`no breakpoint event verified ${JSON.stringify(answered)}`);
+      const changed = this.events[index].body;
+      const bp = changed.breakpoint as DebugProtocol.Breakpoint;
+      if (changed.reason !== "changed" || !bp.verified || bp.line !== answered.line) {
+        throw new Error(`unexpected breakpoint event ${JSON.stringify(changed)} for ${JSON.stringify(answered)}`);
+      }
+      const again = this.events.slice(index + 1).filter((e) => e.event === "breakpoint" && (e.body.breakpoint as DebugProtocol.Breakpoint).id === answered.id);
+      if (again.length > 0) throw new Error(`breakpoint ${answered.id} was announced twice`);
+      const stop = this.events.findIndex((e) => hit(e, id));
+      if (stop >= 0 && stop < index) throw new Error(`breakpoint ${answered.id} stopped before it was verified`);
+    }
   }
 
   /** The values of a variables reference, by name. */

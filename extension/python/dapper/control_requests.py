@@ -111,6 +111,9 @@ def goto(debugger: Debugger, arguments: dict):
         # event (or a similar one); it raises ValueError for jumps into or out of
         # blocks such as loops and try statements.
         frame.f_lineno = line
+        # Execution goes on at the line's first instruction without a line event, so
+        # its breakpoints do not stop there; nor may its probe, if the line has one.
+        debugger.tracer.note_probe_handled(stopped.ident, frame, line)
 
     try:
         run_on_stopped_thread(stopped.resume, jump, _GOTO_SECONDS)

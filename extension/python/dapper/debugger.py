@@ -29,6 +29,8 @@ from .exception_filters import (
 )
 from .exception_stops import ExceptionStop, innermost_frame
 from .inspection import Inspector
+from .instrumentation import breakpoint_probes
+from .instrumentation.probes import StopAtLineEvent
 from .ipc import Connection
 from .library_code import is_library_canonical
 from .paths import is_debugger_path, is_runpy_path
@@ -37,6 +39,10 @@ from .tracing import StepState, choose_backend_name, create_tracer
 from .tracing.base import STEP_ENTRY, STEP_PARK, STEP_PAUSE
 
 _STOP_REASONS = {STEP_ENTRY: "entry", STEP_PAUSE: "pause"}
+# How long a thread that loads a file waits for the setBreakpoints response that
+# carries the file's pending breakpoints (sent by the IPC thread; it is normally a matter
+# of microseconds) before it runs on, leaving the announcement to that thread.
+ANSWER_WAIT_SECONDS = 1.0
 # How long a paused thread may take to reach a line of Python code before it is
 # announced stopped where it is (blocked outside Python code).
 PAUSE_GRACE_SECONDS = 0.3
@@ -48,6 +54,9 @@ class Debugger:
         self.store = BreakpointStore()
         self.threads = ThreadRegistry()
         self.tracer = create_tracer(choose_backend_name(tracer_name), self.store, self)
+        # Line breakpoints as probes in instrumented copies, from
+        # ``activate_instrumentation`` on (docs/instrumentation.md).
+        self.probes = breakpoint_probes.BreakpointProbes(self.store)
         self.inspector = Inspector(self.tracer._paths)
         self.client_arguments: dict = {}
         self.launch_configuration: dict = {}
@@ -83,6 +92,12 @@ class Debugger:
         self.inspector.column_offset = 0 if client.get("columnsStartAt1", True) else 1
         if launch.get("noDebug"):
             self.no_debug = True
+        program = launch.get("program")
+        if isinstance(program, str) and program:
+            # The launch's own program runs at configurationDone: its breakpoints are
+            # verified at once (loaded_files.py). An attach configuration has none; the
+            # host that starts a program itself may call store.loaded.set_program.
+            self.store.loaded.set_program(program)
 
         self.tracer.set_just_my_code(bool(launch.get("justMyCode", True)))
 
@@ -93,11 +108,37 @@ class Debugger:
         self.tracer._debugger_threads = old._debugger_threads
         self.tracer.set_just_my_code(old.just_my_code)
         self.tracer.set_watch_exceptions(old.watch_exceptions)
+        self.tracer.copies = old.copies
+        self.tracer.lines_need_tracing = old.lines_need_tracing
         self.inspector._paths = self.tracer._paths
+
+    def activate_instrumentation(self) -> bool:
+        """Run line breakpoints as probes in instrumented copies from now on (called
+        before the program is compiled and the tracer installed), unless
+        DAPPER_INSTRUMENT=0. The main program's compile then goes through
+        ``self.probes.compile_program``. Returns whether the copies are on."""
+        variables = self.environment.variables if self.environment is not None else {}
+        if not breakpoint_probes.enabled(variables):
+            return False
+        self.tracer.copies = self.probes.activate(self.probe_hit, self._file_instrumented)
+        target.compile_program_hook = self.probes.compile_program
+        # The new copies' lines are the probes', and what they could not take is the
+        # tracer's again.
+        self.tracer.lines_need_tracing = self.probes.lines_need_tracing
+        self.tracer.breakpoints_changed()
+        return True
+
+    def _settle_tracing(self) -> None:
+        """Let the tracer stop tracing if nothing needs it (never while a thread is
+        stopped: it sits in a trace event, where a goto may still jump)."""
+        with self._lock:  # A thread registers its stop under this lock.
+            if not self._stopped and not self._all_stopped:
+                self.tracer.settle_tracing()
 
     def set_exception_filters(self, filters: ExceptionFilters) -> None:
         self.exception_filters = filters
         self.tracer.set_watch_exceptions(filters.watches_raising)
+        self._settle_tracing()
 
     def tracing_started(self) -> None:
         """The tracer is installed and the program about to run: hook thread starts and
@@ -144,46 +185,114 @@ class Debugger:
 
     # The tracer's host interface.
 
+    def probe_hit(self, probe_id: int, frame: types.FrameType,
+                  error: BaseException | None) -> None:
+        """A probe of an instrumented copy ran (its condition, if compiled in, was true,
+        or raised ``error``): the same guards and stop as ``breakpoints_reached``. The
+        stop itself happens at the frame's next trace event (tracing/base.py says why)."""
+        ident = threading.get_ident()
+        if isinstance(error, StopAtLineEvent):
+            # The probe's except block, after the stop this handler raised for.
+            self.tracer.deferred_stop_missed(ident, frame)
+            return
+        if (ident in self._busy or self.tracer.is_ignored_thread(ident) or self._detached
+                or not self.tracer.installed or self.tracer.probe_handled(ident, frame)):
+            return
+        target = self.probes.targets.get(probe_id)
+        if target is None:
+            return  # A frame still running a copy made for breakpoints since changed.
+        if not target.condition_compiled:
+            hit_ids = self._breakpoints_hit(frame, target.breakpoints)
+        else:
+            breakpoint = target.breakpoints[0]
+            self._busy.add(ident)
+            try:
+                stop = self._breakpoint_says_stop(breakpoint, frame, True, error)
+            finally:
+                self._busy.discard(ident)
+            hit_ids = [breakpoint.id] if stop else []
+        if not hit_ids or self.tracer.inside_probe_condition(frame):
+            return  # No stop in a function a breakpoint's condition called.
+        if error is not None:
+            # Called from the probe's except block, which cannot be left by a jump: the
+            # thread stops here (a goto is refused with CPython's reason).
+            self._stop(frame, "breakpoint", hit_ids)
+            return
+        self.tracer.stop_at_next_event(frame, lambda: self._stop(frame, "breakpoint", hit_ids))
+
+    def _file_instrumented(self, canonical: str, module) -> None:
+        """The import finder compiled a file with probes, just before its code runs:
+        the file is loaded, and its pending breakpoints verified now."""
+        self.store.loaded.note(canonical)
+        if canonical in self.store.pending_files:
+            self.file_loaded(canonical)
+
     def breakpoints_reached(self, frame: types.FrameType, breakpoints: tuple,
                             reason: str = "breakpoint") -> bool:
-        ident = threading.get_ident()
-        if ident in self._busy or self.tracer.is_ignored_thread(ident) or self._detached:
-            return False
-        self._busy.add(ident)
-        try:
-            hit_ids = [bp.id for bp in breakpoints if self._breakpoint_says_stop(bp, frame)]
-        finally:
-            self._busy.discard(ident)
-        if not hit_ids:
-            return False
+        hit_ids = self._breakpoints_hit(frame, breakpoints)
+        if not hit_ids or self.tracer.inside_probe_condition(frame):
+            return False  # No stop in a function a breakpoint's condition called.
         self._stop(frame, reason, hit_ids)
         return True
 
+    def _breakpoints_hit(self, frame: types.FrameType, breakpoints: tuple) -> list[int]:
+        """The ids of the breakpoints reached in ``frame`` that say stop (each one's hit
+        counted, its log message written)."""
+        ident = threading.get_ident()
+        if ident in self._busy or self.tracer.is_ignored_thread(ident) or self._detached:
+            return []
+        self._busy.add(ident)
+        try:
+            return [bp.id for bp in breakpoints if self._breakpoint_says_stop(bp, frame)]
+        finally:
+            self._busy.discard(ident)
+
     def function_entered(self, frame: types.FrameType, breakpoints: tuple) -> bool:
         functions = self.store.functions
-        for breakpoint in breakpoints:
-            if functions.found(breakpoint, frame.f_code) and not self._detached:
-                self.connection.send_event("breakpoint", {
-                    "reason": "changed", "breakpoint": breakpoint.to_dap(self.line_offset)})
+        self.announce_verified(
+            [bp for bp in breakpoints if functions.found(bp, frame.f_code)])
         return self.breakpoints_reached(frame, breakpoints, "function breakpoint")
 
-    def _breakpoint_says_stop(self, breakpoint: Breakpoint, frame: types.FrameType) -> bool:
-        if breakpoint.condition is not None:
+    def file_loaded(self, canonical: str) -> None:
+        # A debugger thread (the IPC thread among them) never waits for a response
+        # that it may be the one to send.
+        ident = threading.get_ident()
+        wait = 0.0 if self.tracer.is_ignored_thread(ident) else ANSWER_WAIT_SECONDS
+        self.store.file_loaded(canonical, self.announce_verified, wait)
+
+    def announce_verified(self, breakpoints: list) -> None:
+        """Tell the client that breakpoints (line or function) it was answered
+        unverified are verified now: one ``breakpoint`` event each."""
+        if self._detached:
+            return
+        for breakpoint in breakpoints:
+            self.connection.send_event("breakpoint", {
+                "reason": "changed", "breakpoint": breakpoint.to_dap(self.line_offset)})
+
+    def _breakpoint_says_stop(self, breakpoint: Breakpoint, frame: types.FrameType,
+                              condition_done: bool = False,
+                              condition_error: BaseException | None = None) -> bool:
+        """Whether a breakpoint reached in ``frame`` stops (counting the hit, writing a
+        log message). ``condition_done``: a probe already evaluated the condition (it
+        held, or raised ``condition_error``)."""
+        if not condition_done and breakpoint.condition is not None:
             try:
                 if not eval(breakpoint.condition, frame.f_globals, frame.f_locals):
                     return False
             except Exception as error:
-                # Like a failing assertion, a broken condition stops so the user sees it;
-                # the message is given once, not on every hit.
-                if not breakpoint.condition_error_reported:
-                    breakpoint.condition_error_reported = True
-                    self.send_output(
-                        f"Error evaluating the breakpoint condition at line "
-                        f"{breakpoint.line - self.line_offset}: "
-                        f"{type(error).__name__}: {error}\n",
-                        category="important",
-                    )
-                return True
+                condition_error = error
+        if condition_error is not None:
+            # Like a failing assertion, a broken condition stops so the user sees it;
+            # the message is given once, not on every hit.
+            if not breakpoint.condition_error_reported:
+                breakpoint.condition_error_reported = True
+                self.send_output(
+                    f"Error evaluating the breakpoint condition at line "
+                    f"{breakpoint.line - self.line_offset}: "
+                    f"{type(condition_error).__name__}: {condition_error}\n",
+                    category="important",
+                )
+            return True
         breakpoint.hits += 1
         if breakpoint.hit_condition is not None and not breakpoint.hit_condition.should_stop(
             breakpoint.hits
@@ -378,6 +487,7 @@ class Debugger:
             self._end_all_stopped()
         for stopped in released:
             stopped.resume.set()
+        self._settle_tracing()
 
     def resume_with_step(self, stopped: StoppedThread, kind: str,
                          target: str | None = None) -> None:
@@ -440,7 +550,11 @@ class Debugger:
         self.tracer.set_step(threading.get_ident(), StepState(STEP_ENTRY))
 
     def breakpoints_changed(self) -> None:
+        # Probes first: the tracer's verdicts read which lines the new copies handle.
+        self.probes.sync()
+        self.tracer.lines_need_tracing = self.probes.lines_need_tracing
         self.tracer.breakpoints_changed()
+        self._settle_tracing()
 
     def detach(self) -> None:
         """The engine is gone: drop breakpoints and steps, release every thread, never
@@ -452,6 +566,8 @@ class Debugger:
         self.store.clear()
         self.tracer.cancel_steps()
         try:
+            self.probes.sync()  # No breakpoints left: live functions get their code back.
+            self.tracer.lines_need_tracing = self.probes.lines_need_tracing
             self.tracer.breakpoints_changed()
         except Exception as error:  # The program must keep running whatever happens.
             print(f"dapper: could not clear breakpoints: {error}", file=sys.stderr)

@@ -52,6 +52,9 @@ class FunctionBreakpoint:
             result["line"] = self.line - line_offset
         if self.message:
             result["message"] = self.message
+        if not self.verified:
+            # DAP's machine-readable reason, as for line breakpoints.
+            result["reason"] = "pending" if self.message == NOT_FOUND_YET else "failed"
         return result
 
 

@@ -93,6 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     connection = Connection(sock)
     debugger = Debugger(connection, tracer_name)
     debugger.environment = environment
+    if arguments.target_kind == "program":
+        # Verified at once: it runs as soon as configurationDone arrives (a child's
+        # session has no launch.program to say so).
+        debugger.store.loaded.set_program(arguments.target)
     exit_state = ExitState()
     # A child process (started by the hooks of a debugged parent) says hello as a child
     # session; its parent's session id comes by environment.
@@ -119,6 +123,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(arguments, debugger: Debugger) -> int:
+    trace = not (arguments.no_debug or debugger.no_debug or debugger.detached)
+    return run_target(arguments, debugger, trace)
+
+
+def run_target(arguments, debugger: Debugger, trace: bool) -> int:
+    """Run the program of ``arguments`` as ``python`` would and return its exit status,
+    with the tracer installed when ``trace`` (also used by ``python -m dapper --listen``,
+    whose tracer is installed before any debugger attaches)."""
+    if trace:
+        # Before the program is compiled: its breakpoints become probes in its code.
+        debugger.activate_instrumentation()
     try:
         run = PREPARERS[arguments.target_kind](arguments.target, arguments.args)
     except CannotOpenProgram as error:
@@ -127,7 +142,7 @@ def _run(arguments, debugger: Debugger) -> int:
     except SyntaxError as error:
         report_uncaught(error)
         return 1
-    if not (arguments.no_debug or debugger.no_debug or debugger.detached):
+    if trace:
         try:
             debugger.tracer.install()
         except ToolIdInUse as error:

@@ -69,9 +69,18 @@ def set_breakpoints(debugger: Debugger, arguments: dict):
         spec = dict(item)
         spec["line"] = _int_argument(item, "line") + offset
         specs.append(spec)
-    created = debugger.store.set_file_breakpoints(source, specs)
-    debugger.breakpoints_changed()
-    return {"breakpoints": [bp.to_dap(offset) for bp in created]}
+    store = debugger.store
+    created = store.set_file_breakpoints(source, specs)
+    try:
+        debugger.breakpoints_changed()
+        body = {"breakpoints": store.describe(created, offset)}
+    except BaseException:
+        # Threads loading the file must not wait for a response that will not come.
+        store.answered(created)
+        raise
+    # Once the response is out, breakpoints pending on their module's import may be
+    # announced verified (and those verified while it was on its way are, now).
+    return Then(body, lambda: debugger.announce_verified(store.answered(created)))
 
 
 def configuration_done(debugger: Debugger, arguments: dict):
@@ -168,7 +177,9 @@ def dispatch(debugger: Debugger, message: dict) -> None:
         debugger.connection.send_response(message, error=f"{command} failed: {error}")
         return
     if isinstance(body, Then):
-        debugger.connection.send_response(message, body=body.body)
-        body.action()
+        try:
+            debugger.connection.send_response(message, body=body.body)
+        finally:
+            body.action()
     else:
         debugger.connection.send_response(message, body=body)

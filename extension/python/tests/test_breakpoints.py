@@ -28,7 +28,8 @@ def start(launch, write, backend, breakpoints, launch_config=None, program=MAIN,
     finish configuration. Returns (debuggee, {name: path})."""
     paths = {"main": write("main.py", program), "helper": write("helper.py", HELPER)}
     debuggee = launch("--program", paths["main"], *args, tracer=backend)
-    debuggee.configure(launch_config)
+    # As the engine does, the launch configuration names the program.
+    debuggee.configure({"program": str(paths["main"]), **(launch_config or {})})
     for name, lines in breakpoints.items():
         debuggee.set_breakpoints(paths[name], lines)
     debuggee.request("configurationDone")
@@ -214,7 +215,7 @@ def test_conditions_and_hit_conditions(launch, write, backend, condition, hit_co
     program = "for i in range(5):\n    x = i\n"
     path = write("main.py", program)
     debuggee = launch("--program", path, tracer=backend)
-    debuggee.configure()
+    debuggee.configure({"program": str(path)})
     extra = {}
     if condition:
         extra["condition"] = condition

@@ -258,13 +258,15 @@ class _FakeDebugger:
     ({"PYTHONPATH": ""}, PACKAGE_DIR),
 ])
 def test_the_child_environment(base, pythonpath):
-    link = SessionLink("s1.4", "s1", "tok", {"DAPPER_TRACER": "settrace"})
+    link = SessionLink("s1.4", "s1", "tok", {"DAPPER_TRACER": "settrace", "DAPPER_INSTRUMENT": "0"})
     hooks = ChildHooks(link, _FakeDebugger(), "unix:/l", None)
     environment = hooks.child_environment(base)
     assert environment["PYTHONPATH"] == pythonpath
     assert environment["DAPPER_PYTHONPATH_ENTRY"] == PACKAGE_DIR
     assert environment["DAPPER_SESSION_TOKEN"] == "tok"
     assert environment["DAPPER_PARENT_SESSION_ID"] == "s1.4"
+    # The debugger's own switches follow the child, whatever the program did to os.environ.
     assert environment["DAPPER_TRACER"] == "settrace"
+    assert environment["DAPPER_INSTRUMENT"] == "0"
     assert all(base[key] == environment[key] for key in base if key != "PYTHONPATH")
     assert [hooks.next_session_id(), hooks.next_session_id()] == ["s1.4.1", "s1.4.2"]

@@ -14,6 +14,7 @@ from dapper.code_lines import (
     executable_lines_of_source,
     resolve_line,
 )
+from dapper.paths import canonical_path
 
 SOURCE = textwrap.dedent('''\
     """Docstring."""
@@ -93,6 +94,9 @@ def test_cache_recomputes_when_the_file_changes(tmp_path):
 
 
 def breakpoint_lines(store, path, lines, **extra):
+    """Set breakpoints in ``path`` as if its module were loaded (test_pending_breakpoints.py
+    covers files that are not)."""
+    store.loaded.note(canonical_path(str(path)))
     created = store.set_file_breakpoints({"path": str(path)},
                                          [{"line": line, **extra} for line in lines])
     return [(bp.id, bp.verified, bp.line, bp.message) for bp in created]

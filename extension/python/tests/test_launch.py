@@ -51,6 +51,16 @@ def test_hello_carries_the_token_and_process_facts(launch, write, transport):
     assert debuggee.wait_event("dapper/exiting") == {"exitCode": 0}
 
 
+def test_hello_facts_match_what_platform_says():
+    # The launcher does not import platform (it costs every debuggee ~5 ms).
+    import platform
+
+    from dapper.children.link import python_implementation, python_version
+
+    assert python_version() == platform.python_version()
+    assert python_implementation() == platform.python_implementation()
+
+
 def test_program_target_sees_its_own_argv_path_and_environment(launch, write, tmp_path):
     program = write("sub/report.py", REPORT)
     debuggee = launch("--program", program, "--", "a", "--b")
@@ -293,3 +303,26 @@ def test_package_module_target_runs_its_main(launch, write, tmp_path):
     report = report_of(debuggee)
     assert report["argv"] == [str(main), "arg"]
     assert report["name"] == "__main__"
+
+
+@pytest.mark.parametrize("kind", ["zip application", "directory", "zip without a main"])
+def test_program_target_may_be_a_zip_application_or_a_directory(launch, write, tmp_path,
+                                                                kind):
+    import zipfile
+
+    main = "import sys; print('main of', sys.argv[0])\n"
+    if kind == "directory":
+        write("app/__main__.py", main)
+        target = tmp_path / "app"
+    else:
+        # No .zip suffix: Python recognises a zip application by its content.
+        target = tmp_path / "app.pyz.data"
+        with zipfile.ZipFile(target, "w") as archive:
+            archive.writestr("__main__.py" if kind == "zip application" else "other.py", main)
+    debuggee = launch("--program", target)
+    if kind == "zip without a main":
+        run_to_exit(debuggee, 1)
+        assert "__main__" in debuggee.stderr()
+        return
+    run_to_exit(debuggee)
+    assert debuggee.stdout() == f"main of {target}\n"

@@ -21,7 +21,7 @@ from .planning import Plan
 from .watcher import ExitWatcher
 
 # DAPPER_* variables handed on to children as they are (the tracer a test forced).
-_INHERITED_VARIABLES = ("DAPPER_TRACER",)
+_INHERITED_VARIABLES = ("DAPPER_TRACER", "DAPPER_INSTRUMENT")
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 

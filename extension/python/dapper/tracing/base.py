@@ -13,11 +13,15 @@ import sys
 import threading
 import traceback
 import types
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 from ..breakpoints import BreakpointStore
 from ..code_lines import code_own_lines
+from ..instrumentation.probes import StopAtLineEvent
+from ..instrumentation.registry import InstrumentationRegistry
+from ..instrumentation.registry import identity as _identity
 from ..library_code import is_library_canonical
 from ..paths import PathCache, is_debugger_path, is_runpy_path
 from ..step_targets import enters_target
@@ -33,6 +37,9 @@ STEP_PAUSE = "pause"
 # the next line of user code it runs.
 STEP_PARK = "park"
 STEPS_ENTERING_CALLS = frozenset({STEP_INTO, STEP_ENTRY, STEP_PAUSE, STEP_PARK})
+# A debugger may set f_lineno (goto) only from a line event on 3.11+; from any trace
+# event of the frame (an "opcode" one included) on 3.9-3.10.
+JUMPS_NEED_LINE_EVENTS = sys.version_info >= (3, 11)
 
 
 @dataclass
@@ -65,6 +72,10 @@ class TracerHost(Protocol):
 
     def exception_unwound(self, frame: types.FrameType, exception: BaseException) -> None:
         """``frame`` exits because of ``exception`` (while watched)."""
+
+    def file_loaded(self, canonical: str) -> None:
+        """The first code object of a file with pending line breakpoints is about to
+        run on this thread: announce them verified before it does."""
 
     def tracing_started(self) -> None:
         """The tracer is installed: the program is about to run under the debugger."""
@@ -130,9 +141,11 @@ class Tracer:
         self._host = host
         self._paths = PathCache()
         self._canonical_get = self._paths._canonical.get
-        # code object -> whether its own lines hold a breakpoint. Rebuilt (not mutated)
-        # when breakpoints change, so readers never see a partial update.
-        self._verdicts: dict[types.CodeType, bool] = {}
+        # _identity(code) -> (code, whether its own lines hold a breakpoint). Rebuilt (not
+        # mutated) when breakpoints change, so readers never see a partial update. Keyed
+        # by identity: code objects that differ only in their file compare equal. The
+        # entry keeps its code object alive, so its id cannot be reused meanwhile.
+        self._verdicts: dict[int, tuple[types.CodeType, bool]] = {}
         # thread ident -> StepState, for the threads that are stepping.
         self._steps: dict[int, StepState] = {}
         self._debugger_threads: set[int] = set()
@@ -143,10 +156,20 @@ class Tracer:
         self._user_by_canonical: dict[str, bool] = {}
         # Whether exceptions must be watched as they are raised (raised/userUnhandled).
         self.watch_exceptions = False
-        # code object -> function breakpoints that apply to it (from the verdicts).
-        self._function_codes: dict[types.CodeType, tuple] = {}
+        # _identity(code) -> (code, the function breakpoints that apply to it), from the verdicts.
+        self._function_codes: dict[int, tuple[types.CodeType, tuple]] = {}
         # thread ident -> the frame whose first line ends a function-breakpoint entry.
         self._entries: dict[int, types.FrameType] = {}
+        # The registry of instrumented copies (docs/instrumentation.md) once the
+        # debugger runs breakpoints as probes; None while it does not.
+        self.copies: InstrumentationRegistry | None = None
+        # thread ident -> (frame, line): a probe line where this thread already stopped
+        # (or evaluated its breakpoints) at the line event; the probe that runs right
+        # after it must not stop a second time.
+        self._handled_probes: dict[int, tuple[types.FrameType, int]] = {}
+        # thread ident -> (frame, stop): a probe decided to stop this thread; the stop
+        # happens at the frame's next trace event (``stop_at_next_event``).
+        self._deferred_stops: dict[int, tuple[types.FrameType, Callable[[], None]]] = {}
 
     # The interface the Debugger uses.
 
@@ -165,6 +188,22 @@ class Tracer:
         """Start (or, with None, cancel) a step on a thread. Called on the IPC thread while
         the thread is stopped, or for pause while it runs."""
         raise NotImplementedError
+
+    # Whether breakpoint lines exist that only the tracer watches (lines the copies
+    # could not take, frames running old code): set by the debugger.
+    lines_need_tracing = True
+
+    def tracing_needed(self) -> bool:
+        """Whether a trace function must run at all (backends that can run without one
+        while nothing needs it say so)."""
+        return True
+
+    def ensure_tracing(self) -> None:
+        """Start tracing every thread if something needs it now (and it is off)."""
+
+    def settle_tracing(self) -> None:
+        """Stop tracing if nothing needs it any more. Called when no thread is stopped
+        (a stopped thread sits in a trace event, where CPython allows a jump)."""
 
     def cancel_steps(self) -> None:
         for thread_ident in list(self._steps):
@@ -214,18 +253,44 @@ class Tracer:
         verdicts = self._verdicts
         canonical = self._canonical(code.co_filename)
         if is_debugger_path(canonical):
-            verdicts[code] = False
+            verdicts[_identity(code)] = (code, False)
             return False
-        lines = self._store.lines_by_file.get(canonical)
-        verdict = bool(lines) and not code_own_lines(code).isdisjoint(lines)
-        functions = self._store.functions
+        store = self._store
+        # The file's code exists now: its pending breakpoints are announced verified
+        # before any line of this code runs. Noted before pending_files is read, because
+        # setBreakpoints publishes pending_files before it reads the notes again: one of
+        # the two always sees the other.
+        store.loaded.note(canonical)
+        if canonical in store.pending_files:
+            try:
+                self._host.file_loaded(canonical)
+            except Exception:  # Never an exception in the user's code.
+                report_internal_error("the first code of a file")
+        lines = store.lines_by_file.get(canonical)
+        verdict = False
+        if lines:
+            own = code_own_lines(code)
+            copies = self.copies
+            info = copies.info_for_copy(code) if copies is not None else None
+            if info is not None:
+                # The copy's probes handle these lines: with no other breakpoint, the
+                # code object runs untraced.
+                own = own - info.probe_lines
+            verdict = not own.isdisjoint(lines)
+        functions = store.functions
         if functions.active:
             matching = functions.matching(code, canonical)
             if matching:
-                self._function_codes[code] = matching
+                self._function_codes[_identity(code)] = (code, matching)
                 verdict = True
-        verdicts[code] = verdict
+        verdicts[_identity(code)] = (code, verdict)
         return verdict
+
+    def _verdict(self, code: types.CodeType) -> bool:
+        """The cached verdict of a code object (computed if missing). Backends inline
+        this on their hot paths."""
+        entry = self._verdicts.get(_identity(code))
+        return entry[1] if entry is not None else self._code_has_breakpoints(code)
 
     def _reset_verdicts(self) -> None:
         self._verdicts = {}
@@ -235,7 +300,7 @@ class Tracer:
     def _function_started(self, frame: types.FrameType, code: types.CodeType) -> None:
         """A new call of a code object with function breakpoints: its first line event
         (the first line of the body) is where they are evaluated."""
-        if code in self._function_codes:
+        if _identity(code) in self._function_codes:
             self._entries[threading.get_ident()] = frame
 
     def _line_hit(self, frame: types.FrameType, code: types.CodeType, line: int) -> bool:
@@ -250,30 +315,144 @@ class Tracer:
 
     def _line_hit_unguarded(self, frame, code, line) -> bool:
         thread_ident = threading.get_ident()
+        if self._deferred_stops and self._deferred_stop_here(thread_ident, frame):
+            return True
+        probe_line = False
+        copies = self.copies
+        if copies is not None:
+            info = copies.known_copy(code)
+            if info is not None:
+                if frame.f_lasti in info.quiet_offsets:
+                    # Only repeats the event of the probe's first instruction.
+                    return False
+                probe_line = line in info.probe_lines and copies.info_for_copy(code) is info
+            if self._handled_probes:
+                handled = self._handled_probes.get(thread_ident)
+                if handled is not None and handled[0] is frame:
+                    # The frame went on past the probe (whose condition was false).
+                    del self._handled_probes[thread_ident]
         if self._entries:
             entry = self._entries.pop(thread_ident, None)
-            functions = self._function_codes.get(code) if entry is frame else None
-            if functions and self._host.function_entered(frame, functions):
-                return True
+            functions = self._function_codes.get(_identity(code)) if entry is frame else None
+            if functions:
+                if probe_line:
+                    self._handled_probes[thread_ident] = (frame, line)
+                if self._host.function_entered(frame, functions[1]):
+                    return True
+                self._handled_probes.pop(thread_ident, None)
         canonical = self._canonical(code.co_filename)
-        lines = self._store.lines_by_file.get(canonical)
-        if lines is not None:
-            breakpoints = lines.get(line)
-            if breakpoints and self._host.breakpoints_reached(frame, breakpoints):
-                return True
         step = self._steps.get(thread_ident)
-        if step is None or not self.is_user_code(canonical):
+        step_ends = step is not None and self._step_ends(step, frame, canonical)
+        lines = self._store.lines_by_file.get(canonical)
+        if lines is not None and (step_ends or not probe_line):
+            # On a probe line the probe evaluates the breakpoints, unless a step ends
+            # here: then they come first, as on any line, and the probe stands down.
+            breakpoints = lines.get(line)
+            if breakpoints:
+                if probe_line:
+                    self._handled_probes[thread_ident] = (frame, line)
+                if self._host.breakpoints_reached(frame, breakpoints):
+                    return True
+        if not step_ends:
+            return False
+        if probe_line:
+            self._handled_probes[thread_ident] = (frame, line)
+        self._steps.pop(thread_ident, None)
+        self._step_finished()
+        self._host.step_ended(frame, step)
+        return True
+
+    def _step_ends(self, step: StepState, frame: types.FrameType, canonical: str) -> bool:
+        if not self.is_user_code(canonical):
             return False
         if step.kind == STEP_ENTRY and frame.f_globals.get("__name__") != "__main__":
             # The entry stop is the first line of the program's own main module, not of
             # a module that `-m` or a .pth import hook happens to import on the way.
             return False
-        if step_ends_here(step, frame):
-            self._steps.pop(thread_ident, None)
-            self._step_finished()
-            self._host.step_ended(frame, step)
-            return True
+        return step_ends_here(step, frame)
+
+    # Stops decided by probes. A thread stopped inside a probe call could not jump
+    # (goto): CPython takes a new f_lineno only from a trace event of the frame, and
+    # only from a line event on 3.11+. So the stop happens at the frame's next event:
+    # on 3.11+ the probe raises StopAtLineEvent and its except block gives a line event
+    # on the same line; on 3.9-3.10 an "opcode" event comes right after the call.
+
+    def stop_at_next_event(self, frame: types.FrameType, stop: Callable[[], None]) -> None:
+        """Called by a probe's handler on the probe's thread: run ``stop`` (which blocks
+        until the thread resumes) at the frame's next trace event, before the line's
+        statement runs. Raises StopAtLineEvent on 3.11+, which the probe lets through."""
+        thread_ident = threading.get_ident()
+        if not self._watch_frame_events(frame):
+            stop()  # No event can come (the thread runs untraced): stop in the probe.
+            return
+        self._deferred_stops[thread_ident] = (frame, stop)
+        if JUMPS_NEED_LINE_EVENTS:
+            raise StopAtLineEvent
+
+    def deferred_stop_missed(self, thread_ident: int, frame: types.FrameType) -> None:
+        """The probe's except block runs and the stop it raised for has not happened
+        (no line event came): stop now, in the probe."""
+        self._deferred_stop_here(thread_ident, frame)
+
+    def _deferred_stop_here(self, thread_ident: int, frame: types.FrameType) -> bool:
+        deferred = self._deferred_stops.get(thread_ident)
+        if deferred is None or deferred[0] is not frame:
+            return False
+        del self._deferred_stops[thread_ident]
+        deferred[1]()
+        return True
+
+    def _watch_frame_events(self, frame: types.FrameType) -> bool:
+        """Make the frame's next line event (and on 3.9-3.10 opcode event) reach
+        ``_line_hit`` / ``_opcode_hit``. False if the backend cannot."""
         return False
+
+    def _opcode_hit(self, frame: types.FrameType) -> None:
+        try:
+            if self._deferred_stops:
+                self._deferred_stop_here(threading.get_ident(), frame)
+        except Exception:
+            report_internal_error("an opcode event")
+
+    def note_probe_handled(self, thread_ident: int, frame: types.FrameType, line: int) -> None:
+        """The thread goes on in ``frame`` at ``line`` as if past its line event (a goto
+        landed there): the line's probe, if it has one, must not stop."""
+        self._handled_probes[thread_ident] = (frame, line)
+
+    def probe_handled(self, thread_ident: int, frame: types.FrameType) -> bool:
+        """Whether the probe that ``frame`` runs now on this thread was dealt with at its
+        line event (the thread stopped there, or a step ended there): it must not stop
+        again. Consumes the note."""
+        handled = self._handled_probes.pop(thread_ident, None) if self._handled_probes else None
+        return handled is not None and handled[0] is frame and handled[1] == frame.f_lineno
+
+    def inside_probe_condition(self, frame: types.FrameType) -> bool:
+        """Whether ``frame`` runs on behalf of a breakpoint condition compiled into a
+        copy (a caller is inside a probe): breakpoints reached there do not stop, as
+        when the debugger evaluates a condition itself. Asked only before a stop (the
+        walk costs microseconds a frame on a deep stack)."""
+        copies = self.copies
+        if copies is None:
+            return False
+        current, retired = copies.copies, copies.retired
+        caller = frame.f_back
+        while caller is not None:
+            code = caller.f_code
+            key = _identity(code)
+            info = current.get(key) or retired.get(key)
+            if info is not None and info.copy is code and caller.f_lasti in info.probe_offsets:
+                return True
+            caller = caller.f_back
+        return False
+
+    def is_probe_exception(self, frame: types.FrameType, offset: int) -> bool:
+        """Whether an exception event at ``offset`` in ``frame`` is a breakpoint
+        condition's, raised inside a probe (the probe reports it, not the tracer)."""
+        copies = self.copies
+        if copies is None:
+            return False
+        info = copies.known_copy(frame.f_code)
+        return info is not None and offset in info.probe_offsets
 
     def _frame_returned(self, frame: types.FrameType, value=None, returned=False) -> None:
         """While stepping over or out, the step's frame returned: retarget the step to the
@@ -299,6 +478,7 @@ class Tracer:
             # nothing of the user's is left to stop in, so the thread just runs on.
             self._steps.pop(threading.get_ident(), None)
             self._step_finished()
+            self.settle_tracing()
             return
         step.kind, step.frame = STEP_OVER, caller
         self._step_retargeted(step)

@@ -24,6 +24,7 @@ import sys
 import threading
 import types
 
+from ..instrumentation.registry import identity as _identity
 from ..paths import is_debugger_path
 from .base import STEPS_ENTERING_CALLS, StepState, Tracer
 
@@ -43,10 +44,11 @@ class MonitoringTracer(Tracer):
         self._events = monitoring.events
         self._disable = monitoring.DISABLE
         self._lock = threading.RLock()
-        # Code objects that currently have local events set by us.
-        self._local_codes: set[types.CodeType] = set()
+        # Code objects that currently have local events set by us, by id (base.py says
+        # why: code objects of different files may compare equal).
+        self._local_codes: dict[int, types.CodeType] = {}
         # Code objects of the frames that over/out steps may end in.
-        self._step_codes: set[types.CodeType] = set()
+        self._step_codes: dict[int, types.CodeType] = {}
 
     def install(self) -> None:
         monitoring, events = self._monitoring, self._events
@@ -72,7 +74,7 @@ class MonitoringTracer(Tracer):
         monitoring, events = self._monitoring, self._events
         with self._lock:
             monitoring.set_events(self._tool, 0)
-            for code in self._local_codes:
+            for code in self._local_codes.values():
                 monitoring.set_local_events(self._tool, code, 0)
             self._local_codes.clear()
             for event in (events.PY_START, events.PY_RESUME, events.LINE, events.PY_RETURN,
@@ -83,31 +85,32 @@ class MonitoringTracer(Tracer):
     # Hot path: callbacks.
 
     def _on_start(self, code, instruction_offset):
-        verdict = self._verdicts.get(code)
-        if verdict is None:
-            verdict = self._code_has_breakpoints(code)
+        entry = self._verdicts.get(_identity(code))
+        verdict = entry[1] if entry is not None else self._code_has_breakpoints(code)
         if verdict:
             with self._lock:
                 self._apply_local_events(code)
-            if code in self._function_codes:
+            if _identity(code) in self._function_codes:
                 # Needed on every call: never disabled.
                 self._function_started(sys._getframe(1), code)
                 return None
         return self._disable
 
     def _on_resume(self, code, instruction_offset):
-        verdict = self._verdicts.get(code)
-        if verdict is None:
-            verdict = self._code_has_breakpoints(code)
+        entry = self._verdicts.get(_identity(code))
+        verdict = entry[1] if entry is not None else self._code_has_breakpoints(code)
         if verdict:
             with self._lock:
                 self._apply_local_events(code)
         return self._disable
 
     def _on_line(self, code, line):
-        if not self._steps and not self._entries:
+        if not self._steps and not self._entries and not self._deferred_stops:
             lines = self._store.lines_by_file.get(self._canonical(code.co_filename))
-            if (lines is None or line not in lines) and code not in self._function_codes:
+            if (lines is None or line not in lines or (
+                    self.copies is not None and line in self.copies.probe_lines(code))
+                    ) and _identity(code) not in self._function_codes:
+                # No breakpoint here, or one the copy's probe evaluates.
                 return self._disable
         # The caller's frame is the frame that executes the line.
         self._line_hit(sys._getframe(1), code, line)
@@ -124,28 +127,44 @@ class MonitoringTracer(Tracer):
         return None
 
     def _on_raise(self, code, instruction_offset, exception):
-        self._exception_raised(sys._getframe(1), exception)
+        frame = sys._getframe(1)
+        # The frame's last instruction, not ``instruction_offset``: 3.13 gives the
+        # offset past the instruction's inline caches there.
+        if self.copies is not None and self.is_probe_exception(frame, frame.f_lasti):
+            return  # A breakpoint condition's: its probe reports it.
+        self._exception_raised(frame, exception)
 
     def _on_unwind(self, code, instruction_offset, exception):
         self._exception_unwound(sys._getframe(1), exception)
 
     # Event bookkeeping; never on the hot path.
 
+    def _watch_frame_events(self, frame) -> bool:
+        if not self.installed:
+            return False
+        code = frame.f_code
+        monitoring = self._monitoring
+        with self._lock:
+            events = monitoring.get_local_events(self._tool, code)
+            monitoring.set_local_events(self._tool, code, events | self._events.LINE)
+            self._local_codes[_identity(code)] = code
+            # The line event of the probe's except block may have been disabled.
+            monitoring.restart_events()
+        return True
+
     def _apply_local_events(self, code: types.CodeType) -> None:
         events = 0
-        verdict = self._verdicts.get(code)
-        if verdict is None:
-            verdict = self._code_has_breakpoints(code)
-        if verdict:
+        key = _identity(code)
+        if self._verdict(code):
             events |= self._events.LINE
-        if code in self._step_codes:
+        if key in self._step_codes:
             events |= self._events.LINE | self._events.PY_RETURN | self._events.PY_YIELD
-        if events or code in self._local_codes:
+        if events or key in self._local_codes:
             self._monitoring.set_local_events(self._tool, code, events)
         if events:
-            self._local_codes.add(code)
+            self._local_codes[key] = code
         else:
-            self._local_codes.discard(code)
+            self._local_codes.pop(key, None)
 
     def _refresh_events(self, restart: bool) -> None:
         """Recompute global events and the step code objects from the step states."""
@@ -156,7 +175,7 @@ class MonitoringTracer(Tracer):
             global_events = events.PY_START | events.PY_RESUME
             if self.watch_exceptions:
                 global_events |= events.RAISE | events.PY_UNWIND
-            step_codes: set[types.CodeType] = set()
+            step_codes: dict[int, types.CodeType] = {}
             for step in list(self._steps.values()):
                 if step.kind in STEPS_ENTERING_CALLS or step.frame is None:
                     global_events |= events.LINE
@@ -164,9 +183,11 @@ class MonitoringTracer(Tracer):
                 frame = step.frame
                 while frame is not None:
                     if not is_debugger_path(self._canonical(frame.f_code.co_filename)):
-                        step_codes.add(frame.f_code)
+                        step_codes[_identity(frame.f_code)] = frame.f_code
                     frame = frame.f_back
-            changed = step_codes ^ self._step_codes
+            previous = self._step_codes
+            changed = [step_codes.get(key) or previous[key]
+                       for key in step_codes.keys() ^ previous.keys()]
             self._step_codes = step_codes
             for code in changed:
                 self._apply_local_events(code)
@@ -181,7 +202,7 @@ class MonitoringTracer(Tracer):
         if not self.installed:
             return
         with self._lock:
-            for code in list(self._local_codes):
+            for code in list(self._local_codes.values()):
                 self._apply_local_events(code)
             for thread_ident, frame in sys._current_frames().items():
                 if thread_ident in self._debugger_threads:

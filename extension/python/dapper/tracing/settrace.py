@@ -19,8 +19,10 @@ import dis
 import sys
 import threading
 
+from ..instrumentation.registry import identity as _identity
 from ..paths import is_debugger_path
-from .base import STEPS_ENTERING_CALLS, StepState, Tracer
+from .base import JUMPS_NEED_LINE_EVENTS, STEPS_ENTERING_CALLS, StepState, Tracer
+from .remote import RemoteTrace
 
 _get_ident = threading.get_ident
 _NORMAL_EXIT_OPCODES = frozenset(
@@ -50,20 +52,110 @@ class SettraceTracer(Tracer):
         # thread ident -> the exception last seen by an ``exception`` event, which is
         # the one a frame unwinding right after is unwinding with.
         self._last_exception: dict[int, BaseException] = {}
+        # Running untraced while nothing needs tracing (3.9-3.11, with instrumented
+        # copies): see ``tracing_needed``. Created when first needed.
+        self._remote: RemoteTrace | None = None
+        # Whether every thread traces (threading.settrace set); False while idle.
+        self._tracing = False
+        # Whether any thread may trace (a thread traces itself for a stop while idle).
+        self._some_traced = False
+        self._switch_lock = threading.RLock()
 
     def install(self) -> None:
         self.installed = True
-        threading.settrace(self._global)
-        sys.settrace(self._global)
+        if self._may_idle():
+            self._tracing = False
+            self.ensure_tracing()
+        else:
+            self._tracing = True
+            threading.settrace(self._global)
+            sys.settrace(self._global)
         self._host.tracing_started()
 
     def uninstall(self) -> None:
         self.installed = False
+        self._tracing = False
         threading.settrace(None)  # type: ignore[arg-type]
         sys.settrace(None)
+        if self._remote is not None:
+            self._remote.take(self._other_threads())
         for frame in self._all_stack_frames():
             if frame.f_trace is self._local:
                 frame.f_trace = None
+
+    # Running untraced while nothing needs tracing (docs/instrumentation.md).
+
+    def _may_idle(self) -> bool:
+        """Whether this tracer may run without a trace function at all: 3.9-3.11 with
+        instrumented copies (3.12+ forced to settrace keep tracing), where ctypes can
+        give tracing to running threads."""
+        if self.copies is None or sys.version_info >= (3, 12):
+            return False
+        if self._remote is None:
+            self._remote = RemoteTrace(self._first_remote_event)
+        return self._remote.available
+
+    def tracing_needed(self) -> bool:
+        return (not self._may_idle() or bool(self._steps) or self.watch_exceptions
+                or bool(self._store.functions.active) or self.lines_need_tracing)
+
+    def ensure_tracing(self) -> None:
+        if not self.installed or self._tracing or not self.tracing_needed():
+            return
+        with self._switch_lock:
+            if self._tracing:
+                return
+            self._tracing = self._some_traced = True
+            threading.settrace(self._global)
+            me = _get_ident()
+            if me not in self._debugger_threads:
+                sys.settrace(self._global)
+            if self._remote is not None:
+                self._remote.give(self._other_threads())
+
+    def settle_tracing(self) -> None:
+        if not self.installed or not self._some_traced or self.tracing_needed():
+            return
+        with self._switch_lock:
+            if not self._some_traced or self.tracing_needed():
+                return
+            self._tracing = self._some_traced = False
+            threading.settrace(None)  # type: ignore[arg-type]
+            if sys.gettrace() is self._global:
+                sys.settrace(None)
+            if self._remote is not None:
+                self._remote.take(self._other_threads())
+            # A frame keeps its f_trace, and on 3.9 then reports the line stored at the
+            # last line event: stale once its thread runs untraced.
+            for frame in self._all_stack_frames():
+                if frame.f_trace is self._local:
+                    frame.f_trace = None
+
+    def _other_threads(self) -> list[int]:
+        me = _get_ident()
+        return [ident for ident in sys._current_frames()
+                if ident != me and ident not in self._debugger_threads]
+
+    def _first_remote_event(self, frame, event, arg) -> None:
+        """On a thread just given tracing by another: the Python tracer from now on, a
+        local trace function on the frames that need one, and the event that brought us
+        here handed to it (the Python tracer would not see it)."""
+        sys.settrace(self._global)
+        step = self._steps.get(_get_ident())
+        caller = frame.f_back if event == "call" else frame
+        while caller is not None:
+            code = caller.f_code
+            if not is_debugger_path(self._canonical(code.co_filename)) and (
+                    step is not None or self.watch_exceptions or self._verdict(code)):
+                caller.f_trace_lines = True
+                caller.f_trace = self._local
+            caller = caller.f_back
+        if event == "call":
+            local = self._trace_call(frame, "call", None)
+            if local is not None:
+                frame.f_trace = local
+        elif event in ("line", "return", "opcode") and frame.f_trace is self._local:
+            self._trace_local(frame, event, arg)
 
     # Hot path.
 
@@ -71,9 +163,8 @@ class SettraceTracer(Tracer):
         if event != "call":
             return None
         code = frame.f_code
-        verdict = self._verdicts.get(code)
-        if verdict is None:
-            verdict = self._code_has_breakpoints(code)
+        entry = self._verdicts.get(_identity(code))
+        verdict = entry[1] if entry is not None else self._code_has_breakpoints(code)
         if verdict and self._function_codes and frame.f_lineno == code.co_firstlineno:
             # A new call (a resumed generator is at its yield's line, not the def's).
             self._function_started(frame, code)
@@ -93,10 +184,8 @@ class SettraceTracer(Tracer):
             code = frame.f_code
             self._line_hit(frame, code, frame.f_lineno)
             if not self._steps:
-                verdict = self._verdicts.get(code)
-                if verdict is None:
-                    verdict = self._code_has_breakpoints(code)
-                if not verdict:
+                entry = self._verdicts.get(_identity(code))
+                if not (entry[1] if entry is not None else self._code_has_breakpoints(code)):
                     if self.watch_exceptions:
                         frame.f_trace_lines = False
                         return self._local
@@ -114,7 +203,13 @@ class SettraceTracer(Tracer):
                 exception = self._last_exception.get(_get_ident())
                 if exception is not None:
                     self._exception_unwound(frame, exception)
+        elif event == "opcode":
+            # Only asked for by stop_at_next_event, for one event.
+            frame.f_trace_opcodes = False
+            self._opcode_hit(frame)
         elif event == "exception" and self.watch_exceptions:
+            if self.copies is not None and self.is_probe_exception(frame, frame.f_lasti):
+                return self._local  # A breakpoint condition's: its probe reports it.
             exception_type, exception, _ = arg
             if not isinstance(exception, BaseException):
                 exception = _instantiate(exception_type, exception)
@@ -123,12 +218,31 @@ class SettraceTracer(Tracer):
                 self._exception_raised(frame, exception)
         return self._local
 
+    def _watch_frame_events(self, frame) -> bool:
+        if sys.gettrace() is None:
+            if not (self.installed and self._may_idle()):
+                return False
+            # Running untraced: this thread traces itself for the stop; tracing is
+            # settled again when the threads resume.
+            self._some_traced = True
+            sys.settrace(self._global)
+        frame.f_trace_lines = True
+        if not JUMPS_NEED_LINE_EVENTS:
+            frame.f_trace_opcodes = True
+        # Unset first: on 3.9 setting f_trace stores the line the frame is on, computed
+        # from its last instruction only while it has none (else the stored line, stale
+        # if the thread ran untraced since).
+        frame.f_trace = None
+        frame.f_trace = self._local
+        return True
+
     # Changes made from the IPC thread.
 
     def breakpoints_changed(self) -> None:
         self._reset_verdicts()
         if not self.installed:
             return
+        self.ensure_tracing()
         for frame in self._all_stack_frames():
             if self._code_has_breakpoints(frame.f_code):
                 frame.f_trace_lines = True
@@ -141,6 +255,7 @@ class SettraceTracer(Tracer):
         self._steps[thread_ident] = step
         if not self.installed:
             return
+        self.ensure_tracing()
         # Frames already on the thread's stack need a local trace function so that the
         # step can end in them (the current frame, and the callers it returns to).
         frame = sys._current_frames().get(thread_ident)
@@ -149,6 +264,10 @@ class SettraceTracer(Tracer):
                 frame.f_trace_lines = True
                 frame.f_trace = self._local
             frame = frame.f_back
+
+    def set_watch_exceptions(self, enabled: bool) -> None:
+        super().set_watch_exceptions(enabled)
+        self.ensure_tracing()
 
     def _all_stack_frames(self):
         for thread_ident, frame in sys._current_frames().items():

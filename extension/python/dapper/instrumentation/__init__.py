@@ -1,0 +1,71 @@
+"""Instrumented code copies for breakpoints: the program runs untraced, and the code
+objects that hold breakpoints are replaced by copies in which each breakpoint's line
+first runs a probe (with the breakpoint's condition compiled in). docs/instrumentation.md
+has the design, its limits and how the tracer, the breakpoint store and the launcher
+use it.
+
+``Instrumentation`` ties the parts together: ``set_probes(path, {line: Probe})`` applies
+a file's probes to live functions and to later imports of the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..paths import canonical_path
+from .compiler import InstrumentationError, InstrumentedModule, instrument_source
+from .importer import InstrumentedCallback, InstrumentingFinder, compile_program
+from .live import LiveInstrumenter, SwapResult
+from .probes import (
+    PROBE_NAME,
+    Probe,
+    ProbeHandler,
+    install_probe_function,
+    set_probe_handler,
+)
+from .registry import CopyInfo, InstrumentationRegistry
+
+
+class Instrumentation:
+    """One per debugger: the registry the tracer reads, the live swapper and the import
+    finder, kept in step."""
+
+    def __init__(self, on_instrumented: InstrumentedCallback | None = None) -> None:
+        self.registry = InstrumentationRegistry()
+        self.live = LiveInstrumenter(self.registry)
+        self.finder = InstrumentingFinder(self.registry, on_instrumented)
+
+    def install(self) -> None:
+        install_probe_function()
+        self.finder.install()
+
+    def set_probes(self, path: str, probes: Mapping[int, Probe]) -> SwapResult:
+        """Make ``path`` run exactly ``probes`` from now on: in live functions, and in
+        the module if it is imported later. An empty mapping removes them all."""
+        canonical = canonical_path(path)
+        result = self.live.apply(path, probes)
+        # Probes refused for the whole file (say, it changed since it was loaded) are
+        # not compiled into a later import either: the tracer has them.
+        self.finder.set_probes(canonical, {} if result.error else probes)
+        return result
+
+    def compile_program(self, source: bytes | str, filename: str,
+                        probes: Mapping[int, Probe]) -> InstrumentedModule:
+        self.finder.set_probes(canonical_path(filename), probes)
+        return compile_program(source, filename, probes, self.registry)
+
+    def uninstall(self) -> None:
+        """Restore every live function's original code and leave imports alone. The
+        probe function stays in builtins: frames may still run copies."""
+        self.finder.uninstall()
+        for canonical in self.finder.files():
+            self.finder.set_probes(canonical, {})
+        self.live.remove_all()
+
+
+__all__ = [
+    "PROBE_NAME", "CopyInfo", "Instrumentation", "InstrumentationError",
+    "InstrumentationRegistry", "InstrumentedModule", "InstrumentingFinder",
+    "LiveInstrumenter", "Probe", "ProbeHandler", "SwapResult", "compile_program",
+    "install_probe_function", "instrument_source", "set_probe_handler",
+]

@@ -1,0 +1,217 @@
+"""Line breakpoints run as probes in instrumented copies (docs/instrumentation.md).
+
+``BreakpointProbes`` turns the breakpoint store's armed line breakpoints into each
+file's ``{line: Probe}`` and applies them whenever they change: to the live functions,
+to later imports (the finder) and to the main program's compile. The tracer reads the
+registry to leave the probe lines to the probes; what the copies cannot take (refused
+lines, whole files, frames already running old code) stays the tracer's, as before.
+
+Probe ids are not breakpoint ids. Every time a file's probes are applied, its lines
+get fresh ids, and the old ones are forgotten once the new copies are in: a frame still
+running an old copy (say, a loop at module level) calls ids nobody knows any more, and
+the tracer, which sees that copy as plain code again, stops there instead. Ids are
+unique in the process, across debuggers: a fork child's session never takes an id its
+parent's copies still call.
+
+``DAPPER_INSTRUMENT=0`` in the launcher's environment leaves every breakpoint to the
+tracer (``enabled``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from . import Instrumentation, InstrumentedCallback, Probe, set_probe_handler
+from .compiler import InstrumentationError
+from .probes import ProbeHandler
+from .registry import InstrumentationRegistry
+
+# The launcher's environment variable that switches the copies off ("0").
+VARIABLE = "DAPPER_INSTRUMENT"
+
+_probe_ids = itertools.count(1)
+_shared: Instrumentation | None = None
+_shared_lock = threading.Lock()
+
+
+def enabled(variables: Mapping[str, str]) -> bool:
+    return variables.get(VARIABLE, "").strip() != "0"
+
+
+def shared_instrumentation() -> Instrumentation:
+    """The process's one ``Instrumentation``: live functions and the import finder are
+    process-wide, and a fork child's session takes over the copies its parent made."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = Instrumentation()
+        return _shared
+
+
+@dataclass(frozen=True)
+class ProbeTarget:
+    """What a probe id stands for: the breakpoints of one line."""
+
+    canonical: str
+    line: int
+    breakpoints: tuple
+    # The one breakpoint's condition is compiled into the copy: the probe runs only
+    # when it held (or raised). Otherwise (no condition, or several breakpoints on the
+    # line) the handler evaluates the conditions itself.
+    condition_compiled: bool
+
+
+def _probe_condition(breakpoints: tuple) -> str | None:
+    """The condition to compile in: the breakpoint's own when it is alone on its line."""
+    if len(breakpoints) == 1 and breakpoints[0].condition is not None:
+        return breakpoints[0].condition_text
+    return None
+
+
+class BreakpointProbes:
+    """One per debugger; inactive (every breakpoint the tracer's) until ``activate``."""
+
+    def __init__(self, store) -> None:
+        self._store = store
+        self._lock = threading.RLock()
+        self.instrumentation: Instrumentation | None = None
+        # probe id -> target, read by the probe handler without a lock: replaced whole.
+        self.targets: dict[int, ProbeTarget] = {}
+        # canonical -> ({line: compiled condition}, {line: probe id}) as last applied.
+        self._applied: dict[str, tuple[dict[int, str | None], dict[int, int]]] = {}
+        # canonical -> {line: reason}: probes the copies could not take (the tracer
+        # watches those lines itself). For diagnostics and tests.
+        self.refused: dict[str, dict[int, str]] = {}
+        # canonical -> whether frames were left running code without the file's current
+        # probes when they were last applied (the tracer watches those).
+        self._stale: dict[str, bool] = {}
+
+    @property
+    def lines_need_tracing(self) -> bool:
+        """Whether some armed breakpoint line is the tracer's alone: not active yet,
+        refused by the copies, or in frames that run old code."""
+        return self.instrumentation is None or any(self.refused.values()) or any(
+            self._stale.values())
+
+    @property
+    def registry(self) -> InstrumentationRegistry | None:
+        instrumentation = self.instrumentation
+        return instrumentation.registry if instrumentation is not None else None
+
+    @property
+    def active(self) -> bool:
+        return self.instrumentation is not None
+
+    def activate(self, handler: ProbeHandler,
+                 on_instrumented: InstrumentedCallback | None) -> InstrumentationRegistry:
+        """Install the probe function, the handler and the import finder, and apply the
+        breakpoints set so far. Returns the registry the tracer must read."""
+        with self._lock:
+            instrumentation = shared_instrumentation()
+            instrumentation.finder.on_instrumented = on_instrumented
+            instrumentation.install()
+            set_probe_handler(handler)
+            self.instrumentation = instrumentation
+            self.sync()
+            return instrumentation.registry
+
+    def sync(self) -> None:
+        """Apply the store's line breakpoints to every file whose probes changed (and
+        point unchanged probes at the store's new breakpoint objects)."""
+        with self._lock:
+            instrumentation = self.instrumentation
+            if instrumentation is None:
+                return
+            lines_by_file = self._store.lines_by_file
+            # Files of an earlier session of this process (a fork child's parent) are
+            # cleared too: their copies would call probes nobody knows.
+            files = (set(lines_by_file) | set(self._applied)
+                     | set(instrumentation.finder.files())
+                     | set(instrumentation.registry.files()))
+            for canonical in sorted(files):
+                try:
+                    self._sync_file(instrumentation, canonical,
+                                    lines_by_file.get(canonical) or {})
+                except Exception:  # A bug must not fail setBreakpoints: the tracer has them.
+                    _report(f"applying the breakpoints of {canonical}")
+
+    def compile_program(self, source: bytes, filename: str):
+        """The main program's code, compiled with its file's probes (for the launcher).
+        A source that does not compile raises the plain compile's SyntaxError."""
+        instrumentation = self.instrumentation
+        if instrumentation is None:
+            return compile(source, filename, "exec", dont_inherit=True)
+        from ..paths import canonical_path
+
+        canonical = canonical_path(filename)
+        with self._lock:
+            applied = self._applied.get(canonical)
+            probes = ({line: Probe(applied[1][line], condition)
+                       for line, condition in applied[0].items()} if applied else {})
+            try:
+                module = instrumentation.compile_program(source, filename, probes)
+            except InstrumentationError:
+                module = None
+            if module is None:
+                # Outside the except block: the SyntaxError must not be chained to it.
+                return compile(source, filename, "exec", dont_inherit=True)
+            if module.refused:
+                self.refused[canonical] = dict(module.refused)
+        return module.code if module.accepted else module.plain
+
+    def _sync_file(self, instrumentation: Instrumentation, canonical: str,
+                   per_line: Mapping[int, tuple]) -> None:
+        wanted = {line: _probe_condition(breakpoints) for line, breakpoints in per_line.items()}
+        previous = self._applied.get(canonical)
+        if previous is not None and previous[0] == wanted:
+            # Same probes: the copies stay; their ids now mean the new breakpoints.
+            self._set_targets(canonical, per_line, previous[1], ())
+            return
+        if previous is None and not wanted and canonical not in instrumentation.finder.files() \
+                and canonical not in instrumentation.registry.files():
+            return
+        ids = {line: next(_probe_ids) for line in wanted}
+        # The new ids are known before any copy can call them ...
+        self._set_targets(canonical, per_line, ids, ())
+        result = instrumentation.set_probes(
+            canonical, {line: Probe(ids[line], wanted[line]) for line in wanted})
+        # ... and the old ones forgotten only once no function runs their copies.
+        self._set_targets(canonical, {}, {}, previous[1].values() if previous else ())
+        if wanted:
+            self._applied[canonical] = (wanted, ids)
+        else:
+            self._applied.pop(canonical, None)
+        if result.refused:
+            self.refused[canonical] = dict(result.refused)
+        else:
+            self.refused.pop(canonical, None)
+        # Frames left on old code matter only while the file has breakpoints at all.
+        self._stale[canonical] = bool(result.stale_frames) and bool(wanted)
+        for warning in result.warnings:
+            print(f"dapper: {warning}", file=sys.stderr)
+
+    def _set_targets(self, canonical: str, per_line: Mapping[int, tuple],
+                     ids: Mapping[int, int], forget) -> None:
+        targets = dict(self.targets)
+        for probe_id in forget:
+            targets.pop(probe_id, None)
+        for line, probe_id in ids.items():
+            breakpoints = per_line.get(line)
+            if breakpoints:
+                targets[probe_id] = ProbeTarget(
+                    canonical, line, breakpoints, _probe_condition(breakpoints) is not None)
+        self.targets = targets
+
+
+def _report(what: str) -> None:
+    try:
+        import traceback
+
+        print(f"dapper: internal error while {what}:", file=sys.stderr)
+        traceback.print_exc(file=sys.stderr)
+    except Exception:
+        pass

@@ -1,0 +1,144 @@
+"""Loading code instrumented from the start: a ``sys.meta_path`` finder for modules
+imported after their file got probes, and the compile of the main program.
+
+The finder sits just in front of ``PathFinder``. For a module whose last name part is
+not the name of a file with probes it returns None at once (one set lookup), so the
+import system goes on untouched. Otherwise it asks ``PathFinder`` for the spec, and if
+the spec is a source file with probes, gives it a loader that compiles the source
+instrumented and neither reads nor writes the ``.pyc`` (a cached file would be the
+plain code, and the copy must never land in the cache).
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import os
+import sys
+import types
+from collections.abc import Callable, Mapping
+
+from ..paths import canonical_path, is_debugger_path
+from .compiler import InstrumentationError, InstrumentedModule, instrument_source
+from .probes import Probe, install_probe_function
+from .registry import CopyInfo, InstrumentationRegistry
+
+# Called with (canonical path, result) whenever a file is compiled instrumented, so the
+# caller learns which probes went in and which lines the tracer must still watch.
+InstrumentedCallback = Callable[[str, InstrumentedModule], None]
+
+
+def register_module(registry: InstrumentationRegistry, canonical: str,
+                    module: InstrumentedModule) -> None:
+    """Register the copies of a freshly compiled module; their originals are the plain
+    compile's code objects (which no function runs, but which undoing swaps in)."""
+    holding = module.copies_holding_probes()
+    infos = [CopyInfo.of(canonical, plain, copy, module)
+             for plain, copy in module.pairs if id(copy) in holding]
+    if infos:
+        registry.add_to_file(canonical, tuple(infos))
+
+
+def compile_program(source: bytes | str, filename: str, probes: Mapping[int, Probe],
+                    registry: InstrumentationRegistry) -> InstrumentedModule:
+    """Compile the main program instrumented (for the launcher, instead of ``compile``).
+    Raises InstrumentationError (a SyntaxError's text) if the source does not compile."""
+    module = instrument_source(source, filename, probes)
+    if module.accepted:
+        install_probe_function()
+        register_module(registry, canonical_path(filename), module)
+    return module
+
+
+class InstrumentingLoader(importlib.machinery.SourceFileLoader):
+    """A source loader whose code is the instrumented compile, never cached."""
+
+    def __init__(self, fullname: str, path: str, finder: InstrumentingFinder) -> None:
+        super().__init__(fullname, path)
+        self._finder = finder
+
+    def get_code(self, fullname: str) -> types.CodeType:
+        path = self.get_filename(fullname)
+        source = self.get_data(path)
+        canonical = canonical_path(path)
+        probes = self._finder.probes_for(canonical)
+        try:
+            module = instrument_source(source, path, probes)
+        except InstrumentationError:
+            # The import must fail as it would without the debugger: with the
+            # SyntaxError the plain compile raises.
+            return self.source_to_code(source, path)
+        if module.accepted:
+            install_probe_function()
+            register_module(self._finder.registry, canonical, module)
+        callback = self._finder.on_instrumented
+        if callback is not None:
+            callback(canonical, module)
+        return module.code if module.accepted else module.plain
+
+
+class InstrumentingFinder:
+    """The ``sys.meta_path`` entry. Its probe table is replaced whole on every change,
+    so ``find_spec`` reads it without a lock from any importing thread."""
+
+    def __init__(self, registry: InstrumentationRegistry,
+                 on_instrumented: InstrumentedCallback | None = None) -> None:
+        self.registry = registry
+        self.on_instrumented = on_instrumented
+        self._probes: dict[str, dict[int, Probe]] = {}
+        # Module name parts that may name a file with probes: a file's stem, and a
+        # package's directory name for its __init__.py.
+        self._names: frozenset[str] = frozenset()
+
+    def files(self) -> tuple[str, ...]:
+        return tuple(self._probes)
+
+    def probes_for(self, canonical: str) -> dict[int, Probe]:
+        return self._probes.get(canonical, {})
+
+    def set_probes(self, canonical: str, probes: Mapping[int, Probe]) -> None:
+        table = dict(self._probes)
+        if probes:
+            table[canonical] = dict(probes)
+        else:
+            table.pop(canonical, None)
+        names = set()
+        for path in table:
+            directory, base = os.path.split(path)
+            stem = os.path.splitext(base)[0]
+            names.add(os.path.basename(directory) if stem == "__init__" else stem)
+        self._probes = table
+        self._names = frozenset(names)
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.rpartition(".")[2] not in self._names:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.origin is None:
+            return None
+        if type(spec.loader) is not importlib.machinery.SourceFileLoader:
+            return None
+        canonical = canonical_path(spec.origin)
+        if canonical not in self._probes or is_debugger_path(canonical):
+            return None
+        spec.loader = InstrumentingLoader(fullname, spec.origin, self)
+        return spec
+
+    def invalidate_caches(self) -> None:
+        """Nothing cached here; importlib.invalidate_caches calls every finder's."""
+
+    def install(self) -> None:
+        """Put the finder just in front of PathFinder (idempotent, O(len(meta_path)))."""
+        if any(entry is self for entry in sys.meta_path):
+            return
+        for position, entry in enumerate(sys.meta_path):
+            if entry is importlib.machinery.PathFinder:
+                sys.meta_path.insert(position, self)
+                return
+        sys.meta_path.append(self)
+
+    def uninstall(self) -> None:
+        for position, entry in enumerate(sys.meta_path):
+            if entry is self:
+                del sys.meta_path[position]
+                return
+

@@ -1,0 +1,303 @@
+"""Swapping the code of live functions for instrumented copies, and back.
+
+For a module already loaded, its file is compiled again twice, as it is and with
+probes. Every live function of the file (found with ``gc``: module functions,
+methods, nested functions, closures, whatever holds them) must still run code equal to
+the plain compile, or the file changed since it was loaded and nothing is swapped.
+Functions whose code tree holds a probe get the copy as ``__code__``; the registry keeps
+the original, so that removing the probes restores the very code objects the functions
+had. Frames already running the old code go on running it: they are reported so the
+tracer can cover them.
+"""
+
+from __future__ import annotations
+
+import builtins
+import gc
+import inspect
+import io
+import sys
+import threading
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ..paths import canonical_path, is_debugger_path
+from .compiler import (
+    InstrumentationError,
+    InstrumentedModule,
+    instrument_source,
+    walk_pairs,
+)
+from .probes import Probe, install_probe_function
+from .registry import CopyInfo, InstrumentationRegistry
+
+_SUSPENDABLE = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
+
+
+@dataclass
+class SwapResult:
+    """What applying a file's probes did."""
+
+    canonical: str
+    accepted: dict[int, Probe] = field(default_factory=dict)
+    # line -> why that probe is left to the tracer. With ``error`` set, every probe.
+    refused: dict[int, str] = field(default_factory=dict)
+    # Why nothing in the file could be instrumented (None when something was).
+    error: str | None = None
+    # How many live functions now run a copy (or, after a removal, their original).
+    functions_swapped: int = 0
+    # Frames (of running or suspended calls) that keep running code without the probes
+    # they should have: the tracer must watch their probe lines itself.
+    stale_frames: list[types.FrameType] = field(default_factory=list)
+    # Functions left alone, and why (say, they run with a builtins of their own).
+    warnings: list[str] = field(default_factory=list)
+
+
+def same_code(first: types.CodeType, second: types.CodeType) -> bool:
+    """Equal code, line tables included (3.9-3.10 leave them out of ``==``)."""
+    if first != second:
+        return False
+    if sys.version_info >= (3, 11):
+        return True
+    try:
+        return all(a.co_lnotab == b.co_lnotab for a, b in walk_pairs(first, second))
+    except Exception:
+        return False
+
+
+def _function_builtins_ok(function: types.FunctionType) -> bool:
+    namespace = getattr(function, "__builtins__", None)
+    if namespace is None:
+        namespace = function.__globals__.get("__builtins__")
+    return namespace is builtins or namespace is builtins.__dict__
+
+
+class LiveInstrumenter:
+    """Applies a file's probes to the live functions of the process."""
+
+    def __init__(self, registry: InstrumentationRegistry) -> None:
+        self.registry = registry
+        self._lock = threading.Lock()
+        self._canonical_by_filename: dict[str, str] = {}
+
+    def _canonical(self, filename: str) -> str:
+        canonical = self._canonical_by_filename.get(filename)
+        if canonical is None:
+            canonical = canonical_path(filename)
+            self._canonical_by_filename[filename] = canonical
+        return canonical
+
+    def apply(self, filename: str, probes: Mapping[int, Probe]) -> SwapResult:
+        """Make the live functions of ``filename`` run exactly ``probes`` ({line: Probe});
+        an empty mapping restores the original code."""
+        canonical = canonical_path(filename)
+        with self._lock:
+            if not probes:
+                return self._restore(canonical)
+            result = SwapResult(canonical)
+            problem = self._instrument(filename, canonical, probes, result)
+            if problem is not None:
+                restored = self._restore(canonical)
+                result.error = problem
+                result.refused = {line: problem for line in probes}
+                result.accepted = {}
+                result.functions_swapped = restored.functions_swapped
+                result.stale_frames = restored.stale_frames
+            return result
+
+    def remove_all(self) -> None:
+        with self._lock:
+            for canonical in self.registry.files():
+                self._restore(canonical)
+
+    def _instrument(self, filename, canonical, probes, result: SwapResult) -> str | None:
+        if is_debugger_path(canonical):
+            return "the debugger's own code is never instrumented"
+        try:
+            with io.open_code(canonical) as file:
+                source = file.read()
+        except OSError as error:
+            return f"cannot read {filename}: {error.strerror or error}"
+        try:
+            module = instrument_source(source, filename, probes)
+        except InstrumentationError as error:
+            return str(error)
+        result.accepted = dict(module.accepted)
+        result.refused = dict(module.refused)
+        if not module.accepted:
+            restored = self._restore(canonical)
+            result.functions_swapped = restored.functions_swapped
+            result.stale_frames = restored.stale_frames
+            return None
+        install_probe_function()
+        by_plain = _copies_by_plain(module)
+        previous = self.registry.infos_for_file(canonical)
+        functions = self._live_functions(canonical, previous)
+        swaps: list[tuple[types.FunctionType, types.CodeType]] = []
+        infos: dict[int, CopyInfo] = {}
+        for function in functions:
+            original = self.registry.original_of(function.__code__)
+            entry = by_plain.get(original)
+            if entry is None or not same_code(original, entry[0]):
+                return (f"{filename} changed since it was loaded "
+                        f"({function.__qualname__} no longer matches it)")
+            copy = entry[1]
+            if copy is not None and not _function_builtins_ok(function):
+                result.warnings.append(f"{function.__qualname__} runs with builtins of its "
+                                       "own and keeps its code")
+                copy = None
+            # A function with no probe left in its code goes back to its original.
+            swaps.append((function, copy if copy is not None else original))
+            if copy is not None:
+                _collect_infos(canonical, original, copy, module, infos)
+        new_infos = tuple(infos.values())
+        # Published before any function runs a copy, so that the tracer never sees a
+        # copy it does not know; the old copies stay known until every function is
+        # moved off them.
+        self.registry.set_file(canonical, new_infos + previous)
+        for function, code in swaps:
+            if function.__code__ is not code:
+                function.__code__ = code
+                result.functions_swapped += 1
+        self.registry.set_file(canonical, new_infos)
+        # Suspended generators and coroutines that may now lack probes: those running an
+        # original that has probe lines now, or any earlier copy.
+        old_codes = [info.original for info in new_infos if info.probe_lines]
+        old_codes += [info.copy for info in previous]
+        result.stale_frames = _stale_frames(canonical, module, self._canonical,
+                                            _suspended_running(old_codes), new_infos, previous)
+        return None
+
+    def _restore(self, canonical: str) -> SwapResult:
+        result = SwapResult(canonical)
+        infos = self.registry.infos_for_file(canonical)
+        if not infos:
+            return result
+        by_copy = {id(info.copy): info for info in infos}
+        for function in self._live_functions(canonical, infos):
+            info = by_copy.get(id(function.__code__))
+            if info is not None and info.copy is function.__code__:
+                function.__code__ = info.original
+                result.functions_swapped += 1
+        self.registry.set_file(canonical, ())
+        # Frames running a copy go on calling its probes; the probe handler ignores ids
+        # it no longer knows. They are reported all the same.
+        result.stale_frames = [
+            frame for frame in _running_frames(_suspended_running([i.copy for i in infos]))
+            if id(frame.f_code) in by_copy
+        ]
+        return result
+
+    def _live_functions(self, canonical: str, copies: tuple[CopyInfo, ...]):
+        """The live functions of the file: those whose globals are a loaded module of
+        the file (module functions, methods, closures, decorated functions behind their
+        wrappers). ``gc.get_referrers`` walks every object in C, about ten times as fast
+        as a loop over ``gc.get_objects()``, but compares each reference with every
+        target: so the targets are the module namespaces, and the copies only when no
+        module of the file is loaded any more."""
+        targets: list = []
+        for module in list(sys.modules.values()):
+            namespace = getattr(module, "__dict__", None)
+            filename = namespace.get("__file__") if isinstance(namespace, dict) else None
+            if isinstance(filename, str) and self._canonical(filename) == canonical:
+                targets.append(namespace)
+        if not targets:
+            targets = [info.copy for info in copies]
+        if not targets:
+            return []
+        functions = {}
+        canonical_of = self._canonical
+        for obj in gc.get_referrers(*targets):
+            if type(obj) is types.FunctionType and canonical_of(
+                    obj.__code__.co_filename) == canonical:
+                functions[id(obj)] = obj
+        return list(functions.values())
+
+
+_SUSPENDABLE_FLAGS = (inspect.CO_GENERATOR | inspect.CO_COROUTINE
+                      | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE)
+
+
+def _suspended_running(codes: list[types.CodeType]) -> list:
+    """The suspended generators and coroutines running one of ``codes``. Only code of
+    generator and coroutine functions is looked for: ``gc.get_referrers`` compares every
+    object's references with each target, so fewer targets is faster."""
+    codes = [code for code in codes if code.co_flags & _SUSPENDABLE_FLAGS]
+    if not codes:
+        return []
+    wanted = {id(code) for code in codes}
+    found = []
+    for obj in gc.get_referrers(*codes):
+        if type(obj) in _SUSPENDABLE:
+            frame = _suspended_frame(obj)
+            if frame is not None and id(frame.f_code) in wanted:
+                found.append(obj)
+    return found
+
+
+def _suspended_frame(obj):
+    return getattr(obj, "gi_frame", None) or getattr(obj, "cr_frame", None) or getattr(
+        obj, "ag_frame", None)
+
+
+def _copies_by_plain(module: InstrumentedModule):
+    """plain code -> (plain, copy), the copy being None where no probe is in its tree.
+    Keys compare by value, which is how live code is matched to the fresh compile."""
+    holding = module.copies_holding_probes()
+    result: dict[types.CodeType, tuple] = {}
+    for plain, copy in module.pairs:
+        entry = (plain, copy if id(copy) in holding else None)
+        previous = result.get(plain)
+        if previous is not None and previous[1] is not entry[1]:
+            # Two equal code objects (say, lambdas on one line) with different copies:
+            # no way to tell which live function is which, so neither is swapped.
+            result[plain] = (plain, None)
+            continue
+        result[plain] = entry
+    return result
+
+
+def _collect_infos(canonical, original, copy, module, infos: dict[int, CopyInfo]) -> None:
+    """Register ``copy`` and its nested copies against the live originals they replace."""
+    for live, instrumented in walk_pairs(original, copy):
+        if id(instrumented) not in infos:
+            infos[id(instrumented)] = CopyInfo.of(canonical, live, instrumented, module)
+
+
+def _running_frames(suspended) -> list[types.FrameType]:
+    frames = []
+    current = threading.get_ident()
+    for ident, frame in sys._current_frames().items():
+        if ident == current:
+            frame = frame.f_back  # Not this function's own frame.
+        while frame is not None:
+            frames.append(frame)
+            frame = frame.f_back
+    for obj in suspended:
+        frame = _suspended_frame(obj)
+        if frame is not None:
+            frames.append(frame)
+    return frames
+
+
+def _stale_frames(canonical, module: InstrumentedModule, canonical_of, suspended,
+                  current: tuple[CopyInfo, ...], previous: tuple[CopyInfo, ...]
+                  ) -> list[types.FrameType]:
+    """Frames of the file that run code whose copy now has probe lines of its own: the
+    original, or a copy made for other probes."""
+    current_ids = {id(info.copy) for info in current}
+    previous_by_copy = {id(info.copy): info for info in previous}
+    with_lines = {id(copy) for copy, _ in module.sites}
+    plain_with_lines = {plain: plain for plain, copy in module.pairs if id(copy) in with_lines}
+    stale = []
+    for frame in _running_frames(suspended):
+        code = frame.f_code
+        if id(code) in current_ids or canonical_of(code.co_filename) != canonical:
+            continue
+        old = previous_by_copy.get(id(code))
+        original = old.original if old is not None and old.copy is code else code
+        plain = plain_with_lines.get(original)
+        if plain is not None and same_code(original, plain):
+            stale.append(frame)
+    return stale

@@ -1,0 +1,104 @@
+"""Probes: what an instrumented copy calls, and the one name in ``builtins`` it is
+called through.
+
+An instrumented line runs ``__dapper_probe__(probe_id)`` (after its condition, if any,
+was true), or ``__dapper_probe__(probe_id, True)`` from inside an ``except`` block when
+the condition raised. The name is looked up in ``builtins`` so that no module's globals
+gain a name; CPython caches global and builtin lookups, so the lookup costs next to
+nothing (docs/instrumentation.md has the figures).
+
+``builtins.__dapper_probe__`` is always the trampoline ``_probe`` below, installed once
+and never removed while copies may still run: a copy calling a missing name would raise
+NameError inside the user's program. What the trampoline does is the replaceable
+handler (``set_probe_handler``).
+"""
+
+from __future__ import annotations
+
+import builtins
+import sys
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+
+PROBE_NAME = "__dapper_probe__"
+
+# handler(probe_id, frame, error): ``frame`` is the user's frame at the probe's line,
+# ``error`` the exception the condition raised (None when the condition was true or
+# there is none). It must not raise; the trampoline reports anything it raises.
+ProbeHandler = Callable[[int, types.FrameType, "BaseException | None"], None]
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What to run before the statement that starts on a line: the call of the probe
+    with ``probe_id`` (normally the breakpoint's id), only when ``condition`` (Python
+    expression text, compiled into the copy) is true, if there is one."""
+
+    probe_id: int
+    condition: str | None = None
+
+
+class StopAtLineEvent(Exception):  # noqa: N818 (a signal, not an error)
+    """Raised by a handler that must stop the thread inside a line event rather than in
+    the probe (a debugger can only set ``f_lineno``, a jump, from a line event). The
+    trampoline lets it through; the probe's ``except`` block catches it, which gives a
+    line event on the probe's line (3.9, 3.11+; on 3.10 the jump back to the statement
+    gives it), and calls the probe again with it as ``error``: the handler ignores that
+    call."""
+
+
+_handler: ProbeHandler | None = None
+_exc_info = sys.exc_info
+_getframe = sys._getframe
+
+
+def _probe(probe_id, failed=False):
+    # The hot path of a hit: module globals only, no allocation before the handler.
+    handler = _handler
+    if failed:
+        # The condition's exception is the one being handled right now: the copy
+        # calls this from its except block.
+        error = _exc_info()[1]
+        if not isinstance(error, Exception):
+            # KeyboardInterrupt, SystemExit and the like raised while the condition
+            # ran belong to the program: they go on as if no probe were there.
+            raise error
+    else:
+        error = None
+    if handler is None:
+        return
+    try:
+        handler(probe_id, _getframe(1), error)
+    except StopAtLineEvent:
+        raise
+    except Exception:
+        _report_handler_error()
+
+
+def _report_handler_error() -> None:
+    try:
+        import traceback
+
+        print("dapper: internal error in a breakpoint probe:", file=sys.stderr)
+        traceback.print_exc(file=sys.stderr)
+    except Exception:
+        pass
+
+
+def install_probe_function() -> None:
+    """Make ``__dapper_probe__`` resolvable by every module (idempotent)."""
+    if getattr(builtins, PROBE_NAME, None) is not _probe:
+        setattr(builtins, PROBE_NAME, _probe)
+
+
+def probe_function_installed() -> bool:
+    return getattr(builtins, PROBE_NAME, None) is _probe
+
+
+def set_probe_handler(handler: ProbeHandler | None) -> None:
+    """Route probe hits to ``handler`` (None: probes return at once). Installs the
+    probe function too, so that copies made afterwards can always resolve it."""
+    global _handler
+    install_probe_function()
+    _handler = handler

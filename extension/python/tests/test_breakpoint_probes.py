@@ -1,0 +1,361 @@
+"""Line breakpoints run as probes in instrumented copies (docs/instrumentation.md), end to
+end through the launcher, on every tracer backend, with the copies on and off
+(DAPPER_INSTRUMENT=0): the same stops either way."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from dapper.instrumentation import breakpoint_probes
+
+MODES = ["copies", "traced"]
+
+
+def _env(mode):
+    return {"DAPPER_INSTRUMENT": "0"} if mode == "traced" else None
+
+
+@pytest.fixture(params=MODES)
+def mode(request):
+    return request.param
+
+
+def run(launch, write, backend, mode, program, breakpoints, files=None):
+    """Launch ``program`` as main.py (``files``: more files next to it), set
+    ``breakpoints`` ({name: [spec, ...]}, a spec being a line or a dict), finish the
+    configuration. Returns (debuggee, {name: path}, {name: [answered breakpoint]})."""
+    paths = {"main": write("main.py", program)}
+    for name, text in (files or {}).items():
+        paths[name] = write(f"{name}.py", text)
+    debuggee = launch("--program", paths["main"], tracer=backend, env=_env(mode))
+    debuggee.configure({"program": str(paths["main"])})
+    answered = {}
+    for name, specs in breakpoints.items():
+        specs = [spec if isinstance(spec, dict) else {"line": spec} for spec in specs]
+        body = debuggee.request("setBreakpoints", {
+            "source": {"path": str(paths[name])}, "breakpoints": specs})
+        answered[name] = body["breakpoints"]
+    debuggee.request("configurationDone")
+    return debuggee, paths, answered
+
+
+def stop_at(debuggee, reason="breakpoint"):
+    """The next stop: (its body, top frame's (name, line), the top frame's locals)."""
+    body = debuggee.stopped(reason)
+    frame = debuggee.top_frame(body["threadId"])
+    values = {name: v["value"] for name, v in debuggee.locals_of(frame["id"]).items()}
+    return body, (frame["name"], frame["line"]), values
+
+
+HOT = """
+import sys
+
+def hot(n):
+    total = 0
+    for i in range(n):
+        total += i
+    return total
+
+copied = "__dapper_probe__" in hot.__code__.co_names
+hot(2000)
+print("copied", copied, file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("spec,expected_i", [
+    ({"line": 6, "condition": "i == 1500"}, ["1500"]),
+    ({"line": 6, "condition": "i % 700 == 1"}, ["1", "701", "1401"]),
+    ({"line": 6, "condition": "i > 10", "hitCondition": "3"}, ["13"]),
+    ({"line": 6, "hitCondition": "%900"}, ["899", "1799"]),
+])
+def test_conditional_breakpoints_stop_where_the_condition_holds(launch, write, backend, mode,
+                                                                spec, expected_i):
+    debuggee, _, answered = run(launch, write, backend, mode, HOT, {"main": [spec]})
+    [breakpoint] = answered["main"]
+    seen = []
+    for _ in expected_i:
+        body, where, values = stop_at(debuggee)
+        assert body["hitBreakpointIds"] == [breakpoint["id"]]
+        assert where == ("hot", 6)
+        seen.append(values["i"])
+        debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert seen == expected_i
+    # The function ran an instrumented copy exactly when the copies are on.
+    assert f"copied {mode == 'copies'}" in debuggee.stderr()
+
+
+def test_a_condition_that_raises_stops_once_with_a_message_then_only_stops(
+        launch, write, backend, mode):
+    program = "def f(i):\n    x = i\n\nfor i in range(3):\n    f(i)\n"
+    debuggee, _, _ = run(launch, write, backend, mode, program,
+                         {"main": [{"line": 2, "condition": "1 / (i - 1) > 0"}]})
+    # i == 0: false; i == 1: ZeroDivisionError, stop with a message; i == 2: true.
+    _, where, values = stop_at(debuggee)
+    assert (where, values["i"]) == (("f", 2), "1")
+    assert "ZeroDivisionError" in debuggee.wait_event("output")["output"]
+    debuggee.request("continue", {"threadId": 1})
+    _, _, values = stop_at(debuggee)
+    assert values["i"] == "2"
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert not [e for e in debuggee.events if e["event"] == "output"]
+
+
+def test_the_exception_of_a_condition_is_not_an_exception_stop(launch, write, backend, mode):
+    program = "def f(i):\n    x = i\n\nfor i in range(2):\n    f(i)\nprint('end')\n"
+    paths = {"main": write("main.py", program)}
+    debuggee = launch("--program", paths["main"], tracer=backend, env=_env(mode))
+    debuggee.configure({"program": str(paths["main"])})
+    debuggee.request("setExceptionBreakpoints", {"filters": ["raised"]})
+    debuggee.set_breakpoints(paths["main"], [2], condition="missing_name")
+    debuggee.request("configurationDone")
+    _, where, _ = stop_at(debuggee)
+    assert where == ("f", 2)
+    debuggee.request("continue", {"threadId": 1})
+    stop_at(debuggee)  # The second call: the condition raises again (no message).
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+
+
+STEPPING = """
+def work(n):
+    a = n + 1
+    b = a * 2
+    return b
+
+for k in range(3):
+    work(k)
+"""
+
+
+def test_stepping_from_a_probe_stop_and_over_a_probe_line(launch, write, backend, mode):
+    # Line 2 stops when n == 1; stepping from there goes on to line 3. Line 3 has a
+    # breakpoint whose condition is true only when n == 2.
+    debuggee, _, answered = run(launch, write, backend, mode, STEPPING, {"main": [
+        {"line": 2, "condition": "n == 1"}, {"line": 3, "condition": "n == 2"}]})
+    first, second = (bp["id"] for bp in answered["main"])
+    body, where, values = stop_at(debuggee)
+    assert (body["hitBreakpointIds"], where, values) == ([first], ("work", 2), {"n": "1"})
+    debuggee.request("next", {"threadId": 1})
+    # A step onto a probe line whose condition is false: an ordinary step stop.
+    _, where, values = stop_at(debuggee, "step")
+    assert where == ("work", 3) and values["a"] == "2"
+    debuggee.request("next", {"threadId": 1})
+    _, where, _ = stop_at(debuggee, "step")
+    assert where == ("work", 4)
+    debuggee.request("continue", {"threadId": 1})
+    # n == 2: line 2's condition is false, line 3's true.
+    body, where, values = stop_at(debuggee)
+    assert (body["hitBreakpointIds"], where, values["n"]) == ([second], ("work", 3), "2")
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+
+
+def test_a_step_that_ends_on_a_probe_line_whose_condition_holds_stops_once(
+        launch, write, backend, mode):
+    debuggee, paths, answered = run(launch, write, backend, mode, STEPPING, {"main": [
+        {"line": 2, "condition": "n == 1"}, {"line": 3}]})
+    # n == 0: line 3 (unconditional) stops; stepping out and in reaches line 2 of
+    # n == 1, where the breakpoint's condition holds: one stop, reason breakpoint.
+    _, where, _ = stop_at(debuggee)
+    assert where == ("work", 3)
+    debuggee.request("next", {"threadId": 1})
+    assert stop_at(debuggee, "step")[1] == ("work", 4)
+    debuggee.request("stepOut", {"threadId": 1})
+    assert stop_at(debuggee, "step")[1] == ("<module>", 6)
+    debuggee.request("next", {"threadId": 1})
+    assert stop_at(debuggee, "step")[1] == ("<module>", 7)
+    debuggee.request("stepIn", {"threadId": 1})
+    body, where, values = stop_at(debuggee)
+    assert (body["hitBreakpointIds"], where, values) == (
+        [answered["main"][0]["id"]], ("work", 2), {"n": "1"})
+    # Continuing runs the probe of that line: it must not stop there again.
+    debuggee.request("continue", {"threadId": 1})
+    _, where, values = stop_at(debuggee)
+    assert (where, values["n"]) == (("work", 3), "1")
+    debuggee.set_breakpoints(paths["main"], [])
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+
+
+def test_two_breakpoints_on_one_line_and_a_logpoint(launch, write, backend, mode):
+    program = "for i in range(4):\n    x = i\n"
+    debuggee, _, answered = run(launch, write, backend, mode, program, {"main": [
+        {"line": 2, "condition": "i == 2"}, {"line": 2, "logMessage": "i={i}"}]})
+    conditional, logpoint = answered["main"]
+    assert conditional["id"] != logpoint["id"]
+    body, _, values = stop_at(debuggee)
+    assert (body["hitBreakpointIds"], values["i"]) == ([conditional["id"]], "2")
+    debuggee.request("continue", {"threadId": 1})
+    logged = [debuggee.wait_event("output")["output"] for _ in range(4)]
+    debuggee.finish(0)
+    assert logged == ["i=0\n", "i=1\n", "i=2\n", "i=3\n"]
+
+
+def test_a_breakpoint_on_a_loop_header_is_left_to_the_tracer(launch, write, backend, mode):
+    program = "def f():\n    i = 0\n    while i < 5:\n        i += 1\n\nf()\n"
+    debuggee, _, _ = run(launch, write, backend, mode, program,
+                         {"main": [{"line": 3, "condition": "i == 3"}]})
+    _, where, values = stop_at(debuggee)
+    assert (where, values["i"]) == (("f", 3), "3")
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+
+
+LOOP = """
+import time
+i = 0
+while i < 400:
+    i += 1
+    time.sleep(0.005)
+print("done", i)
+"""
+
+
+def test_changing_a_condition_while_a_module_level_loop_runs(launch, write, backend, mode):
+    # The module's frame runs the copy compiled with the first condition; after the
+    # change it keeps running it (a stale frame): the tracer stops there, once a hit.
+    debuggee, paths, _ = run(launch, write, backend, mode, LOOP,
+                             {"main": [{"line": 5, "condition": "i == -1"}]})
+    debuggee.set_breakpoints(paths["main"], [5], condition="i >= 150")
+    _, where, values = stop_at(debuggee)
+    assert where == ("<module>", 5)
+    first = int(values["i"])
+    assert 150 <= first < 400
+    debuggee.request("continue", {"threadId": 1})
+    _, _, values = stop_at(debuggee)
+    assert int(values["i"]) == first + 1
+    debuggee.set_breakpoints(paths["main"], [])
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "done 400\n"
+
+
+def test_a_function_called_by_a_condition_does_not_stop_at_its_breakpoint(
+        launch, write, backend, mode):
+    program = "def check(v):\n    return v == 2\n\nfor i in range(4):\n    x = i\n"
+    debuggee, _, answered = run(launch, write, backend, mode, program, {"main": [
+        2, {"line": 5, "condition": "check(i)"}]})
+    # Line 2 is reached only through the condition: it never stops there.
+    body, where, values = stop_at(debuggee)
+    assert (body["hitBreakpointIds"], where, values["i"]) == (
+        [answered["main"][1]["id"]], ("<module>", 5), "2")
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+
+
+def test_goto_onto_a_breakpoint_line_does_not_stop_there(launch, write, backend, mode):
+    program = "a = 1\nb = 2\nc = 3\nprint(a, b, c)\n"
+    debuggee, _, answered = run(launch, write, backend, mode, program, {"main": [1, 3]})
+    _, where, _ = stop_at(debuggee)
+    assert where == ("<module>", 1)
+    debuggee.request("continue", {"threadId": 1})
+    assert stop_at(debuggee)[1] == ("<module>", 3)
+    # Back to line 1, whose breakpoint the jump passes, as a jump with the tracer does.
+    debuggee.request("goto", {"threadId": 1, "targetId": 1})
+    assert stop_at(debuggee, "goto")[1] == ("<module>", 1)
+    debuggee.request("next", {"threadId": 1})
+    assert stop_at(debuggee, "step")[1] == ("<module>", 2)
+    debuggee.request("continue", {"threadId": 1})
+    assert stop_at(debuggee)[1] == ("<module>", 3)
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "1 2 3\n"
+
+
+UNTRACED = """
+import sys, threading, time
+def f(i):
+    x = i
+    return sys.gettrace() is None
+before = f(0)
+f(1)
+time.sleep(0.3)
+between = f(5)
+f(2)
+time.sleep(0.3)
+after = f(6)
+in_thread = []
+thread = threading.Thread(target=lambda: in_thread.append(f(7)))
+thread.start()
+thread.join()
+print(before, between, after, in_thread[0])
+"""
+
+
+def test_between_stops_the_program_runs_untraced_where_it_can(launch, write, backend, mode):
+    # 3.9-3.11 with copies: no trace function at all, but while a thread stops (and
+    # steps). 3.12+: sys.monitoring never needs one; forced settrace keeps it.
+    debuggee, _, _ = run(launch, write, backend, mode, UNTRACED,
+                         {"main": [{"line": 3, "condition": "i in (1, 2)"}]})
+    _, where, values = stop_at(debuggee)
+    assert (where, values["i"]) == (("f", 3), "1")
+    debuggee.request("continue", {"threadId": 1})
+    _, where, values = stop_at(debuggee)
+    assert (where, values["i"]) == (("f", 3), "2")
+    debuggee.request("next", {"threadId": 1})
+    assert stop_at(debuggee, "step")[1] == ("f", 4)
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    untraced = backend == "monitoring" or (mode == "copies" and sys.version_info < (3, 12))
+    assert debuggee.stdout() == " ".join([str(untraced)] * 4) + "\n"
+
+
+MODULE = """
+def helper(v):
+    w = v * 3
+    return w
+"""
+
+
+def test_a_module_imported_later_runs_copies_and_verifies_its_breakpoint(
+        launch, write, backend, mode):
+    program = "import sys\nimport mod\nprint(mod.helper(5))\n" \
+              "print('copied', '__dapper_probe__' in mod.helper.__code__.co_names, " \
+              "file=sys.stderr)\n"
+    debuggee, _, answered = run(launch, write, backend, mode, program,
+                                {"mod": [{"line": 2, "condition": "v == 5"}]},
+                                files={"mod": MODULE})
+    [breakpoint] = answered["mod"]
+    assert breakpoint["verified"] is False  # Pending: mod is not imported yet.
+    changed = debuggee.wait_event("breakpoint")
+    assert changed["breakpoint"]["id"] == breakpoint["id"]
+    assert changed["breakpoint"]["verified"] is True
+    _, where, values = stop_at(debuggee)
+    assert (where, values) == (("helper", 2), {"v": "5"})
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "15\n"
+    assert f"copied {mode == 'copies'}" in debuggee.stderr()
+
+
+def test_removing_breakpoints_restores_the_original_code(launch, write, backend):
+    program = """
+import sys
+def f(i):
+    x = i
+    return x
+
+f(0)
+probed = "__dapper_probe__" in f.__code__.co_names
+f(1)
+print("probed", probed, "after", "__dapper_probe__" in f.__code__.co_names, file=sys.stderr)
+"""
+    debuggee, paths, _ = run(launch, write, backend, "copies", program,
+                             {"main": [{"line": 3, "condition": "i == 1"}]})
+    _, _, values = stop_at(debuggee)
+    assert values["i"] == "1"
+    debuggee.set_breakpoints(paths["main"], [])
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert "probed True after False" in debuggee.stderr()
+
+
+@pytest.mark.parametrize("value,expected", [
+    (None, True), ("", True), ("1", True), ("0", False), (" 0 ", False)])
+def test_the_instrument_variable(value, expected):
+    variables = {} if value is None else {breakpoint_probes.VARIABLE: value}
+    assert breakpoint_probes.enabled(variables) is expected

@@ -1,0 +1,74 @@
+// Programs started the way users start them for attach, `python -m dapper --listen`,
+// and the attach half of a session (the launch half is RecordingClient.launchWith).
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { fixtures, root, type Python, type RecordingClient } from "./support";
+
+/** A program listening for a debugger, with what it printed. */
+export interface ListeningProgram {
+  process: ChildProcess;
+  host: string;
+  port: number;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the exit status (or 128 + signal number) once the process is gone. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const LISTENING = /dapper: listening for a debugger on (\S+):(\d+)/;
+
+/** Starts `python -m dapper --listen 0 [options] args…` and reads the port it printed. */
+export async function startListening(python: Python, options: string[], args: string[]): Promise<ListeningProgram> {
+  const env = { ...process.env, PYTHONPATH: path.join(root, "extension", "python"), PYTHONUNBUFFERED: "1" };
+  const child = spawn(python.executable, ["-m", "dapper", "--listen", "0", ...options, ...args], { cwd: fixtures, env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("close", (code, signal) => resolve({ code, signal })));
+  const found = await new Promise<RegExpMatchArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the program did not say where it listens within 10 s; stderr: ${stderr}`)), 10000);
+    const look = () => {
+      const match = LISTENING.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        child.stderr.off("data", look);
+        resolve(match);
+      }
+    };
+    child.stderr.on("data", look);
+    void exited.then(() => reject(new Error(`the program exited before it listened; stderr: ${stderr}`)));
+  });
+  return { process: child, host: found[1], port: Number(found[2]), stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+/**
+ * initialize, attach, the configuration sequence with breakpoints (file → lines, every
+ * one verified), configurationDone; resolves with the attach response.
+ */
+export async function attachWith(
+  client: RecordingClient,
+  attach: Record<string, unknown>,
+  breakpoints: Record<string, number[]> = {},
+): Promise<DebugProtocol.AttachResponse> {
+  await client.initializeRequest({ adapterID: "dapper", linesStartAt1: true, columnsStartAt1: true, pathFormat: "path" });
+  const initialized = client.next("initialized");
+  const attached = client.attachRequest(attach as DebugProtocol.AttachRequestArguments);
+  attached.catch(() => undefined);
+  await Promise.race([initialized, attached]);
+  await initialized;
+  for (const [file, lines] of Object.entries(breakpoints)) {
+    const response = await client.setBreakpointsRequest({ source: { path: path.join(fixtures, file) }, breakpoints: lines.map((line) => ({ line })) });
+    for (const bp of response.body.breakpoints) {
+      if (!bp.verified) throw new Error(`breakpoint in ${file} not verified: ${JSON.stringify(bp)}`);
+    }
+  }
+  await client.configurationDoneRequest();
+  return attached;
+}
+
+/** Kills the program if a test left it running. */
+export function ensureGone(program: ListeningProgram | undefined): void {
+  if (program !== undefined && program.process.exitCode === null && program.process.signalCode === null) program.process.kill("SIGKILL");
+}
