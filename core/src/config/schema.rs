@@ -131,18 +131,8 @@ pub const LAUNCH_KEYS: &[Key] = &[
         default: Default::Boolean(false),
         description: "Run the program without the debugger: no breakpoints, no stepping (VS Code sets it for Run Without Debugging).",
     },
-    Key {
-        name: "justMyCode",
-        kind: Kind::Boolean,
-        default: Default::Boolean(true),
-        description: "Debug only your own code: never step into, or stop in, the standard library and site-packages.",
-    },
-    Key {
-        name: "showReturnValue",
-        kind: Kind::Boolean,
-        default: Default::Boolean(true),
-        description: "After stepping out of a function, show the value it returned as '(return) name' in Locals.",
-    },
+    JUST_MY_CODE,
+    SHOW_RETURN_VALUE,
     Key {
         name: "redirectOutput",
         kind: Kind::Boolean,
@@ -160,6 +150,22 @@ pub const LAUNCH_KEYS: &[Key] = &[
 /// The host an attach connects to when `connect.host` is absent.
 pub const DEFAULT_ATTACH_HOST: &str = "127.0.0.1";
 
+/// The keys launch and attach share, written once so that both describe them alike.
+const JUST_MY_CODE: Key = Key {
+    name: "justMyCode",
+    kind: Kind::Boolean,
+    default: Default::Boolean(true),
+    description: "Debug only your own code: never step into, or stop in, the standard library and site-packages.",
+};
+
+const SHOW_RETURN_VALUE: Key = Key {
+    name: "showReturnValue",
+    kind: Kind::Boolean,
+    default: Default::Boolean(true),
+    description:
+        "After stepping out of a function, show the value it returned as '(return) name' in Locals.",
+};
+
 /// Every attach key the engine reads (besides `name`, `type` and `request`).
 pub const ATTACH_KEYS: &[Key] = &[
     Key {
@@ -168,18 +174,8 @@ pub const ATTACH_KEYS: &[Key] = &[
         default: Default::Endpoint(DEFAULT_ATTACH_HOST, 5678),
         description: "Where the program listens, as started with `python -m dapper --listen [HOST:]PORT`: `port` (required) and `host` (default 127.0.0.1).",
     },
-    Key {
-        name: "justMyCode",
-        kind: Kind::Boolean,
-        default: Default::Boolean(true),
-        description: "Debug only your own code: never step into, or stop in, the standard library and site-packages.",
-    },
-    Key {
-        name: "showReturnValue",
-        kind: Kind::Boolean,
-        default: Default::Boolean(true),
-        description: "After stepping out of a function, show the value it returned as '(return) name' in Locals.",
-    },
+    JUST_MY_CODE,
+    SHOW_RETURN_VALUE,
     Key {
         name: "redirectOutput",
         kind: Kind::Boolean,

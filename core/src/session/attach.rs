@@ -24,20 +24,13 @@ pub const ATTACH_DEADLINE_MS: u64 = 10_000;
 const REFUSED_EVENT: &str = "dapper/refused";
 
 impl Session {
-    /// An `attach` without the private child key: the user's own attach configuration.
+    /// An `attach` without the private child key: the user's own attach configuration
+    /// (on_attach has refused a second program already).
     pub(super) fn on_user_attach(&mut self, ctx: &mut Context, request: Request) {
         if self.child_client_only {
             let error = DapError::user(
                 codes::WRONG_STATE,
                 "This connection is for child sessions; it can only attach to a child process.",
-            );
-            self.respond_error(ctx, request.seq, "attach", &error);
-            return;
-        }
-        if self.launch.is_some() {
-            let error = DapError::user(
-                codes::WRONG_STATE,
-                "This session already debugs a program; a session debugs one program.",
             );
             self.respond_error(ctx, request.seq, "attach", &error);
             return;

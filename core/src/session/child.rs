@@ -29,6 +29,14 @@ impl Session {
     /// for `startDebugging`) names the waiting child with a private key. Without that
     /// key it is the user's attach to a listening program (attach.rs).
     pub(super) fn on_attach(&mut self, ctx: &mut Context, request: Request) {
+        if self.launch.is_some() {
+            let error = DapError::user(
+                codes::WRONG_STATE,
+                "This session already debugs a program; a session debugs one program.",
+            );
+            self.respond_error(ctx, request.seq, "attach", &error);
+            return;
+        }
         let Some(child) = request
             .arguments
             .get(CHILD_SESSION_KEY)
@@ -38,14 +46,6 @@ impl Session {
             self.on_user_attach(ctx, request);
             return;
         };
-        if self.launch.is_some() {
-            let error = DapError::user(
-                codes::WRONG_STATE,
-                "This session already debugs a program; a session debugs one program.",
-            );
-            self.respond_error(ctx, request.seq, "attach", &error);
-            return;
-        }
         let name = request
             .arguments
             .get("name")

@@ -57,12 +57,17 @@ def start_reader(debugger: Debugger, link: children.SessionLink) -> None:
     debugger.tracer.ignore_thread(reader.ident)
 
 
-def _on_exit(debugger: Debugger, state: ExitState) -> None:
-    """Runs last among the atexit handlers: after the user's handlers and after Python
-    has waited for the non-daemon threads."""
+def flush_output() -> None:
+    """Flush the program's stdout and stderr before the engine hears of its end."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
+
+
+def finish_session(debugger: Debugger, state: ExitState) -> None:
+    """Runs last among the atexit handlers: after the user's handlers and after Python
+    has waited for the non-daemon threads. Also the listening mode's last step."""
+    flush_output()
     debugger.connection.send_event("dapper/exiting", {"exitCode": state.code})
     debugger.detach()
     with contextlib.suppress(Exception):
@@ -105,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         token, environment.variables, exit_state)
     if not connection.send_event(*link.hello()):
         return _fail(f"the debugger at {arguments.ipc} closed the connection")
-    atexit.register(_on_exit, debugger, exit_state)
+    atexit.register(finish_session, debugger, exit_state)
 
     start_reader(debugger, link)
     remove_pythonpath_entry(environment.pythonpath_entry)

@@ -29,7 +29,7 @@ from .environment import take_dapper_environment
 from .exception_filters import DEFAULT_FILTERS
 from .frames import KIND_FROM_DEBUGGEE, encode_frame
 from .ipc import Connection
-from .launcher import run_target
+from .launcher import ExitState, finish_session, flush_output, run_target
 from .listen_cli import USAGE, ListenArguments, UsageError, parse_arguments
 from .requests import dispatch
 from .tracing import choose_backend_name
@@ -219,12 +219,6 @@ def _refuse(sock: socket.socket, reason: str) -> None:
         sock.close()
 
 
-def _flush_output() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-
-
 def end_program(debugger: Debugger, force: bool) -> None:
     """``dapper/terminate``: end the program as SIGTERM would (its handler runs, if it
     has one) or, with ``force``, at once as SIGKILL would. The exit status is announced
@@ -236,7 +230,7 @@ def end_program(debugger: Debugger, force: bool) -> None:
     if handled:
         os.kill(os.getpid(), signal.SIGTERM)
         return
-    _flush_output()
+    flush_output()
     status = KILLED_STATUS if force else TERMINATED_STATUS
     debugger.connection.send_event("dapper/exiting", {"exitCode": status})
     debugger.connection.close()
@@ -245,20 +239,10 @@ def end_program(debugger: Debugger, force: bool) -> None:
     os.kill(os.getpid(), signal.SIGTERM)
 
 
-class _ExitState:
-    code = 0
-
-
-def _on_exit(session: ListeningSession, state: _ExitState) -> None:
+def _on_exit(session: ListeningSession, state: ExitState) -> None:
     """Runs last among the atexit handlers, as the launcher's does."""
     session.close()
-    _flush_output()
-    debugger = session.debugger
-    debugger.connection.send_event("dapper/exiting", {"exitCode": state.code})
-    debugger.detach()
-    with contextlib.suppress(Exception):
-        debugger.tracer.uninstall()
-    debugger.connection.close()
+    finish_session(session.debugger, state)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -294,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     debugger.detach()
     program = _program_name(arguments) if arguments.target_kind == "program" else None
     session = ListeningSession(server, debugger, client, _program_name(arguments), program)
-    state = _ExitState()
+    state = ExitState()
     atexit.register(_on_exit, session, state)
     # No child listener: children of an attached program run undebugged, but fork
     # children still drop their copy of the connection and os._exit still reports.
