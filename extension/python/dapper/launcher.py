@@ -14,7 +14,7 @@ import contextlib
 import sys
 import threading
 
-from . import children
+from . import children, restore_bytecode_setting
 from .cli import USAGE, UsageError, parse_arguments
 from .debugger import Debugger
 from .environment import DapperEnvironment, remove_pythonpath_entry, take_dapper_environment
@@ -76,6 +76,8 @@ def finish_session(debugger: Debugger, state: ExitState) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Every module of the package the session needs is imported by now.
+    restore_bytecode_setting()
     environment: DapperEnvironment = take_dapper_environment()
     try:
         arguments = parse_arguments(sys.argv[1:] if argv is None else argv)

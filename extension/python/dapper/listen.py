@@ -23,7 +23,7 @@ import socket
 import sys
 import threading
 
-from . import PROTOCOL_VERSION, children
+from . import PROTOCOL_VERSION, children, restore_bytecode_setting
 from .debugger import Debugger
 from .environment import take_dapper_environment
 from .exception_filters import DEFAULT_FILTERS
@@ -246,6 +246,8 @@ def _on_exit(session: ListeningSession, state: ExitState) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Every module of the package the session needs is imported by now.
+    restore_bytecode_setting()
     arguments_list = sys.argv[1:] if argv is None else argv
     if arguments_list in (["-h"], ["--help"]):
         print(USAGE)

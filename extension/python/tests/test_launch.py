@@ -326,3 +326,30 @@ def test_program_target_may_be_a_zip_application_or_a_directory(launch, write, t
         return
     run_to_exit(debuggee)
     assert debuggee.stdout() == f"main of {target}\n"
+
+
+def test_the_package_caches_its_own_bytecode_but_the_program_keeps_its_setting(
+        launch, write, tmp_path):
+    # A copy of the package, so that its __pycache__ starts empty.
+    import shutil
+
+    package_copy = tmp_path / "package"
+    shutil.copytree(PACKAGE_DIR / "dapper", package_copy / "dapper",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    write("helper.py", "VALUE = 1\n")
+    program = write("main.py", """
+        import sys
+        import helper
+        print(sys.dont_write_bytecode, helper.VALUE)
+    """)
+    debuggee = launch("--program", program, env={
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONPATH": str(package_copy),
+        "DAPPER_PYTHONPATH_ENTRY": str(package_copy),
+    })
+    run_to_exit(debuggee)
+    assert debuggee.stdout() == "True 1\n"
+    cached = {name.split(".")[0] for name in os.listdir(package_copy / "dapper" / "__pycache__")}
+    # (dapper/__init__.py itself is compiled before it can change the setting.)
+    assert {"launcher", "debugger", "ipc", "requests", "breakpoints"} <= cached
+    assert not (tmp_path / "__pycache__").exists(), "the program's own modules are not cached"
