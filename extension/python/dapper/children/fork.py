@@ -66,7 +66,7 @@ def _become_session(parent_hooks: ChildHooks, session_id: str) -> None:
     # The parent's exit handler, copied into this process, belongs to a connection that
     # is not ours (and takes locks another thread of the parent may have held at the
     # fork): this process's session, if it gets one, registers its own.
-    atexit.unregister(launcher._on_exit)
+    atexit.unregister(launcher.finish_session)
     if hasattr(old.tracer, "_lock"):
         # Same reason: the copied tracer's lock may be held by a thread that is not here.
         old.tracer._lock = threading.RLock()
@@ -86,7 +86,7 @@ def _become_session(parent_hooks: ChildHooks, session_id: str) -> None:
     if not debugger.connection.send_event(*link.hello()):
         return
     exit_state = link.exit_state if link.exit_state is not None else launcher.ExitState()
-    atexit.register(launcher._on_exit, debugger, exit_state)
+    atexit.register(launcher.finish_session, debugger, exit_state)
     fork_safety.set_session(debugger)
     launcher.start_reader(debugger, link)
     debugger.configuration_done.wait()
