@@ -9,6 +9,7 @@ pub mod base64;
 mod config;
 mod context;
 pub mod dap;
+mod decimal;
 mod ids;
 pub mod ipc;
 mod router;

@@ -7,7 +7,9 @@
 //! the JSON and the errors are the same either way.
 
 use crate::dap::json::{scan_object, token_str, token_u64, TopLevel};
-use crate::{base64, Bytes, ClientId, ConnectionId, Input, JsonText, Output, ProcessId, Stream};
+use crate::{
+    base64, decimal, Bytes, ClientId, ConnectionId, Input, JsonText, Output, ProcessId, Stream,
+};
 use serde::de::Error as _;
 use serde_json::Value;
 
@@ -100,6 +102,16 @@ fn id(top: &TopLevel, text: &str, key: &str) -> Option<u32> {
     u32::try_from(token_u64(top.value(text, key)?)?).ok()
 }
 
+/// An output that carries bytes to a peer: `{"type":…,"<peer>":id,"data":"<base64>"}`,
+/// `opening` being everything up to the id.
+fn push_bytes_output(json: &mut String, opening: &str, peer: u32, data: &Bytes) {
+    json.push_str(opening);
+    decimal::push(json, peer.into());
+    json.push_str(r#","data":""#);
+    base64::encode_into_string(&data.0, json);
+    json.push_str("\"}");
+}
+
 /// Writes the outputs as a JSON array: the same JSON as `serde_json::to_string`.
 pub fn outputs_to_json(outputs: &[Output]) -> Result<String, serde_json::Error> {
     let mut json = String::with_capacity(outputs.iter().map(size_hint).sum::<usize>() + 2);
@@ -111,48 +123,27 @@ pub fn outputs_to_json(outputs: &[Output]) -> Result<String, serde_json::Error> 
         match output {
             Output::SendToClient { client, message } => {
                 json.push_str(r#"{"type":"sendToClient","client":"#);
-                push_decimal(&mut json, client.0);
+                decimal::push(&mut json, client.0.into());
                 json.push_str(r#","message":"#);
                 json.push_str(message.as_str());
                 json.push('}');
             }
             Output::WriteToClient { client, data } => {
-                json.push_str(r#"{"type":"writeToClient","client":"#);
-                push_decimal(&mut json, client.0);
-                json.push_str(r#","data":""#);
-                base64::encode_into_string(&data.0, &mut json);
-                json.push_str("\"}");
+                push_bytes_output(
+                    &mut json,
+                    r#"{"type":"writeToClient","client":"#,
+                    client.0,
+                    data,
+                );
             }
             Output::Send { conn, data } => {
-                json.push_str(r#"{"type":"send","conn":"#);
-                push_decimal(&mut json, conn.0);
-                json.push_str(r#","data":""#);
-                base64::encode_into_string(&data.0, &mut json);
-                json.push_str("\"}");
+                push_bytes_output(&mut json, r#"{"type":"send","conn":"#, conn.0, data);
             }
             other => json.push_str(&serde_json::to_string(other)?),
         }
     }
     json.push(']');
     Ok(json)
-}
-
-/// Appends a number in decimal, without the formatting machinery (slow in WebAssembly).
-pub fn push_decimal(text: &mut String, number: u32) {
-    let mut digits = [0u8; 10];
-    let mut at = digits.len();
-    let mut rest = number;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    for &digit in &digits[at..] {
-        text.push(char::from(digit));
-    }
 }
 
 /// Roughly how long an output's JSON is, so the buffer is allocated once.
@@ -271,10 +262,5 @@ mod tests {
         let expected = serde_json::to_string(&outputs).unwrap();
         assert_eq!(outputs_to_json(&outputs).unwrap(), expected);
         assert_eq!(outputs_to_json(&[]).unwrap(), "[]");
-        for number in [0, 7, 10, 99, 4_294_967_295] {
-            let mut text = String::new();
-            push_decimal(&mut text, number);
-            assert_eq!(text, number.to_string());
-        }
     }
 }

@@ -6,38 +6,8 @@ use dapper_core::dap::framing::{self, ContentLengthDecoder};
 use dapper_core::ipc::frame::{self, FrameDecoder, FrameKind};
 use dapper_core::{Bytes, ClientId, Engine, EngineOptions, Framing, Input, Platform};
 
-/// splitmix64: tiny, deterministic, good enough to pick chunk sizes and bytes.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, bound: usize) -> usize {
-        (self.next() % bound as u64) as usize
-    }
-
-    fn bytes(&mut self, length: usize) -> Vec<u8> {
-        (0..length).map(|_| self.next() as u8).collect()
-    }
-
-    /// Splits `stream` into random chunks (including empty ones).
-    fn chunks<'a>(&mut self, stream: &'a [u8]) -> Vec<&'a [u8]> {
-        let mut chunks = Vec::new();
-        let mut start = 0;
-        while start < stream.len() {
-            let length = self.below(40).min(stream.len() - start);
-            chunks.push(&stream[start..start + length]);
-            start += length;
-        }
-        chunks
-    }
-}
+mod common;
+use common::Rng;
 
 fn sample_bodies(rng: &mut Rng) -> Vec<Vec<u8>> {
     (0..20)

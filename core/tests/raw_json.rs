@@ -17,30 +17,8 @@ use dapper_core::dap::message::{parse, parse_slice, Incoming, TextError};
 use dapper_core::{base64, Engine, EngineOptions, Input, LogLevel, Output, Platform};
 use serde_json::{json, Value};
 
-/// splitmix64, as in decoders.rs.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, bound: usize) -> usize {
-        (self.next() % bound as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
+mod common;
+use common::Rng;
 
 const NUMBERS: &[&str] = &[
     "0",

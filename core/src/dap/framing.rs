@@ -4,6 +4,8 @@
 //! It enforces a header size limit (a peer that never sends the blank line must not
 //! make us buffer forever) and a body size limit.
 
+use crate::decimal;
+
 /// The most header bytes accepted before the blank line that ends a header.
 pub const MAX_HEADER_BYTES: usize = 8 * 1024;
 /// The largest body accepted.
@@ -14,20 +16,7 @@ pub fn encode(body: &[u8]) -> Vec<u8> {
     const PREFIX: &[u8] = b"Content-Length: ";
     let mut framed = Vec::with_capacity(PREFIX.len() + 24 + body.len());
     framed.extend_from_slice(PREFIX);
-    // The length in decimal, written by hand: the formatting machinery is slow in
-    // WebAssembly, and every message to a byte-stream client passes here.
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = body.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    framed.extend_from_slice(&digits[at..]);
+    framed.extend_from_slice(decimal::digits(body.len() as u64, &mut [0; 20]));
     framed.extend_from_slice(b"\r\n\r\n");
     framed.extend_from_slice(body);
     framed

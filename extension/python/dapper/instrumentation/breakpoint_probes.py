@@ -25,6 +25,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..internal_error import report_internal_error
 from . import Instrumentation, InstrumentedCallback, Probe, set_probe_handler
 from .compiler import InstrumentationError
 from .probes import ProbeHandler
@@ -137,7 +138,7 @@ class BreakpointProbes:
                     self._sync_file(instrumentation, canonical,
                                     lines_by_file.get(canonical) or {})
                 except Exception:  # A bug must not fail setBreakpoints: the tracer has them.
-                    _report(f"applying the breakpoints of {canonical}")
+                    report_internal_error(f"the breakpoints of {canonical}")
 
     def compile_program(self, source: bytes, filename: str):
         """The main program's code, compiled with its file's probes (for the launcher).
@@ -205,13 +206,3 @@ class BreakpointProbes:
                 targets[probe_id] = ProbeTarget(
                     canonical, line, breakpoints, _probe_condition(breakpoints) is not None)
         self.targets = targets
-
-
-def _report(what: str) -> None:
-    try:
-        import traceback
-
-        print(f"dapper: internal error while {what}:", file=sys.stderr)
-        traceback.print_exc(file=sys.stderr)
-    except Exception:
-        pass

@@ -21,6 +21,8 @@ import types
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..internal_error import report_internal_error
+
 PROBE_NAME = "__dapper_probe__"
 
 # handler(probe_id, frame, error): ``frame`` is the user's frame at the probe's line,
@@ -73,17 +75,7 @@ def _probe(probe_id, failed=False):
     except StopAtLineEvent:
         raise
     except Exception:
-        _report_handler_error()
-
-
-def _report_handler_error() -> None:
-    try:
-        import traceback
-
-        print("dapper: internal error in a breakpoint probe:", file=sys.stderr)
-        traceback.print_exc(file=sys.stderr)
-    except Exception:
-        pass
+        report_internal_error("a breakpoint probe")
 
 
 def install_probe_function() -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import traceback
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from ..code_lines import code_own_lines
 from ..instrumentation.probes import StopAtLineEvent
 from ..instrumentation.registry import InstrumentationRegistry
 from ..instrumentation.registry import identity as _identity
+from ..internal_error import report_internal_error
 from ..library_code import is_library_canonical
 from ..paths import PathCache, is_debugger_path, is_runpy_path
 from ..step_targets import enters_target
@@ -79,15 +79,6 @@ class TracerHost(Protocol):
 
     def tracing_started(self) -> None:
         """The tracer is installed: the program is about to run under the debugger."""
-
-
-def report_internal_error(where: str) -> None:
-    """Print a debugger bug to stderr (which the host shows) without raising."""
-    try:
-        print(f"dapper: internal error while handling {where}:", file=sys.stderr)
-        traceback.print_exc(file=sys.stderr)
-    except Exception:
-        pass
 
 
 def is_user_canonical(canonical: str) -> bool:

@@ -75,13 +75,7 @@ class SettraceTracer(Tracer):
     def uninstall(self) -> None:
         self.installed = False
         self._tracing = False
-        threading.settrace(None)  # type: ignore[arg-type]
-        sys.settrace(None)
-        if self._remote is not None:
-            self._remote.take(self._other_threads())
-        for frame in self._all_stack_frames():
-            if frame.f_trace is self._local:
-                frame.f_trace = None
+        self._drop_tracing()
 
     # Running untraced while nothing needs tracing (docs/instrumentation.md).
 
@@ -120,16 +114,20 @@ class SettraceTracer(Tracer):
             if not self._some_traced or self.tracing_needed():
                 return
             self._tracing = self._some_traced = False
-            threading.settrace(None)  # type: ignore[arg-type]
-            if sys.gettrace() is self._global:
-                sys.settrace(None)
-            if self._remote is not None:
-                self._remote.take(self._other_threads())
-            # A frame keeps its f_trace, and on 3.9 then reports the line stored at the
-            # last line event: stale once its thread runs untraced.
-            for frame in self._all_stack_frames():
-                if frame.f_trace is self._local:
-                    frame.f_trace = None
+            self._drop_tracing()
+
+    def _drop_tracing(self) -> None:
+        """Take this tracer's trace functions off every thread and frame."""
+        threading.settrace(None)  # type: ignore[arg-type]
+        if sys.gettrace() is self._global:
+            sys.settrace(None)
+        if self._remote is not None:
+            self._remote.take(self._other_threads())
+        # A frame keeps its f_trace, and on 3.9 then reports the line stored at the last
+        # line event: stale once its thread runs untraced.
+        for frame in self._all_stack_frames():
+            if frame.f_trace is self._local:
+                frame.f_trace = None
 
     def _other_threads(self) -> list[int]:
         me = _get_ident()
