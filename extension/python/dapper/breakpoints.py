@@ -21,6 +21,13 @@ the file in between waits for that response (a bounded time) before it runs on.
 Announcements are sent under the store's lock, so that one is never sent for a
 breakpoint a later ``setBreakpoints`` replaced.
 
+Two more ways a file's code can appear unnoticed: a thread imports it while its
+breakpoints are being set (after the check that made them pending, before the live swap
+gave its functions probes), or a probe or the tracer reaches a breakpoint whose
+verification another thread is announcing right now. ``verify_loaded`` runs after every
+swap for the first; for both, a hit of a breakpoint the client does not know to be
+verified goes through ``file_loaded`` before anything is shown for it.
+
 Ordering with the tracer, without a lock on its side: the tracer notes a file as loaded
 and then reads ``pending_files``; ``set_file_breakpoints`` publishes ``pending_files``
 and then reads the notes again. Whichever comes second sees the other's write, so a
@@ -253,6 +260,22 @@ class BreakpointStore:
                 breakpoint.told_verified = True
             if told:
                 announce(told)
+
+    def verify_loaded(self, announce: Announce) -> None:
+        """Verify the pending breakpoints of files found loaded since they were set: a
+        thread may import a file while its breakpoints are being set, after the check
+        that made them pending and before the live swap gave its functions probes. The
+        ones already answered are announced (under the lock); the others are answered
+        verified."""
+        with self._lock:
+            for canonical in self.pending_files:
+                if self.loaded.contains(canonical):
+                    verified = self._verify_pending(canonical)
+                    told = [bp for bp in verified if bp.answered]
+                    for breakpoint in told:
+                        breakpoint.told_verified = True
+                    if told:
+                        announce(told)
 
     def _unanswered(self, canonical: str) -> bool:
         return any(bp.pending and not bp.answered for bp in self._by_file.get(canonical, ()))

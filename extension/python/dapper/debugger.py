@@ -281,6 +281,13 @@ class Debugger:
                     return False
             except Exception as error:
                 condition_error = error
+        if type(breakpoint) is Breakpoint and not breakpoint.told_verified:
+            # The client may not know yet that this breakpoint is verified: its file was
+            # loaded while its breakpoints were being set, unseen by the tracer and the
+            # import finder. It learns it before anything is shown for this hit
+            # (``file_loaded`` also waits for an announcement under way elsewhere).
+            self.store.loaded.note(breakpoint.canonical)
+            self.file_loaded(breakpoint.canonical)
         if condition_error is not None:
             # Like a failing assertion, a broken condition stops so the user sees it;
             # the message is given once, not on every hit.
@@ -552,6 +559,9 @@ class Debugger:
     def breakpoints_changed(self) -> None:
         # Probes first: the tracer's verdicts read which lines the new copies handle.
         self.probes.sync()
+        # A file imported while its breakpoints were being set is verified now: the
+        # swap may have given its functions probes that run before any announcement.
+        self.store.verify_loaded(self.announce_verified)
         self.tracer.lines_need_tracing = self.probes.lines_need_tracing
         self.tracer.breakpoints_changed()
         self._settle_tracing()

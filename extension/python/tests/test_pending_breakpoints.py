@@ -127,6 +127,29 @@ def pending_store(tmp_path, lines=(3,)):
     return store, created, canonical_path(str(path))
 
 
+@pytest.mark.parametrize("answered", [True, False], ids=["answered", "not answered yet"])
+def test_a_file_imported_while_its_breakpoints_are_set(tmp_path, answered):
+    """verify_loaded (run after the live swap) finds the module: an answered breakpoint
+    is announced, an unanswered one is verified silently (its response says so)."""
+    store, created, canonical = pending_store(tmp_path)
+    if answered:
+        store.describe(created, 0)
+        store.answered(created)
+    announce = Announcements()
+    store.verify_loaded(announce)
+    assert announce.batches == [] and created[0].pending, "not imported yet"
+    try:
+        _by_sys_modules(store.loaded, tmp_path / "mod.py")
+        store.verify_loaded(announce)
+    finally:
+        sys.modules.pop("dapper_test_loaded_module", None)
+    assert created[0].verified and store.pending_files == frozenset()
+    assert announce.batches == ([[(created[0].id, True, 4)]] if answered else [])
+    if not answered:
+        assert store.describe(created, 0)[0]["verified"] is True
+        assert store.answered(created) == []
+
+
 def test_loading_verifies_and_announces_once(tmp_path):
     store, created, canonical = pending_store(tmp_path)
     store.describe(created, 0)
@@ -443,3 +466,37 @@ def test_equal_code_in_two_files_is_told_apart(launch, write, backend):
     debuggee.request("continue", {"threadId": 1})
     debuggee.finish(0)
     assert len(breakpoint_events(debuggee)) == 1
+
+
+SLOW_MODULE = """import os, sys, time
+open(sys.argv[1] + ".importing", "w").close()
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.005)
+def f():
+    return 1
+f()
+"""
+
+
+def test_a_module_still_being_imported_gets_its_breakpoint(launch, write, backend, tmp_path):
+    """A breakpoint set while its module's import is under way (the module's code runs,
+    its functions are not defined yet): the functions it then defines stop there, on
+    every backend (without a trace function on 3.9-3.11 too)."""
+    flag = tmp_path / "go"
+    slow = write("slow.py", SLOW_MODULE)
+    main = write("main.py", "import slow\n")
+    debuggee = launch("--program", main, flag, tracer=backend)
+    debuggee.configure({"program": str(main)})
+    debuggee.request("configurationDone")
+    deadline = time.monotonic() + 10
+    while not (tmp_path / "go.importing").exists():
+        assert time.monotonic() < deadline, "the program never started importing slow"
+        time.sleep(0.01)
+    [answered] = debuggee.set_breakpoints(slow, [6])
+    assert answered["verified"] is True, answered
+    flag.write_text("")
+    stopped = debuggee.stopped()
+    assert stopped["hitBreakpointIds"] == [answered["id"]]
+    assert debuggee.top_frame(1)["line"] == 6
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from ..paths import canonical_path
 from .compiler import InstrumentationError, InstrumentedModule, instrument_source
 from .importer import InstrumentedCallback, InstrumentingFinder, compile_program
+from .imports import import_under_way
 from .live import LiveInstrumenter, SwapResult
 from .probes import (
     PROBE_NAME,
@@ -43,10 +44,17 @@ class Instrumentation:
         """Make ``path`` run exactly ``probes`` from now on: in live functions, and in
         the module if it is imported later. An empty mapping removes them all."""
         canonical = canonical_path(path)
+        # The finder first: an import that looks the file up from now on compiles the
+        # copy. One that looked it up before runs the plain code, unless the live swap
+        # below finds its functions: ``import_running`` says when that may happen.
+        self.finder.set_probes(canonical, probes)
         result = self.live.apply(path, probes)
-        # Probes refused for the whole file (say, it changed since it was loaded) are
-        # not compiled into a later import either: the tracer has them.
-        self.finder.set_probes(canonical, {} if result.error else probes)
+        if result.error:
+            # Probes refused for the whole file (say, it changed since it was loaded)
+            # are not compiled into a later import either: the tracer has them.
+            self.finder.set_probes(canonical, {})
+        elif probes:
+            result.import_running = import_under_way(canonical)
         return result
 
     def compile_program(self, source: bytes | str, filename: str,

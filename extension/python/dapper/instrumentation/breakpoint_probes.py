@@ -168,7 +168,7 @@ class BreakpointProbes:
                    per_line: Mapping[int, tuple]) -> None:
         wanted = {line: _probe_condition(breakpoints) for line, breakpoints in per_line.items()}
         previous = self._applied.get(canonical)
-        if previous is not None and previous[0] == wanted:
+        if previous is not None and previous[0] == wanted and not self._stale.get(canonical):
             # Same probes: the copies stay; their ids now mean the new breakpoints.
             self._set_targets(canonical, per_line, previous[1], ())
             return
@@ -190,8 +190,11 @@ class BreakpointProbes:
             self.refused[canonical] = dict(result.refused)
         else:
             self.refused.pop(canonical, None)
-        # Frames left on old code matter only while the file has breakpoints at all.
-        self._stale[canonical] = bool(result.stale_frames) and bool(wanted)
+        # Frames left on old code, and code an import under way may still define from
+        # the plain compile, matter only while the file has breakpoints at all. (A file
+        # left stale is applied again at the next change, which may heal it.)
+        self._stale[canonical] = (bool(result.stale_frames) or result.import_running) \
+            and bool(wanted)
         for warning in result.warnings:
             print(f"dapper: {warning}", file=sys.stderr)
 

@@ -52,6 +52,10 @@ class SwapResult:
     stale_frames: list[types.FrameType] = field(default_factory=list)
     # Functions left alone, and why (say, they run with a builtins of their own).
     warnings: list[str] = field(default_factory=list)
+    # An import of a module of this name is under way: its code may define functions
+    # from the plain compile after the swap looked (instrumentation/imports.py), which
+    # the tracer must watch.
+    import_running: bool = False
 
 
 def same_code(first: types.CodeType, second: types.CodeType) -> bool:
