@@ -92,6 +92,10 @@ def _become_session(parent_hooks: ChildHooks, session_id: str) -> None:
     debugger.configuration_done.wait()
     if debugger.detached:
         return
+    # As in a launched program: breakpoints run as probes, and with none needing the
+    # tracer the child runs untraced (3.9-3.11). The parent's copies are this session's
+    # to replace or restore.
+    debugger.activate_instrumentation()
     try:
         debugger.tracer.install()
     except Exception as error:
