@@ -451,6 +451,75 @@ CASES = [
             x = 1  #@ 1: await g()
             return x
         """, "f().close()", refused={1: "await"}),
+    Case("statements after a return never run", """
+        def f(items):
+            return len(items)
+            unreachable = 1  #@ 1
+        """, "f([1, 0])", refused={1: "runs no code"}),
+    Case("statements after a raise, break or continue never run (3.10+)", """
+        def f(items):
+            for item in items:
+                if item:
+                    continue
+                    skipped = 1  #@ 1
+                break
+                after_break = 2  #@ 2
+            if not items:
+                raise ValueError
+                after_raise = 3  #@ 3
+            return len(items)
+        """, "f([1, 0])", refused={1: "runs no code", 2: "runs no code", 3: "runs no code"},
+        min_version=(3, 10)),
+    Case("3.9 keeps statements after a raise, break or continue (they never run)", """
+        def f(items):
+            for item in items:
+                if item:
+                    continue
+                    skipped = 1  #@ 1
+                break
+                after_break = 2  #@ 2
+            if not items:
+                raise ValueError
+                after_raise = 3  #@ 3
+            return len(items)
+        """, "f([1, 0])", max_version=(3, 9)),
+    Case("pass ending a block", """
+        def f(x):
+            if x:
+                pass  #@ 1
+            else:
+                x = 2  #@ 2
+            return x
+        """, "[f(0), f(1)]", hits=[2, 1]),
+    Case("a condition in a function of a module with __future__ imports", """
+        from __future__ import annotations
+        def outer(a: int) -> int:
+            def inner(b: list[int]) -> int:
+                c = a + len(b)  #@ 1: len(b) == 1
+                return c
+            def other(d: int) -> int:
+                return d  #@ 2: a == 1
+            return inner([1]) + other(2)
+        """, "[outer(1), outer(2)]", hits=[1, 1], refused={2: "enclosing function"}),
+    Case("a condition in a later function, after lambdas and decorated classes", """
+        import functools
+        def first(key=lambda x: -x, other=lambda y: y):
+            return key(1) + other(2)
+        @functools.total_ordering
+        class Ranked:
+            def __init__(self, rank):
+                self.rank = rank  #@ 1: rank > 1
+            def __eq__(self, other):
+                return self.rank == other.rank
+            def __lt__(self, other):
+                return self.rank < other.rank  #@ 2: other.rank == 3
+        def second(n):
+            squares = [i * i for i in range(n)]
+            def last():
+                return sum(squares)  #@ 3: len(squares) == 3
+            return last()
+        """, "[first(), Ranked(2) < Ranked(3), second(3), second(4)]", hits=[1, 1, 2, 3],
+        ),
     Case("module-level statements", """
         import math
         value = math.sqrt(16)  #@ 1

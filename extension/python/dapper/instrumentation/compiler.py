@@ -1,63 +1,135 @@
-"""Compiling a file's source with probes: the instrumented module code, the plain code
-of the same source, and what lies between them.
+"""Compiling a file's source with probes: the instrumented module code, and (only when
+asked) the plain code of the same source and what lies between the two.
+
+The cost is one ``ast.parse`` and one compile of the tree, plus what the probes' own
+statements cost: no plain compile of the file, no pass over all its instructions. The
+import of a module with probes pays this instead of the plain compile (the finder),
+so it should cost about what that does.
 
 A probe that cannot go in is refused with a reason (the caller leaves that line to
-the tracer); the rest still go in. Besides the checks on the syntax tree, the copy is
-compared with the plain compile code object by code object: the two must have the
-same tree of code objects with the same free and cell variables and flags, or a live
-function could not take the copy as its ``__code__``. A condition that breaks this
-(say, it names a variable of an enclosing function that this function does not use,
-which would make it a new free variable) is refused and the file compiled again.
+the tracer); the rest still go in. A condition compiled into a function or class can
+change the shape of its code objects (say, it names a variable of an enclosing
+function that this function does not use, which makes it a new free variable), and
+a live function could not take such a copy as its ``__code__``: so the code objects of
+the module-level statements holding such conditions are compared with a plain compile
+of those statements alone (their scoping does not depend on the rest of the module).
+A condition that changes them is refused and the file compiled again. Conditions at
+module level cannot change anything there: the module's scope has no cells and gives
+none to nested scopes.
 """
 
 from __future__ import annotations
+import __future__
 
 import ast
+import collections
+import sys
+import threading
 import types
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 
 from ..code_lines import code_tree_lines
 from .bytecode import ProbeSites, find_probe_sites
 from .probes import Probe
-from .transform import StatementIndex, insert_probes, parse_condition, refusal_for_line
+from .transform import (
+    StatementIndex,
+    first_line,
+    insert_probes,
+    parse_condition,
+    refusal_for_line,
+    remove_probes,
+    runs_no_code,
+)
 
 # Free and cell variables first: a change there also changes co_flags on 3.9-3.10
 # (CO_NOFREE), and the blame is clearer from the variables.
 _SHAPE_FIELDS = ("co_freevars", "co_cellvars", "co_name", "co_argcount",
                  "co_posonlyargcount", "co_kwonlyargcount", "co_flags", "co_firstlineno")
+_COMPILE_ERRORS = (SyntaxError, ValueError, TypeError, RecursionError)
 
 
 class InstrumentationError(Exception):
     """The file cannot be instrumented at all; the message is meant for the user."""
 
 
-@dataclass(frozen=True)
 class InstrumentedModule:
-    """The result of instrumenting one file's source."""
+    """The result of instrumenting one file's source.
 
-    filename: str
-    # The module code of the source as it is, compiled as the import system would.
-    plain: types.CodeType
-    # The module code with probes.
-    code: types.CodeType
-    accepted: Mapping[int, Probe]
-    refused: Mapping[int, str]
-    # (plain, copy) for every code object of the module, parents before children.
-    pairs: tuple[tuple[types.CodeType, types.CodeType], ...]
-    # (copy, where its own instructions run probes) for the copies that have probes.
-    sites: tuple[tuple[types.CodeType, ProbeSites], ...]
+    ``code`` is the module code with the accepted probes (the plain code when none
+    was accepted). ``plain`` (the module code of the source as it is, compiled as the
+    import system would) and ``pairs`` are made on first use, once: the import path
+    never needs them, the live swap and undoing a swap do."""
+
+    def __init__(self, filename: str, code: types.CodeType, accepted: Mapping[int, Probe],
+                 refused: Mapping[int, str],
+                 sites: tuple[tuple[types.CodeType, ProbeSites], ...],
+                 source: bytes | str, optimize: int,
+                 plain: types.CodeType | None = None) -> None:
+        self.filename = filename
+        self.code = code
+        self.accepted = accepted
+        self.refused = refused
+        # (copy, where its own instructions run probes) for the copies that have probes.
+        self.sites = sites
+        self._sites_by_copy = {id(copy): found for copy, found in sites}
+        self._source = source
+        self._optimize = optimize
+        self._lock = threading.Lock()
+        self._plain = plain
+        self._pairs: tuple[tuple[types.CodeType, types.CodeType], ...] | None = None
+        self._originals: dict[int, types.CodeType] | None = None
+        self._copies: tuple[types.CodeType, ...] | None = None
+
+    @property
+    def plain(self) -> types.CodeType:
+        """The plain compile of the source (compiled on first use)."""
+        with self._lock:
+            if self._plain is None:
+                self._plain = compile_plain(self._source, self.filename, self._optimize)
+            return self._plain
+
+    @property
+    def pairs(self) -> tuple[tuple[types.CodeType, types.CodeType], ...]:
+        """(plain, copy) for every code object of the module, parents before children."""
+        plain = self.plain
+        with self._lock:
+            if self._pairs is None:
+                try:
+                    pairs = tuple(walk_pairs(plain, self.code))
+                except _ShapeMismatch:
+                    raise InstrumentationError(
+                        f"{self.filename}: the instrumented code does not match the plain "
+                        "compile (a bug)") from None
+                self._originals = {id(copy): original for original, copy in pairs}
+                self._pairs = pairs
+            return self._pairs
+
+    def original_of(self, copy: types.CodeType) -> types.CodeType:
+        """The plain code object ``copy`` (one of this module's) stands in for."""
+        self.pairs  # noqa: B018 - made on first use.
+        return self._originals[id(copy)]
+
+    def known_original_of(self, copy: types.CodeType) -> types.CodeType | None:
+        """``original_of(copy)`` if the plain compile was made already, else None."""
+        with self._lock:
+            originals = self._originals
+        return originals.get(id(copy)) if originals is not None else None
 
     def sites_of(self, copy: types.CodeType) -> ProbeSites | None:
-        return next((found for code, found in self.sites if code is copy), None)
+        return self._sites_by_copy.get(id(copy))
+
+    def copies(self) -> list[types.CodeType]:
+        """Every code object of ``code``, parents before children."""
+        if self._copies is None:
+            self._copies = tuple(walk_codes(self.code))
+        return list(self._copies)
 
     def copies_holding_probes(self) -> set[int]:
         """Ids of the copies with a probe in their own code or in code nested in it:
         the functions that must run a copy. The others equal their plain code."""
-        own = {id(copy) for copy, _ in self.sites}
         holding: set[int] = set()
-        for _, copy in reversed(self.pairs):
-            if id(copy) in own or any(
+        for copy in reversed(self.copies()):
+            if id(copy) in self._sites_by_copy or any(
                 id(child) in holding for child in nested_codes(copy)
             ):
                 holding.add(id(copy))
@@ -67,7 +139,7 @@ class InstrumentedModule:
 def compile_plain(source: bytes | str, filename: str, optimize: int = -1) -> types.CodeType:
     try:
         return compile(source, filename, "exec", dont_inherit=True, optimize=optimize)
-    except (SyntaxError, ValueError, TypeError) as error:
+    except _COMPILE_ERRORS as error:
         raise InstrumentationError(f"{filename} does not compile: {error}") from None
 
 
@@ -75,66 +147,145 @@ def instrument_source(source: bytes | str, filename: str, probes: Mapping[int, P
                       optimize: int = -1) -> InstrumentedModule:
     """Compile ``source`` with ``probes`` ({line: Probe}). Raises InstrumentationError
     when the source itself does not compile."""
-    plain = compile_plain(source, filename, optimize)
-    index = StatementIndex(ast.parse(source, filename))
-    executable = code_tree_lines(plain)
+    try:
+        tree = ast.parse(source, filename)
+    except _COMPILE_ERRORS as error:
+        raise InstrumentationError(f"{filename} does not compile: {error}") from None
+    index = StatementIndex(tree)
     refused: dict[int, str] = {}
     candidates: dict[int, Probe] = {}
+    conditions: dict[int, ast.expr | None] = {}
+    plain: types.CodeType | None = None
     for line, probe in probes.items():
-        reason = refusal_for_line(index, line)
-        if reason is None and line not in executable:
-            # Say, a lone string or ``...``: compiled away, so it has no line event a
-            # probe could stand in for.
-            reason = f"line {line} runs no code"
+        reason = refusal_for_line(index, line, optimize)
+        if reason == runs_no_code(line) and sys.version_info < (3, 10):
+            # 3.9 may give such a line the jump or return that follows the statement
+            # (``pass`` ending a block): only its plain compile tells.
+            if plain is None:
+                plain = compile_plain(source, filename, optimize)
+                executable = code_tree_lines(plain)
+            if line in executable:
+                reason = None
+        condition = None
         if reason is None and probe.condition is not None:
-            reason = parse_condition(probe.condition)[1]
+            condition, reason = parse_condition(probe.condition)
         if reason is None:
             candidates[line] = probe
+            conditions[line] = condition
         else:
             refused[line] = reason
     # Each round refuses at least one probe or ends, so this ends.
     while True:
-        code, problem = _compile_with(source, filename, candidates, optimize)
+        if not candidates:
+            code = plain = plain or compile_plain(source, filename, optimize)
+            break
+        code, problem = _compile_with(tree, index, filename, candidates, conditions, optimize)
         if problem is None:
-            problem = _shape_problem(plain, code, candidates)
+            problem = _shape_problem(tree, index, filename, code, candidates, optimize)
         if problem is None:
             break
         guilty, reason = problem
         for line in guilty:
             refused[line] = reason
             del candidates[line]
-    pairs = tuple(walk_pairs(plain, code))
-    sites = tuple((copy, found) for _, copy in pairs if (found := find_probe_sites(copy)))
-    return InstrumentedModule(filename, plain, code, dict(candidates), refused, pairs, sites)
+    # The syntax tree (tens of thousands of objects for a large literal) is dropped
+    # before anything else is allocated: the garbage collector would walk it again.
+    del tree, index, conditions
+    copies = tuple(walk_codes(code)) if candidates else ()
+    sites = tuple((copy, found) for copy in copies
+                  if (found := find_probe_sites(copy, candidates)) is not None)
+    # A probe the compiler dropped (its statement is unreachable, or its condition a
+    # constant false) has no instructions: the copy is as if it were not there.
+    found_lines = set().union(*(found.lines for _, found in sites))
+    for line in [line for line in candidates if line not in found_lines]:
+        refused[line] = (f"line {line} runs no code (it cannot be reached, or the "
+                         "condition is always false)")
+        del candidates[line]
+    module = InstrumentedModule(filename, code, dict(candidates), refused, sites, source,
+                                optimize, plain)
+    if copies:
+        module._copies = copies
+    return module
 
 
-def _compile_with(source, filename, candidates: Mapping[int, Probe], optimize: int):
-    """The instrumented module code, or (guilty lines, reason) when it does not compile."""
-    # A fresh tree each time: inserting mutates it.
-    tree = ast.parse(source, filename)
-    index = StatementIndex(tree)
-    insert_probes(tree, index, {
-        line: (probe, parse_condition(probe.condition)[0] if probe.condition else None)
-        for line, probe in candidates.items()
-    })
+def _compile_with(tree: ast.Module, index: StatementIndex, filename: str,
+                  candidates: Mapping[int, Probe], conditions: Mapping[int, ast.expr | None],
+                  optimize: int):
+    """The instrumented module code, or (guilty lines, reason) when it does not compile.
+    The tree is left as it was parsed."""
+    inserted = insert_probes(index, {line: (probe, conditions[line])
+                                     for line, probe in candidates.items()})
     try:
         return compile(tree, filename, "exec", dont_inherit=True, optimize=optimize), None
     except SyntaxError as error:
-        # Inserted nodes sit on their probe's line, so the error names the culprit.
+        # Inserted nodes sit on their probe's line, so the error names the culprit (or
+        # the file itself does not compile: then every probe goes, and the plain
+        # compile raises the error).
         reason = f"the condition does not compile here: {error.msg}"
         if error.lineno in candidates:
             return None, ([error.lineno], reason)
         return None, (list(candidates), reason)
+    except _COMPILE_ERRORS as error:
+        return None, (list(candidates), f"the file does not compile with probes: {error}")
+    finally:
+        remove_probes(inserted)
 
 
-def _shape_problem(plain: types.CodeType, copy: types.CodeType | None,
-                   candidates: Mapping[int, Probe]):
+def _future_flags(tree: ast.Module) -> int:
+    """The compiler flags of the module's ``from __future__`` imports."""
+    flags = 0
+    for position, statement in enumerate(tree.body):
+        if position == 0 and isinstance(statement, ast.Expr) and isinstance(
+                statement.value, ast.Constant) and isinstance(statement.value.value, str):
+            continue  # The docstring.
+        if not (isinstance(statement, ast.ImportFrom) and statement.module == "__future__"):
+            break
+        for alias in statement.names:
+            feature = getattr(__future__, alias.name, None)
+            flags |= getattr(feature, "compiler_flag", 0)
+    return flags
+
+
+def _reference_pairs(tree: ast.Module, filename: str, code: types.CodeType,
+                     tops: list[ast.stmt], optimize: int):
+    """(plain, copy) for the code objects of the module-level statements ``tops``: the
+    plain ones from a compile of those statements alone."""
+    reference = compile(ast.Module(body=tops, type_ignores=[]), filename, "exec",
+                        flags=_future_flags(tree), dont_inherit=True, optimize=optimize)
+    spans = [(first_line(top), getattr(top, "end_lineno", None) or top.lineno) for top in tops]
+    # Compound statements own their lines, so the copies made from ``tops`` are the
+    # module's code objects that begin within them, in the same order.
+    copies = [child for child in nested_codes(code)
+              if any(first <= child.co_firstlineno <= last for first, last in spans)]
+    plains = nested_codes(reference)
+    if len(copies) != len(plains):
+        raise _ShapeMismatch
+    pairs = []
+    for plain_child, copy_child in zip(plains, copies):
+        pairs.extend(walk_pairs(plain_child, copy_child))
+    return pairs
+
+
+def _shape_problem(tree: ast.Module, index: StatementIndex, filename: str,
+                   copy: types.CodeType | None, candidates: Mapping[int, Probe],
+                   optimize: int):
     if copy is None:
         return None
+    tops: list[ast.stmt] = []
+    for line, probe in candidates.items():
+        start = index.starts[line]
+        if probe.condition is not None and start.scoped and not any(
+                top is start.top for top in tops):
+            tops.append(start.top)
+    if not tops:
+        return None
+    tops.sort(key=first_line)
     try:
-        pairs = list(walk_pairs(plain, copy))
+        pairs = _reference_pairs(tree, filename, copy, tops, optimize)
     except _ShapeMismatch:
         return list(candidates), "instrumenting changed the file's functions (a bug)"
+    except _COMPILE_ERRORS as error:
+        return list(candidates), f"the file's functions could not be checked: {error}"
     # Free variables first: a new one in a function is the cause, the new cell variable
     # of its enclosing function (and on 3.9-3.10 a changed CO_NOFREE flag) the effect.
     for field in _SHAPE_FIELDS:
@@ -174,7 +325,17 @@ class _ShapeMismatch(Exception):
 
 
 def nested_codes(code: types.CodeType) -> list[types.CodeType]:
-    return [const for const in code.co_consts if isinstance(const, types.CodeType)]
+    code_type = types.CodeType
+    return [const for const in code.co_consts if type(const) is code_type]
+
+
+def walk_codes(code: types.CodeType) -> Iterator[types.CodeType]:
+    """``code`` and every code object nested in it, parents before children."""
+    pending = collections.deque([code])
+    while pending:
+        current = pending.popleft()
+        yield current
+        pending.extend(nested_codes(current))
 
 
 def walk_pairs(first: types.CodeType, second: types.CodeType

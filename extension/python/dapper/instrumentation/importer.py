@@ -29,11 +29,12 @@ InstrumentedCallback = Callable[[str, InstrumentedModule], None]
 
 def register_module(registry: InstrumentationRegistry, canonical: str,
                     module: InstrumentedModule) -> None:
-    """Register the copies of a freshly compiled module; their originals are the plain
-    compile's code objects (which no function runs, but which undoing swaps in)."""
+    """Register the copies of a freshly compiled module. Their originals are the plain
+    compile's code objects, which no function runs but which undoing swaps in: they
+    are compiled only then (``CopyInfo.original``), not on the import's path."""
     holding = module.copies_holding_probes()
-    infos = [CopyInfo.of(canonical, plain, copy, module)
-             for plain, copy in module.pairs if id(copy) in holding]
+    infos = [CopyInfo.of(canonical, None, copy, module)
+             for copy in module.copies() if id(copy) in holding]
     if infos:
         registry.add_to_file(canonical, tuple(infos))
 

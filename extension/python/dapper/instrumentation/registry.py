@@ -14,15 +14,21 @@ from __future__ import annotations
 
 import threading
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
 class CopyInfo:
-    """One instrumented copy and the code object it stands in for."""
+    """One instrumented copy and the code object it stands in for.
+
+    The original is either given (the live swap: the code the function ran) or, for
+    copies a module was imported with, the plain compile's twin of the copy, which is
+    compiled only when first asked for (undoing or redoing a swap): the import itself
+    never pays for it."""
 
     canonical: str
-    original: types.CodeType
+    # The original when known (None: ``module.original_of(copy)``, made on demand).
+    given_original: types.CodeType | None
     copy: types.CodeType
     # Lines of the copy's own instructions where a probe runs.
     probe_lines: frozenset[int]
@@ -30,17 +36,33 @@ class CopyInfo:
     quiet_offsets: frozenset[int] = frozenset()
     # Offsets of the probes' own instructions, conditions included (bytecode.py).
     probe_offsets: frozenset[int] = frozenset()
+    # The InstrumentedModule the copy comes from, for an original made on demand.
+    module: object = field(default=None, compare=False, repr=False)
+
+    @property
+    def original(self) -> types.CodeType:
+        """The code object the copy stands in for (the same object on every call)."""
+        if self.given_original is not None:
+            return self.given_original
+        return self.module.original_of(self.copy)
+
+    def original_if_made(self) -> types.CodeType | None:
+        """``original`` without compiling anything: None if not made yet."""
+        if self.given_original is not None:
+            return self.given_original
+        return self.module.known_original_of(self.copy)
 
     @classmethod
-    def of(cls, canonical: str, original: types.CodeType, copy: types.CodeType,
+    def of(cls, canonical: str, original: types.CodeType | None, copy: types.CodeType,
            module) -> CopyInfo:
         """The entry for ``copy``, one of the copies of ``module`` (an
-        InstrumentedModule), standing in for ``original``."""
+        InstrumentedModule), standing in for ``original`` (None: the plain compile's
+        code object for ``copy``, made when first needed)."""
         sites = module.sites_of(copy)
         if sites is None:
-            return cls(canonical, original, copy, frozenset())
+            return cls(canonical, original, copy, frozenset(), module=module)
         return cls(canonical, original, copy, sites.lines, sites.quiet_offsets,
-                   sites.probe_offsets)
+                   sites.probe_offsets, module)
 
 
 _NO_LINES: frozenset[int] = frozenset()
@@ -57,9 +79,8 @@ class InstrumentationRegistry:
     def __init__(self) -> None:
         self._write_lock = threading.Lock()
         self._by_file: dict[str, tuple[CopyInfo, ...]] = {}
-        # identity(copy) -> CopyInfo and identity(original) -> CopyInfo, over all files.
+        # identity(copy) -> CopyInfo, over all files.
         self.copies: dict[int, CopyInfo] = {}
-        self.originals: dict[int, CopyInfo] = {}
         # identity(copy) -> CopyInfo of the copies replaced or removed since: frames may still
         # run them (a loop at module level, a suspended generator). The tracer covers
         # their breakpoint lines itself, and needs their quiet and probe offsets to
@@ -87,8 +108,13 @@ class InstrumentationRegistry:
         return info if info is not None and info.copy is code else None
 
     def copy_of(self, original: types.CodeType) -> types.CodeType | None:
-        info = self.originals.get(identity(original))
-        return info.copy if info is not None and info.original is original else None
+        """The current copy standing in for ``original``. A scan (nothing on a hot path
+        asks): originals made on demand are not made for it, and one not made yet was
+        never handed out, so it cannot be ``original``."""
+        for info in self.copies.values():
+            if info.original_if_made() is original:
+                return info.copy
+        return None
 
     def original_of(self, code: types.CodeType) -> types.CodeType:
         """The code a copy stands in for; any other code object is its own original."""
@@ -122,11 +148,9 @@ class InstrumentationRegistry:
 
     def _publish(self, by_file: dict[str, tuple[CopyInfo, ...]]) -> None:
         copies: dict[int, CopyInfo] = {}
-        originals: dict[int, CopyInfo] = {}
         for infos in by_file.values():
             for info in infos:
                 copies[identity(info.copy)] = info
-                originals.setdefault(identity(info.original), info)
         dropped = {key: info for key, info in self.copies.items() if key not in copies}
         if dropped:
             retired = {key: info for key, info in self.retired.items() if key not in copies}
@@ -139,5 +163,4 @@ class InstrumentationRegistry:
             self.retired = retired
         # The file table last: a reader going through it then finds its copies.
         self.copies = copies
-        self.originals = originals
         self._by_file = by_file

@@ -44,6 +44,9 @@ def first_line(statement: ast.stmt) -> int:
     return statement.lineno
 
 
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
 @dataclass
 class _Start:
     """The first statement that starts on a line, and the list it sits in."""
@@ -51,35 +54,43 @@ class _Start:
     owner: ast.AST
     body: list
     statement: ast.stmt
+    # The statement of the module's body that holds it (or is it).
+    top: ast.stmt
+    # Whether it is inside a function or class (else it runs in the module's scope).
+    scoped: bool
 
 
 class StatementIndex:
-    """Where the statements of one parsed module start and end."""
+    """Where the statements of one parsed module start and end. Only statements are
+    visited, never expressions: a module holding a large literal costs one step."""
 
     def __init__(self, tree: ast.Module) -> None:
         self.starts: dict[int, _Start] = {}
         # (first line, last line) of every statement, to explain a refused line.
         self._spans: list[tuple[int, int]] = []
-        self._visit_body(tree, tree.body)
+        for statement in tree.body:
+            self._visit_body(tree, [statement], statement, False, tree.body)
 
-    def _visit_body(self, owner: ast.AST, body: list) -> None:
-        for statement in body:
+    def _visit_body(self, owner: ast.AST, statements: list, top: ast.stmt, scoped: bool,
+                    body: list | None = None) -> None:
+        for statement in statements:
             line = first_line(statement)
-            self.starts.setdefault(line, _Start(owner, body, statement))
+            self.starts.setdefault(line, _Start(owner, statements if body is None else body,
+                                                statement, top, scoped))
             self._spans.append((line, getattr(statement, "end_lineno", None) or line))
-            self._visit_children(statement)
+            self._visit_children(statement, top, scoped or isinstance(statement, _SCOPES))
 
-    def _visit_children(self, node: ast.AST) -> None:
+    def _visit_children(self, node: ast.AST, top: ast.stmt, scoped: bool) -> None:
         for _, value in ast.iter_fields(node):
             if not isinstance(value, list) or not value:
                 continue
             if isinstance(value[0], ast.stmt):
-                self._visit_body(node, value)
+                self._visit_body(node, value, top, scoped)
             else:
                 for item in value:
                     # Exception handlers and match cases hold statement lists.
                     if isinstance(item, ast.AST) and isinstance(getattr(item, "body", None), list):
-                        self._visit_body(item, item.body)
+                        self._visit_body(item, item.body, top, scoped)
 
     def enclosing_start(self, line: int) -> int | None:
         """The first line of the innermost statement that spans ``line``."""
@@ -90,8 +101,9 @@ class StatementIndex:
         return best
 
 
-def refusal_for_line(index: StatementIndex, line: int) -> str | None:
-    """Why no probe can go on ``line`` (None when one can)."""
+def refusal_for_line(index: StatementIndex, line: int, optimize: int = -1) -> str | None:
+    """Why no probe can go on ``line`` (None when one can). ``optimize`` as for the
+    compile of the file (``assert`` runs no code under -O)."""
     start = index.starts.get(line)
     if start is None:
         enclosing = index.enclosing_start(line)
@@ -116,7 +128,15 @@ def refusal_for_line(index: StatementIndex, line: int) -> str | None:
         and isinstance(statement.value.value, str)
     ):
         return f"line {line} is a docstring"
-    executed = first_executed_line(statement)
+    if any(isinstance(earlier, _ENDS_BLOCK) for earlier in
+           start.body[:next(i for i, s in enumerate(start.body) if s is statement)]):
+        # After a return, raise, break or continue of its own block: never reached.
+        return runs_no_code(line)
+    executed = first_executed_line(statement, optimize)
+    if executed == NO_CODE:
+        # Say, a lone string or ``pass`` on 3.9: compiled away, so it has no line
+        # event a probe could stand in for.
+        return runs_no_code(line)
     if executed is not None and executed != line:
         # Say ``total = (`` / ``a + b)``: its first instruction runs on a later line,
         # and its own line only after that. A probe would add a line event in front.
@@ -125,34 +145,50 @@ def refusal_for_line(index: StatementIndex, line: int) -> str | None:
     return None
 
 
-def first_executed_line(statement: ast.stmt) -> int | None:
-    """The line of the first instruction the statement runs (None if unknown), found by
-    compiling its header alone in an ``async def`` (where await, yield and return
-    compile). Names resolve differently there; their instructions' lines do not."""
+# What ``first_executed_line`` returns for a statement that runs no instruction.
+NO_CODE = 0
+_ENDS_BLOCK = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+def runs_no_code(line: int) -> str:
+    """The reason given for a line whose statement has no instruction on it."""
+    return f"line {line} runs no code"
+
+
+def first_executed_line(statement: ast.stmt, optimize: int = -1) -> int | None:
+    """The line of the first instruction the statement runs, NO_CODE if it runs none,
+    None if unknown. Found by compiling its header alone in an ``async def`` (where
+    await, yield and return compile), so it costs what the statement's header costs,
+    not what the file does. Names resolve differently there; their instructions'
+    lines do not."""
     if isinstance(statement, _TRIES):
         return statement.lineno  # ``try:`` itself runs first (a NOP, or SETUP_FINALLY).
     end = getattr(statement, "end_lineno", None) or statement.lineno
-    # The wrapper, and the stand-ins for bodies, sit on a line after the statement, so
-    # their instructions cannot be taken for the statement's.
+    # The wrapper, the stand-ins for bodies and a statement before and after the header
+    # sit on a line after the statement, so their instructions cannot be taken for the
+    # statement's. The one before keeps a lone string from being taken for the
+    # wrapper's docstring; the one after keeps the wrapper's own ``return None`` off
+    # the statement's line (3.9 gives it the line of the last statement compiled).
     wrapper_line = end + 1
     header = _header_only(statement, wrapper_line)
     extra = {"type_params": []} if sys.version_info >= (3, 12) else {}
     wrapper = ast.AsyncFunctionDef(
         name="_", args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
                                      kw_defaults=[], kwarg=None, defaults=[]),
-        body=[header], decorator_list=[], returns=None, type_comment=None, **extra,
+        body=[_marker(wrapper_line), header, _marker(wrapper_line)], decorator_list=[],
+        returns=None, type_comment=None, **extra,
     )
     _locate(wrapper, wrapper_line)
     try:
         module = compile(ast.Module(body=[wrapper], type_ignores=[]), "<probe check>",
-                         "exec", dont_inherit=True)
+                         "exec", dont_inherit=True, optimize=optimize)
     except (SyntaxError, ValueError, TypeError):
         return None  # Say, break outside a loop: nothing tells, so take the first line.
     inner = next(c for c in module.co_consts if hasattr(c, "co_code"))
     for _, line in dis.findlinestarts(inner):
         if line is not None and line != wrapper_line:
             return line
-    return None
+    return NO_CODE
 
 
 _TRIES = (ast.Try, getattr(ast, "TryStar", ast.Try))
@@ -176,6 +212,11 @@ def _header_only(statement: ast.stmt, filler_line: int) -> ast.stmt:
             trimmed.append(case)
         header.cases = trimmed
     return header
+
+
+def _marker(line: int) -> ast.stmt:
+    """A statement that runs an instruction on ``line``: the load of a name."""
+    return _locate(ast.Expr(_locate(ast.Name("_", ast.Load()), line)), line)
 
 
 def _locate(node: ast.AST, line: int) -> ast.AST:
@@ -239,11 +280,22 @@ def _probe_call(probe_id: int, failed: bool = False) -> ast.stmt:
     return ast.Expr(ast.Call(ast.Name(PROBE_NAME, ast.Load()), arguments, []))
 
 
-def insert_probes(tree: ast.Module, index: StatementIndex,
-                  probes: dict[int, tuple[Probe, ast.expr | None]]) -> None:
+def insert_probes(index: StatementIndex, probes: dict[int, tuple[Probe, ast.expr | None]]
+                  ) -> list[tuple[list, ast.stmt]]:
     """Insert each probe's statement in front of the statement starting on its line
-    (lines already checked with ``refusal_for_line``). Mutates ``tree``."""
+    (lines already checked with ``refusal_for_line``). Mutates the indexed tree; returns
+    what ``remove_probes`` takes to restore it."""
+    inserted = []
     for line, (probe, condition) in probes.items():
         start = index.starts[line]
         position = next(i for i, s in enumerate(start.body) if s is start.statement)
-        start.body.insert(position, probe_statement(probe, condition, line))
+        statement = probe_statement(probe, condition, line)
+        start.body.insert(position, statement)
+        inserted.append((start.body, statement))
+    return inserted
+
+
+def remove_probes(inserted: list[tuple[list, ast.stmt]]) -> None:
+    """Take out what ``insert_probes`` put in, leaving the tree as parsed."""
+    for body, statement in inserted:
+        del body[next(i for i, s in enumerate(body) if s is statement)]
