@@ -135,9 +135,11 @@ class LiveInstrumenter:
             result.stale_frames = restored.stale_frames
             return None
         install_probe_function()
-        by_plain = _copies_by_plain(module)
         previous = self.registry.infos_for_file(canonical)
         functions = self._live_functions(canonical, previous)
+        # Matching live functions needs the plain compile; a file not loaded yet (a
+        # pending breakpoint) has none, and is spared it.
+        by_plain = _copies_by_plain(module) if functions else {}
         swaps: list[tuple[types.FunctionType, types.CodeType]] = []
         infos: dict[int, CopyInfo] = {}
         for function in functions:
@@ -292,13 +294,17 @@ def _stale_frames(canonical, module: InstrumentedModule, canonical_of, suspended
     original, or a copy made for other probes."""
     current_ids = {id(info.copy) for info in current}
     previous_by_copy = {id(info.copy): info for info in previous}
-    with_lines = {id(copy) for copy, _ in module.sites}
-    plain_with_lines = {plain: plain for plain, copy in module.pairs if id(copy) in with_lines}
+    plain_with_lines = None
     stale = []
     for frame in _running_frames(suspended):
         code = frame.f_code
         if id(code) in current_ids or canonical_of(code.co_filename) != canonical:
             continue
+        if plain_with_lines is None:
+            # Only now, with a frame of the file running: it needs the plain compile.
+            with_lines = {id(copy) for copy, _ in module.sites}
+            plain_with_lines = {plain: plain for plain, copy in module.pairs
+                                if id(copy) in with_lines}
         old = previous_by_copy.get(id(code))
         original = old.original if old is not None and old.copy is code else code
         plain = plain_with_lines.get(original)
