@@ -4,10 +4,14 @@
 // Code, over and over: threads, stackTrace, scopes and variables requests forwarded to
 // the debuggee, their responses forwarded back, and an output event.
 //
-// Only the engine's side is timed, as the host pays it per message (extension/src/engine/
-// wasm.ts, encodeInput): the input's JSON to UTF-8 bytes and its base64 `data` to bytes
-// beside it, `handleUtf8`, and the parse of the outputs' JSON. The JSON.stringify of the
-// input is the host's (untimed, as before), and so is the scripted debuggee's decoding.
+// Only the engine's side is timed, as the host pays it per message: everything
+// extension/src/engine/wasm.ts (`wrapEngine`) does with an Input — its JSON.stringify,
+// writing that JSON and the bytes of its base64 `data` into the engine's memory, the
+// engine's call, reading the outputs' JSON back as a string — the JSON.parse of the
+// outputs that extension/src/engine/host.ts does, and its copy of a byte-stream client's
+// bytes out of the engine's memory (`clientBytes`). Not timed: the scripted client and
+// debuggee (building the inputs, decoding what the engine sends them) and executing the
+// outputs.
 import { createRequire } from "node:module";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -74,6 +78,42 @@ export function responseBody(command) {
 }
 
 /**
+ * The host's glue around a WasmEngine, as extension/src/engine/wasm.ts (`wrapEngine`)
+ * has it (the benchmark runs on wasm-pkg/ alone, without the compiled extension): the
+ * buffered fast path, the input's JSON and the bytes of its `data` written straight into
+ * the engine's memory and the outputs' JSON read straight out of it.
+ */
+export function hostGlue(engine, memory) {
+  let view = Buffer.from(memory.buffer);
+  const current = () => {
+    if (view.byteLength === 0) view = Buffer.from(memory.buffer);
+    return view;
+  };
+  const run = (nowMs, json, base64) => {
+    const data = base64 === undefined ? undefined : Buffer.from(base64, "base64");
+    const jsonRoom = json.length * 3;
+    const at = engine.inputBuffer(jsonRoom + (data?.length ?? 0));
+    const input = current();
+    const jsonLength = input.write(json, at, jsonRoom, "utf8");
+    if (data !== undefined) input.set(data, at + jsonLength);
+    const dataLength = data?.length;
+    const outputLength = engine.handleBuffered(nowMs, jsonLength, dataLength);
+    const from = engine.outputAddress();
+    return current().toString("utf8", from, from + outputLength);
+  };
+  return {
+    outputBytes: () => current().subarray(engine.outputBytesAddress()),
+    handleInput(nowMs, input) {
+      if (BYTE_INPUTS.includes(input.type)) {
+        const { data, ...rest } = input;
+        return run(nowMs, JSON.stringify(rest), data);
+      }
+      return run(nowMs, JSON.stringify(input), undefined);
+    },
+  };
+}
+
+/**
  * A scripted host and debuggee around a WasmEngine: answers facts, listeners, spawns and
  * the debuggee's side of the IPC conversation, and counts what reaches the client.
  */
@@ -95,12 +135,13 @@ class ScriptedWorld {
   feed(input) {
     // The size the contract's JSON form has (bytes in base64), for the table.
     this.inputBytes += JSON.stringify(input).length;
-    const beside = BYTE_INPUTS.includes(input.type);
-    const { data, ...rest } = input;
-    const json = JSON.stringify(beside ? rest : input);
     const started = performance.now();
-    const bytes = beside ? Buffer.from(data, "base64") : undefined;
-    const outputs = JSON.parse(this.engine.handleUtf8(this.now, Buffer.from(json, "utf8"), bytes));
+    const outputs = JSON.parse(this.engine.handleInput(this.now, input));
+    for (const output of outputs) {
+      if (output.type === "writeToClient" && output.dataRange) {
+        output.bytes = Buffer.from(this.engine.outputBytes().subarray(output.dataRange[0], output.dataRange[1]));
+      }
+    }
     this.engineNanos += (performance.now() - started) * 1e6;
     for (const output of outputs) this.react(output);
   }
@@ -134,7 +175,7 @@ class ScriptedWorld {
         break;
       case "writeToClient":
         // Framed bytes; kept as text so that the handshake check below can read them.
-        this.clientMessages.push(Buffer.from(output.data, "base64").toString("utf8"));
+        this.clientMessages.push((output.bytes ?? Buffer.from(output.data, "base64")).toString("utf8"));
         break;
       default:
         // Timers, logs and the rest need no answer in this scripted session.
@@ -188,10 +229,11 @@ function clientInput(framing, client, message) {
 export function measureWasmThroughput({ framing, mix: mixName, rounds }) {
   const mix = MIXES[mixName];
   if (!mix) throw new Error(`unknown message mix ${JSON.stringify(mixName)}`);
-  const { WasmEngine } = require(path.join(root, "wasm-pkg", "dapper_core.js"));
+  const { WasmEngine, engineMemory } = require(path.join(root, "wasm-pkg", "dapper_core.js"));
+  if (typeof engineMemory !== "function") throw new Error("wasm-pkg/ predates the buffered fast path; run npm run build");
   const engine = new WasmEngine(JSON.stringify({ pythonPackageDir: "/ext/python", platform: "linux", seed: "5a".repeat(32), adapterVersion: "bench" }));
   try {
-    const world = new ScriptedWorld(engine);
+    const world = new ScriptedWorld(hostGlue(engine, engineMemory()));
     const client = 1;
     let seq = 1;
     const request = (command, args) => {

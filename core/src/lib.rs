@@ -20,6 +20,8 @@ mod utf8;
 pub mod wasm;
 mod wire;
 
+pub use wire::IoBuffers;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -463,12 +465,8 @@ impl Engine {
     }
 
     fn outputs_json(outputs: &[Output]) -> String {
-        wire::outputs_to_json(outputs).unwrap_or_else(|error| {
-            let fallback = vec![Output::Log {
-                level: LogLevel::Error,
-                message: format!("The engine could not serialise its outputs: {error}"),
-            }];
-            serde_json::to_string(&fallback).unwrap_or_else(|_| "[]".to_string())
-        })
+        let mut json = String::new();
+        wire::outputs_json_or_log(outputs, &mut json);
+        json
     }
 }

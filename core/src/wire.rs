@@ -8,7 +8,8 @@
 
 use crate::dap::json::{scan_object, token_str, token_u64, TopLevel};
 use crate::{
-    base64, decimal, Bytes, ClientId, ConnectionId, Input, JsonText, Output, ProcessId, Stream,
+    base64, decimal, Bytes, ClientId, ConnectionId, Engine, Input, JsonText, LogLevel, Output,
+    ProcessId, Stream,
 };
 use serde::de::Error as _;
 use serde_json::Value;
@@ -113,8 +114,50 @@ fn push_bytes_output(json: &mut String, opening: &str, peer: u32, data: &Bytes) 
 }
 
 /// Writes the outputs as a JSON array: the same JSON as `serde_json::to_string`.
-pub fn outputs_to_json(outputs: &[Output]) -> Result<String, serde_json::Error> {
-    let mut json = String::with_capacity(outputs.iter().map(size_hint).sum::<usize>() + 2);
+#[cfg(test)]
+fn outputs_to_json(outputs: &[Output]) -> Result<String, serde_json::Error> {
+    let mut json = String::new();
+    write_outputs(outputs, &mut json, None)?;
+    Ok(json)
+}
+
+/// The outputs as a JSON array, or when one cannot be serialised, an array of one
+/// `log` that says so: what the host is always given.
+pub fn outputs_json_or_log(outputs: &[Output], json: &mut String) {
+    outputs_json_or_log_beside(outputs, json, None);
+}
+
+/// `outputs_json_or_log`, with the bytes of `writeToClient` outputs in `beside` instead
+/// of base64 in the JSON, when given (`IoBuffers`).
+fn outputs_json_or_log_beside(outputs: &[Output], json: &mut String, beside: Option<&mut Vec<u8>>) {
+    if let Err(error) = write_outputs(outputs, json, beside) {
+        json.clear();
+        let fallback = [Output::Log {
+            level: LogLevel::Error,
+            message: format!("The engine could not serialise its outputs: {error}"),
+        }];
+        // A log of a plain message always serialises; "[]" only keeps this total.
+        if write_outputs(&fallback, json, None).is_err() {
+            json.clear();
+            json.push_str("[]");
+        }
+    }
+}
+
+/// `outputs_to_json` into `json`, which is cleared first and keeps its capacity. With
+/// `beside`, a `writeToClient` output's bytes are appended there (cleared first too) and
+/// its JSON has `"dataRange":[start,end]`, where they are in `beside`, instead of `data`.
+fn write_outputs(
+    outputs: &[Output],
+    json: &mut String,
+    mut beside: Option<&mut Vec<u8>>,
+) -> Result<(), serde_json::Error> {
+    json.clear();
+    if let Some(beside) = beside.as_deref_mut() {
+        beside.clear();
+    }
+    json.reserve(outputs.iter().map(size_hint).sum::<usize>() + 2);
+    let json = &mut *json;
     json.push('[');
     for (index, output) in outputs.iter().enumerate() {
         if index > 0 {
@@ -123,27 +166,129 @@ pub fn outputs_to_json(outputs: &[Output]) -> Result<String, serde_json::Error> 
         match output {
             Output::SendToClient { client, message } => {
                 json.push_str(r#"{"type":"sendToClient","client":"#);
-                decimal::push(&mut json, client.0.into());
+                decimal::push(json, client.0.into());
                 json.push_str(r#","message":"#);
                 json.push_str(message.as_str());
                 json.push('}');
             }
-            Output::WriteToClient { client, data } => {
-                push_bytes_output(
-                    &mut json,
-                    r#"{"type":"writeToClient","client":"#,
-                    client.0,
-                    data,
-                );
-            }
+            Output::WriteToClient { client, data } => match beside.as_deref_mut() {
+                Some(beside) => {
+                    json.push_str(r#"{"type":"writeToClient","client":"#);
+                    decimal::push(json, client.0.into());
+                    json.push_str(r#","dataRange":["#);
+                    decimal::push(json, beside.len() as u64);
+                    json.push(',');
+                    beside.extend_from_slice(&data.0);
+                    decimal::push(json, beside.len() as u64);
+                    json.push_str("]}");
+                }
+                None => {
+                    push_bytes_output(json, r#"{"type":"writeToClient","client":"#, client.0, data);
+                }
+            },
             Output::Send { conn, data } => {
-                push_bytes_output(&mut json, r#"{"type":"send","conn":"#, conn.0, data);
+                push_bytes_output(json, r#"{"type":"send","conn":"#, conn.0, data);
             }
             other => json.push_str(&serde_json::to_string(other)?),
         }
     }
     json.push(']');
-    Ok(json)
+    Ok(())
+}
+
+/// The two buffers of the shim's buffered fast path (docs/engine-io.md): the host
+/// writes an input's JSON, and the bytes beside it, into `input`, which lives in the
+/// engine's memory, and reads the outputs' JSON out of `output`. Both are reused from
+/// one input to the next, so only lengths and addresses cross the boundary: no
+/// allocation per input on either side and no copy but the host's one write and read.
+#[derive(Default)]
+pub struct IoBuffers {
+    input: Vec<u8>,
+    output: String,
+    /// The bytes of the last outputs' `writeToClient`s, which `dataRange` locates.
+    output_bytes: Vec<u8>,
+}
+
+/// A buffer that one large message grew past this is given back afterwards, so that a
+/// rare 50 MB message does not keep 50 MB for the rest of the session.
+const KEPT_BUFFER_BYTES: usize = 1 << 20;
+
+impl IoBuffers {
+    /// The input buffer, at least `length` bytes long, for the host to write into.
+    pub fn input(&mut self, length: usize) -> &mut [u8] {
+        if self.input.len() > KEPT_BUFFER_BYTES && length <= KEPT_BUFFER_BYTES {
+            self.input = Vec::new();
+        }
+        if self.input.len() < length {
+            self.input.resize(length, 0);
+        }
+        &mut self.input[..length]
+    }
+
+    /// The outputs' JSON of the last `handle`.
+    pub fn output(&self) -> &str {
+        &self.output
+    }
+
+    /// The bytes of the last outputs' `writeToClient`s, which their `dataRange`
+    /// (`[start, end]`) locates.
+    pub fn output_bytes(&self) -> &[u8] {
+        &self.output_bytes
+    }
+
+    /// Handles the input the host wrote into the input buffer: its JSON in the first
+    /// `json_length` bytes, then, when `data_length` is given, that many bytes that
+    /// stand for its `data` (as in `Engine::handle_utf8_to_json`). Returns the outputs'
+    /// JSON, which stays in the output buffer until the next input. It is the JSON of
+    /// `handle_utf8_to_json` but for one thing: a `writeToClient` has its bytes in
+    /// `output_bytes()`, located by `"dataRange":[start,end]`, instead of base64 in
+    /// `data`, so that neither side encodes or decodes what goes to a byte-stream
+    /// client.
+    pub fn handle(
+        &mut self,
+        engine: &mut Engine,
+        now_ms: u64,
+        json_length: usize,
+        data_length: Option<usize>,
+    ) -> &str {
+        if self.output.capacity() > KEPT_BUFFER_BYTES {
+            self.output = String::new();
+        }
+        if self.output_bytes.capacity() > KEPT_BUFFER_BYTES {
+            self.output_bytes = Vec::new();
+        }
+        self.output_bytes.clear();
+        let end = json_length.checked_add(data_length.unwrap_or(0));
+        let Some((json, rest)) = end
+            .filter(|&end| end <= self.input.len())
+            .map(|_| self.input.split_at(json_length))
+        else {
+            let refusal = [Output::Log {
+                level: LogLevel::Error,
+                message: format!(
+                    "Ignored an input: the host gave lengths {json_length} and {data_length:?} \
+                     for an input buffer of {} bytes",
+                    self.input.len()
+                ),
+            }];
+            outputs_json_or_log(&refusal, &mut self.output);
+            return &self.output;
+        };
+        let data = data_length.map(|length| rest[..length].to_vec());
+        match std::str::from_utf8(json) {
+            Ok(text) => {
+                let outputs = engine.handle_json_with_bytes(now_ms, text, data);
+                outputs_json_or_log_beside(
+                    &outputs,
+                    &mut self.output,
+                    Some(&mut self.output_bytes),
+                );
+            }
+            // Rare, and worded by the unbuffered path.
+            Err(_) => self.output = engine.handle_utf8_to_json(now_ms, json, data),
+        }
+        &self.output
+    }
 }
 
 /// Roughly how long an output's JSON is, so the buffer is allocated once.
@@ -160,7 +305,6 @@ fn size_hint(output: &Output) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::LogLevel;
 
     #[test]
     fn hot_inputs_parse_as_serde_parses_them() {

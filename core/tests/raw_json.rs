@@ -14,7 +14,7 @@
 
 use dapper_core::dap::json::scan_object;
 use dapper_core::dap::message::{parse, parse_slice, Incoming, TextError};
-use dapper_core::{base64, Engine, EngineOptions, Input, LogLevel, Output, Platform};
+use dapper_core::{base64, Engine, EngineOptions, Input, IoBuffers, LogLevel, Output, Platform};
 use serde_json::{json, Value};
 
 mod common;
@@ -66,6 +66,9 @@ const STRING_PIECES: &[&str] = &[
     "\\x",
     "\u{1}",
     "\t",
+    // Long plain runs, which the scan passes over eight bytes at a time.
+    "a plain run of text longer than a word or two",
+    "/home/user/project/package/module.py",
 ];
 
 const KEYS: &[&str] = &[
@@ -432,5 +435,103 @@ fn hot_inputs_and_outputs_match_serde() {
         let actual: Value = serde_json::from_str(&fast.handle_json_to_json(0, &text))
             .unwrap_or_else(|error| panic!("the engine wrote bad JSON ({error}) for {text}"));
         assert_eq!(actual, expected, "{text}");
+    }
+}
+
+/// The buffered path's outputs in the JSON form: each `dataRange` of a `writeToClient`
+/// replaced by the base64 `data` of those bytes. Counts the ranges in `ranges`.
+fn with_data(json: &str, bytes: &[u8], ranges: &mut usize) -> Value {
+    let mut outputs: Value = serde_json::from_str(json).expect("the outputs are JSON");
+    for output in outputs.as_array_mut().expect("an array of outputs") {
+        let Some(range) = output.as_object_mut().and_then(|o| o.remove("dataRange")) else {
+            continue;
+        };
+        assert_eq!(output["type"], "writeToClient", "{output}");
+        let [start, end] = [&range[0], &range[1]].map(|at| at.as_u64().expect("offsets") as usize);
+        output["data"] = json!(base64::encode(&bytes[start..end]));
+        *ranges += 1;
+    }
+    outputs
+}
+
+/// The shim's buffered fast path (`IoBuffers`, the host writing into and reading from
+/// the engine's memory) answers as `handle_utf8_to_json`, whatever its buffers held
+/// before (JSON alone, bytes beside it, text that is not UTF-8, a message large enough
+/// that the buffers are given back afterwards), but for the bytes of `writeToClient`,
+/// which it leaves raw beside the JSON.
+#[test]
+fn the_buffered_path_answers_as_the_direct_one() {
+    let mut rng = Rng(14);
+    let (mut buffered, mut direct) = (engine(), engine());
+    let mut buffers = IoBuffers::default();
+    let mut ranges = 0;
+    for text in [
+        r#"{"type":"clientOpened","client":1,"framing":"messages"}"#,
+        r#"{"type":"clientOpened","client":2,"framing":"contentLength"}"#,
+    ] {
+        buffered.handle_json(0, text);
+        direct.handle_json(0, text);
+    }
+    for round in 0..4_000 {
+        let framed = |body: &[u8]| {
+            let mut bytes = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+            bytes.extend_from_slice(body);
+            bytes
+        };
+        let (json, data): (Vec<u8>, Option<Vec<u8>>) = match rng.below(5) {
+            _ if round == 100 => {
+                let huge = format!(
+                    r#"{{"type":"clientMessage","client":1,"message":{{"seq":1,"type":"event","event":"x","body":"{}"}}}}"#,
+                    "a".repeat(3 << 20)
+                );
+                (huge.into_bytes(), None)
+            }
+            0 => (input(&mut rng).into_bytes(), None),
+            1 => {
+                let text = input(&mut rng);
+                (damage(&mut rng, &text), None)
+            }
+            2 => (
+                br#"{"type":"clientBytes","client":2}"#.to_vec(),
+                Some(framed(message(&mut rng).as_bytes())),
+            ),
+            3 => {
+                let text = message(&mut rng);
+                let damaged = damage(&mut rng, &text);
+                (
+                    br#"{"type":"clientBytes","client":2}"#.to_vec(),
+                    Some(framed(&damaged)),
+                )
+            }
+            _ => (
+                br#"{"type":"timerFired","timer":1}"#.to_vec(),
+                Some(b"bytes beside an input that takes none".to_vec()),
+            ),
+        };
+        let expected = direct.handle_utf8_to_json(0, &json, data.clone());
+        let length = json.len() + data.as_ref().map_or(0, Vec::len);
+        // The host may ask for more room than it then uses.
+        let slot = buffers.input(length + rng.below(3));
+        slot[..json.len()].copy_from_slice(&json);
+        if let Some(data) = &data {
+            slot[json.len()..length].copy_from_slice(data);
+        }
+        let actual = buffers
+            .handle(&mut buffered, 0, json.len(), data.as_ref().map(Vec::len))
+            .to_string();
+        assert_eq!(actual, buffers.output());
+        let expected: Value = serde_json::from_str(&expected).expect("the outputs are JSON");
+        let actual = with_data(&actual, buffers.output_bytes(), &mut ranges);
+        assert_eq!(actual, expected, "{}", String::from_utf8_lossy(&json));
+    }
+    // Guards against a run where no client got bytes (the ranges would go untested).
+    assert!(ranges > 100, "only {ranges} writeToClient outputs");
+    // Lengths beyond the buffer are the host's bug: a log, never a panic.
+    buffers.input(4);
+    for (json, data) in [(5, None), (3, Some(2)), (usize::MAX, Some(usize::MAX))] {
+        let refused: Value = serde_json::from_str(buffers.handle(&mut buffered, 0, json, data))
+            .expect("a refusal is JSON");
+        assert_eq!(refused[0]["type"], "log", "{refused}");
+        assert_eq!(refused[0]["level"], "error", "{refused}");
     }
 }

@@ -1,13 +1,14 @@
 //! DAP messages per second through the engine, natively: the same scripted session as
 //! bench/lib/engine-throughput.mjs (a launch handshake, then the traffic of a stopped
 //! session in VS Code: threads, stackTrace, scopes and variables forwarded to the
-//! debuggee and back, plus an output event), through `Engine::handle_utf8_to_json` with
-//! an input's bytes beside its JSON, which is exactly the work of the WebAssembly shim
-//! on the host's fast path.
+//! debuggee and back, plus an output event), through `IoBuffers` (an input's JSON and
+//! the bytes beside it written into the engine's input buffer, the outputs' JSON read
+//! from its output buffer), which is exactly the work of the WebAssembly shim on the
+//! host's buffered fast path.
 //!
 //! Prints one JSON line per client framing, which bench/run.mjs reads.
 
-use dapper_core::{base64, Engine, EngineOptions, Platform};
+use dapper_core::{base64, Engine, EngineOptions, IoBuffers, Platform};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -94,6 +95,7 @@ fn answer_fact(query: &Value) -> Value {
 /// does, are timed.
 struct World {
     engine: Engine,
+    buffers: IoBuffers,
     listener: Value,
     conn: u32,
     debuggee_seq: u64,
@@ -108,7 +110,7 @@ impl World {
     fn feed(&mut self, input: &Value) {
         let text = input.to_string();
         self.input_bytes += text.len();
-        // As the host hands an input over (extension/src/engine/wasm.ts, encodeInput):
+        // As the host hands an input over (extension/src/engine/wasm.ts, wrapEngine):
         // the JSON without `data`, and the bytes of `data` beside it.
         let (json, data) = match input.get("data").and_then(Value::as_str) {
             Some(data) => {
@@ -122,9 +124,29 @@ impl World {
         };
         let started = Instant::now();
         let bytes = data.map(|data| base64::decode(&data).expect("the bench's base64 is valid"));
-        let json = self.engine.handle_utf8_to_json(1, json.as_bytes(), bytes);
+        // The shim's buffered path: the input written into the engine's input buffer,
+        // the outputs' JSON left in its output buffer.
+        let length = json.len() + bytes.as_ref().map_or(0, Vec::len);
+        let slot = self.buffers.input(length);
+        slot[..json.len()].copy_from_slice(json.as_bytes());
+        if let Some(bytes) = &bytes {
+            slot[json.len()..].copy_from_slice(bytes);
+        }
+        let data_length = bytes.as_ref().map(Vec::len);
+        let json = self
+            .buffers
+            .handle(&mut self.engine, 1, json.len(), data_length);
         self.engine_time += started.elapsed();
-        let outputs: Vec<Value> = serde_json::from_str(&json).expect("outputs are JSON");
+        let mut outputs: Vec<Value> = serde_json::from_str(json).expect("outputs are JSON");
+        // A byte-stream client's bytes are beside the JSON, in the output buffer.
+        for output in &mut outputs {
+            if let Some(range) = output.get("dataRange") {
+                let [start, end] =
+                    [&range[0], &range[1]].map(|at| at.as_u64().unwrap_or(0) as usize);
+                let text = String::from_utf8_lossy(&self.buffers.output_bytes()[start..end]);
+                output["text"] = json!(text);
+            }
+        }
         for output in outputs {
             self.react(&output);
         }
@@ -194,9 +216,8 @@ impl World {
             }
             "sendToClient" => self.client_messages.push(output["message"].to_string()),
             "writeToClient" => {
-                let bytes = base64::decode(output["data"].as_str().unwrap_or("")).expect("base64");
-                self.client_messages
-                    .push(String::from_utf8_lossy(&bytes).into_owned());
+                let text = output["text"].as_str().expect("feed put the bytes in text");
+                self.client_messages.push(text.to_string());
             }
             _ => {}
         }
@@ -230,6 +251,7 @@ fn measure(framing: &str, mix_name: &str, mix: &[&str], rounds: u32) -> Result<V
     })?;
     let mut world = World {
         engine,
+        buffers: IoBuffers::default(),
         listener: json!(1),
         conn: 100,
         debuggee_seq: 1,

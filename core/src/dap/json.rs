@@ -166,6 +166,12 @@ pub fn token_bool(token: &str) -> Option<bool> {
     }
 }
 
+/// Whether serde_json writes `string` between quotes as it is: it holds no quote,
+/// backslash or control character, the only characters serde_json escapes.
+pub fn is_plain_string(string: &str) -> bool {
+    next_special_string_byte(string.as_bytes(), 0) == string.len()
+}
+
 fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
     while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(at) {
         at += 1;
@@ -244,10 +250,7 @@ fn scan_string(bytes: &[u8], open: usize) -> Option<(usize, bool)> {
     let mut at = open + 1;
     let mut escaped = false;
     loop {
-        at = skip_plain_string_bytes(bytes, at);
-        while bytes.get(at).is_some_and(|&byte| PLAIN[usize::from(byte)]) {
-            at += 1;
-        }
+        at = next_special_string_byte(bytes, at);
         match *bytes.get(at)? {
             b'"' => return Some((at + 1, escaped)),
             b'\\' => {
@@ -274,30 +277,43 @@ const PLAIN: [bool; 256] = {
     table
 };
 
-/// Skips string bytes that need no attention (not a quote, a backslash or a control
-/// character) eight at a time; strings are most of a DAP message's bytes.
-fn skip_plain_string_bytes(bytes: &[u8], mut at: usize) -> usize {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
-    /// Whether any byte of `word` is below `limit` (at most 0x80): exact, no false hits.
-    fn any_below(word: u64, limit: u8) -> bool {
-        word.wrapping_sub(ONES * u64::from(limit)) & !word & HIGH != 0
-    }
+/// Where the first byte at or after `at` is that a string does not hold as it is (a
+/// quote, a backslash or a control character), or the length of `bytes` when there is
+/// none. Strings are most of a DAP message's bytes, and most are short (keys, names,
+/// values), so eight bytes are tested at once and the answer is read off the test's
+/// mask rather than found again byte by byte.
+fn next_special_string_byte(bytes: &[u8], mut at: usize) -> usize {
     while let Some(chunk) = bytes.get(at..at + 8) {
         let Ok(chunk) = <[u8; 8]>::try_from(chunk) else {
             break;
         };
-        let word = u64::from_ne_bytes(chunk);
-        // A byte equal to b is a zero byte of word ^ (b in every byte).
-        if any_below(word, 0x20)
-            || any_below(word ^ (ONES * u64::from(b'"')), 1)
-            || any_below(word ^ (ONES * u64::from(b'\\')), 1)
-        {
-            break;
+        let special = special_bytes(u64::from_le_bytes(chunk));
+        if special != 0 {
+            // Little-endian: the lowest flagged bit is in the first special byte.
+            return at + (special.trailing_zeros() / 8) as usize;
         }
         at += 8;
     }
+    while bytes.get(at).is_some_and(|&byte| PLAIN[usize::from(byte)]) {
+        at += 1;
+    }
     at
+}
+
+/// A mask with the high bit set in the byte lanes of `word` that hold a quote, a
+/// backslash or a control character. A borrow in the subtraction may also flag a lane
+/// above (later than) a special one, never one below it, so the lowest flagged lane is
+/// always the first special byte, which is all `next_special_string_byte` reads.
+fn special_bytes(word: u64) -> u64 {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    /// Lanes below `limit` (at most 0x80).
+    fn below(word: u64, limit: u8) -> u64 {
+        word.wrapping_sub(ONES * u64::from(limit)) & !word & HIGH
+    }
+    below(word, 0x20)
+        | below(word ^ (ONES * u64::from(b'"')), 1)
+        | below(word ^ (ONES * u64::from(b'\\')), 1)
 }
 
 /// Scans the escape after a backslash; returns where it ends. Surrogate escapes are
@@ -462,6 +478,38 @@ mod tests {
             }
             let control = format!("{{\"k\":\"{}\u{1f}\"}}", "a".repeat(length));
             assert_eq!(members(&control), None, "{control:?}");
+        }
+    }
+
+    /// The word test of string bytes finds the first special byte wherever it is and
+    /// whatever the bytes around it are (the bytes that could upset a borrow included).
+    #[test]
+    fn the_first_special_byte_of_a_word_is_found_exactly() {
+        let tricky = [
+            0x00, 0x01, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x5b, 0x5c, 0x5d, 0x7f, 0x80, 0x81, 0xa2,
+            0xdc, 0xff, b'a', b' ',
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..200_000 {
+            let mut lanes = [0u8; 8];
+            for lane in &mut lanes {
+                let pick = next();
+                *lane = if pick % 3 == 0 {
+                    (pick >> 8) as u8
+                } else {
+                    tricky[(pick >> 8) as usize % tricky.len()]
+                };
+            }
+            let expected = lanes.iter().position(|&byte| !PLAIN[usize::from(byte)]);
+            let mask = special_bytes(u64::from_le_bytes(lanes));
+            let found = (mask != 0).then(|| (mask.trailing_zeros() / 8) as usize);
+            assert_eq!(found, expected, "{lanes:02x?}");
         }
     }
 

@@ -5,6 +5,7 @@
 //! parsed into a `serde_json::Value`.
 
 use super::json::{self, TopLevel};
+use crate::decimal;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 use std::cell::OnceCell;
@@ -256,43 +257,71 @@ impl Unsequenced {
 }
 
 /// The object text with each change applied: a member's value replaced where the
-/// key exists, else the member added right after the opening brace.
+/// key exists, else the member added right after the opening brace. Where `changes`
+/// names a key twice, the last one counts.
 fn splice(text: &str, top: &TopLevel, changes: &[(&'static str, Value)]) -> String {
-    let mut added = String::new();
-    let mut replaced: Vec<(Range<usize>, String)> = Vec::new();
-    for (key, value) in changes {
-        // serde_json's own writer: `Display` would go through the formatting
-        // machinery, which is slow in WebAssembly.
-        let value = serde_json::to_string(value).unwrap_or_default();
-        match top.member(text, key) {
-            Some(member) => replaced.push((member.value.clone(), value)),
-            None => {
-                if !added.is_empty() {
-                    added.push(',');
-                }
-                // The keys are the engine's own ASCII names: nothing to escape.
-                added.push('"');
-                added.push_str(key);
-                added.push_str("\":");
-                added.push_str(&value);
-            }
-        }
-    }
-    replaced.sort_by_key(|(range, _)| range.start);
-    let mut out = String::with_capacity(top.end - top.open + added.len() + 32);
+    let change = |key: &str| {
+        changes
+            .iter()
+            .rev()
+            .find(|(changed, _)| *changed == key)
+            .map(|(_, value)| value)
+    };
+    let mut out = String::with_capacity(top.end - top.open + 16 * changes.len() + 16);
     out.push('{');
-    out.push_str(&added);
-    if !added.is_empty() && !top.members.is_empty() {
+    let mut added = false;
+    for (index, (key, value)) in changes.iter().enumerate() {
+        let later = changes[index + 1..].iter().any(|(other, _)| other == key);
+        if later || top.member(text, key).is_some() {
+            continue;
+        }
+        if added {
+            out.push(',');
+        }
+        // The keys are the engine's own ASCII names: nothing to escape.
+        out.push('"');
+        out.push_str(key);
+        out.push_str("\":");
+        push_value(&mut out, value);
+        added = true;
+    }
+    if added && !top.members.is_empty() {
         out.push(',');
     }
+    // Members are in text order, so the text between replaced values is copied once.
     let mut at = top.open + 1;
-    for (range, value) in &replaced {
-        out.push_str(&text[at..range.start]);
-        out.push_str(value);
-        at = range.end;
+    for member in &top.members {
+        if let Some(value) = change(&text[member.key.clone()]) {
+            out.push_str(&text[at..member.value.start]);
+            push_value(&mut out, value);
+            at = member.value.end;
+        }
     }
     out.push_str(&text[at..top.end]);
     out
+}
+
+/// Appends `value` as serde_json writes it. The values spliced into every forwarded
+/// message (seqs, command names) are written directly: serde_json's writer allocates a
+/// string per value, and its `Display` goes through the formatting machinery, which is
+/// slow in WebAssembly.
+fn push_value(out: &mut String, value: &Value) {
+    match value {
+        Value::Number(number) if number.as_u64().is_some() => {
+            decimal::push(out, number.as_u64().unwrap_or_default());
+        }
+        Value::Number(number) if number.as_i64().is_some() => {
+            out.push('-');
+            decimal::push(out, number.as_i64().unwrap_or_default().unsigned_abs());
+        }
+        Value::String(string) if json::is_plain_string(string) => {
+            out.push('"');
+            out.push_str(string);
+            out.push('"');
+        }
+        Value::Bool(flag) => out.push_str(if *flag { "true" } else { "false" }),
+        other => out.push_str(&serde_json::to_string(other).unwrap_or_default()),
+    }
 }
 
 /// Scans a message text; `None` when the full parse must decide (see json.rs).
@@ -339,6 +368,50 @@ mod tests {
         for (text, changes, expected) in cases {
             assert_eq!(stamped(text, changes, 7), expected, "{text}");
         }
+    }
+
+    #[test]
+    fn spliced_values_are_written_as_serde_json_writes_them() {
+        let values = [
+            json!(0),
+            json!(7),
+            json!(-1),
+            json!(i64::MIN),
+            json!(u64::MAX),
+            json!(1.5),
+            json!(-0.0),
+            json!("threads"),
+            json!(""),
+            json!("é and 😀"),
+            json!("say \"hi\""),
+            json!("back\\slash"),
+            json!("tab\tnew\nline\u{1}\u{7f}"),
+            json!(true),
+            json!(false),
+            Value::Null,
+            json!([1, "a", {"b": null}]),
+        ];
+        for value in values {
+            let mut written = String::new();
+            push_value(&mut written, &value);
+            assert_eq!(written, serde_json::to_string(&value).unwrap(), "{value}");
+        }
+    }
+
+    /// A key changed twice takes its last value, whether it is replaced or added.
+    #[test]
+    fn the_last_change_of_a_key_counts() {
+        let changes = vec![
+            ("command", json!("a")),
+            ("seq", json!(1)),
+            ("command", json!("b")),
+            ("extra", json!(1)),
+            ("extra", json!(2)),
+        ];
+        assert_eq!(
+            stamped(r#"{"seq":5,"command":"x"}"#, changes, 9),
+            r#"{"extra":2,"seq":9,"command":"b"}"#
+        );
     }
 
     #[test]

@@ -332,3 +332,41 @@ test("a connection to a listener opened for clients becomes a DAP client of its 
   stdio.closed();
   host.dispose();
 });
+
+test("a client's bytes beside the outputs' JSON (dataRange) are copied out and written; a bad range is logged", () => {
+  // The engine's output memory: the bytes of each call, which the next call overwrites.
+  const memory = Buffer.alloc(16);
+  let used = 0;
+  const { logger, sink: logSink } = testLogger("trace");
+  const host = new EngineHost({
+    createEngine: () => ({
+      handle: (_now, inputJson) => {
+        const input = JSON.parse(inputJson) as Input;
+        if (input.type !== "clientBytes") return "[]";
+        const text = Buffer.from(input.data, "base64").toString("utf8");
+        memory.fill(0);
+        used = memory.write(`..${text}..`);
+        const end = text === "bad" ? 99 : 2 + text.length;
+        return JSON.stringify([{ type: "writeToClient", client: input.client, dataRange: [2, end] }, { type: "log", level: "info", message: "after" }]);
+      },
+      outputBytes: () => memory.subarray(0, used),
+      free: () => undefined,
+    }),
+    logger,
+    pythonPackageDir: "/opt/dapper/extension/python",
+    adapterVersion: "9.9.9",
+    platform: "linux",
+  });
+  const stream = streamClient(host);
+  stream.client.bytes(Buffer.from("one"));
+  stream.client.bytes(Buffer.from("two"));
+  stream.client.bytes(Buffer.from("bad"));
+  // Copies: what the sink kept is not what the engine's memory holds now.
+  assert.deepEqual(stream.state.written.map((chunk) => chunk.toString("utf8")), ["one", "two"]);
+  const lines = logSink.lines.map((line) => line.line);
+  assert.ok(lines.includes('< {"type":"writeToClient","client":1,"text":"one"}'), lines.join("\n"));
+  assert.ok(lines.some((line) => line.includes("dataRange [2, 99] outside its 7 output bytes")), lines.join("\n"));
+  // The outputs after a failed one still run.
+  assert.equal(lines.filter((line) => line === "after").length, 3);
+  host.dispose();
+});

@@ -199,7 +199,7 @@ export class EngineHost {
       return;
     }
     for (const output of outputs) {
-      if (this.logger.enabled("trace")) this.logger.trace(formatOutput(output));
+      if (this.logger.enabled("trace")) this.logger.trace(formatOutput(withData(runtime.engine, output)));
       // A failure executing one output is logged and the rest still run: the engine has
       // already moved on, and skipping outputs would leave it and the world out of step.
       try {
@@ -226,7 +226,7 @@ export class EngineHost {
           this.logger.error(`writeToClient: client ${output.client} takes DAP objects (sendToClient)`);
           return;
         }
-        entry.sink.write(Buffer.from(output.data, "base64"));
+        entry.sink.write(clientBytes(runtime.engine, output));
         return;
       }
       case "closeClient": {
@@ -398,5 +398,35 @@ function withConsoleErrorCaptured<T>(lines: string[], fn: () => T): T {
     return fn();
   } finally {
     console.error = original;
+  }
+}
+
+/**
+ * The bytes of a writeToClient: raw beside the outputs' JSON on the buffered fast path
+ * (`dataRange`, docs/engine-io.md), copied because the sink may keep them past the next
+ * engine call, which reuses that memory; else base64 in `data`.
+ */
+function clientBytes(engine: EngineCore, output: Extract<Output, { type: "writeToClient" }>): Buffer {
+  if (output.dataRange === undefined) return Buffer.from(output.data, "base64");
+  const beside = engine.outputBytes?.();
+  if (beside === undefined) throw new Error("the engine gave a dataRange but no output bytes");
+  const [start, end] = output.dataRange;
+  if (!(Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start <= end && end <= beside.length)) {
+    throw new Error(`the engine gave the dataRange [${start}, ${end}] outside its ${beside.length} output bytes`);
+  }
+  return Buffer.from(beside.subarray(start, end));
+}
+
+/** An output as the trace log shows it: bytes beside the JSON put back into `data`. */
+function withData(engine: EngineCore, output: unknown): unknown {
+  const record = output as { type?: unknown; dataRange?: unknown };
+  if (record?.type !== "writeToClient" || record.dataRange === undefined) return output;
+  try {
+    const data = clientBytes(engine, output as Extract<Output, { type: "writeToClient" }>).toString("base64");
+    const readable: Record<string, unknown> = { ...(output as object), data };
+    delete readable.dataRange;
+    return readable;
+  } catch {
+    return output;
   }
 }

@@ -79,7 +79,10 @@ export type KillTarget = { process: number } | { pid: number };
 
 export type Output =
   | { type: "sendToClient"; client: number; message: DapMessage }
-  | { type: "writeToClient"; client: number; data: string }
+  // On the buffered fast path (docs/engine-io.md) the bytes are raw beside the outputs'
+  // JSON, at dataRange ([start, end]) of the engine's `outputBytes()`, instead of `data`.
+  | { type: "writeToClient"; client: number; data: string; dataRange?: undefined }
+  | { type: "writeToClient"; client: number; data?: undefined; dataRange: [number, number] }
   | { type: "closeClient"; client: number }
   // purpose "clients": accepted connections are DAP clients (child sessions of stdio clients).
   | { type: "openListener"; listener: number; transport: "tcp" | "unix"; host?: string; port?: number; purpose?: "clients" }

@@ -13,6 +13,12 @@ export interface EngineCore {
    * text (the real engine does: see `encodeInput`). Hosts use it when it is there.
    */
   handleInput?(nowMs: number, input: Input): string;
+  /**
+   * The bytes that the last call's `writeToClient` outputs locate with `dataRange`, when
+   * the engine leaves them raw beside its JSON (the buffered fast path). A view of the
+   * engine's memory: valid only until the next call, so whoever keeps them copies them.
+   */
+  outputBytes?(): Buffer;
   free(): void;
 }
 
@@ -20,15 +26,28 @@ export interface EngineCore {
 export type EngineFactory = (optionsJson: string) => EngineCore;
 
 /** The class wasm-bindgen generates from core/src/wasm.rs (tests may bundle a stand-in with `handle` only). */
-interface WasmEngine {
+export interface WasmEngine {
   handle(nowMs: number, inputJson: string): string;
   handleUtf8?(nowMs: number, inputJson: Uint8Array, data?: Uint8Array): string;
+  /** The buffered fast path (docs/engine-io.md): the address of an input buffer of at least `length` bytes. */
+  inputBuffer?(length: number): number;
+  /** Handles the input written there; returns the length of the outputs' JSON, found at `outputAddress()`. */
+  handleBuffered?(nowMs: number, jsonLength: number, dataLength?: number): number;
+  outputAddress?(): number;
+  outputBytesAddress?(): number;
   free(): void;
 }
 
+/** The engine's `WebAssembly.Memory`, as far as the host uses it. */
+export interface EngineMemory {
+  readonly buffer: ArrayBuffer;
+}
+
 /** The shape of the module wasm-bindgen generates; declared here so tsc passes before it exists. */
-interface DapperCoreModule {
+export interface DapperCoreModule {
   WasmEngine: new (optionsJson: string) => WasmEngine;
+  /** The engine's memory, where the buffered fast path's buffers live. */
+  engineMemory?(): EngineMemory;
 }
 
 let loaded: DapperCoreModule | undefined;
@@ -63,7 +82,58 @@ export function encodeInput(input: Input): { json: Buffer; data: Buffer | undefi
 
 /** Creates the real engine. */
 export const createWasmEngine: EngineFactory = (optionsJson) => {
-  const engine = new (loadModule().WasmEngine)(optionsJson);
+  const module = loadModule();
+  return wrapEngine(new module.WasmEngine(optionsJson), module.engineMemory?.());
+};
+
+/**
+ * The host's side of an engine: the buffered fast path when the engine has it, else
+ * `handleUtf8`, else the plain JSON form. On the buffered path the input's JSON is
+ * written straight into an input buffer in the engine's memory, the bytes of its `data`
+ * beside it, and the outputs' JSON is read straight out of an output buffer there, with
+ * the bytes of `writeToClient` outputs raw beside it (`outputBytes`): the engine reuses
+ * its buffers, so nothing is allocated on its side, nothing is copied twice and nothing
+ * goes through base64 (docs/engine-io.md, "The fast path").
+ */
+export function wrapEngine(engine: WasmEngine, memory: EngineMemory | undefined): EngineCore {
+  const { inputBuffer, handleBuffered, outputAddress, outputBytesAddress } = engine;
+  if (memory !== undefined && inputBuffer && handleBuffered && outputAddress && outputBytesAddress) {
+    // A view of the whole memory. When the memory grows, which any call into the engine
+    // may make it do, its ArrayBuffer is replaced and the old one detached, which
+    // leaves a view of it empty: then a new view is taken.
+    let view = Buffer.from(memory.buffer);
+    const current = (): Buffer => {
+      if (view.byteLength === 0) view = Buffer.from(memory.buffer);
+      return view;
+    };
+    const run = (nowMs: number, json: string, base64: string | undefined): string => {
+      // Node decodes base64 into a new Buffer twice as fast as into an existing one, and
+      // the copy into the engine's memory costs less than the difference.
+      const data = base64 === undefined ? undefined : Buffer.from(base64, "base64");
+      // UTF-8 needs at most 3 bytes per UTF-16 unit.
+      const jsonRoom = json.length * 3;
+      const at = inputBuffer.call(engine, jsonRoom + (data?.length ?? 0));
+      const input = current();
+      const jsonLength = input.write(json, at, jsonRoom, "utf8");
+      if (data !== undefined) input.set(data, at + jsonLength);
+      const dataLength = data?.length;
+      const outputLength = handleBuffered.call(engine, nowMs, jsonLength, dataLength);
+      const from = outputAddress.call(engine);
+      return current().toString("utf8", from, from + outputLength);
+    };
+    return {
+      handle: (nowMs, inputJson) => run(nowMs, inputJson, undefined),
+      handleInput: (nowMs, input) => {
+        if (input.type === "clientBytes" || input.type === "connectionBytes" || input.type === "processOutput") {
+          const { data, ...rest } = input;
+          return run(nowMs, JSON.stringify(rest), data);
+        }
+        return run(nowMs, JSON.stringify(input), undefined);
+      },
+      outputBytes: () => current().subarray(outputBytesAddress.call(engine)),
+      free: () => engine.free(),
+    };
+  }
   const handleUtf8 = engine.handleUtf8?.bind(engine);
   if (handleUtf8 === undefined) return engine;
   return {
@@ -74,4 +144,4 @@ export const createWasmEngine: EngineFactory = (optionsJson) => {
     },
     free: () => engine.free(),
   };
-};
+}
