@@ -49,6 +49,9 @@ async function main() {
     "Sizes differ by configuration (lib/programs.mjs): smaller where debugpy is 100–800× slower, so that the run stays near 15 minutes; each ratio compares runs of the same size. " +
       "bigdict's conditional configuration imports a 2,000-entry literal with the breakpoint on the line after it; its other configurations, 50,000 entries.",
     "The conditional breakpoint's condition is always false and valid on its line; a stop fails the run (the table then says failed). Logpoint lines that never reached the client are counted and reported.",
+    options.coldAdapter
+      ? "Slowdown runs under Dapper each started a fresh adapter (`--cold-adapter`): its WebAssembly compiles in the background during the first part of the program's run (about 120-150 ms of CPU measured), which on a 2-core machine is taken from the program."
+      : "Slowdown runs under Dapper went through one adapter server started (and warmed by one unmeasured session) before them, as VS Code hosts one engine for all sessions; debugpy's adapter is started per session, as the Python extension does. `--cold-adapter` starts a fresh Dapper adapter per run instead.",
   ];
   const output = options.output ? path.resolve(options.output) : options.quick ? path.join(benchCacheDir, "RESULTS-quick.md") : path.join(benchDir, "RESULTS.md");
   let cells = [];
@@ -75,12 +78,12 @@ async function main() {
 
   const programs = PROGRAMS.filter((program) => selected(options, program.name));
   if (programs.length > 0) {
-    step(`Slowdown ratios (${options.runs} run${options.runs === 1 ? "" : "s"} per cell)`);
+    step(`Slowdown ratios (${options.runs} run${options.runs === 1 ? "" : "s"} per cell${options.nearRuns > options.runs ? `, ${options.nearRuns} where the target is near 1×` : ""})`);
     const onCell = (sofar) => {
       cells = sofar;
       save(true);
     };
-    cells = await measureRatios({ pythons, programs, runs: options.runs, quick: options.quick, debuggers, log, onCell });
+    cells = await measureRatios({ pythons, programs, runs: options.runs, nearRuns: options.nearRuns, quick: options.quick, debuggers, log, coldAdapter: options.coldAdapter, onCell });
   }
 
   // Latencies and the child process are measured on one interpreter, the newest chosen:

@@ -1,8 +1,8 @@
 // One run of one benchmark program: plain (`python program args`) or under a debugger
 // through a full DAP session. The program times its own work and prints
-// BENCH_SECONDS=<float> (and its memory), so session set-up is never counted.
+// BENCH_SECONDS=<float> (with its CPU time and memory), so session set-up is never counted.
 import { spawn } from "node:child_process";
-import { adapterSpec, endSession, startSession } from "./adapters.mjs";
+import { adapterSpec, connectWithRetry, endSession, startSession } from "./adapters.mjs";
 
 export const PLAIN = "plain";
 /**
@@ -21,7 +21,11 @@ export function parseReport(text) {
     const match = new RegExp(`^BENCH_${field}_KB=(\\d+)\\s*$`, "m").exec(text);
     return match ? Number(match[1]) : undefined;
   };
-  return { seconds: value, hwmKb: kb("VMHWM"), rssKb: kb("VMRSS") };
+  // The CPU time of the whole process over the same window (optional: older programs).
+  const cpu = /^BENCH_CPU_SECONDS=([0-9.eE+-]+)\s*$/m.exec(text);
+  const cpuSeconds = cpu ? Number(cpu[1]) : undefined;
+  if (cpuSeconds !== undefined && !(Number.isFinite(cpuSeconds) && cpuSeconds >= 0)) throw new Error(`BENCH_CPU_SECONDS is not a duration: ${cpu[1]}`);
+  return { seconds: value, cpuSeconds, hwmKb: kb("VMHWM"), rssKb: kb("VMRSS") };
 }
 
 /** Runs the program without a debugger. */
@@ -55,11 +59,14 @@ export function runPlain({ python, program, args, timeoutMs }) {
 /**
  * Runs the program under a debugger to its end. No stop is allowed (in these
  * configurations a stop means a breakpoint misbehaved); with `expectLogLines`, the log
- * lines that reached the client are counted.
+ * lines that reached the client are counted. `server`: an adapter server to connect to
+ * (from adapters.mjs `startServer`) instead of starting an adapter for this run.
  */
-export async function runDebugged({ kind, python, program, args, breakpoints, timeoutMs, expectLogLines }) {
+export async function runDebugged({ kind, python, program, args, breakpoints, timeoutMs, expectLogLines, server }) {
   const spec = adapterSpec(kind, { python });
-  const session = await startSession(spec, { program, args, breakpoints, timeoutMs, launchExtra: { env: { PYTHONDONTWRITEBYTECODE: "1" } } });
+  // Through an adapter already running when `server` is given, else a fresh adapter.
+  const connected = server ? await connectWithRetry(server, `${spec.label} (server)`) : undefined;
+  const session = await startSession(spec, { program, args, breakpoints, timeoutMs, client: connected, launchExtra: { env: { PYTHONDONTWRITEBYTECODE: "1" } } });
   const { client } = session;
   try {
     const stopped = client.nextEvent("stopped", timeoutMs).then((event) => {

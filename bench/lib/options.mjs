@@ -8,20 +8,28 @@ Options:
   --quick            one run, the smallest sizes, few latency repetitions (a smoke test)
   --python V[,V…]    only these Python versions (e.g. 3.12); default: 3.11 and newer
   --only A[,B…]      only these parts: program names (fib, loop, calls, threads,
-                     bigdict, logpoint) and/or latency, throughput, memory, child,
+                     deepcopy, bigdict, logpoint) and/or latency, throughput, memory, child,
                      activation
   --no-debugpy       measure Dapper and plain python only
+  --cold-adapter     slowdown runs start a fresh Dapper adapter each (default: one
+                     adapter server for all of them, as VS Code hosts one engine)
   --runs N           runs per cell (default 5; --quick: 1)
+  --near-runs N      runs per cell where the target is within 5% of 1× (3.12+ without a
+                     breakpoint hit): plain, plain again and Dapper; debugpy keeps --runs
+                     (default 15, and never fewer than --runs; --quick: as --runs)
   --reps N           repetitions per latency (default 50; --quick: 5)
   --output FILE      where to write the results (default bench/RESULTS.md)
   --help             print this help
 `;
 
+/** The default runs per cell for cells whose target is near 1× (see `--near-runs`). */
+export const NEAR_RUNS = 15;
+
 export const PARTS = ["latency", "throughput", "memory", "child", "activation"];
 
 /** Parses argv (without node and the script); throws an Error with a clear message on bad input. */
 export function parseOptions(argv, { programNames }) {
-  const options = { quick: false, pythons: undefined, only: undefined, debugpy: true, runs: undefined, reps: undefined, output: undefined, help: false };
+  const options = { quick: false, pythons: undefined, only: undefined, debugpy: true, coldAdapter: false, runs: undefined, nearRuns: undefined, reps: undefined, output: undefined, help: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const equals = arg.startsWith("--") ? arg.indexOf("=") : -1;
@@ -65,8 +73,14 @@ export function parseOptions(argv, { programNames }) {
       case "--no-debugpy":
         options.debugpy = false;
         break;
+      case "--cold-adapter":
+        options.coldAdapter = true;
+        break;
       case "--runs":
         options.runs = count();
+        break;
+      case "--near-runs":
+        options.nearRuns = count();
         break;
       case "--reps":
         options.reps = count();
@@ -83,6 +97,9 @@ export function parseOptions(argv, { programNames }) {
     }
   }
   options.runs ??= options.quick ? 1 : 5;
+  // The near-1× cells get more rounds: a 3% target needs a median steadier than five
+  // rounds give on a shared machine (plain÷plain alone ranged 0.6-1.2× over five).
+  options.nearRuns = Math.max(options.nearRuns ?? (options.quick ? options.runs : NEAR_RUNS), options.runs);
   options.reps ??= options.quick ? 5 : 50;
   return options;
 }

@@ -57,6 +57,29 @@ export function ratioTable(cells, debuggers) {
   return table(["Python", "program", "configuration", "size", "plain (median)", "plain÷plain (noise)", "Dapper median / min", "debugpy median / min", "target (Dapper median)", "met?"], rows);
 }
 
+/**
+ * The near-1× cells again in CPU time of the debuggee process (all its threads): a machine
+ * busy with other work stretches wall-clock runs far more than their CPU time. Empty when
+ * no near-1× cell has CPU times.
+ */
+export function cpuTable(cells, debuggers) {
+  const rows = [];
+  for (const cell of cells.filter((c) => c.seconds[PLAIN_AGAIN])) {
+    const noise = summarizeCell(cell, PLAIN_AGAIN, "cpuSeconds");
+    const dapper = summarizeCell(cell, DAPPER, "cpuSeconds");
+    if (noise.count === 0 && dapper.count === 0) continue;
+    const debugpy = debuggers.includes(DEBUGPY) ? summarizeCell(cell, DEBUGPY, "cpuSeconds") : undefined;
+    rows.push([cell.python, cell.program, CONFIGS[cell.config], ratioText(noise), ratioText(dapper), debuggers.includes(DEBUGPY) ? ratioText(debugpy) : "not run", String(dapper.count)]);
+  }
+  if (rows.length === 0) return "";
+  return [
+    "The same timed windows in CPU time of the debuggee process (`time.process_time()`: every thread of it, the debugger's included), for the cells whose target is near 1×. " +
+      "Other work on the machine stretches wall-clock runs much more than their CPU time, so where the two tables disagree the machine was busy; the targets are judged on the wall-clock table.",
+    "",
+    table(["Python", "program", "configuration", "plain÷plain CPU (noise)", "Dapper CPU median / min", "debugpy CPU median / min", "rounds"], rows),
+  ].join("\n");
+}
+
 /** The cost of one logpoint hit: (debugged − plain) ÷ hits, in microseconds (medians). */
 export function logpointText(cells, debuggers) {
   const lines = [];
@@ -180,6 +203,16 @@ export function missedTargets({ cells, latency, throughput, debuggers }) {
   return missed;
 }
 
+/** A section and the blank line after it; nothing for an empty section. */
+function withBlankLine(text) {
+  return text ? [text, ""] : [];
+}
+
+function runsText({ runs, nearRuns }) {
+  if (!(nearRuns > runs)) return String(runs);
+  return `${runs}; ${nearRuns} where the target is within 5% of 1× (plain, plain÷plain and Dapper; debugpy keeps ${runs})`;
+}
+
 export function renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes }) {
   const lines = [
     "# Dapper benchmark results",
@@ -191,7 +224,7 @@ export function renderResults({ machine, versions, options, cells, latency, thro
     `- CPU: ${machine.cpu}, ${machine.cores} cores; memory ${machine.memoryGiB} GiB; ${machine.os}`,
     `- Node ${machine.node}; Dapper ${machine.dapper}; debugpy ${versions.debugpy ?? "not run"}`,
     `- Python: ${versions.pythons.join(", ")}`,
-    `- Runs per cell: ${options.runs}; latency repetitions: ${options.reps}`,
+    `- Runs per cell: ${runsText(options)}; latency repetitions: ${options.reps}`,
     "",
     "## Slowdown: debugged ÷ plain",
     "",
@@ -201,6 +234,7 @@ export function renderResults({ machine, versions, options, cells, latency, thro
     "",
     cells.length ? ratioTable(cells, debuggers) : "_Not run._",
     "",
+    ...withBlankLine(cpuTable(cells, debuggers)),
     logpointText(cells, debuggers),
     "",
     "## Latencies",
@@ -210,7 +244,7 @@ export function renderResults({ machine, versions, options, cells, latency, thro
     "## Engine throughput",
     "",
     "DAP messages per second through the engine alone (requests in from the client, responses and events in from the debuggee), " +
-      "with a scripted host and debuggee; only the engine call is timed, with what the host does around it (WebAssembly: the input to UTF-8 bytes, `handleUtf8`, `JSON.parse` of the outputs, as the extension does); the best of three passes. WebAssembly: wasm-pkg/ in Node, as the extension runs it. " +
+      "with a scripted host and debuggee; only the engine call is timed, with what the host does around it per message (WebAssembly, through the extension's own glue, `wrapEngine` in extension/src/engine/wasm.ts: `JSON.stringify` of the input, writing it and its bytes into the engine's memory, the engine call, reading the outputs' JSON, `JSON.parse`, and copying a byte-stream client's bytes out); the best of three passes. WebAssembly: wasm-pkg/ in Node, as the extension runs it. " +
       "Native: bench/native/ (the same script in Rust, `handle_json` and output serialisation, as the shim does).",
     "",
     throughput.length ? throughputTable(throughput) : "_Not run._",

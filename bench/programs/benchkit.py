@@ -1,8 +1,9 @@
-"""Shared by the benchmark programs: the one line of timing the harness reads, the
+"""Shared by the benchmark programs: the lines of timing the harness reads, the
 debuggee's own memory figures, and a function that is never called (the target of the
 "breakpoint elsewhere" configuration)."""
 
 import sys
+import time
 
 
 def _status_kb(field):
@@ -17,9 +18,18 @@ def _status_kb(field):
     return None
 
 
-def report(seconds):
-    """Prints the program's own work time and memory, the lines the harness parses."""
-    lines = [f"BENCH_SECONDS={seconds!r}"]
+def start():
+    """The start of the timed work: the wall clock, and the CPU time of the whole process
+    (every thread of it, the debugger's included)."""
+    return time.perf_counter(), time.process_time()
+
+
+def report(started):
+    """Prints the time the work took since ``start()`` (wall clock and CPU) and memory,
+    the lines the harness parses."""
+    seconds = time.perf_counter() - started[0]
+    cpu_seconds = time.process_time() - started[1]
+    lines = [f"BENCH_SECONDS={seconds!r}", f"BENCH_CPU_SECONDS={cpu_seconds!r}"]
     for field in ("VmHWM", "VmRSS"):
         value = _status_kb(field)
         if value is not None:

@@ -1,7 +1,6 @@
 """Many small calls across two modules (this one and calls_helpers)."""
 
 import sys
-import time
 
 import benchkit
 import calls_helpers
@@ -21,9 +20,9 @@ def work(count):
 
 def main():
     count = int(sys.argv[1])
-    start = time.perf_counter()
+    started = benchkit.start()
     work(count)
-    benchkit.report(time.perf_counter() - start)
+    benchkit.report(started)
 
 
 main()

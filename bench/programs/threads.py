@@ -2,7 +2,6 @@
 
 import sys
 import threading
-import time
 
 import benchkit
 
@@ -23,12 +22,12 @@ def main():
         threading.Thread(target=worker, args=(rounds, results, index))
         for index in range(THREADS)
     ]
-    start = time.perf_counter()
+    started = benchkit.start()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    benchkit.report(time.perf_counter() - start)
+    benchkit.report(started)
 
 
 main()

@@ -42,11 +42,13 @@ describe("a benchmark program run plain", () => {
     { file: "calls.py", args: ["100"] },
     { file: "threads.py", args: ["100"] },
     { file: "logpoint.py", args: ["10"] },
+    { file: "deepcopy.py", args: ["2"] },
   ];
   for (const { file, args } of cases) {
     test(`${file} reports its time and memory`, async () => {
       const report = await runPlain({ python, program: path.join(programsDir, file), args, timeoutMs: 20000 });
       assert.ok(report.seconds > 0 && report.seconds < 20, `${report.seconds} s`);
+      assert.ok(report.cpuSeconds >= 0 && report.cpuSeconds < 20, `${report.cpuSeconds} s of CPU`);
       if (process.platform === "linux") assert.ok(report.hwmKb > 1000, `${report.hwmKb} KiB`);
     });
   }

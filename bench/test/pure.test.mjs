@@ -10,22 +10,26 @@ import { inspectTargetSource, LOCALS_COUNT } from "../lib/latency.mjs";
 import { parseReport } from "../lib/measure.mjs";
 import { parseOptions } from "../lib/options.mjs";
 import { bigTableSource, breakpointsFor, formatRatio, PROGRAMS, sizeFor, targetFor } from "../lib/programs.mjs";
-import { compactError, modeOrder } from "../lib/ratios.mjs";
-import { missedTargets, ratioRow, renderResults } from "../lib/report.mjs";
+import { cellRounds, compactError, modeOrder } from "../lib/ratios.mjs";
+import { cpuTable, missedTargets, ratioRow, renderResults } from "../lib/report.mjs";
 import { median, minimum, pairedRatios } from "../lib/stats.mjs";
 
 const programNames = PROGRAMS.map((p) => p.name);
 
 describe("command line", () => {
   const cases = [
-    { argv: [], expect: { quick: false, runs: 5, reps: 50, debugpy: true, pythons: undefined, only: undefined } },
-    { argv: ["--quick"], expect: { quick: true, runs: 1, reps: 5 } },
-    { argv: ["--quick", "--runs", "3"], expect: { quick: true, runs: 3 } },
+    { argv: [], expect: { quick: false, runs: 5, nearRuns: 15, reps: 50, debugpy: true, pythons: undefined, only: undefined } },
+    { argv: ["--quick"], expect: { quick: true, runs: 1, nearRuns: 1, reps: 5 } },
+    { argv: ["--quick", "--runs", "3"], expect: { quick: true, runs: 3, nearRuns: 3 } },
+    { argv: ["--near-runs", "25"], expect: { runs: 5, nearRuns: 25 } },
+    { argv: ["--runs", "20"], expect: { runs: 20, nearRuns: 20 } },
+    { argv: ["--runs", "9", "--near-runs", "4"], expect: { runs: 9, nearRuns: 9 } },
     { argv: ["--python", "3.12"], expect: { pythons: ["3.12"] } },
     { argv: ["--python=3.11,3.13"], expect: { pythons: ["3.11", "3.13"] } },
     { argv: ["--only", "fib,loop"], expect: { only: ["fib", "loop"] } },
     { argv: ["--only", "latency,throughput"], expect: { only: ["latency", "throughput"] } },
-    { argv: ["--no-debugpy"], expect: { debugpy: false } },
+    { argv: ["--no-debugpy"], expect: { debugpy: false, coldAdapter: false } },
+    { argv: ["--cold-adapter"], expect: { coldAdapter: true } },
     { argv: ["--output", "x.md"], expect: { output: "x.md" } },
   ];
   for (const { argv, expect } of cases) {
@@ -41,6 +45,7 @@ describe("command line", () => {
     { argv: ["--only", "fob"], message: /unknown part "fob".*fib/ },
     { argv: ["--runs", "0"], message: /positive whole number/ },
     { argv: ["--runs", "2.5"], message: /positive whole number/ },
+    { argv: ["--near-runs", "0"], message: /--near-runs must be a positive whole number/ },
     { argv: ["--only", ","], message: /at least one value/ },
     { argv: ["--fast"], message: /unknown argument "--fast"/ },
   ];
@@ -78,17 +83,44 @@ describe("statistics", () => {
   });
 });
 
+describe("rounds per cell", () => {
+  const modes = ["plain", "plainAgain", "dapper", "debugpy"];
+  const cases = [
+    // Near 1×: nearRuns rounds, debugpy only in the first `runs`.
+    { cell: { python: "3.12", program: "fib", config: "none" }, rounds: 4, debugpyRounds: 2 },
+    { cell: { python: "3.13", program: "threads", config: "elsewhere" }, rounds: 4, debugpyRounds: 2 },
+    // Targets further from 1× (or none): `runs` rounds of every mode.
+    { cell: { python: "3.12", program: "bigdict", config: "none" }, rounds: 2, debugpyRounds: 2 },
+    { cell: { python: "3.11", program: "fib", config: "none" }, rounds: 2, debugpyRounds: 2 },
+    { cell: { python: "3.13", program: "fib", config: "conditional" }, rounds: 2, debugpyRounds: 2 },
+    { cell: { python: "3.13", program: "logpoint", config: "logpoint" }, rounds: 2, debugpyRounds: 2 },
+  ];
+  for (const { cell, rounds, debugpyRounds } of cases) {
+    test(`${cell.python} ${cell.program} ${cell.config}: ${rounds} rounds`, () => {
+      const order = cellRounds({ ...cell, modes, runs: 2, nearRuns: 4 });
+      assert.equal(order.length, rounds);
+      assert.equal(order.filter((round) => round.includes("debugpy")).length, debugpyRounds);
+      for (const round of order) for (const mode of ["plain", "plainAgain", "dapper"]) assert.ok(round.includes(mode), `${mode} in ${round}`);
+    });
+  }
+
+  test("without nearRuns every cell has `runs` rounds", () => {
+    assert.equal(cellRounds({ python: "3.12", program: "fib", config: "none", modes, runs: 3 }).length, 3);
+  });
+});
+
 describe("program output", () => {
   const cases = [
-    { text: "BENCH_SECONDS=0.25\nBENCH_VMHWM_KB=1000\nBENCH_VMRSS_KB=900\n", expect: { seconds: 0.25, hwmKb: 1000, rssKb: 900 } },
-    { text: "hello\nBENCH_SECONDS=1.5e-05\n", expect: { seconds: 1.5e-5, hwmKb: undefined, rssKb: undefined } },
-    { text: "i=1\nBENCH_SECONDS=2.0\ni=2\n", expect: { seconds: 2, hwmKb: undefined, rssKb: undefined } },
+    { text: "BENCH_SECONDS=0.25\nBENCH_VMHWM_KB=1000\nBENCH_VMRSS_KB=900\n", expect: { seconds: 0.25, cpuSeconds: undefined, hwmKb: 1000, rssKb: 900 } },
+    { text: "hello\nBENCH_SECONDS=1.5e-05\n", expect: { seconds: 1.5e-5, cpuSeconds: undefined, hwmKb: undefined, rssKb: undefined } },
+    { text: "i=1\nBENCH_SECONDS=2.0\ni=2\n", expect: { seconds: 2, cpuSeconds: undefined, hwmKb: undefined, rssKb: undefined } },
+    { text: "BENCH_SECONDS=0.3\nBENCH_CPU_SECONDS=0.125\n", expect: { seconds: 0.3, cpuSeconds: 0.125, hwmKb: undefined, rssKb: undefined } },
   ];
   for (const { text, expect } of cases) {
     test(JSON.stringify(text), () => assert.deepEqual(parseReport(text), expect));
   }
-  for (const text of ["", "BENCH_SECONDS=\n", "XBENCH_SECONDS=1\n", "BENCH_SECONDS=-1\n"]) {
-    test(`refuses ${JSON.stringify(text)}`, () => assert.throws(() => parseReport(text), /BENCH_SECONDS/));
+  for (const text of ["", "BENCH_SECONDS=\n", "XBENCH_SECONDS=1\n", "BENCH_SECONDS=-1\n", "BENCH_SECONDS=1\nBENCH_CPU_SECONDS=-2\n"]) {
+    test(`refuses ${JSON.stringify(text)}`, () => assert.throws(() => parseReport(text), /BENCH_(CPU_)?SECONDS/));
   }
 
   test("a traceback is shortened to its first and last lines", () => {
@@ -244,5 +276,33 @@ describe("report", () => {
     assert.match(text, /## Targets missed\n\n- 3\.12 loop/);
     assert.match(text, /not available yet/);
     assert.match(text, /CPU, 2 cores/);
+    assert.match(text, /Runs per cell: 3; latency/);
+  });
+
+  test("the near-1× cells are shown again in CPU time, beside their noise", () => {
+    const near = {
+      ...cell("3.13", "threads", "none", [1, 1, 1], [1.2, 1.3, 1.1], [1.0, 1.0, 1.0]),
+      cpuSeconds: { plain: [0.5, 0.5, 0.5], plainAgain: [0.5, 0.51, 0.49], dapper: [0.505, 0.51, 0.5], debugpy: [0.5, 0.5, 0.5] },
+    };
+    near.seconds.plainAgain = [1, 1.2, 0.9];
+    const text = cpuTable([near, cells[2]], debuggers);
+    assert.match(text, /\| 3\.13 \| threads \| no breakpoints \| 1\.00× \/ 0\.98× \| 1\.01× \/ 1\.00× \| 1\.00× \/ 1\.00× \| 3 \|/);
+    assert.doesNotMatch(text, /conditional/);
+    // Programs that print no CPU time give no table at all.
+    assert.equal(cpuTable([{ ...near, cpuSeconds: { plain: [], plainAgain: [], dapper: [] } }], debuggers), "");
+  });
+
+  test("the page says which cells had more rounds", () => {
+    const text = renderResults({
+      machine: { date: "2026-01-01T00:00:00Z", cpu: "CPU", cores: 2, memoryGiB: "4.0", os: "Linux", node: "v20", dapper: "0.1.0" },
+      versions: { pythons: ["3.12.1"], debugpy: "1.8.22" },
+      options: { quick: false, runs: 5, nearRuns: 15, reps: 50 },
+      cells: [],
+      throughput: [],
+      memory: {},
+      latency: {},
+      debuggers,
+    });
+    assert.match(text, /Runs per cell: 5; 15 where the target is within 5% of 1× \(plain, plain÷plain and Dapper; debugpy keeps 5\)/);
   });
 });

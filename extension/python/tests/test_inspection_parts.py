@@ -75,6 +75,22 @@ def test_source_registry_keeps_one_reference_per_text():
         registry.content(12345)
 
 
+def test_code_compiled_from_strings_keeps_its_text_in_the_newest_registry():
+    # A later session of the same process (listening mode) takes over the one audit hook.
+    first, second = SourceRegistry(), SourceRegistry()
+    first.capture_exec_sources()
+    namespace: dict = {}
+    exec(compile("def f():\n    return 1\n", "<first>", "exec"), namespace)
+    second.capture_exec_sources()
+    exec(compile("def g():\n    return 2\n", "<second>", "exec"), namespace)
+    shown = first.source_for_code(namespace["f"].__code__)
+    assert first.content(shown["sourceReference"]) == "def f():\n    return 1\n"
+    assert "sourceReference" not in first.source_for_code(namespace["g"].__code__)
+    shown = second.source_for_code(namespace["g"].__code__)
+    assert shown["name"] == "<second>"
+    assert second.content(shown["sourceReference"]) == "def g():\n    return 2\n"
+
+
 def test_modules_are_paged():
     every = modules_body(0, 0)
     assert every["totalModules"] == len(every["modules"])
