@@ -56,7 +56,7 @@ export const PROGRAMS = [
   {
     name: "deepcopy",
     file: "deepcopy.py",
-    description: "copy.deepcopy of nested records (an audit event per object)",
+    description: "copy.deepcopy of nested records (an audited id() per object)",
     configs: ["none"],
     sizes: { full: 40, hot: 40, quick: 5 },
   },

@@ -384,6 +384,7 @@ const INHERITED_KEYS: &[&str] = &[
     "console",
     "justMyCode",
     "showReturnValue",
+    "keepExecSources",
     "redirectOutput",
     "subprocessAutoAttach",
     "rules",

@@ -245,6 +245,7 @@ mod tests {
             "custom": [1],
             "justMyCode": false,
             "showReturnValue": true,
+            "keepExecSources": false,
             "redirectOutput": true,
             "console": "externalTerminal",
             "subprocessAutoAttach": false,

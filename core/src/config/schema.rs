@@ -133,6 +133,7 @@ pub const LAUNCH_KEYS: &[Key] = &[
     },
     JUST_MY_CODE,
     SHOW_RETURN_VALUE,
+    KEEP_EXEC_SOURCES,
     Key {
         name: "redirectOutput",
         kind: Kind::Boolean,
@@ -166,6 +167,13 @@ const SHOW_RETURN_VALUE: Key = Key {
         "After stepping out of a function, show the value it returned as '(return) name' in Locals.",
 };
 
+const KEEP_EXEC_SOURCES: Key = Key {
+    name: "keepExecSources",
+    kind: Kind::Boolean,
+    default: Default::Boolean(false),
+    description: "Keep the text of code the program runs from strings (exec, eval, compile; generated dataclass methods) so that its frames show their source. It needs an audit hook, which slows every audited call of the program: copy.deepcopy about 2x, pickle about 1.15x.",
+};
+
 /// Every attach key the engine reads (besides `name`, `type` and `request`).
 pub const ATTACH_KEYS: &[Key] = &[
     Key {
@@ -176,6 +184,7 @@ pub const ATTACH_KEYS: &[Key] = &[
     },
     JUST_MY_CODE,
     SHOW_RETURN_VALUE,
+    KEEP_EXEC_SOURCES,
     Key {
         name: "redirectOutput",
         kind: Kind::Boolean,

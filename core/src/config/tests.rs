@@ -143,6 +143,7 @@ fn child_configurations_inherit_only_the_allow_list() {
             "console",
             "cwd",
             "justMyCode",
+            "keepExecSources",
             "name",
             "pathMappings",
             "processId",

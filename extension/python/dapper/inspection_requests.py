@@ -89,7 +89,8 @@ def configure_inspection(debugger, launch: dict) -> None:
     code = launch.get("code")
     if isinstance(code, str):
         inspector.sources.remember_text("<string>", code)
-    if launch.get("noDebug") is not True:
+    if launch.get("keepExecSources") is True and launch.get("noDebug") is not True:
+        # Opt-in: the audit hook it takes slows every audited call of the program.
         inspector.sources.capture_exec_sources()
     if inspector.output is None:
         connection = debugger.connection

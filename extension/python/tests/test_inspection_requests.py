@@ -245,11 +245,14 @@ exec("report()")
 '''
 
 
-def test_code_executed_from_a_string_has_its_text(launch, write, backend):
+@pytest.mark.parametrize("keep", [True, False], ids=["keepExecSources", "default"])
+def test_code_executed_from_a_string_has_its_text_when_asked(launch, write, backend, keep):
+    """keepExecSources keeps the text of exec'd strings (an audit hook); by default no
+    hook is installed and such frames have a name but no text."""
     path = write("executes.py", EXECUTED)
     line = next(i for i, text in enumerate(EXECUTED.strip("\n").split("\n"), 1) if "# BP" in text)
     debuggee = launch("--program", path, tracer=backend)
-    debuggee.configure()
+    debuggee.configure({"keepExecSources": True} if keep else {})
     debuggee.set_breakpoints(path, [line])
     debuggee.request("configurationDone")
     expected = [("<generated>", "def inner():\n    report()\ninner()\n"), ("<string>", "report()")]
@@ -258,8 +261,11 @@ def test_code_executed_from_a_string_has_its_text(launch, write, backend):
         frames = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"]
         source = frames[1]["source"]
         assert source["name"] == name
-        body = debuggee.request("source", {"sourceReference": source["sourceReference"]})
-        assert body["content"] == text
+        if keep:
+            body = debuggee.request("source", {"sourceReference": source["sourceReference"]})
+            assert body["content"] == text
+        else:
+            assert "sourceReference" not in source and "path" not in source
         debuggee.request("continue", {"threadId": 1})
     debuggee.finish(0)
 
