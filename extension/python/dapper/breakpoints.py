@@ -254,12 +254,7 @@ class BreakpointStore:
                 if remaining <= 0:
                     break
                 self._answered.wait(remaining)
-            verified = self._verify_pending(canonical)
-            told = [bp for bp in verified if bp.answered]
-            for breakpoint in told:
-                breakpoint.told_verified = True
-            if told:
-                announce(told)
+            self._verify_and_announce(canonical, announce)
 
     def verify_loaded(self, announce: Announce) -> None:
         """Verify the pending breakpoints of files found loaded since they were set: a
@@ -270,12 +265,16 @@ class BreakpointStore:
         with self._lock:
             for canonical in self.pending_files:
                 if self.loaded.contains(canonical):
-                    verified = self._verify_pending(canonical)
-                    told = [bp for bp in verified if bp.answered]
-                    for breakpoint in told:
-                        breakpoint.told_verified = True
-                    if told:
-                        announce(told)
+                    self._verify_and_announce(canonical, announce)
+
+    def _verify_and_announce(self, canonical: str, announce: Announce) -> None:
+        """With the lock held: verify the file's pending breakpoints and announce those
+        whose response is out (the others are answered verified, or by ``answered``)."""
+        told = [bp for bp in self._verify_pending(canonical) if bp.answered]
+        for breakpoint in told:
+            breakpoint.told_verified = True
+        if told:
+            announce(told)
 
     def _unanswered(self, canonical: str) -> bool:
         return any(bp.pending and not bp.answered for bp in self._by_file.get(canonical, ()))

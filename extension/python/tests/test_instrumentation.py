@@ -161,6 +161,22 @@ def check(case: Case) -> None:
         set_probe_handler(None)
 
 
+# Statements after jumps, which 3.9 compiles and 3.10+ drop.
+AFTER_JUMPS = """
+    def f(items):
+        for item in items:
+            if item:
+                continue
+                skipped = 1  #@ 1
+            break
+            after_break = 2  #@ 2
+        if not items:
+            raise ValueError
+            after_raise = 3  #@ 3
+        return len(items)
+    """
+
+
 CASES = [
     Case("plain statement", """
         def f(n):
@@ -456,33 +472,11 @@ CASES = [
             return len(items)
             unreachable = 1  #@ 1
         """, "f([1, 0])", refused={1: "runs no code"}),
-    Case("statements after a raise, break or continue never run (3.10+)", """
-        def f(items):
-            for item in items:
-                if item:
-                    continue
-                    skipped = 1  #@ 1
-                break
-                after_break = 2  #@ 2
-            if not items:
-                raise ValueError
-                after_raise = 3  #@ 3
-            return len(items)
-        """, "f([1, 0])", refused={1: "runs no code", 2: "runs no code", 3: "runs no code"},
-        min_version=(3, 10)),
-    Case("3.9 keeps statements after a raise, break or continue (they never run)", """
-        def f(items):
-            for item in items:
-                if item:
-                    continue
-                    skipped = 1  #@ 1
-                break
-                after_break = 2  #@ 2
-            if not items:
-                raise ValueError
-                after_raise = 3  #@ 3
-            return len(items)
-        """, "f([1, 0])", max_version=(3, 9)),
+    Case("statements after a raise, break or continue never run (3.10+)", AFTER_JUMPS,
+         "f([1, 0])", refused={1: "runs no code", 2: "runs no code", 3: "runs no code"},
+         min_version=(3, 10)),
+    Case("3.9 keeps statements after a raise, break or continue (they never run)",
+         AFTER_JUMPS, "f([1, 0])", max_version=(3, 9)),
     Case("pass ending a block", """
         def f(x):
             if x:
