@@ -42,17 +42,6 @@ impl WasmEngine {
             .handle_json_to_json(clamp_clock(now_ms), input_json)
     }
 
-    /// The host's fast path (docs/engine-io.md): `handle` with the input's JSON as
-    /// UTF-8 bytes (a `Uint8Array` or `Buffer`), and the byte payload of
-    /// `clientBytes`, `connectionBytes` and `processOutput` as raw bytes in `data`
-    /// instead of base64 in the JSON. Bytes cross into WebAssembly as one copy, while
-    /// a string crosses character by character in wasm-bindgen's glue.
-    #[wasm_bindgen(js_name = handleUtf8)]
-    pub fn handle_utf8(&mut self, now_ms: f64, input_json: &[u8], data: Option<Vec<u8>>) -> String {
-        self.engine
-            .handle_utf8_to_json(clamp_clock(now_ms), input_json, data)
-    }
-
     /// The buffered fast path, step one (docs/engine-io.md): makes the input buffer
     /// at least `length` bytes long and returns its address in `engineMemory()`, where
     /// the host writes the input's JSON followed by the bytes beside it.

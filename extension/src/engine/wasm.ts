@@ -10,7 +10,8 @@ export interface EngineCore {
   handle(nowMs: number, inputJson: string): string;
   /**
    * The same for an Input object, when the engine has a faster way to take it than JSON
-   * text (the real engine does: see `encodeInput`). Hosts use it when it is there.
+   * text (the real engine does: the buffered form, see `wrapEngine`). Hosts use it when
+   * it is there.
    */
   handleInput?(nowMs: number, input: Input): string;
   /**
@@ -28,7 +29,6 @@ export type EngineFactory = (optionsJson: string) => EngineCore;
 /** The class wasm-bindgen generates from core/src/wasm.rs (tests may bundle a stand-in with `handle` only). */
 export interface WasmEngine {
   handle(nowMs: number, inputJson: string): string;
-  handleUtf8?(nowMs: number, inputJson: Uint8Array, data?: Uint8Array): string;
   /** The buffered fast path (docs/engine-io.md): the address of an input buffer of at least `length` bytes. */
   inputBuffer?(length: number): number;
   /** Handles the input written there; returns the length of the outputs' JSON, found at `outputAddress()`. */
@@ -66,20 +66,6 @@ function loadModule(): DapperCoreModule {
   return loaded;
 }
 
-/**
- * An Input as the engine's fast path (`handleUtf8`, docs/engine-io.md) takes it: the JSON
- * as UTF-8 bytes, which cross into WebAssembly as one copy (a string crosses character by
- * character in wasm-bindgen's glue), and the bytes of a `data` field beside it rather
- * than as base64 inside the JSON the engine would have to scan and decode.
- */
-export function encodeInput(input: Input): { json: Buffer; data: Buffer | undefined } {
-  if (input.type === "clientBytes" || input.type === "connectionBytes" || input.type === "processOutput") {
-    const { data, ...rest } = input;
-    return { json: Buffer.from(JSON.stringify(rest), "utf8"), data: Buffer.from(data, "base64") };
-  }
-  return { json: Buffer.from(JSON.stringify(input), "utf8"), data: undefined };
-}
-
 /** Creates the real engine. */
 export const createWasmEngine: EngineFactory = (optionsJson) => {
   const module = loadModule();
@@ -87,8 +73,8 @@ export const createWasmEngine: EngineFactory = (optionsJson) => {
 };
 
 /**
- * The host's side of an engine: the buffered fast path when the engine has it, else
- * `handleUtf8`, else the plain JSON form. On the buffered path the input's JSON is
+ * The host's side of an engine: the buffered fast path when the engine has it (the
+ * real one does; stand-ins in tests may not), else the plain JSON form. On the buffered path the input's JSON is
  * written straight into an input buffer in the engine's memory, the bytes of its `data`
  * beside it, and the outputs' JSON is read straight out of an output buffer there, with
  * the bytes of `writeToClient` outputs raw beside it (`outputBytes`): the engine reuses
@@ -134,14 +120,5 @@ export function wrapEngine(engine: WasmEngine, memory: EngineMemory | undefined)
       free: () => engine.free(),
     };
   }
-  const handleUtf8 = engine.handleUtf8?.bind(engine);
-  if (handleUtf8 === undefined) return engine;
-  return {
-    handle: (nowMs, inputJson) => handleUtf8(nowMs, Buffer.from(inputJson, "utf8")),
-    handleInput: (nowMs, input) => {
-      const { json, data } = encodeInput(input);
-      return handleUtf8(nowMs, json, data);
-    },
-    free: () => engine.free(),
-  };
+  return engine;
 }
