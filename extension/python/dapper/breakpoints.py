@@ -25,8 +25,9 @@ Two more ways a file's code can appear unnoticed: a thread imports it while its
 breakpoints are being set (after the check that made them pending, before the live swap
 gave its functions probes), or a probe or the tracer reaches a breakpoint whose
 verification another thread is announcing right now. ``verify_loaded`` runs after every
-swap for the first; for both, a hit of a breakpoint the client does not know to be
-verified goes through ``file_loaded`` before anything is shown for it.
+swap, with the files whose functions it found, for the first; for both, a hit of a
+breakpoint the client does not know to be verified goes through ``file_loaded`` before
+anything is shown for it.
 
 Ordering with the tracer, without a lock on its side: the tracer notes a file as loaded
 and then reads ``pending_files``; ``set_file_breakpoints`` publishes ``pending_files``
@@ -256,15 +257,16 @@ class BreakpointStore:
                 self._answered.wait(remaining)
             self._verify_and_announce(canonical, announce)
 
-    def verify_loaded(self, announce: Announce) -> None:
-        """Verify the pending breakpoints of files found loaded since they were set: a
-        thread may import a file while its breakpoints are being set, after the check
-        that made them pending and before the live swap gave its functions probes. The
-        ones already answered are announced (under the lock); the others are answered
-        verified."""
+    def verify_loaded(self, files: set[str], announce: Announce) -> None:
+        """``files`` have code in the process (the live swap found their functions):
+        their pending breakpoints are verified. A thread may import a file while its
+        breakpoints are being set, after the check that made them pending and before
+        the swap. The ones already answered are announced (under the lock); the others
+        are answered verified."""
         with self._lock:
-            for canonical in self.pending_files:
-                if self.loaded.contains(canonical):
+            for canonical in files:
+                self.loaded.note(canonical)
+                if canonical in self.pending_files:
                     self._verify_and_announce(canonical, announce)
 
     def _verify_and_announce(self, canonical: str, announce: Announce) -> None:

@@ -558,10 +558,10 @@ class Debugger:
 
     def breakpoints_changed(self) -> None:
         # Probes first: the tracer's verdicts read which lines the new copies handle.
-        self.probes.sync()
+        swapped = self.probes.sync()
         # A file imported while its breakpoints were being set is verified now: the
-        # swap may have given its functions probes that run before any announcement.
-        self.store.verify_loaded(self.announce_verified)
+        # swap gave its functions probes, which may run before any announcement.
+        self.store.verify_loaded(swapped, self.announce_verified)
         self.tracer.lines_need_tracing = self.probes.lines_need_tracing
         self.tracer.breakpoints_changed()
         self._settle_tracing()

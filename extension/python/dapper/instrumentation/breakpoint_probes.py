@@ -120,13 +120,15 @@ class BreakpointProbes:
             self.sync()
             return instrumentation.registry
 
-    def sync(self) -> None:
+    def sync(self) -> set[str]:
         """Apply the store's line breakpoints to every file whose probes changed (and
-        point unchanged probes at the store's new breakpoint objects)."""
+        point unchanged probes at the store's new breakpoint objects). Returns the files
+        whose live functions were given copies: their code exists, so they are loaded."""
+        found: set[str] = set()
         with self._lock:
             instrumentation = self.instrumentation
             if instrumentation is None:
-                return
+                return found
             lines_by_file = self._store.lines_by_file
             # Files of an earlier session of this process (a fork child's parent) are
             # cleared too: their copies would call probes nobody knows.
@@ -135,10 +137,12 @@ class BreakpointProbes:
                      | set(instrumentation.registry.files()))
             for canonical in sorted(files):
                 try:
-                    self._sync_file(instrumentation, canonical,
-                                    lines_by_file.get(canonical) or {})
+                    if self._sync_file(instrumentation, canonical,
+                                       lines_by_file.get(canonical) or {}):
+                        found.add(canonical)
                 except Exception:  # A bug must not fail setBreakpoints: the tracer has them.
                     report_internal_error(f"the breakpoints of {canonical}")
+        return found
 
     def compile_program(self, source: bytes, filename: str):
         """The main program's code, compiled with its file's probes (for the launcher).
@@ -165,16 +169,17 @@ class BreakpointProbes:
         return module.code if module.accepted else module.plain
 
     def _sync_file(self, instrumentation: Instrumentation, canonical: str,
-                   per_line: Mapping[int, tuple]) -> None:
+                   per_line: Mapping[int, tuple]) -> bool:
+        """Apply one file's probes; True when live functions of it now run copies."""
         wanted = {line: _probe_condition(breakpoints) for line, breakpoints in per_line.items()}
         previous = self._applied.get(canonical)
         if previous is not None and previous[0] == wanted and not self._stale.get(canonical):
             # Same probes: the copies stay; their ids now mean the new breakpoints.
             self._set_targets(canonical, per_line, previous[1], ())
-            return
+            return False
         if previous is None and not wanted and canonical not in instrumentation.finder.files() \
                 and canonical not in instrumentation.registry.files():
-            return
+            return False
         ids = {line: next(_probe_ids) for line in wanted}
         # The new ids are known before any copy can call them ...
         self._set_targets(canonical, per_line, ids, ())
@@ -197,6 +202,7 @@ class BreakpointProbes:
             and bool(wanted)
         for warning in result.warnings:
             print(f"dapper: {warning}", file=sys.stderr)
+        return bool(wanted) and result.functions_swapped > 0
 
     def _set_targets(self, canonical: str, per_line: Mapping[int, tuple],
                      ids: Mapping[int, int], forget) -> None:
