@@ -6,8 +6,12 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { root } from "./lib.mjs";
 
-const require = createRequire(import.meta.url);
-const { DebugClient } = require("@vscode/debugadapter-testsupport");
+// Loaded when the demo runs, not when this module is imported: `npm start` imports this file
+// before it has installed the npm packages (issue 12).
+function loadDebugClient() {
+  const require = createRequire(import.meta.url);
+  return require("@vscode/debugadapter-testsupport").DebugClient;
+}
 
 const examples = path.join(root, "examples");
 const relative = (file) => path.relative(root, file);
@@ -28,6 +32,7 @@ async function printVariables(client, reference, indent, depth) {
 
 export async function demo({ python = process.env.DAPPER_PYTHON } = {}) {
   const program = path.join(examples, "hello.py");
+  const DebugClient = loadDebugClient();
   const client = new DebugClient(process.execPath, path.join(root, "dist", "adapter.js"), "dapper", { cwd: root }, false);
   client.defaultTimeout = 20000;
   const output = [];
