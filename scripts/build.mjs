@@ -3,6 +3,7 @@
 import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { requirePrerequisites } from "./prerequisites.mjs";
 import { ensureNpmPackages, ensureWasmBindgen, ensureWasmTarget, npxBin, root, run, step } from "./lib.mjs";
 
 const wasmPkg = path.join(root, "wasm-pkg");
@@ -47,6 +48,7 @@ export async function build() {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  requirePrerequisites("npm run build");
   build().catch((error) => {
     console.error(`\nbuild failed: ${error.message}`);
     process.exit(1);

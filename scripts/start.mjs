@@ -4,6 +4,9 @@ import path from "node:path";
 import { demo } from "./demo.mjs";
 import { packageVsix } from "./package.mjs";
 import { root, step } from "./lib.mjs";
+import { requirePrerequisites } from "./prerequisites.mjs";
+
+requirePrerequisites("npm start");
 
 try {
   const vsix = await packageVsix();

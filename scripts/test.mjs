@@ -6,6 +6,9 @@ import path from "node:path";
 import { build } from "./build.mjs";
 import { packageVsix } from "./package.mjs";
 import { compareVersions, ensurePythonTestEnv, findPythons, npxBin, root, run, step } from "./lib.mjs";
+import { requirePrerequisites } from "./prerequisites.mjs";
+
+requirePrerequisites("npm test");
 
 const results = [];
 
@@ -50,6 +53,10 @@ await suite("TypeScript: tsc (strict) and eslint", () => {
 });
 
 await suite("TypeScript: host unit tests", () => nodeTests(testFiles(path.join(root, "out", "extension"))));
+
+await suite("Project scripts: unit tests (prerequisites, first-run rules)", () =>
+  nodeTests(readdirSync(path.join(root, "scripts", "test")).filter((name) => name.endsWith(".test.mjs")).map((name) => path.join(root, "scripts", "test", name))),
+);
 
 await suite("Benchmark harness: unit tests (the benchmark itself is npm run bench)", () =>
   nodeTests(readdirSync(path.join(root, "bench", "test")).filter((name) => name.endsWith(".test.mjs")).map((name) => path.join(root, "bench", "test", name))),
