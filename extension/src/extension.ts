@@ -11,6 +11,7 @@ import { pythonPackageDirOf } from "./extensionRoot";
 import { formatLogLine, isLogLevel, Logger, type LogSink } from "./log";
 import { exitCodeReporter } from "./vscode/exitCode";
 import { registerFileCommands } from "./vscode/fileCommands";
+import { registerHotReload } from "./vscode/hotReload";
 import { DEBUG_TYPE, dynamicConfigurations, fileConfiguration } from "./vscode/fileConfiguration";
 import { chooseInterpreter, expandSettingPath } from "./vscode/interpreter";
 import { defaultPython, InterpreterChecker } from "./vscode/interpreterCheck";
@@ -59,6 +60,7 @@ export function activate(context: vscode.ExtensionContext): void {
       vscode.DebugConfigurationProviderTriggerKind.Dynamic,
     ),
     ...registerFileCommands(),
+    ...registerHotReload(),
   );
 }
 

@@ -7,6 +7,7 @@ import * as path from "path";
 import { test } from "node:test";
 import { findExtensionRoot } from "../extensionRoot";
 import { DEBUG_FILE_COMMAND, DEBUG_TYPE, RUN_FILE_COMMAND } from "./fileConfiguration";
+import { HOT_RELOAD_COMMAND } from "./hotReloadReport";
 
 interface Manifest {
   activationEvents: string[];
@@ -14,6 +15,7 @@ interface Manifest {
     commands: { command: string; title: string }[];
     menus: Record<string, { command: string; when?: string }[]>;
     debuggers: { type: string }[];
+    keybindings?: { command: string; key: string; mac?: string; when?: string }[];
   };
 }
 
@@ -28,6 +30,7 @@ test("the contributed commands are exactly the ones the extension registers, wit
   assert.deepEqual(titles, {
     [DEBUG_FILE_COMMAND]: "Dapper: Debug Python File",
     [RUN_FILE_COMMAND]: "Dapper: Run Python File",
+    [HOT_RELOAD_COMMAND]: "Dapper: Hot Reload Current File",
   });
 });
 
@@ -36,6 +39,7 @@ const menuCases: { menu: string; command: string; when: string }[] = [
   { menu: "editor/title/run", command: RUN_FILE_COMMAND, when: "resourceLangId == python" },
   { menu: "commandPalette", command: DEBUG_FILE_COMMAND, when: "editorLangId == python" },
   { menu: "commandPalette", command: RUN_FILE_COMMAND, when: "editorLangId == python" },
+  { menu: "commandPalette", command: HOT_RELOAD_COMMAND, when: "editorLangId == python" },
 ];
 
 for (const { menu, command, when } of menuCases) {
@@ -45,6 +49,16 @@ for (const { menu, command, when } of menuCases) {
     assert.ok(entry.when?.split("&&").map((part) => part.trim()).includes(when), `${entry.when} requires ${when}`);
   });
 }
+
+test("Ctrl+Alt+R (Cmd+Alt+R) hot-reloads only while a Dapper session is stopped and a Python editor has focus", () => {
+  const { keybindings } = manifest().contributes;
+  const binding = keybindings?.find((item) => item.command === HOT_RELOAD_COMMAND);
+  assert.ok(binding, "the hot reload command has a key");
+  assert.equal(binding.key, "ctrl+alt+r");
+  assert.equal(binding.mac, "cmd+alt+r");
+  const when = binding.when?.split("&&").map((part) => part.trim()) ?? [];
+  for (const part of ["editorTextFocus", "editorLangId == python", "debugType == 'dapper'", "debugState == 'stopped'"]) assert.ok(when.includes(part), `${binding.when} requires ${part}`);
+});
 
 test("every menu entry names a contributed command", () => {
   const { commands, menus } = manifest().contributes;
