@@ -3,10 +3,10 @@
 
 import * as os from "os";
 import * as vscode from "vscode";
-import { InlineDebugAdapter } from "./adapters/inline";
-import { EngineHost } from "./engine/host";
-import type { LogLevel } from "./engine/protocol";
-import { createWasmEngine } from "./engine/wasm";
+import { InlineDebugAdapter } from "./vscode/inlineAdapter";
+import { EngineHost } from "./host/host";
+import type { LogLevel } from "./host/protocol";
+import { createWasmEngine } from "./host/wasm";
 import { pythonPackageDirOf } from "./extensionRoot";
 import { formatLogLine, isLogLevel, Logger, type LogSink } from "./log";
 import { exitCodeReporter } from "./vscode/exitCode";

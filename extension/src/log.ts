@@ -2,7 +2,7 @@
 // inside VS Code, stderr or a file for the standalone adapter. Nothing here imports vscode.
 
 import * as fs from "fs";
-import type { LogLevel } from "./engine/protocol";
+import type { LogLevel } from "./host/protocol";
 
 export const LOG_LEVELS: readonly LogLevel[] = ["error", "warn", "info", "debug", "trace"];
 

@@ -2,8 +2,8 @@
 // for the engine (it only drives the executors; it decides nothing), and process probes.
 
 import * as fs from "fs";
-import type { EngineCore } from "../engine/wasm";
-import type { Input, Output } from "../engine/protocol";
+import type { EngineCore } from "../host/wasm";
+import type { Input, Output } from "../host/protocol";
 import { Logger, MemorySink } from "../log";
 
 /** Waits until check() returns something other than undefined, or fails after timeoutMs. */

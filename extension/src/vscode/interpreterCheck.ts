@@ -9,7 +9,7 @@
 import { execFile } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
-import { PYTHON_PROBE_ARGS, parsePythonProbe } from "../facts";
+import { PYTHON_PROBE_ARGS, parsePythonProbe } from "../host/executors/facts";
 import type { InterpreterSource } from "./interpreter";
 
 /** The oldest Python the debuggee package supports (the engine holds the same limit). */

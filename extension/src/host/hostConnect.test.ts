@@ -4,9 +4,9 @@
 import assert from "assert/strict";
 import * as net from "net";
 import { test } from "node:test";
-import { EngineHost } from "./engine/host";
-import type { Input, Output } from "./engine/protocol";
-import { b64, ScriptedEngine, testLogger, unb64, waitFor } from "./testing/standIns";
+import { EngineHost } from "./host";
+import type { Input, Output } from "./protocol";
+import { b64, ScriptedEngine, testLogger, unb64, waitFor } from "../testing/standIns";
 
 /** A host whose engine answers the client's opening with `connect` and echoes "ping" on connection. */
 function hostConnectingTo(port: number) {

@@ -2,8 +2,9 @@
 // adapter, or both directions of one socket for the TCP server. The engine frames and
 // unframes the Content-Length messages; this module only moves bytes.
 
-import type { EngineHost, HostedClient } from "../engine/host";
-import type { ClientTransport } from "../engine/protocol";
+import type * as net from "net";
+import type { ClientHost, HostedClient } from "../host/clients";
+import type { ClientTransport } from "../host/protocol";
 import type { Logger } from "../log";
 
 export interface StreamClient {
@@ -13,7 +14,7 @@ export interface StreamClient {
 }
 
 export function hostStreamClient(
-  host: EngineHost,
+  host: ClientHost,
   input: NodeJS.ReadableStream,
   output: NodeJS.WritableStream,
   logger: Logger,
@@ -57,4 +58,15 @@ export function hostStreamClient(
     finish(`writing to the client failed: ${error.message}`);
   });
   return { client, closed };
+}
+
+/**
+ * Hosts a connection to the engine's client listener (openListener purpose "clients") as
+ * a DAP client of its own: the child session of a client that runs the adapter over stdio.
+ */
+export function hostChildClient(host: ClientHost, socket: net.Socket, logger: Logger): void {
+  const peer = `${socket.remoteAddress ?? "?"}:${socket.remotePort ?? "?"}`;
+  const session = hostStreamClient(host, socket, socket, logger, `child-session client ${peer}`, "childClient");
+  logger.info(`Client ${session.client.id} connected from ${peer} for a child session`);
+  void session.closed.then(() => socket.destroy());
 }

@@ -5,7 +5,7 @@
 
 import { execFileSync, spawn } from "child_process";
 import * as fs from "fs";
-import type { KillSignal } from "./engine/protocol";
+import type { KillSignal } from "../protocol";
 
 /**
  * Sends the signal to the pid and its descendants. The list of descendants is taken before
