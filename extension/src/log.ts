@@ -31,10 +31,6 @@ export class Logger {
     this.level = level;
   }
 
-  getLevel(): LogLevel {
-    return this.level;
-  }
-
   /** True when a message at this level would be written; lets callers skip costly formatting. */
   enabled(level: LogLevel): boolean {
     return RANK[level] <= RANK[this.level];
@@ -93,10 +89,6 @@ export class FileSink implements LogSink {
 
   write(level: LogLevel, line: string): void {
     fs.writeSync(this.fd, formatLogLine(level, line) + "\n");
-  }
-
-  close(): void {
-    fs.closeSync(this.fd);
   }
 }
 

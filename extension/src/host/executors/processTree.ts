@@ -58,11 +58,7 @@ interface ProcessEntry {
   pgid: number;
 }
 
-/** Every process whose chain of parents reaches pid, children before grandchildren. */
-export function listDescendants(pid: number): number[] {
-  return descendantsIn(readProcessTable(), pid);
-}
-
+/** Every process in the table whose chain of parents reaches pid, children before grandchildren. */
 function descendantsIn(table: Map<number, ProcessEntry>, pid: number): number[] {
   const children = new Map<number, number[]>();
   for (const [child, { ppid: parent }] of table) {

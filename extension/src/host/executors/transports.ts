@@ -214,7 +214,7 @@ export class Transports {
 }
 
 /** Makes a fresh directory only this user can enter, for Unix sockets. */
-export function makePrivateDirectory(parent: string): string {
+function makePrivateDirectory(parent: string): string {
   const directory = fs.mkdtempSync(path.join(parent, "dapper-"));
   // mkdtemp already uses 0700, but the umask and other platforms are not trusted with it.
   fs.chmodSync(directory, 0o700);
