@@ -7,7 +7,7 @@
 import * as fs from "fs";
 import * as net from "net";
 import { format } from "util";
-import { hostChildClient, hostStreamClient } from "./standalone/streamClient";
+import { hostSocketClient, hostStreamClient } from "./standalone/streamClient";
 import { parseAdapterArgs, USAGE, type AdapterArgs } from "./standalone/args";
 import { EngineHost } from "./host/host";
 import type { LogLevel } from "./host/protocol";
@@ -56,7 +56,7 @@ function main(): void {
     pythonPackageDir,
     adapterVersion: root.version,
     // Child sessions of a stdio client connect back to the engine's client listener.
-    acceptChildClient: (socket) => hostChildClient(host, socket, logger),
+    acceptChildClient: (socket) => hostSocketClient(host, socket, logger, "childClient"),
   });
   installProcessHandlers(host, logger);
   logger.info(`Dapper adapter ${root.version} (node ${process.version}, pid ${process.pid}) starting in ${args.mode.kind} mode`);
@@ -91,16 +91,7 @@ function runStdio(host: EngineHost, logger: Logger): void {
 
 /** A DAP server: every accepted connection is a client of the one engine. */
 function runServer(host: EngineHost, logger: Logger, address: string, port: number): void {
-  const server = net.createServer((socket) => {
-    socket.setNoDelay(true);
-    const peer = `${socket.remoteAddress ?? "?"}:${socket.remotePort ?? "?"}`;
-    const session = hostStreamClient(host, socket, socket, logger, `client ${peer}`, "tcp");
-    logger.info(`Client ${session.client.id} connected from ${peer}`);
-    void session.closed.then(() => {
-      logger.info(`Client ${session.client.id} (${peer}) disconnected`);
-      socket.destroy();
-    });
-  });
+  const server = net.createServer((socket) => hostSocketClient(host, socket, logger, "tcp"));
   server.on("error", (error) => {
     logger.error(`The DAP server failed: ${error.message}`);
     process.stderr.write(`dapper adapter: cannot serve on ${formatHostPort(address, port)}: ${error.message}\n`);

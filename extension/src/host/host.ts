@@ -5,12 +5,12 @@
 
 import * as crypto from "crypto";
 import type * as net from "net";
-import { gatherFacts } from "./executors/facts";
 import { describeError, isLogLevel, type Logger } from "../log";
+import { ClientRegistry, deliverMessage, frameMessage, type ClientEntry, type ClientHost, type ClientSink, type HostedClient } from "./clients";
+import { gatherFacts } from "./executors/facts";
 import { Processes } from "./executors/processes";
 import { Timers } from "./executors/timers";
 import { Transports } from "./executors/transports";
-import { ClientRegistry, deliverMessage, frameMessage, type ClientEntry, type ClientHost, type ClientSink, type HostedClient } from "./clients";
 import { engineFailedEvents, orphanResponse } from "./failure";
 import type { DapMessage, EngineOptions, Input, Output } from "./protocol";
 import { formatClock, formatInput, formatOutput } from "./transcript";

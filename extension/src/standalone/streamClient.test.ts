@@ -5,7 +5,7 @@ import { PassThrough } from "stream";
 import { EngineHost } from "../host/host";
 import type { Input } from "../host/protocol";
 import { b64, delay, ScriptedEngine, testLogger, unb64, waitFor, type Script } from "../testing/standIns";
-import { hostChildClient, hostStreamClient } from "./streamClient";
+import { hostSocketClient, hostStreamClient } from "./streamClient";
 
 function makeHost(script: Script) {
   const engines: ScriptedEngine[] = [];
@@ -19,7 +19,7 @@ function makeHost(script: Script) {
     logger,
     pythonPackageDir: "/x",
     adapterVersion: "0",
-    acceptChildClient: (socket) => hostChildClient(host, socket, logger),
+    acceptChildClient: (socket) => hostSocketClient(host, socket, logger, "childClient"),
   });
   return { host, engines, logger, inputs: (): Input[] => engines[0]?.inputs ?? [] };
 }

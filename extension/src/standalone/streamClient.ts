@@ -61,12 +61,18 @@ export function hostStreamClient(
 }
 
 /**
- * Hosts a connection to the engine's client listener (openListener purpose "clients") as
- * a DAP client of its own: the child session of a client that runs the adapter over stdio.
+ * Hosts one socket as a DAP client until either side closes it: a connection to the
+ * adapter's --port server ("tcp"), or to the engine's own client listener
+ * ("childClient": the child session of a client that runs the adapter over stdio).
  */
-export function hostChildClient(host: ClientHost, socket: net.Socket, logger: Logger): void {
+export function hostSocketClient(host: ClientHost, socket: net.Socket, logger: Logger, transport: "tcp" | "childClient"): void {
+  socket.setNoDelay(true);
   const peer = `${socket.remoteAddress ?? "?"}:${socket.remotePort ?? "?"}`;
-  const session = hostStreamClient(host, socket, socket, logger, `child-session client ${peer}`, "childClient");
-  logger.info(`Client ${session.client.id} connected from ${peer} for a child session`);
-  void session.closed.then(() => socket.destroy());
+  const what = transport === "tcp" ? "client" : "child-session client";
+  const session = hostStreamClient(host, socket, socket, logger, `${what} ${peer}`, transport);
+  logger.info(`Client ${session.client.id} connected from ${peer}${transport === "tcp" ? "" : " for a child session"}`);
+  void session.closed.then(() => {
+    logger.info(`Client ${session.client.id} (${peer}) disconnected`);
+    socket.destroy();
+  });
 }
