@@ -3,27 +3,12 @@ import { test } from "node:test";
 import type { ClientSink } from "./clients";
 import { EngineHost } from "./host";
 import type { DapMessage, Input, Output } from "./protocol";
-import { b64, delay, isAlive, ScriptedEngine, testLogger, unb64, waitFor, type Script } from "../testing/standIns";
+import { b64, delay, isAlive, scriptedHost, testLogger, unb64, waitFor, type Script } from "../testing/standIns";
 
-/** A host over scripted engines; every engine it creates is kept for inspection. */
+/** A host over scripted engines, with a clock when given one. */
 function makeHost(script: Script, options: { clock?: number[] } = {}) {
-  const engines: ScriptedEngine[] = [];
-  const { logger, sink } = testLogger("trace");
   const clock = options.clock;
-  const host = new EngineHost({
-    createEngine: (optionsJson) => {
-      const engine = new ScriptedEngine(optionsJson, script);
-      engines.push(engine);
-      return engine;
-    },
-    logger,
-    pythonPackageDir: "/opt/dapper/extension/python",
-    adapterVersion: "9.9.9",
-    platform: "linux",
-    now: clock ? () => clock.shift() ?? 0 : undefined,
-  });
-  const lines = () => sink.lines.map((line) => line.line);
-  return { host, engines, lines, sink };
+  return scriptedHost(script, { now: clock ? () => clock.shift() ?? 0 : undefined });
 }
 
 function messagesClient(host: EngineHost) {

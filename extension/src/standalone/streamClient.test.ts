@@ -2,26 +2,15 @@ import assert from "assert/strict";
 import * as net from "net";
 import { test } from "node:test";
 import { PassThrough } from "stream";
-import { EngineHost } from "../host/host";
-import type { Input } from "../host/protocol";
-import { b64, delay, ScriptedEngine, testLogger, unb64, waitFor, type Script } from "../testing/standIns";
+import { b64, delay, scriptedHost, unb64, waitFor, type Script } from "../testing/standIns";
 import { hostSocketClient, hostStreamClient } from "./streamClient";
 
+/** A host that hosts connections to its client listener as child-session clients, as the adapter does. */
 function makeHost(script: Script) {
-  const engines: ScriptedEngine[] = [];
-  const { logger } = testLogger("info");
-  const host: EngineHost = new EngineHost({
-    createEngine: (options) => {
-      const engine = new ScriptedEngine(options, script);
-      engines.push(engine);
-      return engine;
-    },
-    logger,
-    pythonPackageDir: "/x",
-    adapterVersion: "0",
-    acceptChildClient: (socket) => hostSocketClient(host, socket, logger, "childClient"),
+  const made = scriptedHost(script, {
+    acceptChildClient: (socket) => hostSocketClient(made.host, socket, made.logger, "childClient"),
   });
-  return { host, engines, logger, inputs: (): Input[] => engines[0]?.inputs ?? [] };
+  return made;
 }
 
 function collect(stream: NodeJS.ReadableStream): { text: string; ended: boolean } {
