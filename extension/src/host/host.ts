@@ -29,8 +29,8 @@ export interface EngineHostOptions {
   /**
    * Takes a connection to the engine's client listener (openListener purpose "clients"):
    * a DAP client of its own, the child session of a client that runs the adapter over
-   * stdio. The entry point that serves such clients hosts it (on this host); without it
-   * such connections are closed.
+   * stdio. The standalone adapter passes one (standalone/streamClient.ts); without it such
+   * connections are closed (VS Code's inline clients never make the engine open one).
    */
   acceptChildClient?: (socket: net.Socket) => void;
 }
