@@ -5,10 +5,10 @@
 // the debuggee, their responses forwarded back, and an output event.
 //
 // Only the engine's side is timed, as the host pays it per message: everything
-// extension/src/engine/wasm.ts (`wrapEngine`) does with an Input — its JSON.stringify,
+// extension/src/host/wasm.ts (`wrapEngine`) does with an Input — its JSON.stringify,
 // writing that JSON and the bytes of its base64 `data` into the engine's memory, the
 // engine's call, reading the outputs' JSON back as a string — the JSON.parse of the
-// outputs that extension/src/engine/host.ts does, and its copy of a byte-stream client's
+// outputs that extension/src/host/host.ts does, and its copy of a byte-stream client's
 // bytes out of the engine's memory (`clientBytes`). Not timed: the scripted client and
 // debuggee (building the inputs, decoding what the engine sends them) and executing the
 // outputs.
@@ -29,7 +29,7 @@ export const MIXES = {
   stopped: ["threads", "stackTrace", "scopes", "variables"],
 };
 
-/** The inputs whose bytes the host passes beside the JSON (extension/src/engine/wasm.ts). */
+/** The inputs whose bytes the host passes beside the JSON (extension/src/host/wasm.ts). */
 const BYTE_INPUTS = ["clientBytes", "connectionBytes", "processOutput"];
 
 /** A DP frame (docs/ipc.md): "DP", version 1, kind, big-endian length, JSON. */
@@ -78,7 +78,7 @@ export function responseBody(command) {
 }
 
 /**
- * The host's glue around a WasmEngine, as extension/src/engine/wasm.ts (`wrapEngine`)
+ * The host's glue around a WasmEngine, as extension/src/host/wasm.ts (`wrapEngine`)
  * has it (the benchmark runs on wasm-pkg/ alone, without the compiled extension): the
  * buffered fast path, the input's JSON and the bytes of its `data` written straight into
  * the engine's memory and the outputs' JSON read straight out of it.

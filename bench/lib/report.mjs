@@ -244,7 +244,7 @@ export function renderResults({ machine, versions, options, cells, latency, thro
     "## Engine throughput",
     "",
     "DAP messages per second through the engine alone (requests in from the client, responses and events in from the debuggee), " +
-      "with a scripted host and debuggee; only the engine call is timed, with what the host does around it per message (WebAssembly, through the extension's own glue, `wrapEngine` in extension/src/engine/wasm.ts: `JSON.stringify` of the input, writing it and its bytes into the engine's memory, the engine call, reading the outputs' JSON, `JSON.parse`, and copying a byte-stream client's bytes out); the best of three passes. WebAssembly: wasm-pkg/ in Node, as the extension runs it. " +
+      "with a scripted host and debuggee; only the engine call is timed, with what the host does around it per message (WebAssembly, through the extension's own glue, `wrapEngine` in extension/src/host/wasm.ts: `JSON.stringify` of the input, writing it and its bytes into the engine's memory, the engine call, reading the outputs' JSON, `JSON.parse`, and copying a byte-stream client's bytes out); the best of three passes. WebAssembly: wasm-pkg/ in Node, as the extension runs it. " +
       "Native: bench/native/ (the same script in Rust, `handle_json` and output serialisation, as the shim does).",
     "",
     throughput.length ? throughputTable(throughput) : "_Not run._",

@@ -7,11 +7,11 @@
 import * as fs from "fs";
 import * as net from "net";
 import { format } from "util";
-import { hostStreamClient } from "./adapters/stream";
-import { parseAdapterArgs, USAGE, type AdapterArgs } from "./adapterArgs";
-import { EngineHost } from "./engine/host";
-import type { LogLevel } from "./engine/protocol";
-import { createWasmEngine } from "./engine/wasm";
+import { hostSocketClient, hostStreamClient } from "./standalone/streamClient";
+import { parseAdapterArgs, USAGE, type AdapterArgs } from "./standalone/args";
+import { EngineHost } from "./host/host";
+import type { LogLevel } from "./host/protocol";
+import { createWasmEngine } from "./host/wasm";
 import { findExtensionRoot, pythonPackageDirOf } from "./extensionRoot";
 import { describeError, FileSink, Logger, StreamSink, type LogSink } from "./log";
 
@@ -50,7 +50,14 @@ function main(): void {
   const pythonPackageDir = pythonPackageDirOf(root.directory);
   if (!fs.existsSync(pythonPackageDir)) logger.warn(`The Python package directory ${pythonPackageDir} does not exist.`);
 
-  const host = new EngineHost({ createEngine: createWasmEngine, logger, pythonPackageDir, adapterVersion: root.version });
+  const host: EngineHost = new EngineHost({
+    createEngine: createWasmEngine,
+    logger,
+    pythonPackageDir,
+    adapterVersion: root.version,
+    // Child sessions of a stdio client connect back to the engine's client listener.
+    acceptChildClient: (socket) => hostSocketClient(host, socket, logger, "childClient"),
+  });
   installProcessHandlers(host, logger);
   logger.info(`Dapper adapter ${root.version} (node ${process.version}, pid ${process.pid}) starting in ${args.mode.kind} mode`);
 
@@ -84,16 +91,7 @@ function runStdio(host: EngineHost, logger: Logger): void {
 
 /** A DAP server: every accepted connection is a client of the one engine. */
 function runServer(host: EngineHost, logger: Logger, address: string, port: number): void {
-  const server = net.createServer((socket) => {
-    socket.setNoDelay(true);
-    const peer = `${socket.remoteAddress ?? "?"}:${socket.remotePort ?? "?"}`;
-    const session = hostStreamClient(host, socket, socket, logger, `client ${peer}`, "tcp");
-    logger.info(`Client ${session.client.id} connected from ${peer}`);
-    void session.closed.then(() => {
-      logger.info(`Client ${session.client.id} (${peer}) disconnected`);
-      socket.destroy();
-    });
-  });
+  const server = net.createServer((socket) => hostSocketClient(host, socket, logger, "tcp"));
   server.on("error", (error) => {
     logger.error(`The DAP server failed: ${error.message}`);
     process.stderr.write(`dapper adapter: cannot serve on ${formatHostPort(address, port)}: ${error.message}\n`);

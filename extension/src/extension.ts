@@ -1,35 +1,22 @@
 // The VS Code extension: one engine host for the whole extension host, shared by every
 // Dapper debug session, hosted inline (no adapter process).
 
-import * as os from "os";
 import * as vscode from "vscode";
-import { InlineDebugAdapter } from "./adapters/inline";
-import { EngineHost } from "./engine/host";
-import type { LogLevel } from "./engine/protocol";
-import { createWasmEngine } from "./engine/wasm";
 import { pythonPackageDirOf } from "./extensionRoot";
-import { formatLogLine, isLogLevel, Logger, type LogSink } from "./log";
+import { EngineHost } from "./host/host";
+import { createWasmEngine } from "./host/wasm";
+import { DapperConfigurationProvider } from "./vscode/configurationProvider";
 import { exitCodeReporter } from "./vscode/exitCode";
 import { registerFileCommands } from "./vscode/fileCommands";
+import { DEBUG_TYPE, dynamicConfigurations } from "./vscode/fileConfiguration";
 import { registerHotReload } from "./vscode/hotReload";
-import { DEBUG_TYPE, dynamicConfigurations, fileConfiguration } from "./vscode/fileConfiguration";
-import { chooseInterpreter, expandSettingPath } from "./vscode/interpreter";
-import { defaultPython, InterpreterChecker } from "./vscode/interpreterCheck";
-import { reportUnusableInterpreter } from "./vscode/interpreterPrompt";
-import { pythonExtensionInterpreter } from "./vscode/pythonExtension";
+import { InlineDebugAdapter } from "./vscode/inlineAdapter";
+import { channelLogger } from "./vscode/logChannel";
 
 let host: EngineHost | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
-  const channel = vscode.window.createOutputChannel("Dapper");
-  context.subscriptions.push(channel);
-  const sink: LogSink = { write: (level, line) => channel.appendLine(formatLogLine(level, line)) };
-  const logger = new Logger(sink, configuredLogLevel());
-  context.subscriptions.push(
-    vscode.workspace.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration("dapper.logLevel")) logger.setLevel(configuredLogLevel());
-    }),
-  );
+  const logger = channelLogger(context);
 
   const version = String(context.extension.packageJSON.version ?? "0.0.0");
   // The engine is created on first use, so activating the extension costs nothing.
@@ -67,85 +54,4 @@ export function activate(context: vscode.ExtensionContext): void {
 export function deactivate(): void {
   host?.dispose();
   host = undefined;
-}
-
-function configuredLogLevel(): LogLevel {
-  const value = vscode.workspace.getConfiguration("dapper").get<string>("logLevel", "info");
-  return isLogLevel(value) ? value : "info";
-}
-
-// How long the Python extension may take to name its interpreter before the launch goes
-// on without it. Its first activation in a window can take seconds; a launch that hangs
-// on another extension would be worse than one that uses the fallback.
-const PYTHON_EXTENSION_TIMEOUT_MS = 10_000;
-
-/**
- * Fills in a launch configuration when there is none (no launch.json, or F5 on an empty
- * configuration): debug the Python file in the active editor. Then picks the interpreter
- * when the configuration names none. Everything else about a configuration is the
- * engine's to validate.
- */
-class DapperConfigurationProvider implements vscode.DebugConfigurationProvider {
-  private readonly checker = new InterpreterChecker();
-
-  constructor(private readonly logger: Logger) {}
-
-  resolveDebugConfiguration(
-    _folder: vscode.WorkspaceFolder | undefined,
-    config: vscode.DebugConfiguration,
-  ): vscode.ProviderResult<vscode.DebugConfiguration> {
-    if (config.type || config.request || config.name) return config;
-    const document = vscode.window.activeTextEditor?.document;
-    const result = fileConfiguration(
-      document && { scheme: document.uri.scheme, fsPath: document.uri.fsPath, languageId: document.languageId },
-      // Ctrl+F5 (Run Without Debugging) with no launch.json arrives as { noDebug: true }.
-      config.noDebug === true ? "run" : "debug",
-    );
-    if ("error" in result) {
-      void vscode.window.showErrorMessage(result.error);
-      // Returning undefined cancels the launch quietly; the message above says why.
-      return undefined;
-    }
-    return result.configuration;
-  }
-
-  // The interpreter is chosen after variable substitution, so a `python` written as
-  // "${workspaceFolder}/.venv/bin/python" counts as set and is used as the user wrote it.
-  // It is then checked: an interpreter that is missing, does not run or is too old gets
-  // one message with a way to choose another, and the launch is cancelled (undefined),
-  // so that the user does not also get the engine's error dialog for the same problem.
-  async resolveDebugConfigurationWithSubstitutedVariables(
-    folder: vscode.WorkspaceFolder | undefined,
-    config: vscode.DebugConfiguration,
-  ): Promise<vscode.DebugConfiguration | undefined> {
-    // Attaching runs no interpreter of Dapper's choosing.
-    if (config.request !== "launch") return config;
-    const resource = folder?.uri ?? programUri(config) ?? vscode.window.activeTextEditor?.document.uri;
-    const choice = await chooseInterpreter(config.python, {
-      pythonExtension: () => pythonExtensionInterpreter(resource),
-      setting: () => {
-        const value = vscode.workspace.getConfiguration("dapper", resource).get<unknown>("python");
-        const workspaceFolder = (folder ?? (resource && vscode.workspace.getWorkspaceFolder(resource)))?.uri.fsPath;
-        return typeof value === "string" ? expandSettingPath(value, { workspaceFolder, home: os.homedir() }) : value;
-      },
-      timeoutMs: PYTHON_EXTENSION_TIMEOUT_MS,
-    });
-    for (const note of choice.notes) this.logger.warn(`Interpreter: ${note}`);
-    // A `python` that is not a string is left to the engine, which reports it as invalid.
-    if (choice.source === "launch configuration" && choice.python === undefined) return config;
-    const python = choice.python ?? defaultPython();
-    const verdict = await this.checker.check(python);
-    if (verdict.usable === false) {
-      reportUnusableInterpreter({ python, source: choice.source, problem: verdict.problem }, { folder, resource, checker: this.checker, logger: this.logger });
-      return undefined;
-    }
-    const found = verdict.usable === true ? `Python ${verdict.version} at ${verdict.executable}` : `not checked: ${verdict.note}`;
-    this.logger.info(`Interpreter: ${python} (chosen by: ${choice.source}; ${found})`);
-    return choice.python === undefined || choice.source === "launch configuration" ? config : { ...config, python: choice.python };
-  }
-}
-
-/** The program of a launch configuration as a file URI, when it names one. */
-function programUri(config: vscode.DebugConfiguration): vscode.Uri | undefined {
-  return typeof config.program === "string" && config.program !== "" ? vscode.Uri.file(config.program) : undefined;
 }

@@ -11,13 +11,13 @@ test.after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 // The layout: an unrelated package.json above Dapper's, and Dapper's own build directories.
 fs.writeFileSync(path.join(scratch, "package.json"), JSON.stringify({ name: "someone-else" }));
 const root = path.join(scratch, "dapper-root");
-for (const dir of ["dist", "out/extension/src/engine", "extension/python"]) fs.mkdirSync(path.join(root, dir), { recursive: true });
+for (const dir of ["dist", "out/extension/src/host", "extension/python"]) fs.mkdirSync(path.join(root, dir), { recursive: true });
 fs.writeFileSync(path.join(root, "package.json"), JSON.stringify({ name: "dapper", version: "4.5.6" }));
 
 // Each case: where the running script is, and the root expected (undefined: none).
 const cases: [string, string | undefined][] = [
   ["dist (the bundle, in the repository and in the .vsix)", path.join(root, "dist")],
-  ["out/extension/src/engine (the compiled tests)", path.join(root, "out", "extension", "src", "engine")],
+  ["out/extension/src/host (the compiled tests)", path.join(root, "out", "extension", "src", "host")],
   ["the root itself", root],
   ["outside any Dapper package", scratch],
 ];

@@ -1,6 +1,6 @@
 import assert from "assert/strict";
 import { test } from "node:test";
-import type { LogLevel } from "./engine/protocol";
+import type { LogLevel } from "./host/protocol";
 import { formatLogLine, isLogLevel, Logger, MemorySink, type LogSink } from "./log";
 
 // Each case: the logger's level and the levels whose messages get through.

@@ -2,7 +2,7 @@
 // inside VS Code, stderr or a file for the standalone adapter. Nothing here imports vscode.
 
 import * as fs from "fs";
-import type { LogLevel } from "./engine/protocol";
+import type { LogLevel } from "./host/protocol";
 
 export const LOG_LEVELS: readonly LogLevel[] = ["error", "warn", "info", "debug", "trace"];
 
@@ -29,10 +29,6 @@ export class Logger {
 
   setLevel(level: LogLevel): void {
     this.level = level;
-  }
-
-  getLevel(): LogLevel {
-    return this.level;
   }
 
   /** True when a message at this level would be written; lets callers skip costly formatting. */
@@ -93,10 +89,6 @@ export class FileSink implements LogSink {
 
   write(level: LogLevel, line: string): void {
     fs.writeSync(this.fd, formatLogLine(level, line) + "\n");
-  }
-
-  close(): void {
-    fs.closeSync(this.fd);
   }
 }
 

@@ -110,7 +110,7 @@ impl World {
     fn feed(&mut self, input: &Value) {
         let text = input.to_string();
         self.input_bytes += text.len();
-        // As the host hands an input over (extension/src/engine/wasm.ts, wrapEngine):
+        // As the host hands an input over (extension/src/host/wasm.ts, wrapEngine):
         // the JSON without `data`, and the bytes of `data` beside it.
         let (json, data) = match input.get("data").and_then(Value::as_str) {
             Some(data) => {

@@ -2,8 +2,9 @@
 // for the engine (it only drives the executors; it decides nothing), and process probes.
 
 import * as fs from "fs";
-import type { EngineCore } from "../engine/wasm";
-import type { Input, Output } from "../engine/protocol";
+import { EngineHost, type EngineHostOptions } from "../host/host";
+import type { Input, Output } from "../host/protocol";
+import type { EngineCore } from "../host/wasm";
 import { Logger, MemorySink } from "../log";
 
 /** Waits until check() returns something other than undefined, or fails after timeoutMs. */
@@ -75,6 +76,31 @@ export class ScriptedEngine implements EngineCore {
   free(): void {
     this.freed = true;
   }
+}
+
+/**
+ * An EngineHost over scripted engines, each kept for inspection; `options` replace the
+ * defaults (a trace-level test logger, a made-up package directory, version and platform).
+ */
+export function scriptedHost(script: Script, options: Partial<EngineHostOptions> = {}) {
+  const engines: ScriptedEngine[] = [];
+  const { logger, sink } = testLogger("trace");
+  const host = new EngineHost({
+    createEngine: (optionsJson) => {
+      const engine = new ScriptedEngine(optionsJson, script);
+      engines.push(engine);
+      return engine;
+    },
+    logger,
+    pythonPackageDir: "/opt/dapper/extension/python",
+    adapterVersion: "9.9.9",
+    platform: "linux",
+    ...options,
+  });
+  /** The inputs of the first engine. */
+  const inputs = (): Input[] => engines[0]?.inputs ?? [];
+  const lines = () => sink.lines.map((line) => line.line);
+  return { host, engines, inputs, logger, sink, lines };
 }
 
 /**

@@ -4,7 +4,7 @@
 import * as vscode from "vscode";
 
 /** The line written for an `exited` event's exit code. */
-export function exitCodeLine(exitCode: unknown): string | undefined {
+function exitCodeLine(exitCode: unknown): string | undefined {
   return typeof exitCode === "number" && Number.isInteger(exitCode) ? `Process exited with code ${exitCode}.` : undefined;
 }
 

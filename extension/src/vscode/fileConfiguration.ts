@@ -6,7 +6,7 @@
 // the small shape below, which keeps these rules testable under plain Node.
 
 export const DEBUG_TYPE = "dapper";
-export const CURRENT_FILE_NAME = "Dapper: Current File";
+const CURRENT_FILE_NAME = "Dapper: Current File";
 /** The commands of package.json's contributes.commands, registered in fileCommands.ts. */
 export const DEBUG_FILE_COMMAND = "dapper.debugFile";
 export const RUN_FILE_COMMAND = "dapper.runFile";

@@ -9,17 +9,17 @@
 import { execFile } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
-import { PYTHON_PROBE_ARGS, parsePythonProbe } from "../facts";
+import { PYTHON_PROBE_ARGS, parsePythonProbe } from "../host/executors/facts";
 import type { InterpreterSource } from "./interpreter";
 
 /** The oldest Python the debuggee package supports (the engine holds the same limit). */
-export const MINIMUM_PYTHON = { major: 3, minor: 9 } as const;
+const MINIMUM_PYTHON = { major: 3, minor: 9 } as const;
 
 /**
  * How long the interpreter may take to print its version. Short, because a launch waits
  * for it; a slow machine that misses it only loses this check, never the launch.
  */
-export const PROBE_TIMEOUT_MS = 5_000;
+const PROBE_TIMEOUT_MS = 5_000;
 
 /** What running the interpreter once gave. */
 export type ProbeOutcome =
@@ -43,7 +43,7 @@ export function defaultPython(platform: NodeJS.Platform = process.platform): str
 }
 
 /** A command name without a directory part is looked up on PATH; anything else is a path. */
-export function isBareCommand(executable: string): boolean {
+function isBareCommand(executable: string): boolean {
   return !executable.includes("/") && !(path.sep === "\\" && executable.includes("\\"));
 }
 
@@ -81,7 +81,7 @@ export function judge(outcome: ProbeOutcome, bare: boolean): Verdict {
 }
 
 /** Runs the interpreter once to read its version; never rejects. */
-export function probeInterpreter(executable: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<ProbeOutcome> {
+function probeInterpreter(executable: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<ProbeOutcome> {
   return new Promise((resolve) => {
     try {
       execFile(executable, [...PYTHON_PROBE_ARGS], { timeout: timeoutMs, windowsHide: true, maxBuffer: 1024 * 1024 }, (error, stdout, stderr) => {
@@ -129,7 +129,7 @@ function firstLine(text: string): string | undefined {
  * The file a command runs: a path as it is (relative to the extension host's working
  * directory, as the engine's own check runs it), a bare name looked up on PATH.
  */
-export async function resolveExecutable(executable: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+async function resolveExecutable(executable: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
   if (!isBareCommand(executable)) return path.resolve(executable);
   const extensions = process.platform === "win32" ? ["", ...(env.PATHEXT ?? ".EXE").split(";").filter(Boolean)] : [""];
   for (const dir of (env.PATH ?? "").split(path.delimiter)) {

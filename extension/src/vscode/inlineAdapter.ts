@@ -3,8 +3,8 @@
 
 import * as vscode from "vscode";
 import type { DebugProtocolMessage } from "vscode";
-import type { EngineHost, HostedClient } from "../engine/host";
-import type { DapMessage } from "../engine/protocol";
+import type { ClientHost, HostedClient } from "../host/clients";
+import type { DapMessage } from "../host/protocol";
 
 export class InlineDebugAdapter implements vscode.DebugAdapter {
   private readonly sent = new vscode.EventEmitter<DebugProtocolMessage>();
@@ -12,7 +12,7 @@ export class InlineDebugAdapter implements vscode.DebugAdapter {
   private readonly client: HostedClient;
   private disposed = false;
 
-  constructor(host: EngineHost) {
+  constructor(host: ClientHost) {
     this.client = host.openClient({
       framing: "messages",
       deliver: (message: DapMessage) => {

@@ -1,7 +1,7 @@
 // The standalone adapter's command line, parsed without side effects so it can be tested.
 
-import { isLogLevel, LOG_LEVELS } from "./log";
-import type { LogLevel } from "./engine/protocol";
+import { isLogLevel, LOG_LEVELS } from "../log";
+import type { LogLevel } from "../host/protocol";
 
 export interface AdapterArgs {
   /** stdio: DAP on stdin/stdout. tcp: a server, one DAP client per connection. */

@@ -1,6 +1,6 @@
 import assert from "assert/strict";
 import { test } from "node:test";
-import { parseAdapterArgs, type AdapterArgs } from "./adapterArgs";
+import { parseAdapterArgs, type AdapterArgs } from "./args";
 
 const defaults: AdapterArgs = { mode: { kind: "stdio" }, logLevel: "info", logFile: undefined, help: false };
 

@@ -2,8 +2,9 @@
 // adapter, or both directions of one socket for the TCP server. The engine frames and
 // unframes the Content-Length messages; this module only moves bytes.
 
-import type { EngineHost, HostedClient } from "../engine/host";
-import type { ClientTransport } from "../engine/protocol";
+import type * as net from "net";
+import type { ClientHost, HostedClient } from "../host/clients";
+import type { ClientTransport } from "../host/protocol";
 import type { Logger } from "../log";
 
 export interface StreamClient {
@@ -13,7 +14,7 @@ export interface StreamClient {
 }
 
 export function hostStreamClient(
-  host: EngineHost,
+  host: ClientHost,
   input: NodeJS.ReadableStream,
   output: NodeJS.WritableStream,
   logger: Logger,
@@ -57,4 +58,21 @@ export function hostStreamClient(
     finish(`writing to the client failed: ${error.message}`);
   });
   return { client, closed };
+}
+
+/**
+ * Hosts one socket as a DAP client until either side closes it: a connection to the
+ * adapter's --port server ("tcp"), or to the engine's own client listener
+ * ("childClient": the child session of a client that runs the adapter over stdio).
+ */
+export function hostSocketClient(host: ClientHost, socket: net.Socket, logger: Logger, transport: "tcp" | "childClient"): void {
+  socket.setNoDelay(true);
+  const peer = `${socket.remoteAddress ?? "?"}:${socket.remotePort ?? "?"}`;
+  const what = transport === "tcp" ? "client" : "child-session client";
+  const session = hostStreamClient(host, socket, socket, logger, `${what} ${peer}`, transport);
+  logger.info(`Client ${session.client.id} connected from ${peer}${transport === "tcp" ? "" : " for a child session"}`);
+  void session.closed.then(() => {
+    logger.info(`Client ${session.client.id} (${peer}) disconnected`);
+    socket.destroy();
+  });
 }

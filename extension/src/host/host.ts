@@ -5,13 +5,12 @@
 
 import * as crypto from "crypto";
 import type * as net from "net";
-import { hostStreamClient } from "../adapters/stream";
-import { gatherFacts } from "../facts";
 import { describeError, isLogLevel, type Logger } from "../log";
-import { Processes } from "../processes";
-import { Timers } from "../timers";
-import { Transports } from "../transports";
-import { ClientRegistry, deliverMessage, frameMessage, type ClientEntry, type ClientSink } from "./clients";
+import { ClientRegistry, deliverMessage, frameMessage, type ClientEntry, type ClientHost, type ClientSink, type HostedClient } from "./clients";
+import { gatherFacts } from "./executors/facts";
+import { Processes } from "./executors/processes";
+import { Timers } from "./executors/timers";
+import { Transports } from "./executors/transports";
 import { engineFailedEvents, orphanResponse } from "./failure";
 import type { DapMessage, EngineOptions, Input, Output } from "./protocol";
 import { formatClock, formatInput, formatOutput } from "./transcript";
@@ -27,17 +26,13 @@ export interface EngineHostOptions {
   platform?: string;
   /** The clock handed to the engine; defaults to Date.now. */
   now?: () => number;
-}
-
-/** The host's side of one DAP client: what the transport calls when something happens. */
-export interface HostedClient {
-  readonly id: number;
-  /** A DAP object from a messages client. */
-  message(message: DapMessage): void;
-  /** A chunk of a contentLength client's byte stream. */
-  bytes(chunk: Buffer): void;
-  /** The client went away. Safe to call more than once. */
-  closed(): void;
+  /**
+   * Takes a connection to the engine's client listener (openListener purpose "clients"):
+   * a DAP client of its own, the child session of a client that runs the adapter over
+   * stdio. The standalone adapter passes one (standalone/streamClient.ts); without it such
+   * connections are closed (VS Code's inline clients never make the engine open one).
+   */
+  acceptChildClient?: (socket: net.Socket) => void;
 }
 
 /** One engine and every resource it asked for. Replaced as a whole when the engine fails. */
@@ -49,7 +44,7 @@ interface Runtime {
   readonly timers: Timers;
 }
 
-export class EngineHost {
+export class EngineHost implements ClientHost {
   private readonly clients = new ClientRegistry();
   private runtime: Runtime | undefined;
   /**
@@ -314,23 +309,12 @@ export class EngineHost {
     const runtime: Runtime = {
       generation,
       engine,
-      transports: new Transports(report, this.logger, () => this.nextConnectionId++, (socket) => this.hostSocketClient(socket)),
+      transports: new Transports(report, this.logger, () => this.nextConnectionId++, this.options.acceptChildClient),
       processes: new Processes(report, this.logger),
       timers: new Timers(report, this.logger),
     };
     this.runtime = runtime;
     return runtime;
-  }
-
-  /**
-   * A connection to the engine's client listener (openListener purpose "clients") is a DAP
-   * client of its own: the child session of a client that runs the adapter over stdio.
-   */
-  private hostSocketClient(socket: net.Socket): void {
-    const peer = `${socket.remoteAddress ?? "?"}:${socket.remotePort ?? "?"}`;
-    const session = hostStreamClient(this, socket, socket, this.logger, `child-session client ${peer}`, "childClient");
-    this.logger.info(`Client ${session.client.id} connected from ${peer} for a child session`);
-    void session.closed.then(() => socket.destroy());
   }
 
   /**

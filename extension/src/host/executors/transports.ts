@@ -7,8 +7,8 @@ import * as fs from "fs";
 import * as net from "net";
 import * as os from "os";
 import * as path from "path";
-import type { ListenerAddress, OutputOf, Report } from "./engine/protocol";
-import type { Logger } from "./log";
+import type { ListenerAddress, OutputOf, Report } from "../protocol";
+import type { Logger } from "../../log";
 
 /** How long an ended connection may stay half-open before it is destroyed. */
 const CLOSE_GRACE_MS = 2000;
@@ -214,7 +214,7 @@ export class Transports {
 }
 
 /** Makes a fresh directory only this user can enter, for Unix sockets. */
-export function makePrivateDirectory(parent: string): string {
+function makePrivateDirectory(parent: string): string {
   const directory = fs.mkdtempSync(path.join(parent, "dapper-"));
   // mkdtemp already uses 0700, but the umask and other platforms are not trusted with it.
   fs.chmodSync(directory, 0o700);

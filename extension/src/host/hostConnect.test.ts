@@ -4,27 +4,18 @@
 import assert from "assert/strict";
 import * as net from "net";
 import { test } from "node:test";
-import { EngineHost } from "./engine/host";
-import type { Input, Output } from "./engine/protocol";
-import { b64, ScriptedEngine, testLogger, unb64, waitFor } from "./testing/standIns";
+import type { Input, Output } from "./protocol";
+import { b64, scriptedHost, unb64, waitFor } from "../testing/standIns";
 
 /** A host whose engine answers the client's opening with `connect` and echoes "ping" on connection. */
 function hostConnectingTo(port: number) {
-  let engine: ScriptedEngine | undefined;
   const script = (input: Input): Output[] => {
     if (input.type === "clientOpened") return [{ type: "connect", request: 1, host: "127.0.0.1", port }];
     if (input.type === "connected") return [{ type: "send", conn: input.conn, data: b64("ping") }];
     return [];
   };
-  const host = new EngineHost({
-    createEngine: (optionsJson) => (engine = new ScriptedEngine(optionsJson, script)),
-    logger: testLogger("info").logger,
-    pythonPackageDir: "/p",
-    adapterVersion: "0",
-    platform: "linux",
-  });
+  const { host, inputs } = scriptedHost(script);
   host.openClient({ framing: "messages", deliver: () => undefined });
-  const inputs = () => engine?.inputs ?? [];
   return { host, inputs };
 }
 

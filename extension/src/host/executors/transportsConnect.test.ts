@@ -3,7 +3,7 @@
 import assert from "assert/strict";
 import * as net from "net";
 import { test } from "node:test";
-import { b64, delay, Recorder, testLogger, unb64, waitFor } from "./testing/standIns";
+import { b64, delay, Recorder, testLogger, unb64, waitFor } from "../../testing/standIns";
 import { Transports } from "./transports";
 
 function makeTransports() {

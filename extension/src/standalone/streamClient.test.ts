@@ -2,25 +2,15 @@ import assert from "assert/strict";
 import * as net from "net";
 import { test } from "node:test";
 import { PassThrough } from "stream";
-import { EngineHost } from "../engine/host";
-import type { Input } from "../engine/protocol";
-import { b64, delay, ScriptedEngine, testLogger, unb64, waitFor, type Script } from "../testing/standIns";
-import { hostStreamClient } from "./stream";
+import { b64, delay, scriptedHost, unb64, waitFor, type Script } from "../testing/standIns";
+import { hostSocketClient, hostStreamClient } from "./streamClient";
 
+/** A host that hosts connections to its client listener as child-session clients, as the adapter does. */
 function makeHost(script: Script) {
-  const engines: ScriptedEngine[] = [];
-  const { logger } = testLogger("info");
-  const host = new EngineHost({
-    createEngine: (options) => {
-      const engine = new ScriptedEngine(options, script);
-      engines.push(engine);
-      return engine;
-    },
-    logger,
-    pythonPackageDir: "/x",
-    adapterVersion: "0",
+  const made = scriptedHost(script, {
+    acceptChildClient: (socket) => hostSocketClient(made.host, socket, made.logger, "childClient"),
   });
-  return { host, engines, logger, inputs: (): Input[] => engines[0]?.inputs ?? [] };
+  return made;
 }
 
 function collect(stream: NodeJS.ReadableStream): { text: string; ended: boolean } {
@@ -99,5 +89,40 @@ test("a TCP client socket is a client: its bytes in, the engine's bytes out, clo
   socket.end();
   await waitFor(() => (inputs().some((input) => input.type === "clientClosed") ? true : undefined), "clientClosed");
   server.close();
+  host.dispose();
+});
+
+test("a connection to a listener opened for clients becomes a DAP client of its own (child sessions of stdio clients)", async () => {
+  const { host, engines } = makeHost((input) => {
+    if (input.type === "clientOpened" && input.transport === "stdio") {
+      return [{ type: "openListener", listener: 5, transport: "tcp", purpose: "clients" }];
+    }
+    if (input.type === "clientBytes" && unb64(input.data) === "ping") {
+      return [{ type: "writeToClient", client: input.client, data: b64("pong") }];
+    }
+    return [];
+  });
+  const stdio = host.openClient({ framing: "contentLength", transport: "stdio", write: () => undefined, end: () => undefined });
+  const engine = engines[0];
+  const opened = await waitFor(() => engine.inputs.find((input) => input.type === "listenerOpened"), "the client listener");
+  assert.equal(opened.type === "listenerOpened" && opened.address.transport, "tcp");
+  const port = opened.type === "listenerOpened" && opened.address.transport === "tcp" ? opened.address.port : 0;
+
+  const socket = net.connect({ host: "127.0.0.1", port });
+  let received = "";
+  socket.on("data", (chunk: Buffer) => (received += chunk.toString("utf8")));
+  const clientOpened = await waitFor(
+    () => engine.inputs.find((input) => input.type === "clientOpened" && input.transport === "childClient"),
+    "the child-session client",
+  );
+  assert.equal(engine.inputs.some((input) => input.type === "connectionAccepted"), false, "not a debuggee connection");
+  assert.equal(host.openClientCount, 2);
+  socket.write("ping");
+  await waitFor(() => (received === "pong" ? true : undefined), "the engine's answer on the socket");
+  socket.end();
+  const childId = clientOpened.type === "clientOpened" ? clientOpened.client : -1;
+  await waitFor(() => engine.inputs.find((input) => input.type === "clientClosed" && input.client === childId), "clientClosed");
+  assert.equal(host.openClientCount, 1);
+  stdio.closed();
   host.dispose();
 });

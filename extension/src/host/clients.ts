@@ -15,6 +15,23 @@ export type ClientSink = { transport?: ClientTransport } & (
     }
 );
 
+/** The host's side of one DAP client: what the transport calls when something happens. */
+export interface HostedClient {
+  readonly id: number;
+  /** A DAP object from a messages client. */
+  message(message: DapMessage): void;
+  /** A chunk of a contentLength client's byte stream. */
+  bytes(chunk: Buffer): void;
+  /** The client went away. Safe to call more than once. */
+  closed(): void;
+}
+
+/** What a client transport needs of the host: EngineHost, seen from the transports. */
+export interface ClientHost {
+  /** Registers a DAP client and tells the engine about it. */
+  openClient(sink: ClientSink): HostedClient;
+}
+
 export interface ClientEntry {
   readonly id: number;
   readonly sink: ClientSink;

@@ -4,8 +4,8 @@ import * as net from "net";
 import * as os from "os";
 import * as path from "path";
 import { test } from "node:test";
-import type { ListenerAddress } from "./engine/protocol";
-import { b64, delay, Recorder, testLogger, unb64, waitFor } from "./testing/standIns";
+import type { ListenerAddress } from "../protocol";
+import { b64, delay, Recorder, testLogger, unb64, waitFor } from "../../testing/standIns";
 import { Transports } from "./transports";
 
 function makeTransports() {

@@ -1,7 +1,7 @@
 // Executes setTimer / cancelTimer. Timer ids come from the engine.
 
-import type { Report } from "./engine/protocol";
-import type { Logger } from "./log";
+import type { Report } from "../protocol";
+import type { Logger } from "../../log";
 
 /** Node's setTimeout treats delays above this as 1 ms; longer timers are clamped to it. */
 const MAX_DELAY_MS = 2_147_483_647;

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import * as os from "os";
 import * as path from "path";
 import { overlayEnvironment, Processes } from "./processes";
-import { delay, isAlive, Recorder, testLogger, unb64, waitFor } from "./testing/standIns";
+import { delay, isAlive, Recorder, testLogger, unb64, waitFor } from "../../testing/standIns";
 
 const node = process.execPath;
 const posix = process.platform !== "win32";

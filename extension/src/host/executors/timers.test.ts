@@ -1,6 +1,6 @@
 import assert from "assert/strict";
 import { test } from "node:test";
-import { delay, Recorder, testLogger, waitFor } from "./testing/standIns";
+import { delay, Recorder, testLogger, waitFor } from "../../testing/standIns";
 import { Timers } from "./timers";
 
 test("a timer fires once with its id", async () => {

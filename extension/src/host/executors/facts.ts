@@ -5,7 +5,7 @@
 import { execFile } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
-import type { FactAnswer } from "./engine/protocol";
+import type { FactAnswer } from "../protocol";
 
 /**
  * The arguments that make an interpreter print its version and the real path of its

@@ -3,7 +3,7 @@
 
 import type { DapMessage } from "./protocol";
 
-export const ENGINE_FAILED_TEXT =
+const ENGINE_FAILED_TEXT =
   "The Dapper debug engine failed unexpectedly and this debug session is over. " +
   'The "Dapper" output channel (or the adapter log) has the details; please report them.';
 

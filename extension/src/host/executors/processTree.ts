@@ -5,7 +5,7 @@
 
 import { execFileSync, spawn } from "child_process";
 import * as fs from "fs";
-import type { KillSignal } from "./engine/protocol";
+import type { KillSignal } from "../protocol";
 
 /**
  * Sends the signal to the pid and its descendants. The list of descendants is taken before
@@ -58,11 +58,7 @@ interface ProcessEntry {
   pgid: number;
 }
 
-/** Every process whose chain of parents reaches pid, children before grandchildren. */
-export function listDescendants(pid: number): number[] {
-  return descendantsIn(readProcessTable(), pid);
-}
-
+/** Every process in the table whose chain of parents reaches pid, children before grandchildren. */
 function descendantsIn(table: Map<number, ProcessEntry>, pid: number): number[] {
   const children = new Map<number, number[]>();
   for (const [child, { ppid: parent }] of table) {

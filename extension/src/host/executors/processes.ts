@@ -4,9 +4,9 @@
 import { ChildProcess, spawn as spawnChild } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
-import type { KillSignal, KillTarget, OutputOf, Report } from "./engine/protocol";
-import type { Logger } from "./log";
-import { describeError } from "./log";
+import type { KillSignal, KillTarget, OutputOf, Report } from "../protocol";
+import type { Logger } from "../../log";
+import { describeError } from "../../log";
 import { killTree, signalPid } from "./processTree";
 
 interface Tracked {
