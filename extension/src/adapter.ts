@@ -127,11 +127,14 @@ function installProcessHandlers(host: EngineHost, logger: Logger): void {
   // Debuggees lead their own process groups, so they would outlive the adapter; whatever
   // ends it, they end with it.
   process.on("exit", () => host.killAllProcesses());
+  // A signal is how clients end an adapter they started: nvim-dap sends SIGINT to one on
+  // stdio and SIGTERM to a server (SIGHUP on Windows), and warns about any exit status
+  // but 0. A stop that was asked for is no failure, so it exits with 0.
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     process.on(signal, () => {
       logger.info(`Received ${signal}; stopping.`);
       host.dispose();
-      process.exit(signal === "SIGINT" ? 130 : signal === "SIGTERM" ? 143 : 129);
+      process.exit(0);
     });
   }
   // An error that escapes every handler is logged loudly. The adapter keeps serving: one

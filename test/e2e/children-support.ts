@@ -3,40 +3,9 @@
 // VS Code starts a child session (initialize, attach with the given configuration,
 // breakpoints, configurationDone) on a new connection to the same adapter.
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import type { Writable } from "node:stream";
-import { adapterScript, notLoadedYet, RecordingClient, root, waitUntil } from "./support";
-
-/** The adapter in `--port 0` mode; resolves once it reported its port. */
-export async function startServer(): Promise<{ port: number; process: ChildProcess; stop: () => void }> {
-  const server = spawn(process.execPath, [adapterScript, "--port", "0"], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "pipe"],
-    // DAPPER_E2E_ADAPTER_LOG=trace keeps the adapter's trace log (for debugging a test).
-    env: { ...process.env, DAPPER_LOG_LEVEL: process.env.DAPPER_E2E_ADAPTER_LOG ?? "warn" },
-  });
-  let stderr = "";
-  let reported = false;
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the adapter did not report its port: ${stderr}`)), 10000);
-    server.stderr.on("data", (chunk: Buffer) => {
-      if (reported) {
-        if (process.env.DAPPER_E2E_ADAPTER_LOG) process.stderr.write(chunk);
-        return;
-      }
-      stderr += chunk.toString();
-      const match = stderr.match(/listening on [^\s]*:(\d+)/i);
-      if (match) {
-        reported = true;
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    });
-    server.on("exit", (code) => reject(new Error(`the adapter exited with ${code}: ${stderr}`)));
-  });
-  return { port, process: server, stop: () => server.kill() };
-}
+import { notLoadedYet, RecordingClient, waitUntil } from "./support";
 
 const childEvents = ["dapper/childProcess", "dapper/childProcessExited", "dapper/childProcessCandidate"];
 

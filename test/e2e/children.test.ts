@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { SessionTree, startServer } from "./children-support";
-import { fixtures, isAlive, marker, pythons, waitUntil } from "./support";
+import { SessionTree } from "./children-support";
+import { fixtures, isAlive, marker, pythons, startServer, waitUntil } from "./support";
 
 const dir = path.join(fixtures, "children");
 const file = (name: string) => path.join(dir, name);

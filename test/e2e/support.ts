@@ -117,9 +117,13 @@ export class RecordingClient extends DebugClient {
     await super.start(port);
     // DebugClient keeps these private; knowing when the adapter is gone lets stop() skip a
     // disconnect request that could never be answered (which would leave the test hanging).
-    const internals = this as unknown as { _adapterProcess?: ChildProcess; _socket?: Socket };
-    internals._adapterProcess?.once("exit", () => (this.adapterGone = true));
-    internals._socket?.once("close", () => (this.adapterGone = true));
+    this.adapterProcess?.once("exit", () => (this.adapterGone = true));
+    (this as unknown as { _socket?: Socket })._socket?.once("close", () => (this.adapterGone = true));
+  }
+
+  /** The adapter process DebugClient started (stdio mode), to signal it as editors do. */
+  get adapterProcess(): ChildProcess | undefined {
+    return (this as unknown as { _adapterProcess?: ChildProcess })._adapterProcess;
   }
 
   override async disconnectRequest(args?: DebugProtocol.DisconnectArguments): Promise<DebugProtocol.DisconnectResponse> {
@@ -271,4 +275,34 @@ export async function waitUntil(condition: () => boolean, timeoutMs: number, wha
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** The adapter in `--port 0` mode; resolves once it reported its port. */
+export async function startServer(): Promise<{ port: number; process: ChildProcess; stop: () => void }> {
+  const server = spawn(process.execPath, [adapterScript, "--port", "0"], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+    // DAPPER_E2E_ADAPTER_LOG=trace keeps the adapter's trace log (for debugging a test).
+    env: { ...process.env, DAPPER_LOG_LEVEL: process.env.DAPPER_E2E_ADAPTER_LOG ?? "warn" },
+  });
+  let stderr = "";
+  let reported = false;
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the adapter did not report its port: ${stderr}`)), 10000);
+    server.stderr.on("data", (chunk: Buffer) => {
+      if (reported) {
+        if (process.env.DAPPER_E2E_ADAPTER_LOG) process.stderr.write(chunk);
+        return;
+      }
+      stderr += chunk.toString();
+      const match = stderr.match(/listening on [^\s]*:(\d+)/i);
+      if (match) {
+        reported = true;
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    server.on("exit", (code) => reject(new Error(`the adapter exited with ${code}: ${stderr}`)));
+  });
+  return { port, process: server, stop: () => server.kill() };
 }
