@@ -157,7 +157,6 @@ pub struct Context {
     pub options: EngineOptions,
     pub notes: std::collections::VecDeque<(SessionKey, Note)>,
     pub tree: SessionTree,
-    pub now_ms: u64,
     pub outputs: Vec<Output>,
     /// The session on whose behalf ids are being issued right now.
     pub current: SessionKey,
@@ -181,7 +180,6 @@ impl Context {
             options,
             notes: Default::default(),
             tree: SessionTree::default(),
-            now_ms: 0,
             outputs: Vec::new(),
             current: SessionKey(0),
             owners: Owners::default(),

@@ -38,8 +38,7 @@ impl Router {
         })
     }
 
-    pub fn handle(&mut self, now_ms: u64, input: Input) -> Vec<Output> {
-        self.ctx.now_ms = now_ms;
+    pub fn handle(&mut self, input: Input) -> Vec<Output> {
         match input {
             Input::ClientOpened {
                 client,
