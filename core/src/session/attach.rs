@@ -13,6 +13,7 @@ use crate::context::Context;
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Incoming, Request};
 use crate::ipc::frame::FrameDecoder;
+use crate::ipc::hello;
 use crate::{ConnectRequestId, ConnectionId, LogLevel, Signal};
 use serde_json::{json, Value};
 
@@ -172,6 +173,17 @@ impl Session {
                 return;
             }
         };
+        if let Some(text) = hello::check_protocol(&event.body)
+            .err()
+            .and_then(|error| error.protocol_mismatch())
+        {
+            let error = DapError::user(
+                codes::ATTACH_FAILED,
+                format!("Dapper cannot attach to the program at {endpoint}. {text}"),
+            );
+            self.fail_launch(ctx, error);
+            return;
+        }
         let Some(launch) = self.launch.as_mut() else {
             return;
         };

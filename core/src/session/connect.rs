@@ -6,12 +6,33 @@ use super::debuggee::{parse_payload, Debuggee};
 use super::launch::Phase;
 use super::{Session, TimerPurpose};
 use crate::context::{Context, Note};
+use crate::dap::error::{codes, DapError};
 use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello;
 use crate::{ConnectionId, LogLevel};
 
 /// How long a peer of the child listener has to say its hello.
 pub const CANDIDATE_HELLO_DEADLINE_MS: u64 = 10_000;
+
+/// Why a peer of the listener was refused.
+struct Refusal {
+    /// For the log.
+    reason: String,
+    /// For the user, when only the user can fix it (a package of another protocol).
+    for_user: Option<String>,
+    /// Whether the peer said a child's hello.
+    child: bool,
+}
+
+impl Refusal {
+    fn quiet(reason: &str) -> Refusal {
+        Refusal {
+            reason: reason.to_string(),
+            for_user: None,
+            child: false,
+        }
+    }
+}
 
 impl Session {
     pub fn on_connection_accepted(&mut self, ctx: &mut Context, conn: ConnectionId) {
@@ -86,42 +107,61 @@ impl Session {
         let Some(decoder) = launch.candidates.get_mut(&conn) else {
             return;
         };
-        let verdict = match decoder.next_frame() {
-            Ok(None) => return,
-            Err(error) => Err(error.to_string()),
-            Ok(Some(frame)) => match parse_payload(&frame.payload) {
-                Err(error) => Err(error),
-                Ok(incoming) if hello::is_child_hello(&incoming) => {
-                    match hello::check_child(&incoming, &launch.token) {
-                        Ok(child) => {
-                            // The router matches it with the child's announcement.
-                            if let Some(decoder) = launch.candidates.remove(&conn) {
-                                ctx.note(Note::ChildHello {
-                                    conn,
-                                    decoder,
-                                    hello: child,
-                                });
+        let verdict =
+            match decoder.next_frame() {
+                Ok(None) => return,
+                Err(error) => Err(Refusal::quiet(&error.to_string())),
+                Ok(Some(frame)) => match parse_payload(&frame.payload) {
+                    Err(error) => Err(Refusal::quiet(&error)),
+                    Ok(incoming) if hello::is_child_hello(&incoming) => {
+                        match hello::check_child(&incoming, &launch.token) {
+                            Ok(child) => {
+                                // The router matches it with the child's announcement.
+                                if let Some(decoder) = launch.candidates.remove(&conn) {
+                                    ctx.note(Note::ChildHello {
+                                        conn,
+                                        decoder,
+                                        hello: child,
+                                    });
+                                }
+                                return;
                             }
-                            return;
+                            Err(error) => Err(Refusal {
+                                reason: format!("{error} (a child's {})", hello::CHILD_HELLO),
+                                for_user: error.protocol_mismatch(),
+                                child: true,
+                            }),
                         }
-                        Err(error) => Err(format!("{error} (a child's {})", hello::CHILD_HELLO)),
                     }
-                }
-                Ok(_) if launch.phase != Phase::Starting => {
-                    Err("this session's debuggee has already connected".to_string())
-                }
-                Ok(incoming) => hello::check(&incoming, &launch.token, &launch.session_id)
-                    .map_err(|error| error.to_string()),
-            },
-        };
+                    Ok(_) if launch.phase != Phase::Starting => Err(Refusal::quiet(
+                        "this session's debuggee has already connected",
+                    )),
+                    Ok(incoming) => hello::check(&incoming, &launch.token, &launch.session_id)
+                        .map_err(|error| Refusal {
+                            reason: error.to_string(),
+                            for_user: error.protocol_mismatch(),
+                            child: false,
+                        }),
+                },
+            };
         match verdict {
-            Err(reason) => {
+            Err(refusal) => {
                 launch.candidates.remove(&conn);
                 ctx.log(
                     LogLevel::Warn,
-                    format!("Refused debuggee connection {conn}: {reason}."),
+                    format!("Refused debuggee connection {conn}: {}.", refusal.reason),
                 );
                 ctx.close_connection(conn);
+                match refusal.for_user {
+                    // The user's own child process: the parent session goes on.
+                    Some(text) if refusal.child => self.send_output(
+                        ctx,
+                        "important",
+                        &format!("Dapper did not debug a child process: {text}\n"),
+                    ),
+                    Some(text) => self.fail_launch(ctx, DapError::user(codes::LAUNCH_FAILED, text)),
+                    None => {}
+                }
             }
             Ok(hello) => {
                 let Some(decoder) = launch.candidates.remove(&conn) else {
