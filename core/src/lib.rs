@@ -11,7 +11,6 @@ mod config;
 mod context;
 mod contract;
 pub mod dap;
-mod decimal;
 pub mod ipc;
 mod router;
 mod session;

@@ -8,9 +8,7 @@
 
 use crate::contract::BASE64;
 use crate::dap::json::{scan_object, token_str, token_u64, TopLevel};
-use crate::{
-    decimal, Bytes, ClientId, ConnectionId, Input, JsonText, LogLevel, Output, ProcessId, Stream,
-};
+use crate::{Bytes, ClientId, ConnectionId, Input, JsonText, LogLevel, Output, ProcessId, Stream};
 use base64::Engine as _;
 use serde::de::Error as _;
 use serde_json::Value;
@@ -108,10 +106,15 @@ fn id(top: &TopLevel, text: &str, key: &str) -> Option<u32> {
 /// `opening` being everything up to the id.
 fn push_bytes_output(json: &mut String, opening: &str, peer: u32, data: &Bytes) {
     json.push_str(opening);
-    decimal::push(json, peer.into());
+    push_number(json, peer);
     json.push_str(r#","data":""#);
     BASE64.encode_string(&data.0, json);
     json.push_str("\"}");
+}
+
+/// Appends a whole number in decimal.
+fn push_number(json: &mut String, number: impl itoa::Integer) {
+    json.push_str(itoa::Buffer::new().format(number));
 }
 
 /// Writes the outputs as a JSON array: the same JSON as `serde_json::to_string`.
@@ -171,7 +174,7 @@ fn write_outputs(
         match output {
             Output::SendToClient { client, message } => {
                 json.push_str(r#"{"type":"sendToClient","client":"#);
-                decimal::push(json, client.0.into());
+                push_number(json, client.0);
                 json.push_str(r#","message":"#);
                 json.push_str(message.as_str());
                 json.push('}');
@@ -179,12 +182,12 @@ fn write_outputs(
             Output::WriteToClient { client, data } => match beside.as_deref_mut() {
                 Some(beside) => {
                     json.push_str(r#"{"type":"writeToClient","client":"#);
-                    decimal::push(json, client.0.into());
+                    push_number(json, client.0);
                     json.push_str(r#","dataRange":["#);
-                    decimal::push(json, beside.len() as u64);
+                    push_number(json, beside.len());
                     json.push(',');
                     beside.extend_from_slice(&data.0);
-                    decimal::push(json, beside.len() as u64);
+                    push_number(json, beside.len());
                     json.push_str("]}");
                 }
                 None => {
