@@ -6,7 +6,7 @@
 
 mod children;
 
-use crate::context::{Context, Note, SessionKey};
+use crate::context::{Context, Note, SessionContext, SessionKey};
 use crate::session::Session;
 use crate::{
     Address, ClientId, ClientTransport, EngineOptions, Input, ListenerId, LogLevel, Output, Signal,
@@ -298,8 +298,7 @@ impl Router {
             Note::StopChildren => {
                 self.end_descendants(from);
                 if let Some(session) = self.sessions.get_mut(&from) {
-                    self.ctx.current = from;
-                    session.resume_deferred_stop(&mut self.ctx);
+                    session.resume_deferred_stop(&mut self.ctx.for_session(from));
                 }
             }
             Note::Terminated => self.child_ended(from),
@@ -311,8 +310,7 @@ impl Router {
     fn end_descendants(&mut self, session: SessionKey) {
         for key in self.ctx.tree.descendants_deepest_first(session) {
             if let Some(child) = self.sessions.get_mut(&key) {
-                self.ctx.current = key;
-                child.end_with_parent(&mut self.ctx, Signal::Kill);
+                child.end_with_parent(&mut self.ctx.for_session(key), Signal::Kill);
             }
         }
     }
@@ -330,8 +328,7 @@ impl Router {
             return;
         }
         if let Some(parent_session) = self.sessions.get_mut(&parent) {
-            self.ctx.current = parent;
-            parent_session.send_deferred_terminated(&mut self.ctx);
+            parent_session.send_deferred_terminated(&mut self.ctx.for_session(parent));
         }
     }
 
@@ -339,7 +336,7 @@ impl Router {
         &mut self,
         client: ClientId,
         what: &str,
-        handle: impl FnOnce(&mut Session, &mut Context),
+        handle: impl FnOnce(&mut Session, &mut SessionContext<'_>),
     ) {
         let owner = self.clients.get(&client).copied();
         if owner.is_none() {
@@ -365,7 +362,7 @@ impl Router {
         &mut self,
         owner: Option<SessionKey>,
         what: std::fmt::Arguments<'_>,
-        handle: impl FnOnce(&mut Session, &mut Context),
+        handle: impl FnOnce(&mut Session, &mut SessionContext<'_>),
     ) {
         let Some(key) = owner else {
             self.ctx.log(
@@ -381,8 +378,7 @@ impl Router {
             );
             return;
         };
-        self.ctx.current = key;
-        handle(session, &mut self.ctx);
+        handle(session, &mut self.ctx.for_session(key));
     }
 
     /// Removes a finished session and lets go of everything it still held, so that

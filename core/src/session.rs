@@ -14,7 +14,7 @@ mod launch;
 mod pending;
 mod termination;
 
-use crate::context::{Context, Note, SessionKey};
+use crate::context::{Note, SessionContext, SessionKey};
 use crate::dap::capabilities::capabilities;
 use crate::dap::error::{codes, Blame, DapError};
 use crate::dap::framing::{self, ContentLengthDecoder};
@@ -162,7 +162,7 @@ impl Session {
     // ----- Sending to the client -------------------------------------------------
 
     /// Stamps the client's next seq on a message and hands it to the host.
-    fn send(&mut self, ctx: &mut Context, message: Unsequenced) {
+    fn send(&mut self, ctx: &mut SessionContext<'_>, message: Unsequenced) {
         if self.client.closed {
             return;
         }
@@ -184,7 +184,7 @@ impl Session {
 
     fn respond_ok(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         request_seq: i64,
         command: &str,
         body: Option<Value>,
@@ -195,7 +195,7 @@ impl Session {
     /// Sends an error response, logging it as its blame asks.
     fn respond_error(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         request_seq: i64,
         command: &str,
         error: &DapError,
@@ -215,16 +215,16 @@ impl Session {
         self.send(ctx, message::error_response(request_seq, command, error));
     }
 
-    fn send_event(&mut self, ctx: &mut Context, name: &str, body: Option<Value>) {
+    fn send_event(&mut self, ctx: &mut SessionContext<'_>, name: &str, body: Option<Value>) {
         self.send(ctx, message::event(name, body));
     }
 
-    fn send_output(&mut self, ctx: &mut Context, category: &str, text: &str) {
+    fn send_output(&mut self, ctx: &mut SessionContext<'_>, category: &str, text: &str) {
         self.send(ctx, message::output_event(category, text));
     }
 
     /// Ends the conversation with the client: the host closes its stream once written.
-    fn close_client(&mut self, ctx: &mut Context) {
+    fn close_client(&mut self, ctx: &mut SessionContext<'_>) {
         if !self.client.closed {
             ctx.emit(Output::CloseClient {
                 client: self.client.id,
@@ -235,7 +235,7 @@ impl Session {
 
     // ----- Receiving from the client ---------------------------------------------
 
-    pub fn on_client_bytes(&mut self, ctx: &mut Context, bytes: &[u8]) {
+    pub fn on_client_bytes(&mut self, ctx: &mut SessionContext<'_>, bytes: &[u8]) {
         if self.client.framing != Framing::ContentLength {
             ctx.log(
                 LogLevel::Error,
@@ -274,7 +274,7 @@ impl Session {
         }
     }
 
-    pub fn on_client_message(&mut self, ctx: &mut Context, message: JsonText) {
+    pub fn on_client_message(&mut self, ctx: &mut SessionContext<'_>, message: JsonText) {
         match message::parse_text(message.as_str()) {
             Ok(incoming) => self.on_client_incoming(ctx, Ok(incoming)),
             Err(TextError::Envelope(error)) => self.on_client_incoming(ctx, Err(error)),
@@ -289,7 +289,11 @@ impl Session {
         }
     }
 
-    fn on_client_incoming(&mut self, ctx: &mut Context, incoming: Result<Incoming, EnvelopeError>) {
+    fn on_client_incoming(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        incoming: Result<Incoming, EnvelopeError>,
+    ) {
         if self.finished {
             return;
         }
@@ -324,7 +328,7 @@ impl Session {
         }
     }
 
-    fn on_request(&mut self, ctx: &mut Context, request: Request) {
+    fn on_request(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
         let stopping = matches!(request.command.as_str(), "disconnect" | "terminate");
         if stopping && self.deferred_stop.is_none() && ctx.tree.has_live_children(self.key) {
             // Children end before their parent: the router ends them, then resumes.
@@ -368,7 +372,7 @@ impl Session {
         }
     }
 
-    fn on_initialize(&mut self, ctx: &mut Context, request: Request) {
+    fn on_initialize(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
         if self.initialize_arguments.is_some() {
             let error = DapError::internal(
                 codes::ALREADY_INITIALIZED,
@@ -409,7 +413,7 @@ impl Session {
             .unwrap_or(false)
     }
 
-    fn on_client_response(&mut self, ctx: &mut Context, response: Response) {
+    fn on_client_response(&mut self, ctx: &mut SessionContext<'_>, response: Response) {
         let key = PendingKey::Reverse(response.request_seq);
         match self.pending.remove(key) {
             Some(Pending::RunInTerminal { timer }) => {
@@ -437,18 +441,23 @@ impl Session {
 
     // ----- Timers ------------------------------------------------------------------
 
-    fn set_timer(&mut self, ctx: &mut Context, after_ms: u64, purpose: TimerPurpose) -> TimerId {
+    fn set_timer(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        after_ms: u64,
+        purpose: TimerPurpose,
+    ) -> TimerId {
         let timer = ctx.set_timer(after_ms);
         self.timers.insert(timer, purpose);
         timer
     }
 
-    fn cancel_timer(&mut self, ctx: &mut Context, timer: TimerId) {
+    fn cancel_timer(&mut self, ctx: &mut SessionContext<'_>, timer: TimerId) {
         self.timers.remove(&timer);
         ctx.cancel_timer(timer);
     }
 
-    fn cancel_timers_for(&mut self, ctx: &mut Context, purpose: TimerPurpose) {
+    fn cancel_timers_for(&mut self, ctx: &mut SessionContext<'_>, purpose: TimerPurpose) {
         let timers: Vec<TimerId> = self
             .timers
             .iter()
@@ -460,7 +469,7 @@ impl Session {
         }
     }
 
-    pub fn on_timer(&mut self, ctx: &mut Context, timer: TimerId) {
+    pub fn on_timer(&mut self, ctx: &mut SessionContext<'_>, timer: TimerId) {
         let Some(purpose) = self.timers.remove(&timer) else {
             ctx.log(
                 LogLevel::Debug,

@@ -175,8 +175,7 @@ impl Router {
             .children
             .entry(session_id.to_string())
             .or_insert_with(|| {
-                ctx.current = owner;
-                let timer = ctx.set_timer(CHILD_MATCH_TIMEOUT_MS);
+                let timer = ctx.for_session(owner).set_timer(CHILD_MATCH_TIMEOUT_MS);
                 PendingChild {
                     key: format!("c{}", ctx.new_token()),
                     parent: None,
@@ -240,13 +239,16 @@ impl Router {
                 }
             }
         }
-        self.ctx.current = parent;
-        match session.request_child_session(&mut self.ctx, &key, configuration) {
+        match session.request_child_session(&mut self.ctx.for_session(parent), &key, configuration)
+        {
             Ok(()) => {
                 if let Some(timer) = timer {
                     self.ctx.cancel_timer(timer);
                 }
-                let timer = self.ctx.set_timer(CHILD_ATTACH_TIMEOUT_MS);
+                let timer = self
+                    .ctx
+                    .for_session(parent)
+                    .set_timer(CHILD_ATTACH_TIMEOUT_MS);
                 if let Some(child) = self.children.children.get_mut(session_id) {
                     child.start_requested = true;
                     child.timer = Some(timer);
@@ -291,8 +293,8 @@ impl Router {
             .parent
             .or(child.connection.as_ref().map(|connection| connection.root));
         if let Some(session) = tell.and_then(|key| self.sessions.get_mut(&key)) {
-            self.ctx.current = session.key();
-            session.report_child_candidate(&mut self.ctx, Value::Object(body));
+            let key = session.key();
+            session.report_child_candidate(&mut self.ctx.for_session(key), Value::Object(body));
         }
     }
 
@@ -348,9 +350,8 @@ impl Router {
             .and_then(|id| self.children.children.remove(&id).map(|child| (id, child)));
         let Some((session_id, child)) = found else {
             if let Some(target) = self.sessions.get_mut(&session) {
-                self.ctx.current = session;
                 target.refuse_attach(
-                    &mut self.ctx,
+                    &mut self.ctx.for_session(session),
                     "No child process is waiting for this session; it may have exited or timed out."
                         .to_string(),
                 );
@@ -371,9 +372,8 @@ impl Router {
         self.ctx.owners.conns.insert(connection.conn, session);
         self.ctx.tree.add_child(session, parent);
         if let Some(target) = self.sessions.get_mut(&session) {
-            self.ctx.current = session;
             target.bind_child(
-                &mut self.ctx,
+                &mut self.ctx.for_session(session),
                 ChildBinding {
                     conn: connection.conn,
                     decoder: connection.decoder,

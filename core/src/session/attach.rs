@@ -9,7 +9,7 @@ use super::launch::{Launch, Phase};
 use super::pending::{Pending, PendingKey};
 use super::{Session, TimerPurpose};
 use crate::config::{self, Target};
-use crate::context::Context;
+use crate::context::SessionContext;
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Incoming, Request};
 use crate::ipc::frame::FrameDecoder;
@@ -27,7 +27,7 @@ const REFUSED_EVENT: &str = "dapper/refused";
 impl Session {
     /// An `attach` without the private child key: the user's own attach configuration
     /// (on_attach has refused a second program already).
-    pub(super) fn on_user_attach(&mut self, ctx: &mut Context, request: Request) {
+    pub(super) fn on_user_attach(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
         if self.child_client_only {
             let error = DapError::user(
                 codes::WRONG_STATE,
@@ -74,7 +74,7 @@ impl Session {
 
     pub fn on_connected(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         request: ConnectRequestId,
         conn: ConnectionId,
     ) {
@@ -92,7 +92,12 @@ impl Session {
         launch.candidates.insert(conn, FrameDecoder::default());
     }
 
-    pub fn on_connect_failed(&mut self, ctx: &mut Context, request: ConnectRequestId, error: &str) {
+    pub fn on_connect_failed(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        request: ConnectRequestId,
+        error: &str,
+    ) {
         let waiting = self.launch.as_ref().is_some_and(|launch| {
             launch.connect_request == Some(request) && launch.phase == Phase::Starting
         });
@@ -112,7 +117,7 @@ impl Session {
         self.fail_launch(ctx, error);
     }
 
-    pub(super) fn on_attach_deadline(&mut self, ctx: &mut Context) {
+    pub(super) fn on_attach_deadline(&mut self, ctx: &mut SessionContext<'_>) {
         let Some(launch) = self.launch.as_ref() else {
             return;
         };
@@ -128,7 +133,7 @@ impl Session {
 
     /// Reads the first frame of the attach's connection: the program's `dapper/hello`
     /// (no token: see docs/ipc.md, "Attach"), or `dapper/refused` when it is busy.
-    pub(super) fn check_attach_hello(&mut self, ctx: &mut Context, conn: ConnectionId) {
+    pub(super) fn check_attach_hello(&mut self, ctx: &mut SessionContext<'_>, conn: ConnectionId) {
         let endpoint = self.endpoint_text();
         let Some(launch) = self.launch.as_mut() else {
             return;
@@ -225,12 +230,12 @@ impl Session {
     }
 
     /// The attach's connection closed before the program said anything.
-    pub(super) fn attach_closed_before_hello(&mut self, ctx: &mut Context) {
+    pub(super) fn attach_closed_before_hello(&mut self, ctx: &mut SessionContext<'_>) {
         let endpoint = self.endpoint_text();
         self.fail_not_dapper(ctx, &endpoint, "it closed the connection without a word");
     }
 
-    fn fail_not_dapper(&mut self, ctx: &mut Context, endpoint: &str, reason: &str) {
+    fn fail_not_dapper(&mut self, ctx: &mut SessionContext<'_>, endpoint: &str, reason: &str) {
         let error = DapError::user(
             codes::ATTACH_FAILED,
             format!("The program at {endpoint} is not a Dapper debuggee ({reason}); start it with `python -m dapper --listen`."),
@@ -240,7 +245,11 @@ impl Session {
 
     /// Asks an attached program to end itself: SIGTERM's way (`force` false: its
     /// handlers run) or SIGKILL's (`force` true). Returns false when it cannot be asked.
-    pub(super) fn ask_program_to_exit(&mut self, ctx: &mut Context, signal: Signal) -> bool {
+    pub(super) fn ask_program_to_exit(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        signal: Signal,
+    ) -> bool {
         let Some(launch) = self.launch.as_mut().filter(|launch| launch.alive) else {
             return false;
         };

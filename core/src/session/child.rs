@@ -7,7 +7,7 @@ use super::launch::{Launch, Phase};
 use super::pending::{Pending, PendingKey};
 use super::{Session, TimerPurpose};
 use crate::config::{self, CHILD_SESSION_KEY};
-use crate::context::{Context, Note};
+use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Request, Response};
 use crate::ipc::frame::FrameDecoder;
@@ -28,7 +28,7 @@ impl Session {
     /// `attach` is how a child session starts: its configuration (built by the engine
     /// for `startDebugging`) names the waiting child with a private key. Without that
     /// key it is the user's attach to a listening program (attach.rs).
-    pub(super) fn on_attach(&mut self, ctx: &mut Context, request: Request) {
+    pub(super) fn on_attach(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
         if self.launch.is_some() {
             let error = DapError::user(
                 codes::WRONG_STATE,
@@ -69,7 +69,7 @@ impl Session {
     }
 
     /// Binds this session to its child process's connection and configures it.
-    pub fn bind_child(&mut self, ctx: &mut Context, binding: ChildBinding) {
+    pub fn bind_child(&mut self, ctx: &mut SessionContext<'_>, binding: ChildBinding) {
         let Some(launch) = self
             .launch
             .as_mut()
@@ -105,7 +105,7 @@ impl Session {
     }
 
     /// Answers an `attach` that names no waiting child.
-    pub fn refuse_attach(&mut self, ctx: &mut Context, message: String) {
+    pub fn refuse_attach(&mut self, ctx: &mut SessionContext<'_>, message: String) {
         self.fail_launch(ctx, DapError::user(codes::NO_SUCH_CHILD, message));
     }
 
@@ -113,7 +113,7 @@ impl Session {
     /// the client cannot.
     pub fn request_child_session(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         child: &str,
         configuration: Map<String, Value>,
     ) -> Result<(), String> {
@@ -137,7 +137,7 @@ impl Session {
 
     pub(super) fn on_start_debugging_response(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         child: String,
         response: Response,
     ) {
@@ -149,13 +149,13 @@ impl Session {
     }
 
     /// Tells the client about a child process that will not be debugged, and why.
-    pub fn report_child_candidate(&mut self, ctx: &mut Context, body: Value) {
+    pub fn report_child_candidate(&mut self, ctx: &mut SessionContext<'_>, body: Value) {
         self.send_event(ctx, "dapper/childProcessCandidate", Some(body));
     }
 
     /// Ends this child session because its parent is stopping: its process is
     /// signalled and its client gets `terminated` now, before the parent's.
-    pub fn end_with_parent(&mut self, ctx: &mut Context, signal: Signal) {
+    pub fn end_with_parent(&mut self, ctx: &mut SessionContext<'_>, signal: Signal) {
         if self.terminated_sent || self.finished {
             return;
         }
@@ -180,14 +180,14 @@ impl Session {
     }
 
     /// Goes on with the `disconnect`/`terminate` that waited for the children to end.
-    pub fn resume_deferred_stop(&mut self, ctx: &mut Context) {
+    pub fn resume_deferred_stop(&mut self, ctx: &mut SessionContext<'_>) {
         if let Some(request) = self.deferred_stop.take() {
             self.on_request(ctx, request);
         }
     }
 
     /// Sends the `terminated` that waited for the children, once none is live.
-    pub fn send_deferred_terminated(&mut self, ctx: &mut Context) {
+    pub fn send_deferred_terminated(&mut self, ctx: &mut SessionContext<'_>) {
         if self.terminated_deferred {
             self.send_terminated(ctx);
         }

@@ -5,7 +5,7 @@
 use super::debuggee::{parse_payload, Debuggee};
 use super::launch::Phase;
 use super::{Session, TimerPurpose};
-use crate::context::{Context, Note};
+use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
 use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello;
@@ -35,7 +35,7 @@ impl Refusal {
 }
 
 impl Session {
-    pub fn on_connection_accepted(&mut self, ctx: &mut Context, conn: ConnectionId) {
+    pub fn on_connection_accepted(&mut self, ctx: &mut SessionContext<'_>, conn: ConnectionId) {
         // Besides its own debuggee, a root session's listener takes the connections of
         // child processes for as long as the session debugs children.
         match self.launch.as_mut().filter(|launch| {
@@ -68,7 +68,11 @@ impl Session {
     }
 
     /// A peer of the child listener that never said hello is closed.
-    pub(super) fn on_candidate_hello_deadline(&mut self, ctx: &mut Context, conn: ConnectionId) {
+    pub(super) fn on_candidate_hello_deadline(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        conn: ConnectionId,
+    ) {
         let Some(launch) = self.launch.as_mut() else {
             return;
         };
@@ -85,7 +89,7 @@ impl Session {
     }
 
     /// Reads the first frame of a connection that has not said hello yet.
-    pub(super) fn check_candidate(&mut self, ctx: &mut Context, conn: ConnectionId) {
+    pub(super) fn check_candidate(&mut self, ctx: &mut SessionContext<'_>, conn: ConnectionId) {
         self.check_candidate_frame(ctx, conn);
         let resolved = !self
             .launch
@@ -96,7 +100,7 @@ impl Session {
         }
     }
 
-    fn check_candidate_frame(&mut self, ctx: &mut Context, conn: ConnectionId) {
+    fn check_candidate_frame(&mut self, ctx: &mut SessionContext<'_>, conn: ConnectionId) {
         if self.is_user_attach() {
             self.check_attach_hello(ctx, conn);
             return;

@@ -4,7 +4,7 @@
 use super::launch::Phase;
 use super::pending::{Pending, PendingKey};
 use super::{Session, TimerPurpose};
-use crate::context::{Context, Note};
+use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Event, Incoming, Request, Response, TextError, Unsequenced};
 use crate::ipc::frame::{self, FrameDecoder, FrameKind};
@@ -41,7 +41,12 @@ impl Debuggee {
 const ENGINE_OWNED_EVENTS: &[&str] = &["initialized", "process", "exited", "terminated"];
 
 impl Session {
-    pub fn on_connection_bytes(&mut self, ctx: &mut Context, conn: ConnectionId, bytes: &[u8]) {
+    pub fn on_connection_bytes(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        conn: ConnectionId,
+        bytes: &[u8],
+    ) {
         let Some(launch) = self.launch.as_mut() else {
             return;
         };
@@ -65,7 +70,7 @@ impl Session {
 
     /// Sends `dapper/configure`: the client's initialize arguments, the normalised
     /// configuration and, when children are debugged, where they connect.
-    pub(super) fn send_configure(&mut self, ctx: &mut Context) {
+    pub(super) fn send_configure(&mut self, ctx: &mut SessionContext<'_>) {
         let Some(launch) = self.launch.as_ref() else {
             return;
         };
@@ -89,7 +94,7 @@ impl Session {
     /// Stamps the connection's next seq on a message and sends it; returns the seq.
     pub(super) fn send_to_debuggee(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         message: Unsequenced,
     ) -> Option<i64> {
         let debuggee = self.launch.as_mut()?.debuggee.as_mut()?;
@@ -106,7 +111,7 @@ impl Session {
         Some(seq)
     }
 
-    pub(super) fn drain_debuggee_frames(&mut self, ctx: &mut Context) {
+    pub(super) fn drain_debuggee_frames(&mut self, ctx: &mut SessionContext<'_>) {
         loop {
             let Some(debuggee) = self
                 .launch
@@ -139,7 +144,7 @@ impl Session {
         }
     }
 
-    fn on_debuggee_message(&mut self, ctx: &mut Context, incoming: Incoming) {
+    fn on_debuggee_message(&mut self, ctx: &mut SessionContext<'_>, incoming: Incoming) {
         match incoming {
             Incoming::Response(response) => self.on_debuggee_response(ctx, response),
             Incoming::Event(event) => self.on_debuggee_event(ctx, event),
@@ -160,7 +165,7 @@ impl Session {
         }
     }
 
-    fn on_debuggee_response(&mut self, ctx: &mut Context, response: Response) {
+    fn on_debuggee_response(&mut self, ctx: &mut SessionContext<'_>, response: Response) {
         match self
             .pending
             .remove(PendingKey::Debuggee(response.request_seq))
@@ -228,7 +233,7 @@ impl Session {
     }
 
     /// The debuggee accepted its configuration: the client may now configure it.
-    fn on_configured(&mut self, ctx: &mut Context) {
+    fn on_configured(&mut self, ctx: &mut SessionContext<'_>) {
         let Some(launch) = self.launch.as_mut() else {
             return;
         };
@@ -257,7 +262,7 @@ impl Session {
         self.send_event(ctx, "initialized", None);
     }
 
-    fn on_debuggee_event(&mut self, ctx: &mut Context, event: Event) {
+    fn on_debuggee_event(&mut self, ctx: &mut SessionContext<'_>, event: Event) {
         match event.event.as_str() {
             "dapper/exiting" => {
                 let code = event.body.get("exitCode").and_then(Value::as_i64);
@@ -305,7 +310,7 @@ impl Session {
     }
 
     /// Passes a request the engine does not decide on to the debuggee.
-    pub(super) fn forward_to_debuggee(&mut self, ctx: &mut Context, request: Request) {
+    pub(super) fn forward_to_debuggee(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
         let command = request.command.clone();
         let refusal = match self.launch.as_ref() {
             None => Some(DapError::internal(
@@ -339,7 +344,7 @@ impl Session {
 
     pub fn on_connection_closed(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         conn: ConnectionId,
         error: Option<&str>,
     ) {
@@ -370,7 +375,7 @@ impl Session {
     }
 
     /// Closes the debuggee connection from our side, if there is one.
-    pub(super) fn drop_debuggee_connection(&mut self, ctx: &mut Context) {
+    pub(super) fn drop_debuggee_connection(&mut self, ctx: &mut SessionContext<'_>) {
         if let Some(debuggee) = self
             .launch
             .as_mut()
@@ -383,7 +388,7 @@ impl Session {
     /// The debuggee connection is gone: nothing pending on it will be answered. A
     /// debuggee the engine did not spawn (runInTerminal) is taken to have exited,
     /// with the code it announced; a spawned one ends with the host's processExited.
-    pub(super) fn debuggee_connection_lost(&mut self, ctx: &mut Context) {
+    pub(super) fn debuggee_connection_lost(&mut self, ctx: &mut SessionContext<'_>) {
         let waiting = self
             .pending
             .drain_where(|key, _| matches!(key, PendingKey::Debuggee(_)));
@@ -421,7 +426,7 @@ impl Session {
 
     pub fn on_process_output(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         process: ProcessId,
         stream: Stream,
         bytes: &[u8],

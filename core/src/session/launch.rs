@@ -9,7 +9,7 @@ use super::{Session, TimerPurpose};
 use crate::config::{
     self, launcher_argv, launcher_env, Console, LaunchConfig, LauncherEnv, Target,
 };
-use crate::context::Context;
+use crate::context::SessionContext;
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Request, Response};
 use crate::ipc::frame::FrameDecoder;
@@ -164,7 +164,7 @@ impl Launch {
 }
 
 impl Session {
-    pub(super) fn on_launch(&mut self, ctx: &mut Context, request: Request) {
+    pub(super) fn on_launch(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
         if self.launch.is_some() {
             let error = DapError::user(
                 codes::WRONG_STATE,
@@ -225,7 +225,12 @@ impl Session {
         self.launch = Some(launch);
     }
 
-    pub fn on_facts(&mut self, ctx: &mut Context, request: FactRequestId, facts: Vec<FactAnswer>) {
+    pub fn on_facts(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        request: FactRequestId,
+        facts: Vec<FactAnswer>,
+    ) {
         let Some(launch) = self
             .launch
             .as_mut()
@@ -267,7 +272,7 @@ impl Session {
 
     pub fn on_listener_opened(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         listener: ListenerId,
         address: Address,
     ) {
@@ -285,7 +290,12 @@ impl Session {
         self.start_debuggee(ctx, &address);
     }
 
-    pub fn on_listener_failed(&mut self, ctx: &mut Context, listener: ListenerId, error: &str) {
+    pub fn on_listener_failed(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        listener: ListenerId,
+        error: &str,
+    ) {
         if self
             .launch
             .as_ref()
@@ -303,7 +313,7 @@ impl Session {
     }
 
     /// Starts the debuggee, now that it has somewhere to connect to.
-    fn start_debuggee(&mut self, ctx: &mut Context, address: &Address) {
+    fn start_debuggee(&mut self, ctx: &mut SessionContext<'_>, address: &Address) {
         let Some(launch) = self.launch.as_mut() else {
             return;
         };
@@ -360,7 +370,11 @@ impl Session {
         self.send(ctx, message::request("runInTerminal", arguments));
     }
 
-    pub(super) fn on_run_in_terminal_response(&mut self, ctx: &mut Context, response: Response) {
+    pub(super) fn on_run_in_terminal_response(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        response: Response,
+    ) {
         let Some(launch) = self
             .launch
             .as_mut()
@@ -399,7 +413,7 @@ impl Session {
         self.set_timer(ctx, HELLO_DEADLINE_MS, TimerPurpose::HelloDeadline);
     }
 
-    pub(super) fn on_run_in_terminal_timeout(&mut self, ctx: &mut Context, seq: i64) {
+    pub(super) fn on_run_in_terminal_timeout(&mut self, ctx: &mut SessionContext<'_>, seq: i64) {
         if self.pending.remove(PendingKey::Reverse(seq)).is_some() {
             let error = DapError::user(
                 codes::LAUNCH_FAILED,
@@ -412,7 +426,7 @@ impl Session {
         }
     }
 
-    pub(super) fn on_hello_deadline(&mut self, ctx: &mut Context) {
+    pub(super) fn on_hello_deadline(&mut self, ctx: &mut SessionContext<'_>) {
         let excerpt = self
             .launch
             .as_ref()
@@ -428,7 +442,12 @@ impl Session {
         self.fail_launch(ctx, error);
     }
 
-    pub fn on_process_spawned(&mut self, ctx: &mut Context, process: ProcessId, pid: u32) {
+    pub fn on_process_spawned(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        process: ProcessId,
+        pid: u32,
+    ) {
         match self
             .launch
             .as_mut()
@@ -442,7 +461,12 @@ impl Session {
         }
     }
 
-    pub fn on_spawn_failed(&mut self, ctx: &mut Context, process: ProcessId, error: &str) {
+    pub fn on_spawn_failed(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        process: ProcessId,
+        error: &str,
+    ) {
         let Some(launch) = self
             .launch
             .as_mut()
@@ -461,7 +485,7 @@ impl Session {
 
     /// Ends a launch that cannot go on: answers the pending `launch` with the error
     /// and lets go of everything the launch started.
-    pub(super) fn fail_launch(&mut self, ctx: &mut Context, error: DapError) {
+    pub(super) fn fail_launch(&mut self, ctx: &mut SessionContext<'_>, error: DapError) {
         let command = self.start_command();
         match self.pending.launch() {
             Some(seq) => {
@@ -508,7 +532,7 @@ impl Session {
     }
 
     /// Answers the client's `launch` once `configurationDone` went through.
-    pub(super) fn complete_launch(&mut self, ctx: &mut Context) {
+    pub(super) fn complete_launch(&mut self, ctx: &mut SessionContext<'_>) {
         if let Some(seq) = self.pending.launch() {
             self.pending.remove(PendingKey::Client(seq));
             let command = self.start_command();

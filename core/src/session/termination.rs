@@ -5,7 +5,7 @@
 use super::launch::Phase;
 use super::pending::{Pending, PendingKey};
 use super::{Session, TimerPurpose};
-use crate::context::{Context, Note};
+use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::Request;
 use crate::{KillTarget, LogLevel, Platform, ProcessId, Signal};
@@ -47,7 +47,7 @@ fn signal_number(signal: &str, platform: Platform) -> Option<i64> {
 impl Session {
     /// Signals the debuggee process, whichever way it was started. Returns false when
     /// there is nothing to signal.
-    pub(super) fn kill_debuggee(&mut self, ctx: &mut Context, signal: Signal) -> bool {
+    pub(super) fn kill_debuggee(&mut self, ctx: &mut SessionContext<'_>, signal: Signal) -> bool {
         if self.is_user_attach() {
             return self.ask_program_to_exit(ctx, signal);
         }
@@ -79,7 +79,7 @@ impl Session {
 
     pub fn on_process_exited(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         process: ProcessId,
         code: Option<i64>,
         signal: Option<&str>,
@@ -106,7 +106,7 @@ impl Session {
     /// The debuggee process is gone (with `code`, or killed by `signal`).
     pub(super) fn debuggee_exited(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         code: Option<i64>,
         signal: Option<&str>,
     ) {
@@ -166,7 +166,7 @@ impl Session {
         }
     }
 
-    fn send_exited(&mut self, ctx: &mut Context, code: i64) {
+    fn send_exited(&mut self, ctx: &mut SessionContext<'_>, code: i64) {
         if !self.exited_sent {
             self.exited_sent = true;
             self.send_event(ctx, "exited", Some(json!({ "exitCode": code })));
@@ -175,7 +175,7 @@ impl Session {
 
     /// Sends `terminated` once; while child sessions are live it waits for them (the
     /// router calls `send_deferred_terminated` when the last one has ended).
-    pub(super) fn send_terminated(&mut self, ctx: &mut Context) {
+    pub(super) fn send_terminated(&mut self, ctx: &mut SessionContext<'_>) {
         if self.terminated_sent {
             return;
         }
@@ -194,7 +194,7 @@ impl Session {
         self.launch.as_ref().is_some_and(|launch| launch.alive)
     }
 
-    pub(super) fn on_disconnect(&mut self, ctx: &mut Context, request: Request) {
+    pub(super) fn on_disconnect(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
         if self.pending.disconnect().is_some() {
             let error =
                 DapError::silent(codes::WRONG_STATE, "The session is already disconnecting.");
@@ -254,7 +254,7 @@ impl Session {
 
     /// Leaves a launched debuggee running without the debugger (terminateDebuggee
     /// false): the connection closes and the process is no longer ours to kill.
-    fn detach(&mut self, ctx: &mut Context) {
+    fn detach(&mut self, ctx: &mut SessionContext<'_>) {
         self.drop_debuggee_connection(ctx);
         if let Some(launch) = self.launch.as_mut() {
             launch.alive = false;
@@ -270,7 +270,7 @@ impl Session {
 
     /// Completes a pending `disconnect`: `terminated` if not yet sent, the response,
     /// and the end of the client stream.
-    pub(super) fn finish_disconnect(&mut self, ctx: &mut Context) {
+    pub(super) fn finish_disconnect(&mut self, ctx: &mut SessionContext<'_>) {
         let Some((seq, timer)) = self.pending.disconnect() else {
             return;
         };
@@ -286,7 +286,7 @@ impl Session {
         self.finished = true;
     }
 
-    pub(super) fn on_disconnect_deadline(&mut self, ctx: &mut Context) {
+    pub(super) fn on_disconnect_deadline(&mut self, ctx: &mut SessionContext<'_>) {
         ctx.log(
             LogLevel::Warn,
             format!("The debuggee was not reported gone within {} seconds of SIGKILL; ending the session without its exit code.", DISCONNECT_DEADLINE_MS / 1000),
@@ -294,7 +294,7 @@ impl Session {
         self.finish_disconnect(ctx);
     }
 
-    pub(super) fn on_terminate(&mut self, ctx: &mut Context, request: Request) {
+    pub(super) fn on_terminate(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
         self.respond_ok(ctx, request.seq, "terminate", None);
         if self.pending.launch().is_some() {
             let error = DapError::silent(
@@ -317,7 +317,7 @@ impl Session {
         }
     }
 
-    pub(super) fn on_terminate_escalation(&mut self, ctx: &mut Context) {
+    pub(super) fn on_terminate_escalation(&mut self, ctx: &mut SessionContext<'_>) {
         if self.debuggee_alive() {
             ctx.log(
                 LogLevel::Info,
@@ -330,7 +330,7 @@ impl Session {
         }
     }
 
-    pub fn on_client_closed(&mut self, ctx: &mut Context) {
+    pub fn on_client_closed(&mut self, ctx: &mut SessionContext<'_>) {
         self.client.closed = true;
         if self.is_user_attach() && self.debuggee_alive() {
             // A program the user started outlives the client, as after a disconnect.
