@@ -8,6 +8,7 @@
 mod attach;
 mod child;
 mod connect;
+mod connection;
 mod debuggee;
 mod facts;
 mod launch;

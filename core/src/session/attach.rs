@@ -4,7 +4,7 @@
 //! it running, and `terminate` asks it to end itself (`dapper/terminate`), because its
 //! pid may be on another machine.
 
-use super::debuggee::{parse_payload, Debuggee};
+use super::connection::{parse_payload, Connection};
 use super::launch::{Launch, Phase};
 use super::pending::{Pending, PendingKey};
 use super::{Session, TimerPurpose};
@@ -223,7 +223,7 @@ impl Session {
         launch.hello_pid = local_pid;
         launch.alive = true;
         launch.phase = Phase::Configuring;
-        launch.debuggee = Some(Debuggee::new(conn, decoder, local_pid));
+        launch.debuggee = Some(Connection::new(conn, decoder, local_pid));
         self.cancel_timers_for(ctx, TimerPurpose::AttachDeadline);
         self.send_configure(ctx);
         self.drain_debuggee_frames(ctx);

@@ -2,7 +2,7 @@
 //! session (`startDebugging`), attaching a new client's session to a waiting child
 //! process, and ending child sessions before their parent.
 
-use super::debuggee::Debuggee;
+use super::connection::Connection;
 use super::launch::{Launch, Phase};
 use super::pending::{Pending, PendingKey};
 use super::{Session, TimerPurpose};
@@ -99,7 +99,7 @@ impl Session {
         if launch.config.subprocess_auto_attach {
             launch.child_listener = binding.child_listener;
         }
-        launch.debuggee = Some(Debuggee::new(binding.conn, binding.decoder, binding.pid));
+        launch.debuggee = Some(Connection::new(binding.conn, binding.decoder, binding.pid));
         self.send_configure(ctx);
         self.drain_debuggee_frames(ctx);
     }

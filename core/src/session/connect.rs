@@ -2,7 +2,7 @@
 //! `dapper/hello`, child processes' `dapper/sessionHello` (handed to the router), and
 //! peers that say nothing or the wrong thing.
 
-use super::debuggee::{parse_payload, Debuggee};
+use super::connection::{parse_payload, Connection};
 use super::launch::Phase;
 use super::{Session, TimerPurpose};
 use crate::context::{Note, SessionContext};
@@ -194,7 +194,7 @@ impl Session {
                     ),
                 );
                 launch.hello_pid = hello.pid;
-                launch.debuggee = Some(Debuggee::new(
+                launch.debuggee = Some(Connection::new(
                     conn,
                     decoder,
                     hello.pid.or(launch.pid).or(launch.terminal_pid),

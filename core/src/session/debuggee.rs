@@ -1,40 +1,17 @@
 //! The debuggee side of a session once it said hello (connect.rs): `dapper/configure`, forwarding client
 //! requests with the engine's own seq, and passing responses and events back.
 
+use super::connection::parse_payload;
 use super::launch::Phase;
 use super::pending::{Pending, PendingKey};
 use super::{Session, TimerPurpose};
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
-use crate::dap::message::{self, Event, Incoming, Request, Response, TextError, Unsequenced};
-use crate::ipc::frame::{self, FrameDecoder, FrameKind};
+use crate::dap::message::{self, Event, Incoming, Request, Response, Unsequenced};
+use crate::ipc::frame::{self, FrameKind};
 use crate::ipc::hello;
 use crate::{Bytes, ConnectionId, LogLevel, Output, ProcessId, Stream};
 use serde_json::{json, Value};
-
-/// The connection of a debuggee that said a valid hello.
-pub struct Debuggee {
-    pub conn: ConnectionId,
-    decoder: FrameDecoder,
-    /// The seq of the next request the engine sends on this connection.
-    next_seq: i64,
-    /// The debuggee's own pid, from its hello.
-    pub pid: Option<u32>,
-    /// Whether the debuggee reported itself stopped (and not continued since).
-    pub stopped: bool,
-}
-
-impl Debuggee {
-    pub fn new(conn: ConnectionId, decoder: FrameDecoder, pid: Option<u32>) -> Debuggee {
-        Debuggee {
-            conn,
-            decoder,
-            next_seq: 1,
-            pid,
-            stopped: false,
-        }
-    }
-}
 
 /// Events only the engine decides on; a debuggee that sends them anyway is ignored
 /// rather than allowed to confuse the client.
@@ -454,13 +431,4 @@ impl Session {
             self.send_output(ctx, category, &text);
         }
     }
-}
-
-pub(super) fn parse_payload(payload: &[u8]) -> Result<Incoming, String> {
-    message::parse_slice(payload).map_err(|error| match error {
-        TextError::NotJson(error) => format!("a frame's payload is not JSON ({error})"),
-        TextError::Envelope(error) => {
-            format!("a frame's payload is not a DAP message ({error})")
-        }
-    })
 }

@@ -2,7 +2,7 @@
 //! open a listener, start the debuggee (spawned by the host, or in the client's
 //! terminal through `runInTerminal`), and wait for it to connect.
 
-use super::debuggee::Debuggee;
+use super::connection::Connection;
 use super::facts::{check_facts, FactRole};
 use super::pending::{Pending, PendingKey};
 use super::{Session, TimerPurpose};
@@ -88,7 +88,7 @@ pub struct Launch {
     /// Connections accepted on the listener that have not said hello yet.
     pub candidates: BTreeMap<ConnectionId, FrameDecoder>,
     /// The connection that said hello.
-    pub debuggee: Option<Debuggee>,
+    pub debuggee: Option<Connection>,
     /// The exit code the debuggee announced in `dapper/exiting`.
     pub announced_exit_code: Option<i64>,
 }
