@@ -13,6 +13,7 @@ mod debuggee;
 mod facts;
 mod launch;
 mod pending;
+mod process;
 mod termination;
 
 use crate::context::{Note, SessionContext, SessionKey};

@@ -220,8 +220,8 @@ impl Session {
         launch.session_id = text("sessionId").unwrap_or_default();
         // A pid is only meaningful on this machine; the engine never signals it anyway.
         let local_pid = pid.filter(|_| local);
-        launch.hello_pid = local_pid;
-        launch.alive = true;
+        launch.process.hello_pid = local_pid;
+        launch.process.alive = true;
         launch.phase = Phase::Configuring;
         launch.debuggee = Some(Connection::new(conn, decoder, local_pid));
         self.cancel_timers_for(ctx, TimerPurpose::AttachDeadline);
@@ -250,18 +250,18 @@ impl Session {
         ctx: &mut SessionContext<'_>,
         signal: Signal,
     ) -> bool {
-        let Some(launch) = self.launch.as_mut().filter(|launch| launch.alive) else {
+        let Some(launch) = self.launch.as_mut().filter(|launch| launch.process.alive) else {
             return false;
         };
         if launch.debuggee.is_none() {
             // Not connected (any more): the program is not ours to end.
-            launch.alive = false;
+            launch.process.alive = false;
             return false;
         }
-        if launch.kill_sent == Some(Signal::Kill) {
+        if launch.process.kill_sent == Some(Signal::Kill) {
             return true;
         }
-        launch.kill_sent = Some(signal);
+        launch.process.kill_sent = Some(signal);
         let arguments = json!({ "force": signal == Signal::Kill });
         if let Some(seq) =
             self.send_to_debuggee(ctx, message::request("dapper/terminate", arguments))

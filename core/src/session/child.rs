@@ -93,8 +93,8 @@ impl Session {
             ),
         );
         launch.session_id = binding.session_id;
-        launch.hello_pid = binding.pid;
-        launch.alive = true;
+        launch.process.hello_pid = binding.pid;
+        launch.process.alive = true;
         launch.phase = Phase::Configuring;
         if launch.config.subprocess_auto_attach {
             launch.child_listener = binding.child_listener;
@@ -170,7 +170,7 @@ impl Session {
         self.kill_debuggee(ctx, signal);
         self.cancel_timers_for(ctx, TimerPurpose::TerminateEscalation);
         if let Some(launch) = self.launch.as_mut() {
-            launch.alive = false;
+            launch.process.alive = false;
             launch.phase = Phase::Over;
         }
         self.send_terminated(ctx);

@@ -193,11 +193,14 @@ impl Session {
                         hello.python_version.as_deref().unwrap_or("unknown"),
                     ),
                 );
-                launch.hello_pid = hello.pid;
+                launch.process.hello_pid = hello.pid;
                 launch.debuggee = Some(Connection::new(
                     conn,
                     decoder,
-                    hello.pid.or(launch.pid).or(launch.terminal_pid),
+                    hello
+                        .pid
+                        .or(launch.process.pid)
+                        .or(launch.process.terminal_pid),
                 ));
                 launch.phase = Phase::Configuring;
                 let waiting: Vec<ConnectionId> = launch.candidates.keys().copied().collect();

@@ -244,7 +244,7 @@ impl Session {
             "dapper/exiting" => {
                 let code = event.body.get("exitCode").and_then(Value::as_i64);
                 if let Some(launch) = self.launch.as_mut() {
-                    launch.announced_exit_code = code;
+                    launch.process.announced_exit_code = code;
                 }
                 return;
             }
@@ -389,8 +389,8 @@ impl Session {
         let Some(launch) = self.launch.as_ref() else {
             return;
         };
-        if launch.process.is_none() && launch.alive {
-            let code = launch.announced_exit_code;
+        if launch.process.spawned.is_none() && launch.process.alive {
+            let code = launch.process.announced_exit_code;
             self.debuggee_exited(ctx, code, None);
         } else if configure_lost {
             let error = DapError::user(
@@ -411,15 +411,15 @@ impl Session {
         let Some(launch) = self
             .launch
             .as_mut()
-            .filter(|launch| launch.process == Some(process))
+            .filter(|launch| launch.process.spawned == Some(process))
         else {
             return;
         };
         let text = match stream {
-            Stream::Stdout => launch.stdout.push(bytes),
+            Stream::Stdout => launch.process.stdout.push(bytes),
             Stream::Stderr => {
-                let text = launch.stderr.push(bytes);
-                launch.remember_stderr(&text);
+                let text = launch.process.stderr.push(bytes);
+                launch.process.remember_stderr(&text);
                 text
             }
         };

@@ -5,6 +5,7 @@
 use super::connection::Connection;
 use super::facts::{check_facts, FactRole};
 use super::pending::{Pending, PendingKey};
+use super::process::DebuggeeProcess;
 use super::{Session, TimerPurpose};
 use crate::config::{
     self, launcher_argv, launcher_env, Console, LaunchConfig, LauncherEnv, Target,
@@ -13,7 +14,6 @@ use crate::context::SessionContext;
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Request, Response};
 use crate::ipc::frame::FrameDecoder;
-use crate::utf8::Utf8Stream;
 use crate::{
     Address, ConnectionId, FactAnswer, FactQuery, FactRequestId, ListenerId, LogLevel, ProcessId,
     Signal, Transport,
@@ -25,9 +25,6 @@ use std::collections::BTreeMap;
 pub const HELLO_DEADLINE_MS: u64 = 20_000;
 /// How long the client has to answer `runInTerminal`.
 pub const RUN_IN_TERMINAL_TIMEOUT_MS: u64 = 30_000;
-/// How much of the debuggee's stderr is kept to explain an early exit.
-const STDERR_TAIL_BYTES: usize = 4096;
-const STDERR_TAIL_LINES: usize = 10;
 
 /// Where the launch is. A launch moves forward only, so phases are ordered; `Over`
 /// is both "failed" and "the debuggee has exited".
@@ -68,29 +65,12 @@ pub struct Launch {
     /// The `connect` the host has not answered yet.
     pub connect_request: Option<crate::ConnectRequestId>,
     host_pythonpath: Option<String>,
-    /// The process the host spawned (internalConsole).
-    pub process: Option<ProcessId>,
-    pub pid: Option<u32>,
-    /// The debuggee's pid as the client reported it for a `runInTerminal` launch.
-    pub terminal_pid: Option<u32>,
-    /// The terminal shell's pid from `runInTerminal`: killed only when nothing better
-    /// is known, because killing it closes the user's terminal.
-    pub shell_pid: Option<u32>,
-    /// The pid the debuggee announced in its hello.
-    pub hello_pid: Option<u32>,
-    /// Whether the debuggee process is believed to be running.
-    pub alive: bool,
-    /// The strongest signal already sent, so SIGKILL is not repeated.
-    pub kill_sent: Option<Signal>,
-    pub stdout: Utf8Stream,
-    pub stderr: Utf8Stream,
-    stderr_tail: String,
+    /// The debuggee's process, however it was started.
+    pub process: DebuggeeProcess,
     /// Connections accepted on the listener that have not said hello yet.
     pub candidates: BTreeMap<ConnectionId, FrameDecoder>,
     /// The connection that said hello.
     pub debuggee: Option<Connection>,
-    /// The exit code the debuggee announced in `dapper/exiting`.
-    pub announced_exit_code: Option<i64>,
 }
 
 impl Launch {
@@ -108,19 +88,9 @@ impl Launch {
             remote: None,
             connect_request: None,
             host_pythonpath: None,
-            process: None,
-            pid: None,
-            terminal_pid: None,
-            shell_pid: None,
-            hello_pid: None,
-            alive: false,
-            kill_sent: None,
-            stdout: Utf8Stream::default(),
-            stderr: Utf8Stream::default(),
-            stderr_tail: String::new(),
+            process: DebuggeeProcess::default(),
             candidates: BTreeMap::new(),
             debuggee: None,
-            announced_exit_code: None,
         }
     }
 
@@ -132,34 +102,6 @@ impl Launch {
             Target::Code(_) => "python -c".to_string(),
             Target::Child(name) => name.clone(),
         }
-    }
-
-    pub fn remember_stderr(&mut self, text: &str) {
-        self.stderr_tail.push_str(text);
-        if self.stderr_tail.len() > STDERR_TAIL_BYTES {
-            let mut cut = self.stderr_tail.len() - STDERR_TAIL_BYTES;
-            while !self.stderr_tail.is_char_boundary(cut) {
-                cut += 1;
-            }
-            self.stderr_tail.drain(..cut);
-        }
-    }
-
-    /// The last lines of stderr, introduced, or nothing when stderr was empty.
-    pub fn stderr_excerpt(&self) -> String {
-        let lines: Vec<&str> = self
-            .stderr_tail
-            .lines()
-            .filter(|line| !line.trim().is_empty())
-            .collect();
-        if lines.is_empty() {
-            return String::new();
-        }
-        let start = lines.len().saturating_sub(STDERR_TAIL_LINES);
-        format!(
-            "\nIts last output on stderr:\n{}",
-            lines[start..].join("\n")
-        )
     }
 }
 
@@ -342,8 +284,8 @@ impl Session {
         let cwd = launch.config.cwd.clone();
         let kind = match launch.config.console {
             Console::Internal => {
-                launch.process = Some(ctx.spawn(argv, cwd, env));
-                launch.alive = true;
+                launch.process.spawned = Some(ctx.spawn(argv, cwd, env));
+                launch.process.alive = true;
                 self.set_timer(ctx, HELLO_DEADLINE_MS, TimerPurpose::HelloDeadline);
                 return;
             }
@@ -404,10 +346,10 @@ impl Session {
                 .and_then(Value::as_u64)
                 .and_then(|pid| u32::try_from(pid).ok())
         };
-        launch.terminal_pid = pid_of("processId");
-        launch.shell_pid = pid_of("shellProcessId");
-        launch.alive = true;
-        if launch.terminal_pid.is_none() && launch.shell_pid.is_none() {
+        launch.process.terminal_pid = pid_of("processId");
+        launch.process.shell_pid = pid_of("shellProcessId");
+        launch.process.alive = true;
+        if launch.process.terminal_pid.is_none() && launch.process.shell_pid.is_none() {
             ctx.log(LogLevel::Warn, "The client started the debuggee in a terminal without telling its pid; Dapper cannot kill it before it connects.");
         }
         self.set_timer(ctx, HELLO_DEADLINE_MS, TimerPurpose::HelloDeadline);
@@ -430,7 +372,7 @@ impl Session {
         let excerpt = self
             .launch
             .as_ref()
-            .map(Launch::stderr_excerpt)
+            .map(|launch| launch.process.stderr_excerpt())
             .unwrap_or_default();
         let error = DapError::user(
             codes::LAUNCH_FAILED,
@@ -451,9 +393,9 @@ impl Session {
         match self
             .launch
             .as_mut()
-            .filter(|launch| launch.process == Some(process))
+            .filter(|launch| launch.process.spawned == Some(process))
         {
-            Some(launch) => launch.pid = Some(pid),
+            Some(launch) => launch.process.pid = Some(pid),
             None => ctx.log(
                 LogLevel::Debug,
                 format!("Process {process} spawned for nothing that waits."),
@@ -470,11 +412,11 @@ impl Session {
         let Some(launch) = self
             .launch
             .as_mut()
-            .filter(|launch| launch.process == Some(process))
+            .filter(|launch| launch.process.spawned == Some(process))
         else {
             return;
         };
-        launch.alive = false;
+        launch.process.alive = false;
         let python = launch.config.python.clone();
         let error = DapError::user(
             codes::LAUNCH_FAILED,

@@ -8,7 +8,7 @@ use super::{Session, TimerPurpose};
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::Request;
-use crate::{KillTarget, LogLevel, Platform, ProcessId, Signal};
+use crate::{LogLevel, Platform, ProcessId, Signal};
 use serde_json::{json, Value};
 
 /// How long `disconnect` waits for a killed debuggee to be reported gone.
@@ -51,28 +51,20 @@ impl Session {
         if self.is_user_attach() {
             return self.ask_program_to_exit(ctx, signal);
         }
-        let Some(launch) = self.launch.as_mut().filter(|launch| launch.alive) else {
+        let Some(launch) = self.launch.as_mut().filter(|launch| launch.process.alive) else {
             return false;
         };
-        if launch.kill_sent == Some(Signal::Kill) {
+        if launch.process.kill_sent == Some(Signal::Kill) {
             return true;
         }
-        let terminal_pid = launch
-            .terminal_pid
-            .or(launch.hello_pid)
-            .or(launch.shell_pid);
-        let target = match (launch.process, terminal_pid) {
-            (Some(process), _) => KillTarget::Process(process),
-            (None, Some(pid)) => KillTarget::Pid(pid),
-            (None, None) => {
-                ctx.log(
-                    LogLevel::Warn,
-                    "Cannot signal the debuggee: its pid is unknown.",
-                );
-                return false;
-            }
+        let Some(target) = launch.process.kill_target() else {
+            ctx.log(
+                LogLevel::Warn,
+                "Cannot signal the debuggee: its pid is unknown.",
+            );
+            return false;
         };
-        launch.kill_sent = Some(signal);
+        launch.process.kill_sent = Some(signal);
         ctx.kill(target, signal);
         true
     }
@@ -87,13 +79,13 @@ impl Session {
         let Some(launch) = self
             .launch
             .as_mut()
-            .filter(|launch| launch.process == Some(process))
+            .filter(|launch| launch.process.spawned == Some(process))
         else {
             return;
         };
-        let rest_out = launch.stdout.finish();
-        let rest_err = launch.stderr.finish();
-        launch.remember_stderr(&rest_err);
+        let rest_out = launch.process.stdout.finish();
+        let rest_err = launch.process.stderr.finish();
+        launch.process.remember_stderr(&rest_err);
         if !rest_out.is_empty() {
             self.send_output(ctx, "stdout", &rest_out);
         }
@@ -114,8 +106,8 @@ impl Session {
         let Some(launch) = self.launch.as_mut() else {
             return;
         };
-        launch.alive = false;
-        let we_killed = launch.kill_sent.is_some();
+        launch.process.alive = false;
+        let we_killed = launch.process.kill_sent.is_some();
         let exit_code =
             code.or_else(|| signal.map(|name| 128 + signal_number(name, platform).unwrap_or(0)));
         let connected = launch.debuggee.is_some() || launch.phase > Phase::Starting;
@@ -132,7 +124,7 @@ impl Session {
             let excerpt = self
                 .launch
                 .as_ref()
-                .map(|launch| launch.stderr_excerpt())
+                .map(|launch| launch.process.stderr_excerpt())
                 .unwrap_or_default();
             let error = DapError::user(
                 codes::LAUNCH_FAILED,
@@ -191,7 +183,9 @@ impl Session {
     }
 
     fn debuggee_alive(&self) -> bool {
-        self.launch.as_ref().is_some_and(|launch| launch.alive)
+        self.launch
+            .as_ref()
+            .is_some_and(|launch| launch.process.alive)
     }
 
     pub(super) fn on_disconnect(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
@@ -222,10 +216,9 @@ impl Session {
             // The exit is observable through the host's processExited (spawned) or the
             // debuggee connection closing (runInTerminal); without either, waiting
             // would only delay the end of the session.
-            let observable = self
-                .launch
-                .as_ref()
-                .is_some_and(|launch| launch.process.is_some() || launch.debuggee.is_some());
+            let observable = self.launch.as_ref().is_some_and(|launch| {
+                launch.process.spawned.is_some() || launch.debuggee.is_some()
+            });
             if observable {
                 let timer = self.set_timer(
                     ctx,
@@ -239,7 +232,7 @@ impl Session {
                 return;
             }
             if let Some(launch) = self.launch.as_mut() {
-                launch.alive = false;
+                launch.process.alive = false;
             }
         }
         if self.debuggee_alive() {
@@ -257,8 +250,8 @@ impl Session {
     fn detach(&mut self, ctx: &mut SessionContext<'_>) {
         self.drop_debuggee_connection(ctx);
         if let Some(launch) = self.launch.as_mut() {
-            launch.alive = false;
-            if let Some(process) = launch.process {
+            launch.process.alive = false;
+            if let Some(process) = launch.process.spawned {
                 ctx.process_exited(process);
             }
             ctx.log(
