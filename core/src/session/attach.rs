@@ -5,7 +5,7 @@
 //! pid may be on another machine.
 
 use super::connection::{parse_payload, Connection};
-use super::launch::{Launch, Phase};
+use super::launch::{Launch, Origin, Phase};
 use super::pending::{Pending, PendingKey};
 use super::{Session, TimerPurpose};
 use crate::config::{self, Target};
@@ -47,11 +47,15 @@ impl Session {
             LogLevel::Info,
             format!("Attaching to the program at {}.", endpoint.display()),
         );
-        let mut launch = Launch::new(config, String::new(), String::new());
-        launch.attached = true;
+        let connect_request = ctx.connect(endpoint.host.clone(), endpoint.port);
+        let mut launch = Launch::new(
+            config,
+            Origin::Remote(endpoint),
+            String::new(),
+            String::new(),
+        );
         launch.phase = Phase::Starting;
-        launch.connect_request = Some(ctx.connect(endpoint.host.clone(), endpoint.port));
-        launch.remote = Some(endpoint);
+        launch.connect_request = Some(connect_request);
         self.launch = Some(launch);
         self.pending
             .insert(PendingKey::Client(request.seq), Pending::Launch);
@@ -62,13 +66,13 @@ impl Session {
     pub(super) fn is_user_attach(&self) -> bool {
         self.launch
             .as_ref()
-            .is_some_and(|launch| launch.remote.is_some())
+            .is_some_and(|launch| launch.origin.endpoint().is_some())
     }
 
     fn endpoint_text(&self) -> String {
         self.launch
             .as_ref()
-            .and_then(|launch| launch.remote.as_ref())
+            .and_then(|launch| launch.origin.endpoint())
             .map_or_else(String::new, config::Endpoint::display)
     }
 
@@ -108,7 +112,7 @@ impl Session {
         let port = self
             .launch
             .as_ref()
-            .and_then(|launch| launch.remote.as_ref())
+            .and_then(|launch| launch.origin.endpoint())
             .map_or(0, |endpoint| endpoint.port);
         let error = DapError::user(
             codes::ATTACH_FAILED,
@@ -202,8 +206,8 @@ impl Session {
             .and_then(|pid| u32::try_from(pid).ok());
         let text = |key: &str| body.get(key).and_then(Value::as_str).map(str::to_string);
         let local = launch
-            .remote
-            .as_ref()
+            .origin
+            .endpoint()
             .is_some_and(config::Endpoint::is_loopback);
         ctx.log(
             LogLevel::Info,

@@ -3,7 +3,7 @@
 //! process, and ending child sessions before their parent.
 
 use super::connection::Connection;
-use super::launch::{Launch, Phase};
+use super::launch::{Launch, Origin, Phase};
 use super::pending::{Pending, PendingKey};
 use super::{Session, TimerPurpose};
 use crate::config::{self, CHILD_SESSION_KEY};
@@ -59,8 +59,7 @@ impl Session {
                 return;
             }
         };
-        let mut launch = Launch::new(config, String::new(), String::new());
-        launch.attached = true;
+        let mut launch = Launch::new(config, Origin::Child, String::new(), String::new());
         launch.phase = Phase::Starting;
         self.launch = Some(launch);
         self.pending
@@ -70,11 +69,9 @@ impl Session {
 
     /// Binds this session to its child process's connection and configures it.
     pub fn bind_child(&mut self, ctx: &mut SessionContext<'_>, binding: ChildBinding) {
-        let Some(launch) = self
-            .launch
-            .as_mut()
-            .filter(|launch| launch.attached && launch.phase == Phase::Starting)
-        else {
+        let Some(launch) = self.launch.as_mut().filter(|launch| {
+            matches!(launch.origin, Origin::Child) && launch.phase == Phase::Starting
+        }) else {
             ctx.log(
                 LogLevel::Error,
                 "A child process was bound to a session that is not waiting for one.",

@@ -40,7 +40,9 @@ impl Session {
         // child processes for as long as the session debugs children.
         match self.launch.as_mut().filter(|launch| {
             launch.phase == Phase::Starting
-                || (launch.listener.is_some() && !launch.attached && launch.phase < Phase::Over)
+                || (launch.listener.is_some()
+                    && !launch.origin.is_attached()
+                    && launch.phase < Phase::Over)
         }) {
             Some(launch) => {
                 let starting = launch.phase == Phase::Starting;

@@ -2,7 +2,7 @@
 //! requests with the engine's own seq, and passing responses and events back.
 
 use super::connection::parse_payload;
-use super::launch::Phase;
+use super::launch::{Origin, Phase};
 use super::pending::{Pending, PendingKey};
 use super::{Session, TimerPurpose};
 use crate::context::{Note, SessionContext};
@@ -218,14 +218,14 @@ impl Session {
         let name = launch.process_name();
         // A child process was started by its parent and has waited for this session; a
         // program the user started runs already (and may run on another machine).
-        let start_method = match (&launch.remote, launch.attached) {
-            (Some(_), _) => "attach",
-            (None, true) => "attachForSuspendedLaunch",
-            (None, false) => "launch",
+        let start_method = match launch.origin {
+            Origin::Remote(_) => "attach",
+            Origin::Child => "attachForSuspendedLaunch",
+            Origin::Launched => "launch",
         };
         let local = launch
-            .remote
-            .as_ref()
+            .origin
+            .endpoint()
             .is_none_or(crate::config::Endpoint::is_loopback);
         let mut body =
             json!({ "name": name, "isLocalProcess": local, "startMethod": start_method });

@@ -8,7 +8,7 @@ use super::pending::{Pending, PendingKey};
 use super::process::DebuggeeProcess;
 use super::{Session, TimerPurpose};
 use crate::config::{
-    self, launcher_argv, launcher_env, Console, LaunchConfig, LauncherEnv, Target,
+    self, launcher_argv, launcher_env, Console, Endpoint, LaunchConfig, LauncherEnv, Target,
 };
 use crate::context::SessionContext;
 use crate::dap::error::{codes, DapError};
@@ -43,6 +43,32 @@ pub enum Phase {
     Over,
 }
 
+/// How a session's debuggee came to be.
+pub enum Origin {
+    /// This session launched it (spawned by the host, or in the client's terminal).
+    Launched,
+    /// Its parent debuggee started it, and it waits for this session (attach).
+    Child,
+    /// The user started it with `python -m dapper --listen`; the session attached to
+    /// it at this endpoint.
+    Remote(Endpoint),
+}
+
+impl Origin {
+    /// Whether the session attached to a running process rather than launching it.
+    pub fn is_attached(&self) -> bool {
+        !matches!(self, Origin::Launched)
+    }
+
+    /// Where a user's attach connects.
+    pub fn endpoint(&self) -> Option<&Endpoint> {
+        match self {
+            Origin::Remote(endpoint) => Some(endpoint),
+            _ => None,
+        }
+    }
+}
+
 pub struct Launch {
     pub config: LaunchConfig,
     pub phase: Phase,
@@ -57,11 +83,8 @@ pub struct Launch {
     /// session's own listener, kept open after the hello, for a root session with
     /// `subprocessAutoAttach`; the root's for a child session.
     pub child_listener: Option<Address>,
-    /// Whether this session attached to a running process: a child its parent started,
-    /// or (with `remote`) a program the user started with `python -m dapper --listen`.
-    pub attached: bool,
-    /// Where a user's attach connects.
-    pub remote: Option<crate::config::Endpoint>,
+    /// How the debuggee came to be: launched by this session, or attached to.
+    pub origin: Origin,
     /// The `connect` the host has not answered yet.
     pub connect_request: Option<crate::ConnectRequestId>,
     host_pythonpath: Option<String>,
@@ -74,7 +97,7 @@ pub struct Launch {
 }
 
 impl Launch {
-    pub fn new(config: LaunchConfig, session_id: String, token: String) -> Launch {
+    pub fn new(config: LaunchConfig, origin: Origin, session_id: String, token: String) -> Launch {
         Launch {
             config,
             phase: Phase::GatheringFacts,
@@ -84,8 +107,7 @@ impl Launch {
             fact_roles: Vec::new(),
             listener: None,
             child_listener: None,
-            attached: false,
-            remote: None,
+            origin,
             connect_request: None,
             host_pythonpath: None,
             process: DebuggeeProcess::default(),
@@ -161,7 +183,12 @@ impl Session {
         let fact_request = ctx.gather_facts(queries);
         self.pending
             .insert(PendingKey::Client(request.seq), Pending::Launch);
-        let mut launch = Launch::new(config, ctx.new_debuggee_session_id(), ctx.new_token());
+        let mut launch = Launch::new(
+            config,
+            Origin::Launched,
+            ctx.new_debuggee_session_id(),
+            ctx.new_token(),
+        );
         launch.fact_request = Some(fact_request);
         launch.fact_roles = roles;
         self.launch = Some(launch);
@@ -466,7 +493,11 @@ impl Session {
 
     /// The request that started this session: `attach` for a child session.
     pub(super) fn start_command(&self) -> &'static str {
-        if self.launch.as_ref().is_some_and(|launch| launch.attached) {
+        if self
+            .launch
+            .as_ref()
+            .is_some_and(|launch| launch.origin.is_attached())
+        {
             "attach"
         } else {
             "launch"

@@ -198,7 +198,10 @@ impl Session {
         // A launched debuggee is terminated unless the client says otherwise; a child
         // session's process (attached) is left running, as DAP says of attach, and
         // runs on without the debugger. `terminate` is how a child is stopped.
-        let attached = self.launch.as_ref().is_some_and(|launch| launch.attached);
+        let attached = self
+            .launch
+            .as_ref()
+            .is_some_and(|launch| launch.origin.is_attached());
         let terminate = request
             .arguments
             .get("terminateDebuggee")
