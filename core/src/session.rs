@@ -14,6 +14,7 @@ mod facts;
 mod launch;
 mod pending;
 mod process;
+mod stage;
 mod termination;
 
 use crate::context::{Note, SessionContext, SessionKey};

@@ -5,8 +5,9 @@
 //! pid may be on another machine.
 
 use super::connection::{parse_payload, Connection};
-use super::launch::{Launch, Origin, Phase};
+use super::launch::{Launch, Origin};
 use super::pending::{Pending, PendingKey};
+use super::stage::Stage;
 use super::{Session, TimerPurpose};
 use crate::config::{self, Target};
 use crate::context::SessionContext;
@@ -48,15 +49,10 @@ impl Session {
             format!("Attaching to the program at {}.", endpoint.display()),
         );
         let connect_request = ctx.connect(endpoint.host.clone(), endpoint.port);
-        let mut launch = Launch::new(
-            config,
-            Origin::Remote(endpoint),
-            String::new(),
-            String::new(),
-        );
-        launch.phase = Phase::Starting;
-        launch.connect_request = Some(connect_request);
-        self.launch = Some(launch);
+        let stage = Stage::Starting {
+            connect: Some(connect_request),
+        };
+        self.launch = Some(Launch::new(config, Origin::Remote(endpoint), stage));
         self.pending
             .insert(PendingKey::Client(request.seq), Pending::Launch);
         self.set_timer(ctx, ATTACH_DEADLINE_MS, TimerPurpose::AttachDeadline);
@@ -83,7 +79,7 @@ impl Session {
         conn: ConnectionId,
     ) {
         let Some(launch) = self.launch.as_mut().filter(|launch| {
-            launch.connect_request == Some(request) && launch.phase == Phase::Starting
+            matches!(launch.stage, Stage::Starting { connect: Some(waiting) } if waiting == request)
         }) else {
             ctx.log(
                 LogLevel::Debug,
@@ -92,7 +88,7 @@ impl Session {
             ctx.close_connection(conn);
             return;
         };
-        launch.connect_request = None;
+        launch.stage = Stage::Starting { connect: None };
         launch.candidates.insert(conn, FrameDecoder::default());
     }
 
@@ -103,7 +99,7 @@ impl Session {
         error: &str,
     ) {
         let waiting = self.launch.as_ref().is_some_and(|launch| {
-            launch.connect_request == Some(request) && launch.phase == Phase::Starting
+            matches!(launch.stage, Stage::Starting { connect: Some(waiting) } if waiting == request)
         });
         if !waiting {
             return;
@@ -127,7 +123,7 @@ impl Session {
         };
         let endpoint = self.endpoint_text();
         let seconds = ATTACH_DEADLINE_MS / 1000;
-        let message = if launch.connect_request.is_some() {
+        let message = if launch.stage.is_connecting() {
             format!("Dapper could not connect to the program at {endpoint} within {seconds} seconds; check 'connect' and that nothing (a firewall) is in the way.")
         } else {
             format!("The program at {endpoint} accepted the connection but did not say hello within {seconds} seconds; is it a program started with `python -m dapper --listen`?")
@@ -226,8 +222,7 @@ impl Session {
         let local_pid = pid.filter(|_| local);
         launch.process.hello_pid = local_pid;
         launch.process.alive = true;
-        launch.phase = Phase::Configuring;
-        launch.debuggee = Some(Connection::new(conn, decoder, local_pid));
+        launch.stage = Stage::connected(Connection::new(conn, decoder, local_pid));
         self.cancel_timers_for(ctx, TimerPurpose::AttachDeadline);
         self.send_configure(ctx);
         self.drain_debuggee_frames(ctx);
@@ -257,7 +252,7 @@ impl Session {
         let Some(launch) = self.launch.as_mut().filter(|launch| launch.process.alive) else {
             return false;
         };
-        if launch.debuggee.is_none() {
+        if launch.stage.connection().is_none() {
             // Not connected (any more): the program is not ours to end.
             launch.process.alive = false;
             return false;

@@ -3,8 +3,9 @@
 //! process, and ending child sessions before their parent.
 
 use super::connection::Connection;
-use super::launch::{Launch, Origin, Phase};
+use super::launch::{Launch, Origin};
 use super::pending::{Pending, PendingKey};
+use super::stage::Stage;
 use super::{Session, TimerPurpose};
 use crate::config::{self, CHILD_SESSION_KEY};
 use crate::context::{Note, SessionContext};
@@ -59,9 +60,8 @@ impl Session {
                 return;
             }
         };
-        let mut launch = Launch::new(config, Origin::Child, String::new(), String::new());
-        launch.phase = Phase::Starting;
-        self.launch = Some(launch);
+        let stage = Stage::Starting { connect: None };
+        self.launch = Some(Launch::new(config, Origin::Child, stage));
         self.pending
             .insert(PendingKey::Client(request.seq), Pending::Launch);
         ctx.note(Note::AttachChild { child });
@@ -69,9 +69,11 @@ impl Session {
 
     /// Binds this session to its child process's connection and configures it.
     pub fn bind_child(&mut self, ctx: &mut SessionContext<'_>, binding: ChildBinding) {
-        let Some(launch) = self.launch.as_mut().filter(|launch| {
-            matches!(launch.origin, Origin::Child) && launch.phase == Phase::Starting
-        }) else {
+        let Some(launch) = self
+            .launch
+            .as_mut()
+            .filter(|launch| matches!(launch.origin, Origin::Child) && launch.stage.is_starting())
+        else {
             ctx.log(
                 LogLevel::Error,
                 "A child process was bound to a session that is not waiting for one.",
@@ -92,11 +94,11 @@ impl Session {
         launch.session_id = binding.session_id;
         launch.process.hello_pid = binding.pid;
         launch.process.alive = true;
-        launch.phase = Phase::Configuring;
         if launch.config.subprocess_auto_attach {
             launch.child_listener = binding.child_listener;
         }
-        launch.debuggee = Some(Connection::new(binding.conn, binding.decoder, binding.pid));
+        launch.stage =
+            Stage::connected(Connection::new(binding.conn, binding.decoder, binding.pid));
         self.send_configure(ctx);
         self.drain_debuggee_frames(ctx);
     }
@@ -168,7 +170,8 @@ impl Session {
         self.cancel_timers_for(ctx, TimerPurpose::TerminateEscalation);
         if let Some(launch) = self.launch.as_mut() {
             launch.process.alive = false;
-            launch.phase = Phase::Over;
+            // drop_debuggee_connection closed the connection already.
+            launch.stage.end();
         }
         self.send_terminated(ctx);
         if self.pending.disconnect().is_some() {

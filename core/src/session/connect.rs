@@ -3,7 +3,7 @@
 //! peers that say nothing or the wrong thing.
 
 use super::connection::{parse_payload, Connection};
-use super::launch::Phase;
+use super::stage::Stage;
 use super::{Session, TimerPurpose};
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
@@ -39,13 +39,13 @@ impl Session {
         // Besides its own debuggee, a root session's listener takes the connections of
         // child processes for as long as the session debugs children.
         match self.launch.as_mut().filter(|launch| {
-            launch.phase == Phase::Starting
+            launch.stage.is_starting()
                 || (launch.listener.is_some()
                     && !launch.origin.is_attached()
-                    && launch.phase < Phase::Over)
+                    && !launch.stage.is_over())
         }) {
             Some(launch) => {
-                let starting = launch.phase == Phase::Starting;
+                let starting = launch.stage.is_starting();
                 launch.candidates.insert(conn, FrameDecoder::default());
                 // While starting, the launch's own hello deadline covers every peer;
                 // afterwards each peer of the child listener gets its own.
@@ -139,7 +139,7 @@ impl Session {
                             }),
                         }
                     }
-                    Ok(_) if launch.phase != Phase::Starting => Err(Refusal::quiet(
+                    Ok(_) if !launch.stage.is_starting() => Err(Refusal::quiet(
                         "this session's debuggee has already connected",
                     )),
                     Ok(incoming) => hello::check(&incoming, &launch.token, &launch.session_id)
@@ -196,7 +196,7 @@ impl Session {
                     ),
                 );
                 launch.process.hello_pid = hello.pid;
-                launch.debuggee = Some(Connection::new(
+                launch.stage = Stage::connected(Connection::new(
                     conn,
                     decoder,
                     hello
@@ -204,7 +204,6 @@ impl Session {
                         .or(launch.process.pid)
                         .or(launch.process.terminal_pid),
                 ));
-                launch.phase = Phase::Configuring;
                 let waiting: Vec<ConnectionId> = launch.candidates.keys().copied().collect();
                 self.cancel_timers_for(ctx, TimerPurpose::HelloDeadline);
                 // Peers that connected while the launch was starting lose the launch's

@@ -2,8 +2,9 @@
 //! requests with the engine's own seq, and passing responses and events back.
 
 use super::connection::parse_payload;
-use super::launch::{Origin, Phase};
+use super::launch::Origin;
 use super::pending::{Pending, PendingKey};
+use super::stage::{Stage, Step};
 use super::{Session, TimerPurpose};
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
@@ -28,8 +29,8 @@ impl Session {
             return;
         };
         if let Some(debuggee) = launch
-            .debuggee
-            .as_mut()
+            .stage
+            .connection_mut()
             .filter(|debuggee| debuggee.conn == conn)
         {
             debuggee.decoder.push(bytes);
@@ -74,7 +75,7 @@ impl Session {
         ctx: &mut SessionContext<'_>,
         message: Unsequenced,
     ) -> Option<i64> {
-        let debuggee = self.launch.as_mut()?.debuggee.as_mut()?;
+        let debuggee = self.launch.as_mut()?.stage.connection_mut()?;
         let seq = debuggee.next_seq;
         debuggee.next_seq += 1;
         let payload = message.stamp(seq);
@@ -93,7 +94,7 @@ impl Session {
             let Some(debuggee) = self
                 .launch
                 .as_mut()
-                .and_then(|launch| launch.debuggee.as_mut())
+                .and_then(|launch| launch.stage.connection_mut())
             else {
                 return;
             };
@@ -214,7 +215,9 @@ impl Session {
         let Some(launch) = self.launch.as_mut() else {
             return;
         };
-        launch.phase = Phase::Configured;
+        if let Stage::Connected(connected) = &mut launch.stage {
+            connected.step = Step::Configured;
+        }
         let name = launch.process_name();
         // A child process was started by its parent and has waited for this session; a
         // program the user started runs already (and may run on another machine).
@@ -230,7 +233,7 @@ impl Session {
         let mut body =
             json!({ "name": name, "isLocalProcess": local, "startMethod": start_method });
         if let (Some(pid), Some(object)) = (
-            launch.debuggee.as_ref().and_then(|debuggee| debuggee.pid),
+            launch.stage.connection().and_then(|debuggee| debuggee.pid),
             body.as_object_mut(),
         ) {
             object.insert("systemProcessId".to_string(), Value::from(pid));
@@ -280,7 +283,7 @@ impl Session {
         if let Some(debuggee) = self
             .launch
             .as_mut()
-            .and_then(|launch| launch.debuggee.as_mut())
+            .and_then(|launch| launch.stage.connection_mut())
         {
             debuggee.stopped = stopped;
         }
@@ -294,8 +297,8 @@ impl Session {
                 codes::DEBUGGEE_NOT_CONNECTED,
                 format!("'{command}' needs a debuggee, and the client has not launched one."),
             )),
-            Some(launch) if launch.debuggee.is_some() => None,
-            Some(launch) if launch.phase == Phase::Over => Some(DapError::silent(
+            Some(launch) if launch.stage.connection().is_some() => None,
+            Some(launch) if launch.stage.is_over() => Some(DapError::silent(
                 codes::DEBUGGEE_GONE,
                 format!("The debuggee has exited, so '{command}' cannot be handled."),
             )),
@@ -342,11 +345,11 @@ impl Session {
             return;
         }
         if launch
-            .debuggee
-            .as_ref()
+            .stage
+            .connection()
             .is_some_and(|debuggee| debuggee.conn == conn)
         {
-            launch.debuggee = None;
+            launch.stage.take_connection();
             self.debuggee_connection_lost(ctx);
         }
     }
@@ -356,7 +359,7 @@ impl Session {
         if let Some(debuggee) = self
             .launch
             .as_mut()
-            .and_then(|launch| launch.debuggee.take())
+            .and_then(|launch| launch.stage.take_connection())
         {
             ctx.close_connection(debuggee.conn);
         }

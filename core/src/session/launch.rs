@@ -2,10 +2,10 @@
 //! open a listener, start the debuggee (spawned by the host, or in the client's
 //! terminal through `runInTerminal`), and wait for it to connect.
 
-use super::connection::Connection;
 use super::facts::{check_facts, FactRole};
 use super::pending::{Pending, PendingKey};
 use super::process::DebuggeeProcess;
+use super::stage::{Stage, Step};
 use super::{Session, TimerPurpose};
 use crate::config::{
     self, launcher_argv, launcher_env, Console, Endpoint, LaunchConfig, LauncherEnv, Target,
@@ -25,23 +25,6 @@ use std::collections::BTreeMap;
 pub const HELLO_DEADLINE_MS: u64 = 20_000;
 /// How long the client has to answer `runInTerminal`.
 pub const RUN_IN_TERMINAL_TIMEOUT_MS: u64 = 30_000;
-
-/// Where the launch is. A launch moves forward only, so phases are ordered; `Over`
-/// is both "failed" and "the debuggee has exited".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Phase {
-    GatheringFacts,
-    OpeningListener,
-    /// The debuggee was started (or the client asked to start it); no hello yet.
-    Starting,
-    /// The hello arrived and `dapper/configure` is on its way.
-    Configuring,
-    /// `initialized` was sent; the client is configuring breakpoints.
-    Configured,
-    /// `configurationDone` was answered; the user's code runs.
-    Running,
-    Over,
-}
 
 /// How a session's debuggee came to be.
 pub enum Origin {
@@ -71,13 +54,12 @@ impl Origin {
 
 pub struct Launch {
     pub config: LaunchConfig,
-    pub phase: Phase,
+    /// Where the debuggee is (stage.rs).
+    pub stage: Stage,
     /// The debuggee's `--session-id`.
     pub session_id: String,
     /// The secret the debuggee's hello must carry. Never logged.
     pub token: String,
-    fact_request: Option<FactRequestId>,
-    fact_roles: Vec<FactRole>,
     pub listener: Option<ListenerId>,
     /// Where child processes connect (`childListener` in `dapper/configure`): this
     /// session's own listener, kept open after the hello, for a root session with
@@ -85,34 +67,24 @@ pub struct Launch {
     pub child_listener: Option<Address>,
     /// How the debuggee came to be: launched by this session, or attached to.
     pub origin: Origin,
-    /// The `connect` the host has not answered yet.
-    pub connect_request: Option<crate::ConnectRequestId>,
-    host_pythonpath: Option<String>,
     /// The debuggee's process, however it was started.
     pub process: DebuggeeProcess,
     /// Connections accepted on the listener that have not said hello yet.
     pub candidates: BTreeMap<ConnectionId, FrameDecoder>,
-    /// The connection that said hello.
-    pub debuggee: Option<Connection>,
 }
 
 impl Launch {
-    pub fn new(config: LaunchConfig, origin: Origin, session_id: String, token: String) -> Launch {
+    pub fn new(config: LaunchConfig, origin: Origin, stage: Stage) -> Launch {
         Launch {
             config,
-            phase: Phase::GatheringFacts,
-            session_id,
-            token,
-            fact_request: None,
-            fact_roles: Vec::new(),
+            stage,
+            session_id: String::new(),
+            token: String::new(),
             listener: None,
             child_listener: None,
             origin,
-            connect_request: None,
-            host_pythonpath: None,
             process: DebuggeeProcess::default(),
             candidates: BTreeMap::new(),
-            debuggee: None,
         }
     }
 
@@ -183,14 +155,13 @@ impl Session {
         let fact_request = ctx.gather_facts(queries);
         self.pending
             .insert(PendingKey::Client(request.seq), Pending::Launch);
-        let mut launch = Launch::new(
-            config,
-            Origin::Launched,
-            ctx.new_debuggee_session_id(),
-            ctx.new_token(),
-        );
-        launch.fact_request = Some(fact_request);
-        launch.fact_roles = roles;
+        let stage = Stage::GatheringFacts {
+            request: fact_request,
+            roles,
+        };
+        let mut launch = Launch::new(config, Origin::Launched, stage);
+        launch.session_id = ctx.new_debuggee_session_id();
+        launch.token = ctx.new_token();
         self.launch = Some(launch);
     }
 
@@ -200,25 +171,32 @@ impl Session {
         request: FactRequestId,
         facts: Vec<FactAnswer>,
     ) {
-        let Some(launch) = self
-            .launch
-            .as_mut()
-            .filter(|launch| launch.fact_request == Some(request))
-        else {
+        let Some(launch) = self.launch.as_mut() else {
             ctx.log(
                 LogLevel::Warn,
                 format!("Ignored facts for request {request}, which nothing waits for."),
             );
             return;
         };
-        launch.fact_request = None;
-        if launch.phase != Phase::GatheringFacts {
-            return;
-        }
-        let roles = std::mem::take(&mut launch.fact_roles);
+        let roles = match &mut launch.stage {
+            Stage::GatheringFacts {
+                request: waiting,
+                roles,
+            } if *waiting == request => std::mem::take(roles),
+            // The launch failed (or was stopped) while the host gathered them.
+            _ => {
+                ctx.log(
+                    LogLevel::Debug,
+                    format!("Facts for request {request} came after the launch stopped waiting."),
+                );
+                return;
+            }
+        };
         match check_facts(ctx, &launch.config, &roles, &facts) {
             Ok(checked) => {
-                launch.host_pythonpath = checked.host_pythonpath;
+                launch.stage = Stage::OpeningListener {
+                    host_pythonpath: checked.host_pythonpath,
+                };
                 // The envFile's variables go first so that `env` overrides them.
                 let mut env: Vec<(String, Option<String>)> = checked
                     .env_file
@@ -227,7 +205,6 @@ impl Session {
                     .collect();
                 env.append(&mut launch.config.env);
                 launch.config.env = env;
-                launch.phase = Phase::OpeningListener;
                 let transport = if ctx.options.platform.is_windows() {
                     Transport::Tcp
                 } else {
@@ -246,7 +223,8 @@ impl Session {
         address: Address,
     ) {
         let waiting = self.launch.as_ref().is_some_and(|launch| {
-            launch.listener == Some(listener) && launch.phase == Phase::OpeningListener
+            launch.listener == Some(listener)
+                && matches!(launch.stage, Stage::OpeningListener { .. })
         });
         if !waiting {
             ctx.log(
@@ -297,17 +275,21 @@ impl Session {
         if launch.config.subprocess_auto_attach {
             launch.child_listener = Some(address.clone());
         }
+        let host_pythonpath = match &mut launch.stage {
+            Stage::OpeningListener { host_pythonpath } => host_pythonpath.take(),
+            _ => None,
+        };
         let env = launcher_env(
             &launch.config,
             &LauncherEnv {
                 platform: ctx.options.platform,
                 python_package_dir: &ctx.options.python_package_dir,
-                host_pythonpath: launch.host_pythonpath.as_deref(),
+                host_pythonpath: host_pythonpath.as_deref(),
                 token: &launch.token,
                 output_captured: launch.config.console == Console::Internal,
             },
         );
-        launch.phase = Phase::Starting;
+        launch.stage = Stage::Starting { connect: None };
         let cwd = launch.config.cwd.clone();
         let kind = match launch.config.console {
             Console::Internal => {
@@ -347,7 +329,7 @@ impl Session {
         let Some(launch) = self
             .launch
             .as_mut()
-            .filter(|launch| launch.phase == Phase::Starting)
+            .filter(|launch| launch.stage.is_starting())
         else {
             ctx.log(
                 LogLevel::Debug,
@@ -479,7 +461,7 @@ impl Session {
         let Some(launch) = self.launch.as_mut() else {
             return;
         };
-        launch.phase = Phase::Over;
+        let connection = launch.stage.end();
         if let Some(listener) = launch.listener.take() {
             ctx.close_listener(listener);
         }
@@ -487,7 +469,9 @@ impl Session {
         for conn in candidates.into_keys() {
             ctx.close_connection(conn);
         }
-        self.drop_debuggee_connection(ctx);
+        if let Some(connection) = connection {
+            ctx.close_connection(connection.conn);
+        }
         self.kill_debuggee(ctx, Signal::Kill);
     }
 
@@ -511,12 +495,12 @@ impl Session {
             let command = self.start_command();
             self.respond_ok(ctx, seq, command, None);
         }
-        if let Some(launch) = self
-            .launch
-            .as_mut()
-            .filter(|launch| launch.phase == Phase::Configured)
+        if let Some(Stage::Connected(connected)) =
+            self.launch.as_mut().map(|launch| &mut launch.stage)
         {
-            launch.phase = Phase::Running;
+            if connected.step == Step::Configured {
+                connected.step = Step::Running;
+            }
         }
     }
 }

@@ -2,7 +2,6 @@
 //! client going away. On the debuggee's exit the client gets `exited` (with the code)
 //! then `terminated`; `disconnect` is answered only after both.
 
-use super::launch::Phase;
 use super::pending::{Pending, PendingKey};
 use super::{Session, TimerPurpose};
 use crate::context::{Note, SessionContext};
@@ -110,7 +109,7 @@ impl Session {
         let we_killed = launch.process.kill_sent.is_some();
         let exit_code =
             code.or_else(|| signal.map(|name| 128 + signal_number(name, platform).unwrap_or(0)));
-        let connected = launch.debuggee.is_some() || launch.phase > Phase::Starting;
+        let connected = launch.stage.got_hello();
         self.cancel_timers_for(ctx, TimerPurpose::HelloDeadline);
         self.cancel_timers_for(ctx, TimerPurpose::TerminateEscalation);
         if self.pending.launch().is_some() {
@@ -134,7 +133,7 @@ impl Session {
         } else if self
             .launch
             .as_ref()
-            .is_some_and(|launch| launch.phase != Phase::Over)
+            .is_some_and(|launch| !launch.stage.is_over())
         {
             if let (Some(signal), false) = (signal, we_killed) {
                 self.send_output(
@@ -146,7 +145,8 @@ impl Session {
             self.drop_debuggee_connection(ctx);
             self.debuggee_connection_lost(ctx);
             if let Some(launch) = self.launch.as_mut() {
-                launch.phase = Phase::Over;
+                // drop_debuggee_connection closed the connection already.
+                launch.stage.end();
             }
             if let Some(code) = exit_code {
                 self.send_exited(ctx, code);
@@ -220,7 +220,7 @@ impl Session {
             // debuggee connection closing (runInTerminal); without either, waiting
             // would only delay the end of the session.
             let observable = self.launch.as_ref().is_some_and(|launch| {
-                launch.process.spawned.is_some() || launch.debuggee.is_some()
+                launch.process.spawned.is_some() || launch.stage.connection().is_some()
             });
             if observable {
                 let timer = self.set_timer(
