@@ -7,6 +7,7 @@
 
 mod attach;
 mod child;
+mod client;
 mod connect;
 mod connection;
 mod debuggee;
@@ -16,21 +17,22 @@ mod pending;
 mod process;
 mod stage;
 mod termination;
+mod timers;
 
 use crate::context::{Note, SessionContext, SessionKey};
 use crate::dap::capabilities::capabilities;
 use crate::dap::error::{codes, Blame, DapError};
-use crate::dap::framing::{self, ContentLengthDecoder};
 use crate::dap::message::{
     self, EnvelopeError, Incoming, Request, Response, TextError, Unsequenced,
 };
 use crate::dap::raw::JsonText;
-use crate::{Bytes, ClientId, ConnectionId, Framing, LogLevel, Output, TimerId};
+use crate::{ClientId, Framing, LogLevel, TimerId};
 pub use child::ChildBinding;
+use client::ClientLink;
 use launch::Launch;
 use pending::{Pending, PendingKey, PendingTable};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use timers::{TimerPurpose, Timers};
 
 /// Requests that only a debuggee running its tracer can answer. A `noDebug` session
 /// refuses them in the engine with one clear sentence rather than letting the
@@ -58,34 +60,6 @@ const NEEDS_TRACER: &[&str] = &[
     "dapper/hotReload",
 ];
 
-/// Why the session set a timer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum TimerPurpose {
-    /// The debuggee must say hello within this time after it was started.
-    HelloDeadline,
-    /// The client must answer `runInTerminal` (reverse request seq) in time.
-    RunInTerminal(i64),
-    /// `terminate` asked politely; now it is time to insist.
-    TerminateEscalation,
-    /// `disconnect` killed the debuggee; stop waiting for its exit.
-    DisconnectDeadline,
-    /// A connection on the child listener must say its hello in time.
-    CandidateHello(ConnectionId),
-    /// A user's attach must connect and hear the program's hello in time.
-    AttachDeadline,
-}
-
-/// The client end of the session.
-struct ClientLink {
-    id: ClientId,
-    framing: Framing,
-    decoder: ContentLengthDecoder,
-    /// The seq of the next message to the client; each client counts from 1.
-    next_seq: i64,
-    /// Once the client is gone nothing more is sent to it.
-    closed: bool,
-}
-
 pub struct Session {
     key: SessionKey,
     client: ClientLink,
@@ -103,7 +77,7 @@ pub struct Session {
     initialize_arguments: Option<Value>,
     launch: Option<Launch>,
     pending: PendingTable,
-    timers: BTreeMap<TimerId, TimerPurpose>,
+    timers: Timers,
     exited_sent: bool,
     terminated_sent: bool,
     finished: bool,
@@ -117,17 +91,11 @@ impl Session {
             stdio_client: false,
             deferred_stop: None,
             terminated_deferred: false,
-            client: ClientLink {
-                id: client,
-                framing,
-                decoder: ContentLengthDecoder::default(),
-                next_seq: 1,
-                closed: false,
-            },
+            client: ClientLink::new(client, framing),
             initialize_arguments: None,
             launch: None,
             pending: PendingTable::default(),
-            timers: BTreeMap::new(),
+            timers: Timers::default(),
             exited_sent: false,
             terminated_sent: false,
             finished: false,
@@ -166,23 +134,7 @@ impl Session {
 
     /// Stamps the client's next seq on a message and hands it to the host.
     fn send(&mut self, ctx: &mut SessionContext<'_>, message: Unsequenced) {
-        if self.client.closed {
-            return;
-        }
-        let message = message.stamp(self.client.next_seq);
-        self.client.next_seq += 1;
-        match self.client.framing {
-            Framing::Messages => ctx.emit(Output::SendToClient {
-                client: self.client.id,
-                message,
-            }),
-            Framing::ContentLength => {
-                ctx.emit(Output::WriteToClient {
-                    client: self.client.id,
-                    data: Bytes(framing::encode(message.as_str().as_bytes())),
-                });
-            }
-        }
+        self.client.send(ctx, message);
     }
 
     fn respond_ok(
@@ -228,12 +180,7 @@ impl Session {
 
     /// Ends the conversation with the client: the host closes its stream once written.
     fn close_client(&mut self, ctx: &mut SessionContext<'_>) {
-        if !self.client.closed {
-            ctx.emit(Output::CloseClient {
-                client: self.client.id,
-            });
-            self.client.closed = true;
-        }
+        self.client.close(ctx);
     }
 
     // ----- Receiving from the client ---------------------------------------------
@@ -450,30 +397,19 @@ impl Session {
         after_ms: u64,
         purpose: TimerPurpose,
     ) -> TimerId {
-        let timer = ctx.set_timer(after_ms);
-        self.timers.insert(timer, purpose);
-        timer
+        self.timers.set(ctx, after_ms, purpose)
     }
 
     fn cancel_timer(&mut self, ctx: &mut SessionContext<'_>, timer: TimerId) {
-        self.timers.remove(&timer);
-        ctx.cancel_timer(timer);
+        self.timers.cancel(ctx, timer);
     }
 
     fn cancel_timers_for(&mut self, ctx: &mut SessionContext<'_>, purpose: TimerPurpose) {
-        let timers: Vec<TimerId> = self
-            .timers
-            .iter()
-            .filter(|(_, p)| **p == purpose)
-            .map(|(t, _)| *t)
-            .collect();
-        for timer in timers {
-            self.cancel_timer(ctx, timer);
-        }
+        self.timers.cancel_all(ctx, purpose);
     }
 
     pub fn on_timer(&mut self, ctx: &mut SessionContext<'_>, timer: TimerId) {
-        let Some(purpose) = self.timers.remove(&timer) else {
+        let Some(purpose) = self.timers.fired(timer) else {
             ctx.log(
                 LogLevel::Debug,
                 format!("Timer {timer} fired after it stopped mattering."),
