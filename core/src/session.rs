@@ -71,16 +71,23 @@ pub struct Session {
     pub stdio_client: bool,
     /// A `disconnect` or `terminate` waiting for the child sessions to end first.
     deferred_stop: Option<Request>,
-    /// `terminated` is due but waits for live child sessions to send theirs.
-    terminated_deferred: bool,
     /// The client's `initialize` arguments, once it sent them.
     initialize_arguments: Option<Value>,
     launch: Option<Launch>,
     pending: PendingTable,
     timers: Timers,
     exited_sent: bool,
-    terminated_sent: bool,
+    terminated: Terminated,
     finished: bool,
+}
+
+/// Where the session's `terminated` event is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Terminated {
+    NotYet,
+    /// Due, but waiting for live child sessions to send theirs.
+    Deferred,
+    Sent,
 }
 
 impl Session {
@@ -90,14 +97,13 @@ impl Session {
             child_client_only: false,
             stdio_client: false,
             deferred_stop: None,
-            terminated_deferred: false,
             client: ClientLink::new(client, framing),
             initialize_arguments: None,
             launch: None,
             pending: PendingTable::default(),
             timers: Timers::default(),
             exited_sent: false,
-            terminated_sent: false,
+            terminated: Terminated::NotYet,
             finished: false,
         }
     }

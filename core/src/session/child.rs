@@ -6,7 +6,7 @@ use super::connection::Connection;
 use super::launch::{Launch, Origin};
 use super::pending::{Pending, PendingKey};
 use super::stage::Stage;
-use super::{Session, TimerPurpose};
+use super::{Session, Terminated, TimerPurpose};
 use crate::config::{self, CHILD_SESSION_KEY};
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
@@ -155,7 +155,7 @@ impl Session {
     /// Ends this child session because its parent is stopping: its process is
     /// signalled and its client gets `terminated` now, before the parent's.
     pub fn end_with_parent(&mut self, ctx: &mut SessionContext<'_>, signal: Signal) {
-        if self.terminated_sent || self.finished {
+        if self.terminated == Terminated::Sent || self.finished {
             return;
         }
         if self.pending.launch().is_some() {
@@ -188,7 +188,7 @@ impl Session {
 
     /// Sends the `terminated` that waited for the children, once none is live.
     pub fn send_deferred_terminated(&mut self, ctx: &mut SessionContext<'_>) {
-        if self.terminated_deferred {
+        if self.terminated == Terminated::Deferred {
             self.send_terminated(ctx);
         }
     }

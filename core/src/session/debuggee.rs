@@ -9,9 +9,9 @@ use super::{Session, TimerPurpose};
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Event, Incoming, Request, Response, Unsequenced};
-use crate::ipc::frame::{self, FrameKind};
+use crate::ipc::frame::FrameKind;
 use crate::ipc::hello;
-use crate::{Bytes, ConnectionId, LogLevel, Output, ProcessId, Stream};
+use crate::{ConnectionId, LogLevel, ProcessId, Stream};
 use serde_json::{json, Value};
 
 /// Events only the engine decides on; a debuggee that sends them anyway is ignored
@@ -76,17 +76,7 @@ impl Session {
         message: Unsequenced,
     ) -> Option<i64> {
         let debuggee = self.launch.as_mut()?.stage.connection_mut()?;
-        let seq = debuggee.next_seq;
-        debuggee.next_seq += 1;
-        let payload = message.stamp(seq);
-        ctx.emit(Output::Send {
-            conn: debuggee.conn,
-            data: Bytes(frame::encode(
-                FrameKind::ToDebuggee,
-                payload.as_str().as_bytes(),
-            )),
-        });
-        Some(seq)
+        Some(debuggee.send(ctx, message))
     }
 
     pub(super) fn drain_debuggee_frames(&mut self, ctx: &mut SessionContext<'_>) {

@@ -3,7 +3,7 @@
 //! then `terminated`; `disconnect` is answered only after both.
 
 use super::pending::{Pending, PendingKey};
-use super::{Session, TimerPurpose};
+use super::{Session, Terminated, TimerPurpose};
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::Request;
@@ -168,15 +168,14 @@ impl Session {
     /// Sends `terminated` once; while child sessions are live it waits for them (the
     /// router calls `send_deferred_terminated` when the last one has ended).
     pub(super) fn send_terminated(&mut self, ctx: &mut SessionContext<'_>) {
-        if self.terminated_sent {
+        if self.terminated == Terminated::Sent {
             return;
         }
         if ctx.tree.has_live_children(self.key) {
-            self.terminated_deferred = true;
+            self.terminated = Terminated::Deferred;
             return;
         }
-        self.terminated_deferred = false;
-        self.terminated_sent = true;
+        self.terminated = Terminated::Sent;
         self.send_event(ctx, "terminated", None);
         ctx.tree.mark_ended(self.key);
         ctx.note(Note::Terminated);
