@@ -5,10 +5,11 @@
 //! pid may be on another machine.
 
 use super::connection::{parse_payload, Connection};
-use super::launch::{Launch, Origin};
 use super::pending::{Pending, PendingKey};
+use super::program::{Origin, Program};
 use super::stage::Stage;
-use super::{Session, TimerPurpose};
+use super::state::Session;
+use super::timers::TimerPurpose;
 use crate::config::{self, Target};
 use crate::context::SessionContext;
 use crate::dap::error::{codes, DapError};
@@ -52,7 +53,7 @@ impl Session {
         let stage = Stage::Starting {
             connect: Some(connect_request),
         };
-        self.launch = Some(Launch::new(config, Origin::Remote(endpoint), stage));
+        self.program = Some(Program::new(config, Origin::Remote(endpoint), stage));
         self.pending
             .insert(PendingKey::Client(request.seq), Pending::Launch);
         self.set_timer(ctx, ATTACH_DEADLINE_MS, TimerPurpose::AttachDeadline);
@@ -60,13 +61,13 @@ impl Session {
 
     /// Whether this session attached to a program the user started (not a child).
     pub(super) fn is_user_attach(&self) -> bool {
-        self.launch
+        self.program
             .as_ref()
             .is_some_and(|launch| launch.origin.endpoint().is_some())
     }
 
     fn endpoint_text(&self) -> String {
-        self.launch
+        self.program
             .as_ref()
             .and_then(|launch| launch.origin.endpoint())
             .map_or_else(String::new, config::Endpoint::display)
@@ -78,7 +79,7 @@ impl Session {
         request: ConnectRequestId,
         conn: ConnectionId,
     ) {
-        let Some(launch) = self.launch.as_mut().filter(|launch| {
+        let Some(launch) = self.program.as_mut().filter(|launch| {
             matches!(launch.stage, Stage::Starting { connect: Some(waiting) } if waiting == request)
         }) else {
             ctx.log(
@@ -98,7 +99,7 @@ impl Session {
         request: ConnectRequestId,
         error: &str,
     ) {
-        let waiting = self.launch.as_ref().is_some_and(|launch| {
+        let waiting = self.program.as_ref().is_some_and(|launch| {
             matches!(launch.stage, Stage::Starting { connect: Some(waiting) } if waiting == request)
         });
         if !waiting {
@@ -106,7 +107,7 @@ impl Session {
         }
         let endpoint = self.endpoint_text();
         let port = self
-            .launch
+            .program
             .as_ref()
             .and_then(|launch| launch.origin.endpoint())
             .map_or(0, |endpoint| endpoint.port);
@@ -118,7 +119,7 @@ impl Session {
     }
 
     pub(super) fn on_attach_deadline(&mut self, ctx: &mut SessionContext<'_>) {
-        let Some(launch) = self.launch.as_ref() else {
+        let Some(launch) = self.program.as_ref() else {
             return;
         };
         let endpoint = self.endpoint_text();
@@ -135,7 +136,7 @@ impl Session {
     /// (no token: see docs/ipc.md, "Attach"), or `dapper/refused` when it is busy.
     pub(super) fn check_attach_hello(&mut self, ctx: &mut SessionContext<'_>, conn: ConnectionId) {
         let endpoint = self.endpoint_text();
-        let Some(launch) = self.launch.as_mut() else {
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
         let Some(decoder) = launch.candidates.get_mut(&conn) else {
@@ -189,7 +190,7 @@ impl Session {
             self.fail_launch(ctx, error);
             return;
         }
-        let Some(launch) = self.launch.as_mut() else {
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
         let Some(decoder) = launch.candidates.remove(&conn) else {
@@ -249,7 +250,7 @@ impl Session {
         ctx: &mut SessionContext<'_>,
         signal: Signal,
     ) -> bool {
-        let Some(launch) = self.launch.as_mut().filter(|launch| launch.process.alive) else {
+        let Some(launch) = self.program.as_mut().filter(|launch| launch.process.alive) else {
             return false;
         };
         if launch.stage.connection().is_none() {

@@ -3,10 +3,11 @@
 //! process, and ending child sessions before their parent.
 
 use super::connection::Connection;
-use super::launch::{Launch, Origin};
 use super::pending::{Pending, PendingKey};
+use super::program::{Origin, Program};
 use super::stage::Stage;
-use super::{Session, Terminated, TimerPurpose};
+use super::state::{Session, Terminated};
+use super::timers::TimerPurpose;
 use crate::config::{self, CHILD_SESSION_KEY};
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
@@ -30,7 +31,7 @@ impl Session {
     /// for `startDebugging`) names the waiting child with a private key. Without that
     /// key it is the user's attach to a listening program (attach.rs).
     pub(super) fn on_attach(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
-        if self.launch.is_some() {
+        if self.program.is_some() {
             let error = DapError::user(
                 codes::WRONG_STATE,
                 "This session already debugs a program; a session debugs one program.",
@@ -61,7 +62,7 @@ impl Session {
             }
         };
         let stage = Stage::Starting { connect: None };
-        self.launch = Some(Launch::new(config, Origin::Child, stage));
+        self.program = Some(Program::new(config, Origin::Child, stage));
         self.pending
             .insert(PendingKey::Client(request.seq), Pending::Launch);
         ctx.note(Note::AttachChild { child });
@@ -70,7 +71,7 @@ impl Session {
     /// Binds this session to its child process's connection and configures it.
     pub fn bind_child(&mut self, ctx: &mut SessionContext<'_>, binding: ChildBinding) {
         let Some(launch) = self
-            .launch
+            .program
             .as_mut()
             .filter(|launch| matches!(launch.origin, Origin::Child) && launch.stage.is_starting())
         else {
@@ -168,7 +169,7 @@ impl Session {
         self.drop_debuggee_connection(ctx);
         self.kill_debuggee(ctx, signal);
         self.cancel_timers_for(ctx, TimerPurpose::TerminateEscalation);
-        if let Some(launch) = self.launch.as_mut() {
+        if let Some(launch) = self.program.as_mut() {
             launch.process.alive = false;
             // drop_debuggee_connection closed the connection already.
             launch.stage.end();

@@ -4,7 +4,8 @@
 
 use super::connection::{parse_payload, Connection};
 use super::stage::Stage;
-use super::{Session, TimerPurpose};
+use super::state::Session;
+use super::timers::TimerPurpose;
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
 use crate::ipc::frame::FrameDecoder;
@@ -38,7 +39,7 @@ impl Session {
     pub fn on_connection_accepted(&mut self, ctx: &mut SessionContext<'_>, conn: ConnectionId) {
         // Besides its own debuggee, a root session's listener takes the connections of
         // child processes for as long as the session debugs children.
-        match self.launch.as_mut().filter(|launch| {
+        match self.program.as_mut().filter(|launch| {
             launch.stage.is_starting()
                 || (launch.listener.is_some()
                     && !launch.origin.is_attached()
@@ -75,7 +76,7 @@ impl Session {
         ctx: &mut SessionContext<'_>,
         conn: ConnectionId,
     ) {
-        let Some(launch) = self.launch.as_mut() else {
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
         if launch.candidates.remove(&conn).is_some() {
@@ -94,7 +95,7 @@ impl Session {
     pub(super) fn check_candidate(&mut self, ctx: &mut SessionContext<'_>, conn: ConnectionId) {
         self.check_candidate_frame(ctx, conn);
         let resolved = !self
-            .launch
+            .program
             .as_ref()
             .is_some_and(|launch| launch.candidates.contains_key(&conn));
         if resolved {
@@ -107,7 +108,7 @@ impl Session {
             self.check_attach_hello(ctx, conn);
             return;
         }
-        let Some(launch) = self.launch.as_mut() else {
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
         let Some(decoder) = launch.candidates.get_mut(&conn) else {

@@ -2,10 +2,11 @@
 //! requests with the engine's own seq, and passing responses and events back.
 
 use super::connection::parse_payload;
-use super::launch::Origin;
 use super::pending::{Pending, PendingKey};
+use super::program::Origin;
 use super::stage::{Stage, Step};
-use super::{Session, TimerPurpose};
+use super::state::Session;
+use super::timers::TimerPurpose;
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Event, Incoming, Request, Response, Unsequenced};
@@ -25,7 +26,7 @@ impl Session {
         conn: ConnectionId,
         bytes: &[u8],
     ) {
-        let Some(launch) = self.launch.as_mut() else {
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
         if let Some(debuggee) = launch
@@ -49,7 +50,7 @@ impl Session {
     /// Sends `dapper/configure`: the client's initialize arguments, the normalised
     /// configuration and, when children are debugged, where they connect.
     pub(super) fn send_configure(&mut self, ctx: &mut SessionContext<'_>) {
-        let Some(launch) = self.launch.as_ref() else {
+        let Some(launch) = self.program.as_ref() else {
             return;
         };
         let mut arguments = json!({
@@ -75,14 +76,14 @@ impl Session {
         ctx: &mut SessionContext<'_>,
         message: Unsequenced,
     ) -> Option<i64> {
-        let debuggee = self.launch.as_mut()?.stage.connection_mut()?;
+        let debuggee = self.program.as_mut()?.stage.connection_mut()?;
         Some(debuggee.send(ctx, message))
     }
 
     pub(super) fn drain_debuggee_frames(&mut self, ctx: &mut SessionContext<'_>) {
         loop {
             let Some(debuggee) = self
-                .launch
+                .program
                 .as_mut()
                 .and_then(|launch| launch.stage.connection_mut())
             else {
@@ -202,7 +203,7 @@ impl Session {
 
     /// The debuggee accepted its configuration: the client may now configure it.
     fn on_configured(&mut self, ctx: &mut SessionContext<'_>) {
-        let Some(launch) = self.launch.as_mut() else {
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
         if let Stage::Connected(connected) = &mut launch.stage {
@@ -236,7 +237,7 @@ impl Session {
         match event.event.as_str() {
             "dapper/exiting" => {
                 let code = event.body.get("exitCode").and_then(Value::as_i64);
-                if let Some(launch) = self.launch.as_mut() {
+                if let Some(launch) = self.program.as_mut() {
                     launch.process.announced_exit_code = code;
                 }
                 return;
@@ -271,7 +272,7 @@ impl Session {
 
     fn set_stopped(&mut self, stopped: bool) {
         if let Some(debuggee) = self
-            .launch
+            .program
             .as_mut()
             .and_then(|launch| launch.stage.connection_mut())
         {
@@ -282,7 +283,7 @@ impl Session {
     /// Passes a request the engine does not decide on to the debuggee.
     pub(super) fn forward_to_debuggee(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
         let command = request.command.clone();
-        let refusal = match self.launch.as_ref() {
+        let refusal = match self.program.as_ref() {
             None => Some(DapError::internal(
                 codes::DEBUGGEE_NOT_CONNECTED,
                 format!("'{command}' needs a debuggee, and the client has not launched one."),
@@ -318,7 +319,7 @@ impl Session {
         conn: ConnectionId,
         error: Option<&str>,
     ) {
-        let Some(launch) = self.launch.as_mut() else {
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
         if let Some(error) = error {
@@ -347,7 +348,7 @@ impl Session {
     /// Closes the debuggee connection from our side, if there is one.
     pub(super) fn drop_debuggee_connection(&mut self, ctx: &mut SessionContext<'_>) {
         if let Some(debuggee) = self
-            .launch
+            .program
             .as_mut()
             .and_then(|launch| launch.stage.take_connection())
         {
@@ -379,7 +380,7 @@ impl Session {
                 _ => {}
             }
         }
-        let Some(launch) = self.launch.as_ref() else {
+        let Some(launch) = self.program.as_ref() else {
             return;
         };
         if launch.process.spawned.is_none() && launch.process.alive {
@@ -402,7 +403,7 @@ impl Session {
         bytes: &[u8],
     ) {
         let Some(launch) = self
-            .launch
+            .program
             .as_mut()
             .filter(|launch| launch.process.spawned == Some(process))
         else {

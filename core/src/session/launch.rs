@@ -4,104 +4,28 @@
 
 use super::facts::{check_facts, FactRole};
 use super::pending::{Pending, PendingKey};
-use super::process::DebuggeeProcess;
+use super::program::{Origin, Program};
 use super::stage::{Stage, Step};
-use super::{Session, TimerPurpose};
-use crate::config::{
-    self, launcher_argv, launcher_env, Console, Endpoint, LaunchConfig, LauncherEnv, Target,
-};
+use super::state::Session;
+use super::timers::TimerPurpose;
+use crate::config::{self, launcher_argv, launcher_env, Console, LauncherEnv, Target};
 use crate::context::SessionContext;
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Request, Response};
-use crate::ipc::frame::FrameDecoder;
 use crate::{
-    Address, ConnectionId, FactAnswer, FactQuery, FactRequestId, ListenerId, LogLevel, ProcessId,
-    Signal, Transport,
+    Address, FactAnswer, FactQuery, FactRequestId, ListenerId, LogLevel, ProcessId, Signal,
+    Transport,
 };
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 
 /// How long a started debuggee has to say hello.
 pub const HELLO_DEADLINE_MS: u64 = 20_000;
 /// How long the client has to answer `runInTerminal`.
 pub const RUN_IN_TERMINAL_TIMEOUT_MS: u64 = 30_000;
 
-/// How a session's debuggee came to be.
-pub enum Origin {
-    /// This session launched it (spawned by the host, or in the client's terminal).
-    Launched,
-    /// Its parent debuggee started it, and it waits for this session (attach).
-    Child,
-    /// The user started it with `python -m dapper --listen`; the session attached to
-    /// it at this endpoint.
-    Remote(Endpoint),
-}
-
-impl Origin {
-    /// Whether the session attached to a running process rather than launching it.
-    pub fn is_attached(&self) -> bool {
-        !matches!(self, Origin::Launched)
-    }
-
-    /// Where a user's attach connects.
-    pub fn endpoint(&self) -> Option<&Endpoint> {
-        match self {
-            Origin::Remote(endpoint) => Some(endpoint),
-            _ => None,
-        }
-    }
-}
-
-pub struct Launch {
-    pub config: LaunchConfig,
-    /// Where the debuggee is (stage.rs).
-    pub stage: Stage,
-    /// The debuggee's `--session-id`.
-    pub session_id: String,
-    /// The secret the debuggee's hello must carry. Never logged.
-    pub token: String,
-    pub listener: Option<ListenerId>,
-    /// Where child processes connect (`childListener` in `dapper/configure`): this
-    /// session's own listener, kept open after the hello, for a root session with
-    /// `subprocessAutoAttach`; the root's for a child session.
-    pub child_listener: Option<Address>,
-    /// How the debuggee came to be: launched by this session, or attached to.
-    pub origin: Origin,
-    /// The debuggee's process, however it was started.
-    pub process: DebuggeeProcess,
-    /// Connections accepted on the listener that have not said hello yet.
-    pub candidates: BTreeMap<ConnectionId, FrameDecoder>,
-}
-
-impl Launch {
-    pub fn new(config: LaunchConfig, origin: Origin, stage: Stage) -> Launch {
-        Launch {
-            config,
-            stage,
-            session_id: String::new(),
-            token: String::new(),
-            listener: None,
-            child_listener: None,
-            origin,
-            process: DebuggeeProcess::default(),
-            candidates: BTreeMap::new(),
-        }
-    }
-
-    /// The name of the debuggee for the `process` event.
-    pub fn process_name(&self) -> String {
-        match &self.config.target {
-            Target::Program(path) => path.clone(),
-            Target::Module(name) => name.clone(),
-            Target::Code(_) => "python -c".to_string(),
-            Target::Child(name) => name.clone(),
-        }
-    }
-}
-
 impl Session {
     pub(super) fn on_launch(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
-        if self.launch.is_some() {
+        if self.program.is_some() {
             let error = DapError::user(
                 codes::WRONG_STATE,
                 "This session already launched a program; a session debugs one program.",
@@ -159,10 +83,10 @@ impl Session {
             request: fact_request,
             roles,
         };
-        let mut launch = Launch::new(config, Origin::Launched, stage);
+        let mut launch = Program::new(config, Origin::Launched, stage);
         launch.session_id = ctx.new_debuggee_session_id();
         launch.token = ctx.new_token();
-        self.launch = Some(launch);
+        self.program = Some(launch);
     }
 
     pub fn on_facts(
@@ -171,7 +95,7 @@ impl Session {
         request: FactRequestId,
         facts: Vec<FactAnswer>,
     ) {
-        let Some(launch) = self.launch.as_mut() else {
+        let Some(launch) = self.program.as_mut() else {
             ctx.log(
                 LogLevel::Warn,
                 format!("Ignored facts for request {request}, which nothing waits for."),
@@ -222,7 +146,7 @@ impl Session {
         listener: ListenerId,
         address: Address,
     ) {
-        let waiting = self.launch.as_ref().is_some_and(|launch| {
+        let waiting = self.program.as_ref().is_some_and(|launch| {
             launch.listener == Some(listener)
                 && matches!(launch.stage, Stage::OpeningListener { .. })
         });
@@ -244,11 +168,11 @@ impl Session {
         error: &str,
     ) {
         if self
-            .launch
+            .program
             .as_ref()
             .is_some_and(|launch| launch.listener == Some(listener))
         {
-            if let Some(launch) = self.launch.as_mut() {
+            if let Some(launch) = self.program.as_mut() {
                 launch.listener = None;
             }
             let error = DapError::user(
@@ -261,7 +185,7 @@ impl Session {
 
     /// Starts the debuggee, now that it has somewhere to connect to.
     fn start_debuggee(&mut self, ctx: &mut SessionContext<'_>, address: &Address) {
-        let Some(launch) = self.launch.as_mut() else {
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
         let Some(argv) = launcher_argv(&launch.config, address, &launch.session_id) else {
@@ -327,7 +251,7 @@ impl Session {
         response: Response,
     ) {
         let Some(launch) = self
-            .launch
+            .program
             .as_mut()
             .filter(|launch| launch.stage.is_starting())
         else {
@@ -379,7 +303,7 @@ impl Session {
 
     pub(super) fn on_hello_deadline(&mut self, ctx: &mut SessionContext<'_>) {
         let excerpt = self
-            .launch
+            .program
             .as_ref()
             .map(|launch| launch.process.stderr_excerpt())
             .unwrap_or_default();
@@ -400,7 +324,7 @@ impl Session {
         pid: u32,
     ) {
         match self
-            .launch
+            .program
             .as_mut()
             .filter(|launch| launch.process.spawned == Some(process))
         {
@@ -419,7 +343,7 @@ impl Session {
         error: &str,
     ) {
         let Some(launch) = self
-            .launch
+            .program
             .as_mut()
             .filter(|launch| launch.process.spawned == Some(process))
         else {
@@ -458,7 +382,7 @@ impl Session {
                 self.cancel_timer(ctx, timer);
             }
         }
-        let Some(launch) = self.launch.as_mut() else {
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
         let connection = launch.stage.end();
@@ -478,7 +402,7 @@ impl Session {
     /// The request that started this session: `attach` for a child session.
     pub(super) fn start_command(&self) -> &'static str {
         if self
-            .launch
+            .program
             .as_ref()
             .is_some_and(|launch| launch.origin.is_attached())
         {
@@ -496,7 +420,7 @@ impl Session {
             self.respond_ok(ctx, seq, command, None);
         }
         if let Some(Stage::Connected(connected)) =
-            self.launch.as_mut().map(|launch| &mut launch.stage)
+            self.program.as_mut().map(|launch| &mut launch.stage)
         {
             if connected.step == Step::Configured {
                 connected.step = Step::Running;

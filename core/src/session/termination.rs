@@ -3,7 +3,8 @@
 //! then `terminated`; `disconnect` is answered only after both.
 
 use super::pending::{Pending, PendingKey};
-use super::{Session, Terminated, TimerPurpose};
+use super::state::{Session, Terminated};
+use super::timers::TimerPurpose;
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::Request;
@@ -50,7 +51,7 @@ impl Session {
         if self.is_user_attach() {
             return self.ask_program_to_exit(ctx, signal);
         }
-        let Some(launch) = self.launch.as_mut().filter(|launch| launch.process.alive) else {
+        let Some(launch) = self.program.as_mut().filter(|launch| launch.process.alive) else {
             return false;
         };
         if launch.process.kill_sent == Some(Signal::Kill) {
@@ -76,7 +77,7 @@ impl Session {
         signal: Option<&str>,
     ) {
         let Some(launch) = self
-            .launch
+            .program
             .as_mut()
             .filter(|launch| launch.process.spawned == Some(process))
         else {
@@ -102,7 +103,7 @@ impl Session {
         signal: Option<&str>,
     ) {
         let platform = ctx.options.platform;
-        let Some(launch) = self.launch.as_mut() else {
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
         launch.process.alive = false;
@@ -121,7 +122,7 @@ impl Session {
                 "before it connected"
             };
             let excerpt = self
-                .launch
+                .program
                 .as_ref()
                 .map(|launch| launch.process.stderr_excerpt())
                 .unwrap_or_default();
@@ -131,7 +132,7 @@ impl Session {
             );
             self.fail_launch(ctx, error);
         } else if self
-            .launch
+            .program
             .as_ref()
             .is_some_and(|launch| !launch.stage.is_over())
         {
@@ -144,7 +145,7 @@ impl Session {
             }
             self.drop_debuggee_connection(ctx);
             self.debuggee_connection_lost(ctx);
-            if let Some(launch) = self.launch.as_mut() {
+            if let Some(launch) = self.program.as_mut() {
                 // drop_debuggee_connection closed the connection already.
                 launch.stage.end();
             }
@@ -182,7 +183,7 @@ impl Session {
     }
 
     fn debuggee_alive(&self) -> bool {
-        self.launch
+        self.program
             .as_ref()
             .is_some_and(|launch| launch.process.alive)
     }
@@ -198,7 +199,7 @@ impl Session {
         // session's process (attached) is left running, as DAP says of attach, and
         // runs on without the debugger. `terminate` is how a child is stopped.
         let attached = self
-            .launch
+            .program
             .as_ref()
             .is_some_and(|launch| launch.origin.is_attached());
         let terminate = request
@@ -218,7 +219,7 @@ impl Session {
             // The exit is observable through the host's processExited (spawned) or the
             // debuggee connection closing (runInTerminal); without either, waiting
             // would only delay the end of the session.
-            let observable = self.launch.as_ref().is_some_and(|launch| {
+            let observable = self.program.as_ref().is_some_and(|launch| {
                 launch.process.spawned.is_some() || launch.stage.connection().is_some()
             });
             if observable {
@@ -233,7 +234,7 @@ impl Session {
                 );
                 return;
             }
-            if let Some(launch) = self.launch.as_mut() {
+            if let Some(launch) = self.program.as_mut() {
                 launch.process.alive = false;
             }
         }
@@ -251,7 +252,7 @@ impl Session {
     /// false): the connection closes and the process is no longer ours to kill.
     fn detach(&mut self, ctx: &mut SessionContext<'_>) {
         self.drop_debuggee_connection(ctx);
-        if let Some(launch) = self.launch.as_mut() {
+        if let Some(launch) = self.program.as_mut() {
             launch.process.alive = false;
             if let Some(process) = launch.process.spawned {
                 ctx.process_exited(process);
@@ -273,7 +274,7 @@ impl Session {
         if let Some(timer) = timer {
             self.cancel_timer(ctx, timer);
         }
-        if self.launch.is_some() {
+        if self.program.is_some() {
             self.send_terminated(ctx);
         }
         self.respond_ok(ctx, seq, "disconnect", None);
@@ -307,7 +308,7 @@ impl Session {
                     TimerPurpose::TerminateEscalation,
                 );
             }
-        } else if self.launch.is_some() {
+        } else if self.program.is_some() {
             self.send_terminated(ctx);
         }
     }
