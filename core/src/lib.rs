@@ -6,7 +6,7 @@
 //! `contract` module is that contract and docs/engine-io.md describes it. The JSON
 //! entry points the host calls are in `boundary` (and `wasm`, its wasm-bindgen shim).
 
-mod boundary;
+pub mod boundary;
 mod config;
 mod context;
 mod contract;
@@ -19,7 +19,6 @@ mod utf8;
 #[cfg(feature = "wasm")]
 pub mod wasm;
 
-pub use boundary::IoBuffers;
 /// The launch configuration's keys, for package.json's schema and the README.
 pub use config::schema;
 pub use contract::*;

@@ -4,6 +4,7 @@
 //! Sessions form a tree (`Context::tree`): a child session's parent is the session
 //! whose debuggee started its process. The pending children live in `children`.
 
+mod child_table;
 mod children;
 
 use crate::context::{Context, Note, SessionContext, SessionKey};
@@ -11,7 +12,7 @@ use crate::session::Session;
 use crate::{
     Address, ClientId, ClientTransport, EngineOptions, Input, ListenerId, LogLevel, Output, Signal,
 };
-use children::ChildTable;
+use child_table::ChildTable;
 use std::collections::BTreeMap;
 
 pub struct Router {

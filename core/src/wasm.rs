@@ -6,7 +6,8 @@
 //! reads no clock (its timers are `setTimer`/`timerFired`, docs/engine-io.md). The
 //! argument can go when the host stops passing it.
 
-use crate::{Engine, EngineOptions, IoBuffers};
+use crate::boundary::IoBuffers;
+use crate::{Engine, EngineOptions};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]

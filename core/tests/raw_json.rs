@@ -14,9 +14,10 @@
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
+use dapper_core::boundary::IoBuffers;
 use dapper_core::dap::json::scan_object;
 use dapper_core::dap::message::{parse, parse_slice, Incoming, TextError};
-use dapper_core::{Engine, EngineOptions, Input, IoBuffers, LogLevel, Output, Platform};
+use dapper_core::{Engine, EngineOptions, Input, LogLevel, Output, Platform};
 use serde_json::{json, Value};
 
 mod common;

@@ -10,7 +10,8 @@
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
-use dapper_core::{Engine, EngineOptions, IoBuffers, Platform};
+use dapper_core::boundary::IoBuffers;
+use dapper_core::{Engine, EngineOptions, Platform};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};

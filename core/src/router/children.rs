@@ -1,104 +1,19 @@
-//! Child processes between their announcement and their session: the pending-child
-//! table, the matching of a child's connection (`dapper/sessionHello` on the root's
+//! Child processes between their announcement and their session: the matching of a child's connection (`dapper/sessionHello` on the root's
 //! shared child listener) with its announcement (`dapper/childProcess` from its
 //! parent) in either order, `startDebugging`, time-outs, and the binding of the new
 //! client session that attaches to the child.
 
+use super::child_table::{
+    ChildConnection, PendingChild, CHILD_ATTACH_TIMEOUT_MS, CHILD_MATCH_TIMEOUT_MS,
+};
 use super::Router;
 use crate::config::child_configuration;
 use crate::context::SessionKey;
 use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello::ChildHello;
 use crate::session::ChildBinding;
-use crate::{Address, ConnectionId, LogLevel, TimerId};
+use crate::{Address, ConnectionId, LogLevel};
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
-
-/// How long the second half of a child (its connection, or its announcement) may
-/// keep the first half waiting.
-pub const CHILD_MATCH_TIMEOUT_MS: u64 = 10_000;
-/// How long a client has, after `startDebugging`, to attach a session to the child.
-pub const CHILD_ATTACH_TIMEOUT_MS: u64 = 30_000;
-
-/// The connection of a child process that said a valid hello.
-pub struct ChildConnection {
-    pub conn: ConnectionId,
-    pub decoder: FrameDecoder,
-    pub hello: ChildHello,
-    /// The root session whose listener it connected to.
-    pub root: SessionKey,
-}
-
-/// A child process the engine knows of, not yet bound to a session.
-pub struct PendingChild {
-    /// The private, unguessable key of `__dapperChildSessionId`.
-    pub key: String,
-    /// The session whose debuggee announced the child (its parent session).
-    pub parent: Option<SessionKey>,
-    /// The body of `dapper/childProcess`.
-    pub announcement: Option<Map<String, Value>>,
-    pub connection: Option<ChildConnection>,
-    pub timer: Option<TimerId>,
-    /// Whether `startDebugging` went to the client.
-    pub start_requested: bool,
-}
-
-/// The pending children by the sessionId their debuggee chose.
-#[derive(Default)]
-pub struct ChildTable {
-    pub children: BTreeMap<String, PendingChild>,
-}
-
-impl ChildTable {
-    pub fn by_conn(&self, conn: ConnectionId) -> Option<String> {
-        self.children
-            .iter()
-            .find(|(_, child)| child.connection.as_ref().is_some_and(|c| c.conn == conn))
-            .map(|(id, _)| id.clone())
-    }
-
-    pub fn by_timer(&self, timer: TimerId) -> Option<String> {
-        self.children
-            .iter()
-            .find(|(_, child)| child.timer == Some(timer))
-            .map(|(id, _)| id.clone())
-    }
-
-    pub fn by_key(&self, key: &str) -> Option<String> {
-        self.children
-            .iter()
-            .find(|(_, child)| child.key == key)
-            .map(|(id, _)| id.clone())
-    }
-
-    pub fn by_pid(&self, pid: u64) -> Option<String> {
-        self.children
-            .iter()
-            .find(|(_, child)| {
-                let announced = child
-                    .announcement
-                    .as_ref()
-                    .and_then(|body| body.get("pid"))
-                    .and_then(Value::as_u64);
-                let hello = child.connection.as_ref().and_then(|c| c.hello.pid);
-                announced == Some(pid) || hello.map(u64::from) == Some(pid)
-            })
-            .map(|(id, _)| id.clone())
-    }
-
-    /// The children that belong to a session's tree (announced by it or connected to
-    /// its listener).
-    pub fn of_session(&self, session: SessionKey) -> Vec<String> {
-        self.children
-            .iter()
-            .filter(|(_, child)| {
-                child.parent == Some(session)
-                    || child.connection.as_ref().is_some_and(|c| c.root == session)
-            })
-            .map(|(id, _)| id.clone())
-            .collect()
-    }
-}
 
 fn text(body: &Map<String, Value>, key: &str) -> Option<String> {
     body.get(key).and_then(Value::as_str).map(str::to_string)
