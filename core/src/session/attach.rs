@@ -222,7 +222,7 @@ impl Session {
         // A pid is only meaningful on this machine; the engine never signals it anyway.
         let local_pid = pid.filter(|_| local);
         launch.process.hello_pid = local_pid;
-        launch.process.alive = true;
+        launch.process.started();
         launch.stage = Stage::connected(Connection::new(conn, decoder, local_pid));
         self.cancel_timers_for(ctx, TimerPurpose::AttachDeadline);
         self.send_configure(ctx);
@@ -250,18 +250,22 @@ impl Session {
         ctx: &mut SessionContext<'_>,
         signal: Signal,
     ) -> bool {
-        let Some(launch) = self.program.as_mut().filter(|launch| launch.process.alive) else {
+        let Some(launch) = self
+            .program
+            .as_mut()
+            .filter(|launch| launch.process.is_alive())
+        else {
             return false;
         };
         if launch.stage.connection().is_none() {
             // Not connected (any more): the program is not ours to end.
-            launch.process.alive = false;
+            launch.process.gone();
             return false;
         }
-        if launch.process.kill_sent == Some(Signal::Kill) {
+        if launch.process.is_killed() {
             return true;
         }
-        launch.process.kill_sent = Some(signal);
+        launch.process.signalled(signal);
         let arguments = json!({ "force": signal == Signal::Kill });
         if let Some(seq) =
             self.send_to_debuggee(ctx, message::request("dapper/terminate", arguments))

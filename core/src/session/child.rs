@@ -94,7 +94,7 @@ impl Session {
         );
         launch.session_id = binding.session_id;
         launch.process.hello_pid = binding.pid;
-        launch.process.alive = true;
+        launch.process.started();
         if launch.config.subprocess_auto_attach {
             launch.child_listener = binding.child_listener;
         }
@@ -170,7 +170,7 @@ impl Session {
         self.kill_debuggee(ctx, signal);
         self.cancel_timers_for(ctx, TimerPurpose::TerminateEscalation);
         if let Some(launch) = self.program.as_mut() {
-            launch.process.alive = false;
+            launch.process.gone();
             // drop_debuggee_connection closed the connection already.
             launch.stage.end();
         }

@@ -383,7 +383,7 @@ impl Session {
         let Some(launch) = self.program.as_ref() else {
             return;
         };
-        if launch.process.spawned.is_none() && launch.process.alive {
+        if launch.process.spawned.is_none() && launch.process.is_alive() {
             let code = launch.process.announced_exit_code;
             self.debuggee_exited(ctx, code, None);
         } else if configure_lost {

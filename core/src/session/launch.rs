@@ -218,7 +218,7 @@ impl Session {
         let kind = match launch.config.console {
             Console::Internal => {
                 launch.process.spawned = Some(ctx.spawn(argv, cwd, env));
-                launch.process.alive = true;
+                launch.process.started();
                 self.set_timer(ctx, HELLO_DEADLINE_MS, TimerPurpose::HelloDeadline);
                 return;
             }
@@ -281,7 +281,7 @@ impl Session {
         };
         launch.process.terminal_pid = pid_of("processId");
         launch.process.shell_pid = pid_of("shellProcessId");
-        launch.process.alive = true;
+        launch.process.started();
         if launch.process.terminal_pid.is_none() && launch.process.shell_pid.is_none() {
             ctx.log(LogLevel::Warn, "The client started the debuggee in a terminal without telling its pid; Dapper cannot kill it before it connects.");
         }
@@ -349,7 +349,7 @@ impl Session {
         else {
             return;
         };
-        launch.process.alive = false;
+        launch.process.gone();
         let python = launch.config.python.clone();
         let error = DapError::user(
             codes::LAUNCH_FAILED,

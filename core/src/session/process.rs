@@ -24,9 +24,9 @@ pub struct DebuggeeProcess {
     /// The pid the debuggee announced in its hello.
     pub hello_pid: Option<u32>,
     /// Whether the debuggee process is believed to be running.
-    pub alive: bool,
+    alive: bool,
     /// The strongest signal already sent, so SIGKILL is not repeated.
-    pub kill_sent: Option<Signal>,
+    kill_sent: Option<Signal>,
     pub stdout: Utf8Stream,
     pub stderr: Utf8Stream,
     stderr_tail: String,
@@ -35,6 +35,36 @@ pub struct DebuggeeProcess {
 }
 
 impl DebuggeeProcess {
+    /// The process runs (it was spawned, started in a terminal, or said hello).
+    pub fn started(&mut self) {
+        self.alive = true;
+    }
+
+    /// The process is gone, or no longer ours (detached, or never started).
+    pub fn gone(&mut self) {
+        self.alive = false;
+    }
+
+    /// Whether the debuggee process is believed to be running.
+    pub fn is_alive(&self) -> bool {
+        self.alive
+    }
+
+    /// Whether SIGKILL (or its polite equivalent for an attached program) was sent.
+    pub fn is_killed(&self) -> bool {
+        self.kill_sent == Some(Signal::Kill)
+    }
+
+    /// Whether the engine signalled the process at all.
+    pub fn was_signalled(&self) -> bool {
+        self.kill_sent.is_some()
+    }
+
+    /// Remembers a signal sent.
+    pub fn signalled(&mut self, signal: Signal) {
+        self.kill_sent = Some(signal);
+    }
+
     /// What to signal to end the debuggee: the spawned process, else the best pid
     /// known (the shell's last, because killing it closes the user's terminal).
     pub fn kill_target(&self) -> Option<KillTarget> {

@@ -51,10 +51,14 @@ impl Session {
         if self.is_user_attach() {
             return self.ask_program_to_exit(ctx, signal);
         }
-        let Some(launch) = self.program.as_mut().filter(|launch| launch.process.alive) else {
+        let Some(launch) = self
+            .program
+            .as_mut()
+            .filter(|launch| launch.process.is_alive())
+        else {
             return false;
         };
-        if launch.process.kill_sent == Some(Signal::Kill) {
+        if launch.process.is_killed() {
             return true;
         }
         let Some(target) = launch.process.kill_target() else {
@@ -64,7 +68,7 @@ impl Session {
             );
             return false;
         };
-        launch.process.kill_sent = Some(signal);
+        launch.process.signalled(signal);
         ctx.kill(target, signal);
         true
     }
@@ -106,8 +110,8 @@ impl Session {
         let Some(launch) = self.program.as_mut() else {
             return;
         };
-        launch.process.alive = false;
-        let we_killed = launch.process.kill_sent.is_some();
+        launch.process.gone();
+        let we_killed = launch.process.was_signalled();
         let exit_code =
             code.or_else(|| signal.map(|name| 128 + signal_number(name, platform).unwrap_or(0)));
         let connected = launch.stage.got_hello();
@@ -185,7 +189,7 @@ impl Session {
     fn debuggee_alive(&self) -> bool {
         self.program
             .as_ref()
-            .is_some_and(|launch| launch.process.alive)
+            .is_some_and(|launch| launch.process.is_alive())
     }
 
     pub(super) fn on_disconnect(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
@@ -235,7 +239,7 @@ impl Session {
                 return;
             }
             if let Some(launch) = self.program.as_mut() {
-                launch.process.alive = false;
+                launch.process.gone();
             }
         }
         if self.debuggee_alive() {
@@ -253,7 +257,7 @@ impl Session {
     fn detach(&mut self, ctx: &mut SessionContext<'_>) {
         self.drop_debuggee_connection(ctx);
         if let Some(launch) = self.program.as_mut() {
-            launch.process.alive = false;
+            launch.process.gone();
             if let Some(process) = launch.process.spawned {
                 ctx.process_exited(process);
             }
