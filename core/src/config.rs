@@ -4,126 +4,22 @@
 mod attach;
 pub mod dotenv;
 mod launcher;
+mod read;
 pub mod schema;
 mod shell_words;
+mod types;
 
 pub use attach::{validate_attach, Endpoint};
 pub use launcher::{launcher_argv, launcher_env, LauncherEnv};
+pub use types::{Console, LaunchConfig, Target};
 
-use crate::dap::error::{codes, DapError};
+use crate::dap::error::DapError;
 use crate::Platform;
+use read::{fill_boolean_defaults, get, invalid, optional_string_of};
 use serde_json::{Map, Value};
-
-/// What the debuggee runs.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Target {
-    Program(String),
-    Module(String),
-    Code(String),
-    /// A process that is already running (a child session's debuggee, or a program
-    /// the user attached to); the text is its display name.
-    Child(String),
-}
-
-/// Where the debuggee's terminal is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Console {
-    /// The client's debug console; the host captures the output.
-    Internal,
-    IntegratedTerminal,
-    ExternalTerminal,
-}
-
-impl Console {
-    /// Every console, in the order of `schema::CONSOLES`.
-    const ALL: [Console; 3] = [
-        Console::Internal,
-        Console::IntegratedTerminal,
-        Console::ExternalTerminal,
-    ];
-
-    fn name(self) -> &'static str {
-        match self {
-            Console::Internal => "internalConsole",
-            Console::IntegratedTerminal => "integratedTerminal",
-            Console::ExternalTerminal => "externalTerminal",
-        }
-    }
-}
-
-/// A validated launch configuration.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LaunchConfig {
-    pub target: Target,
-    pub args: Vec<String>,
-    pub cwd: Option<String>,
-    /// The user's environment overlay: `None` removes a variable. Once the envFile
-    /// is read its variables come first, so that `env` wins over them.
-    pub env: Vec<(String, Option<String>)>,
-    /// The `envFile` to read (joined to `cwd` when relative), through a fact query.
-    pub env_file: Option<String>,
-    pub python: String,
-    pub python_args: Vec<String>,
-    pub console: Console,
-    pub no_debug: bool,
-    /// Whether child processes are debugged too (and so the child listener stays open).
-    pub subprocess_auto_attach: bool,
-    /// The whole configuration with defaults filled in and unknown keys kept; this is
-    /// what the debuggee receives in `dapper/configure`.
-    pub normalised: Map<String, Value>,
-}
-
-/// Puts every boolean key of the schema into `normalised`: the configuration's value when
-/// it is a boolean, the default when it is absent; any other value is an error naming the
-/// key and which request (`launch` or `attach`) carried it.
-fn fill_boolean_defaults(
-    arguments: &Map<String, Value>,
-    normalised: &mut Map<String, Value>,
-    request: &str,
-    keys: &'static [schema::Key],
-) -> Result<(), DapError> {
-    for (key, default) in schema::boolean_defaults_of(keys) {
-        let value = match get(arguments, key) {
-            None => default,
-            Some(Value::Bool(value)) => *value,
-            Some(_) => {
-                return Err(invalid(format!(
-                    "The {request} configuration's '{key}' must be true or false."
-                )))
-            }
-        };
-        normalised.insert(key.to_string(), Value::Bool(value));
-    }
-    Ok(())
-}
-
-fn invalid(message: String) -> DapError {
-    DapError::user(codes::INVALID_CONFIGURATION, message)
-}
-
-/// Reads an optional key; JSON `null` counts as absent, as VS Code writes it for
-/// unset variables.
-fn get<'a>(arguments: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
-    arguments.get(key).filter(|value| !value.is_null())
-}
 
 fn optional_string(arguments: &Map<String, Value>, key: &str) -> Result<Option<String>, DapError> {
     optional_string_of(arguments, key, "launch")
-}
-
-/// Reads an optional string key of the `request` (launch or attach) configuration.
-fn optional_string_of(
-    arguments: &Map<String, Value>,
-    key: &str,
-    request: &str,
-) -> Result<Option<String>, DapError> {
-    match get(arguments, key) {
-        None => Ok(None),
-        Some(Value::String(text)) => Ok(Some(text.clone())),
-        Some(_) => Err(invalid(format!(
-            "The {request} configuration's '{key}' must be a string."
-        ))),
-    }
 }
 
 fn string_list(arguments: &Map<String, Value>, key: &str) -> Result<Vec<String>, DapError> {

@@ -1,6 +1,8 @@
 //! What every session shares while it handles one input: the options, the id
 //! counters, ownership of engine-issued ids, the python probe cache, the token
-//! generator and the outputs being collected.
+//! generator and the outputs being collected. A session borrows it as a
+//! `SessionContext`, which records every id the session asks for as the session's
+//! own, so no ambient "current session" has to be set before each call.
 
 use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello::ChildHello;
@@ -157,10 +159,7 @@ pub struct Context {
     pub options: EngineOptions,
     pub notes: std::collections::VecDeque<(SessionKey, Note)>,
     pub tree: SessionTree,
-    pub now_ms: u64,
     pub outputs: Vec<Output>,
-    /// The session on whose behalf ids are being issued right now.
-    pub current: SessionKey,
     pub owners: Owners,
     pub python_cache: BTreeMap<String, PythonInfo>,
     /// Processes already sent SIGKILL, so releasing their session does not repeat it.
@@ -181,9 +180,7 @@ impl Context {
             options,
             notes: Default::default(),
             tree: SessionTree::default(),
-            now_ms: 0,
             outputs: Vec::new(),
-            current: SessionKey(0),
             owners: Owners::default(),
             python_cache: BTreeMap::new(),
             killed: BTreeSet::new(),
@@ -208,11 +205,6 @@ impl Context {
         });
     }
 
-    /// Leaves a note for the router on behalf of the current session.
-    pub fn note(&mut self, note: Note) {
-        self.notes.push_back((self.current, note));
-    }
-
     pub fn new_token(&mut self) -> String {
         self.tokens.next_token()
     }
@@ -221,14 +213,6 @@ impl Context {
     pub fn new_debuggee_session_id(&mut self) -> String {
         self.next_debuggee_session += 1;
         format!("s{}", self.next_debuggee_session)
-    }
-
-    pub fn set_timer(&mut self, after_ms: u64) -> TimerId {
-        self.next_timer += 1;
-        let timer = TimerId(self.next_timer);
-        self.owners.timers.insert(timer, self.current);
-        self.emit(Output::SetTimer { timer, after_ms });
-        timer
     }
 
     /// Cancels a timer that has not fired. Cancelling one that is already gone (it
@@ -242,22 +226,6 @@ impl Context {
     /// Forgets a timer that has just fired.
     pub fn timer_fired(&mut self, timer: TimerId) {
         self.owners.timers.remove(&timer);
-    }
-
-    pub fn open_listener(&mut self, transport: Transport) -> ListenerId {
-        self.next_listener += 1;
-        let listener = ListenerId(self.next_listener);
-        self.owners.listeners.insert(listener, self.current);
-        let host = (transport == Transport::Tcp).then(|| "127.0.0.1".to_string());
-        let port = (transport == Transport::Tcp).then_some(0);
-        self.emit(Output::OpenListener {
-            listener,
-            transport,
-            host,
-            port,
-            purpose: None,
-        });
-        listener
     }
 
     /// Opens the engine's one loopback listener for DAP clients of child sessions
@@ -279,24 +247,6 @@ impl Context {
         if self.owners.listeners.remove(&listener).is_some() {
             self.emit(Output::CloseListener { listener });
         }
-    }
-
-    pub fn spawn(
-        &mut self,
-        argv: Vec<String>,
-        cwd: Option<String>,
-        env: Map<String, Value>,
-    ) -> ProcessId {
-        self.next_process += 1;
-        let process = ProcessId(self.next_process);
-        self.owners.processes.insert(process, self.current);
-        self.emit(Output::Spawn {
-            process,
-            argv,
-            cwd,
-            env,
-        });
-        process
     }
 
     /// Forgets a process the host reported as exited.
@@ -328,33 +278,8 @@ impl Context {
         }
     }
 
-    pub fn gather_facts(&mut self, queries: Vec<FactQuery>) -> FactRequestId {
-        self.next_fact += 1;
-        let request = FactRequestId(self.next_fact);
-        self.owners.facts.insert(request, self.current);
-        self.emit(Output::GatherFacts { request, queries });
-        request
-    }
-
     pub fn facts_answered(&mut self, request: FactRequestId) {
         self.owners.facts.remove(&request);
-    }
-
-    /// Asks the host for an outgoing TCP connection on behalf of the current session.
-    pub fn connect(&mut self, host: String, port: u16) -> ConnectRequestId {
-        self.next_connect += 1;
-        let request = ConnectRequestId(self.next_connect);
-        self.owners.connects.insert(request, self.current);
-        self.emit(Output::Connect {
-            request,
-            host,
-            port,
-        });
-        request
-    }
-
-    pub fn adopt_connection(&mut self, conn: ConnectionId) {
-        self.owners.conns.insert(conn, self.current);
     }
 
     /// Ends a connection the engine no longer wants.
@@ -367,6 +292,112 @@ impl Context {
     /// Forgets a connection the peer closed.
     pub fn connection_closed(&mut self, conn: ConnectionId) {
         self.owners.conns.remove(&conn);
+    }
+}
+
+/// The shared context lent to one session while it handles an input. It derefs to
+/// the `Context`; what it adds are the requests made on the session's behalf, each
+/// recorded as owned by `session` so that the router hands the answer back to it.
+pub struct SessionContext<'a> {
+    pub session: SessionKey,
+    shared: &'a mut Context,
+}
+
+impl Context {
+    /// Lends the context to `session`.
+    pub fn for_session(&mut self, session: SessionKey) -> SessionContext<'_> {
+        SessionContext {
+            session,
+            shared: self,
+        }
+    }
+}
+
+impl std::ops::Deref for SessionContext<'_> {
+    type Target = Context;
+
+    fn deref(&self) -> &Context {
+        self.shared
+    }
+}
+
+impl std::ops::DerefMut for SessionContext<'_> {
+    fn deref_mut(&mut self) -> &mut Context {
+        self.shared
+    }
+}
+
+impl SessionContext<'_> {
+    /// Leaves a note for the router on behalf of this session.
+    pub fn note(&mut self, note: Note) {
+        self.shared.notes.push_back((self.session, note));
+    }
+
+    pub fn set_timer(&mut self, after_ms: u64) -> TimerId {
+        self.shared.next_timer += 1;
+        let timer = TimerId(self.shared.next_timer);
+        self.shared.owners.timers.insert(timer, self.session);
+        self.emit(Output::SetTimer { timer, after_ms });
+        timer
+    }
+
+    pub fn open_listener(&mut self, transport: Transport) -> ListenerId {
+        self.shared.next_listener += 1;
+        let listener = ListenerId(self.shared.next_listener);
+        self.shared.owners.listeners.insert(listener, self.session);
+        let host = (transport == Transport::Tcp).then(|| "127.0.0.1".to_string());
+        let port = (transport == Transport::Tcp).then_some(0);
+        self.emit(Output::OpenListener {
+            listener,
+            transport,
+            host,
+            port,
+            purpose: None,
+        });
+        listener
+    }
+
+    pub fn spawn(
+        &mut self,
+        argv: Vec<String>,
+        cwd: Option<String>,
+        env: Map<String, Value>,
+    ) -> ProcessId {
+        self.shared.next_process += 1;
+        let process = ProcessId(self.shared.next_process);
+        self.shared.owners.processes.insert(process, self.session);
+        self.emit(Output::Spawn {
+            process,
+            argv,
+            cwd,
+            env,
+        });
+        process
+    }
+
+    pub fn gather_facts(&mut self, queries: Vec<FactQuery>) -> FactRequestId {
+        self.shared.next_fact += 1;
+        let request = FactRequestId(self.shared.next_fact);
+        self.shared.owners.facts.insert(request, self.session);
+        self.emit(Output::GatherFacts { request, queries });
+        request
+    }
+
+    /// Asks the host for an outgoing TCP connection on behalf of this session.
+    pub fn connect(&mut self, host: String, port: u16) -> ConnectRequestId {
+        self.shared.next_connect += 1;
+        let request = ConnectRequestId(self.shared.next_connect);
+        self.shared.owners.connects.insert(request, self.session);
+        self.emit(Output::Connect {
+            request,
+            host,
+            port,
+        });
+        request
+    }
+
+    pub fn adopt_connection(&mut self, conn: ConnectionId) {
+        self.shared.owners.conns.insert(conn, self.session);
     }
 }
 

@@ -4,14 +4,15 @@
 //! Sessions form a tree (`Context::tree`): a child session's parent is the session
 //! whose debuggee started its process. The pending children live in `children`.
 
+mod child_table;
 mod children;
 
-use crate::context::{Context, Note, SessionKey};
+use crate::context::{Context, Note, SessionContext, SessionKey};
 use crate::session::Session;
 use crate::{
     Address, ClientId, ClientTransport, EngineOptions, Input, ListenerId, LogLevel, Output, Signal,
 };
-use children::ChildTable;
+use child_table::ChildTable;
 use std::collections::BTreeMap;
 
 pub struct Router {
@@ -38,8 +39,7 @@ impl Router {
         })
     }
 
-    pub fn handle(&mut self, now_ms: u64, input: Input) -> Vec<Output> {
-        self.ctx.now_ms = now_ms;
+    pub fn handle(&mut self, input: Input) -> Vec<Output> {
         match input {
             Input::ClientOpened {
                 client,
@@ -299,8 +299,7 @@ impl Router {
             Note::StopChildren => {
                 self.end_descendants(from);
                 if let Some(session) = self.sessions.get_mut(&from) {
-                    self.ctx.current = from;
-                    session.resume_deferred_stop(&mut self.ctx);
+                    session.resume_deferred_stop(&mut self.ctx.for_session(from));
                 }
             }
             Note::Terminated => self.child_ended(from),
@@ -312,8 +311,7 @@ impl Router {
     fn end_descendants(&mut self, session: SessionKey) {
         for key in self.ctx.tree.descendants_deepest_first(session) {
             if let Some(child) = self.sessions.get_mut(&key) {
-                self.ctx.current = key;
-                child.end_with_parent(&mut self.ctx, Signal::Kill);
+                child.end_with_parent(&mut self.ctx.for_session(key), Signal::Kill);
             }
         }
     }
@@ -331,8 +329,7 @@ impl Router {
             return;
         }
         if let Some(parent_session) = self.sessions.get_mut(&parent) {
-            self.ctx.current = parent;
-            parent_session.send_deferred_terminated(&mut self.ctx);
+            parent_session.send_deferred_terminated(&mut self.ctx.for_session(parent));
         }
     }
 
@@ -340,7 +337,7 @@ impl Router {
         &mut self,
         client: ClientId,
         what: &str,
-        handle: impl FnOnce(&mut Session, &mut Context),
+        handle: impl FnOnce(&mut Session, &mut SessionContext<'_>),
     ) {
         let owner = self.clients.get(&client).copied();
         if owner.is_none() {
@@ -366,7 +363,7 @@ impl Router {
         &mut self,
         owner: Option<SessionKey>,
         what: std::fmt::Arguments<'_>,
-        handle: impl FnOnce(&mut Session, &mut Context),
+        handle: impl FnOnce(&mut Session, &mut SessionContext<'_>),
     ) {
         let Some(key) = owner else {
             self.ctx.log(
@@ -382,8 +379,7 @@ impl Router {
             );
             return;
         };
-        self.ctx.current = key;
-        handle(session, &mut self.ctx);
+        handle(session, &mut self.ctx.for_session(key));
     }
 
     /// Removes a finished session and lets go of everything it still held, so that

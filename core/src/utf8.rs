@@ -1,5 +1,7 @@
 //! Incremental UTF-8 decoding of process output: a character split across chunks
-//! comes out whole, and invalid bytes become U+FFFD.
+//! comes out whole, and invalid bytes become U+FFFD (one per invalid sequence, as
+//! `String::from_utf8_lossy` has it). std's `Utf8Chunks` does the decoding; this
+//! only holds back the start of a character cut off at the end of a chunk.
 
 #[derive(Default)]
 pub struct Utf8Stream {
@@ -13,29 +15,17 @@ impl Utf8Stream {
         let mut bytes = std::mem::take(&mut self.pending);
         bytes.extend_from_slice(chunk);
         let mut text = String::with_capacity(bytes.len());
-        let mut rest = bytes.as_slice();
-        loop {
-            match std::str::from_utf8(rest) {
-                Ok(valid) => {
-                    text.push_str(valid);
-                    break;
-                }
-                Err(error) => {
-                    let (valid, after) = rest.split_at(error.valid_up_to());
-                    // from_utf8 just vouched for this prefix, so the lossy conversion
-                    // never substitutes anything here.
-                    text.push_str(&String::from_utf8_lossy(valid));
-                    match error.error_len() {
-                        Some(bad) => {
-                            text.push('\u{FFFD}');
-                            rest = &after[bad..];
-                        }
-                        None => {
-                            self.pending = after.to_vec();
-                            break;
-                        }
-                    }
-                }
+        let mut pieces = bytes.utf8_chunks().peekable();
+        while let Some(piece) = pieces.next() {
+            text.push_str(piece.valid());
+            let invalid = piece.invalid();
+            if invalid.is_empty() {
+                continue;
+            }
+            if pieces.peek().is_none() && is_cut_off(invalid) {
+                self.pending = invalid.to_vec();
+            } else {
+                text.push('\u{FFFD}');
             }
         }
         text
@@ -50,6 +40,12 @@ impl Utf8Stream {
             "\u{FFFD}".to_string()
         }
     }
+}
+
+/// Whether invalid bytes at the very end are the start of a character that more
+/// bytes could complete, rather than bytes no continuation can save.
+fn is_cut_off(invalid: &[u8]) -> bool {
+    std::str::from_utf8(invalid).is_err_and(|error| error.error_len().is_none())
 }
 
 #[cfg(test)]
@@ -75,6 +71,7 @@ mod tests {
             (vec![&euro[..2]], "\u{FFFD}"),
             (vec![b"\xe2\x82", b"A"], "\u{FFFD}A"),
             (vec![b"\xf0\x9f\x98", b"\x80!"], "😀!"),
+            (vec![b"\xe2\x82\xe2"], "\u{FFFD}\u{FFFD}"),
         ];
         for (chunks, expected) in cases {
             assert_eq!(decode_chunks(&chunks), expected, "chunks {chunks:?}");

@@ -1,7 +1,13 @@
 //! The wasm-bindgen shim: JSON text in, a JSON array of outputs out. This is the
 //! only file of the crate that knows about wasm-bindgen.
+//!
+//! `handle` and `handleBuffered` still take the host's clock (`nowMs`) as their first
+//! argument, so that the host's calls stay as they are, and ignore it: the engine
+//! reads no clock (its timers are `setTimer`/`timerFired`, docs/engine-io.md). The
+//! argument can go when the host stops passing it.
 
-use crate::{Engine, EngineOptions, IoBuffers};
+use crate::boundary::IoBuffers;
+use crate::{Engine, EngineOptions};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -37,9 +43,8 @@ impl WasmEngine {
     /// Handles one `Input` (JSON) and returns the outputs as a JSON array. Bad JSON
     /// yields a `log` output; this never throws except on a panic, which the host
     /// treats as the end of this engine.
-    pub fn handle(&mut self, now_ms: f64, input_json: &str) -> String {
-        self.engine
-            .handle_json_to_json(clamp_clock(now_ms), input_json)
+    pub fn handle(&mut self, _now_ms: f64, input_json: &str) -> String {
+        self.engine.handle_json_to_json(input_json)
     }
 
     /// The buffered fast path, step one (docs/engine-io.md): makes the input buffer
@@ -57,13 +62,12 @@ impl WasmEngine {
     #[wasm_bindgen(js_name = handleBuffered)]
     pub fn handle_buffered(
         &mut self,
-        now_ms: f64,
+        _now_ms: f64,
         json_length: u32,
         data_length: Option<u32>,
     ) -> u32 {
         let json = self.buffers.handle(
             &mut self.engine,
-            clamp_clock(now_ms),
             json_length as usize,
             data_length.map(|length| length as usize),
         );
@@ -88,13 +92,4 @@ impl WasmEngine {
 /// An address in the engine's memory as JavaScript indexes it (wasm32: 32 bits).
 fn address(pointer: *const u8) -> u32 {
     pointer as usize as u32
-}
-
-/// Clocks before the epoch or non-numbers make no sense; they become 0.
-fn clamp_clock(now_ms: f64) -> u64 {
-    if now_ms.is_finite() && now_ms > 0.0 {
-        now_ms as u64
-    } else {
-        0
-    }
 }

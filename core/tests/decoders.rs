@@ -129,14 +129,11 @@ fn random_client_bytes_never_panic_the_engine() {
     ];
     for round in 0..300u32 {
         let client = ClientId(round);
-        let _ = engine.handle(
-            0,
-            Input::ClientOpened {
-                client,
-                framing: Framing::ContentLength,
-                transport: None,
-            },
-        );
+        let _ = engine.handle(Input::ClientOpened {
+            client,
+            framing: Framing::ContentLength,
+            transport: None,
+        });
         let mut stream: Vec<u8> = requests
             .iter()
             .flat_map(|body| framing::encode(body.as_bytes()))
@@ -146,20 +143,17 @@ fn random_client_bytes_never_panic_the_engine() {
             stream[at] = rng.next() as u8;
         }
         for chunk in rng.chunks(&stream) {
-            let outputs = engine.handle(
-                0,
-                Input::ClientBytes {
-                    client,
-                    data: Bytes(chunk.to_vec()),
-                },
-            );
+            let outputs = engine.handle(Input::ClientBytes {
+                client,
+                data: Bytes(chunk.to_vec()),
+            });
             assert!(
                 outputs.len() < 50,
                 "a chunk produced {} outputs",
                 outputs.len()
             );
         }
-        let _ = engine.handle(0, Input::ClientClosed { client });
+        let _ = engine.handle(Input::ClientClosed { client });
     }
 }
 
@@ -187,6 +181,6 @@ fn random_json_inputs_never_panic_the_engine() {
             let at = rng.below(text.len());
             text[at] = b"{}[]\",:0a"[rng.below(9)];
         }
-        let _ = engine.handle_json(rng.next() % 100_000, &String::from_utf8_lossy(&text));
+        let _ = engine.handle_json(&String::from_utf8_lossy(&text));
     }
 }

@@ -12,9 +12,12 @@
 //! and raw unicode, surrogate pairs and lone surrogates, numbers in every form,
 //! nested objects with their own `seq`, duplicate and escaped keys.
 
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
+use dapper_core::boundary::IoBuffers;
 use dapper_core::dap::json::scan_object;
 use dapper_core::dap::message::{parse, parse_slice, Incoming, TextError};
-use dapper_core::{base64, Engine, EngineOptions, Input, IoBuffers, LogLevel, Output, Platform};
+use dapper_core::{Engine, EngineOptions, Input, LogLevel, Output, Platform};
 use serde_json::{json, Value};
 
 mod common;
@@ -342,7 +345,7 @@ fn engine() -> Engine {
 /// The engine as it handled JSON before the fast paths: serde's `Input`, serde's output.
 fn handle_by_serde(engine: &mut Engine, text: &str) -> Value {
     let outputs = match serde_json::from_str::<Input>(text) {
-        Ok(input) => engine.handle(0, input),
+        Ok(input) => engine.handle(input),
         Err(error) => vec![Output::Log {
             level: LogLevel::Error,
             message: format!("Ignored an input the engine could not parse: {error}"),
@@ -364,10 +367,10 @@ fn input(rng: &mut Rng) -> String {
     let data = |rng: &mut Rng| -> String {
         let framed = |body: &str| format!("Content-Length: {}\r\n\r\n{body}", body.len());
         match rng.below(5) {
-            0 => format!("\"{}\"", base64::encode(framed(&message(rng)).as_bytes())),
+            0 => format!("\"{}\"", BASE64.encode(framed(&message(rng)).as_bytes())),
             1 => {
                 let text = message(rng);
-                format!("\"{}\"", base64::encode(&damage(rng, &text)))
+                format!("\"{}\"", BASE64.encode(damage(rng, &text)))
             }
             2 => string(rng),
             3 => "\"Q29u\\u0064\"".to_string(),
@@ -426,13 +429,13 @@ fn hot_inputs_and_outputs_match_serde() {
         r#"{"type":"clientOpened","client":1,"framing":"messages"}"#,
         r#"{"type":"clientOpened","client":2,"framing":"contentLength"}"#,
     ] {
-        fast.handle_json(0, text);
-        reference.handle_json(0, text);
+        fast.handle_json(text);
+        reference.handle_json(text);
     }
     for _ in 0..5_000 {
         let text = input(&mut rng);
         let expected = handle_by_serde(&mut reference, &text);
-        let actual: Value = serde_json::from_str(&fast.handle_json_to_json(0, &text))
+        let actual: Value = serde_json::from_str(&fast.handle_json_to_json(&text))
             .unwrap_or_else(|error| panic!("the engine wrote bad JSON ({error}) for {text}"));
         assert_eq!(actual, expected, "{text}");
     }
@@ -448,7 +451,7 @@ fn with_data(json: &str, bytes: &[u8], ranges: &mut usize) -> Value {
         };
         assert_eq!(output["type"], "writeToClient", "{output}");
         let [start, end] = [&range[0], &range[1]].map(|at| at.as_u64().expect("offsets") as usize);
-        output["data"] = json!(base64::encode(&bytes[start..end]));
+        output["data"] = json!(BASE64.encode(&bytes[start..end]));
         *ranges += 1;
     }
     outputs
@@ -469,8 +472,8 @@ fn the_buffered_path_answers_as_the_direct_one() {
         r#"{"type":"clientOpened","client":1,"framing":"messages"}"#,
         r#"{"type":"clientOpened","client":2,"framing":"contentLength"}"#,
     ] {
-        buffered.handle_json(0, text);
-        direct.handle_json(0, text);
+        buffered.handle_json(text);
+        direct.handle_json(text);
     }
     for round in 0..4_000 {
         let framed = |body: &[u8]| {
@@ -508,7 +511,7 @@ fn the_buffered_path_answers_as_the_direct_one() {
                 Some(b"bytes beside an input that takes none".to_vec()),
             ),
         };
-        let expected = direct.handle_utf8_to_json(0, &json, data.clone());
+        let expected = direct.handle_utf8_to_json(&json, data.clone());
         let length = json.len() + data.as_ref().map_or(0, Vec::len);
         // The host may ask for more room than it then uses.
         let slot = buffers.input(length + rng.below(3));
@@ -517,7 +520,7 @@ fn the_buffered_path_answers_as_the_direct_one() {
             slot[json.len()..length].copy_from_slice(data);
         }
         let actual = buffers
-            .handle(&mut buffered, 0, json.len(), data.as_ref().map(Vec::len))
+            .handle(&mut buffered, json.len(), data.as_ref().map(Vec::len))
             .to_string();
         assert_eq!(actual, buffers.output());
         let expected: Value = serde_json::from_str(&expected).expect("the outputs are JSON");
@@ -529,7 +532,7 @@ fn the_buffered_path_answers_as_the_direct_one() {
     // Lengths beyond the buffer are the host's bug: a log, never a panic.
     buffers.input(4);
     for (json, data) in [(5, None), (3, Some(2)), (usize::MAX, Some(usize::MAX))] {
-        let refused: Value = serde_json::from_str(buffers.handle(&mut buffered, 0, json, data))
+        let refused: Value = serde_json::from_str(buffers.handle(&mut buffered, json, data))
             .expect("a refusal is JSON");
         assert_eq!(refused[0]["type"], "log", "{refused}");
         assert_eq!(refused[0]["level"], "error", "{refused}");

@@ -8,7 +8,10 @@
 //!
 //! Prints one JSON line per client framing, which bench/run.mjs reads.
 
-use dapper_core::{base64, Engine, EngineOptions, IoBuffers, Platform};
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
+use dapper_core::boundary::IoBuffers;
+use dapper_core::{Engine, EngineOptions, Platform};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -123,7 +126,7 @@ impl World {
             None => (text, None),
         };
         let started = Instant::now();
-        let bytes = data.map(|data| base64::decode(&data).expect("the bench's base64 is valid"));
+        let bytes = data.map(|data| BASE64.decode(&data).expect("the bench's base64 is valid"));
         // The shim's buffered path: the input written into the engine's input buffer,
         // the outputs' JSON left in its output buffer.
         let length = json.len() + bytes.as_ref().map_or(0, Vec::len);
@@ -135,7 +138,7 @@ impl World {
         let data_length = bytes.as_ref().map(Vec::len);
         let json = self
             .buffers
-            .handle(&mut self.engine, 1, json.len(), data_length);
+            .handle(&mut self.engine, json.len(), data_length);
         self.engine_time += started.elapsed();
         let mut outputs: Vec<Value> = serde_json::from_str(json).expect("outputs are JSON");
         // A byte-stream client's bytes are beside the JSON, in the output buffer.
@@ -155,7 +158,7 @@ impl World {
     fn debuggee_frame(&mut self, mut message: Value) -> Value {
         message["seq"] = json!(self.debuggee_seq);
         self.debuggee_seq += 1;
-        json!({"type": "connectionBytes", "conn": self.conn, "data": base64::encode(&encode_frame(1, &message))})
+        json!({"type": "connectionBytes", "conn": self.conn, "data": BASE64.encode(&encode_frame(1, &message))})
     }
 
     fn react(&mut self, output: &Value) {
@@ -201,7 +204,7 @@ impl World {
                 self.queue.push_back(hello);
             }
             "send" => {
-                let bytes = base64::decode(output["data"].as_str().unwrap_or(""))
+                let bytes = BASE64.decode(output["data"].as_str().unwrap_or(""))
                     .expect("send carries base64");
                 for request in decode_frames(&bytes) {
                     if request["type"] != "request" {
@@ -239,7 +242,7 @@ fn client_input(framing: &str, message: &Value) -> Value {
     }
     let body = message.to_string();
     let framed = format!("Content-Length: {}\r\n\r\n{}", body.len(), body);
-    json!({"type": "clientBytes", "client": 1, "data": base64::encode(framed.as_bytes())})
+    json!({"type": "clientBytes", "client": 1, "data": BASE64.encode(framed.as_bytes())})
 }
 
 fn measure(framing: &str, mix_name: &str, mix: &[&str], rounds: u32) -> Result<Value, String> {

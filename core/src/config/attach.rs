@@ -1,9 +1,9 @@
 //! The user's `attach` configuration: connect to a program started with
 //! `python -m dapper --listen [HOST:]PORT`. One clear error per mistake, naming the key.
 
-use super::{
-    fill_boolean_defaults, get, invalid, optional_string_of, schema, Console, LaunchConfig, Target,
-};
+use super::read::{fill_boolean_defaults, get, invalid, optional_string_of};
+use super::schema;
+use super::types::{Console, LaunchConfig, Target};
 use crate::dap::error::{codes, DapError};
 use serde_json::{Map, Value};
 

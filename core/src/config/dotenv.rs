@@ -5,6 +5,14 @@
 //! inline ` #comment` are dropped), in single quotes (taken literally), or in double
 //! quotes (where `\n`, `\t`, `\r`, `\\` and `\"` are escapes). Variables are not
 //! expanded: what the file says is what the debuggee gets.
+//!
+//! Written here rather than with `dotenvy` (issue 13 asked to use its parser over the
+//! text): dotenvy parses from a string or reader, but always expands `$NAME` and
+//! `${NAME}` in unquoted and double-quoted values, looking names it has not seen in
+//! the file up in the process's own environment (`std::env::var`), with no way to
+//! turn that off. In the engine that would read the outside world (natively the
+//! adapter's environment, in WebAssembly none), and it would change what a file that
+//! works today gives the debuggee.
 
 /// Parses the text of an env file. An error names the file and the line at fault.
 pub fn parse(path: &str, text: &str) -> Result<Vec<(String, String)>, String> {

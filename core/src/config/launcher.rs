@@ -1,6 +1,6 @@
 //! The launcher's command line and environment (docs/ipc.md).
 
-use super::{LaunchConfig, Target};
+use super::types::{LaunchConfig, Target};
 use crate::{Address, Platform};
 use serde_json::{Map, Value};
 

@@ -1,72 +1,24 @@
-//! Splits an `args` string as a POSIX shell would split words: whitespace separates,
-//! single quotes keep everything literally, double quotes keep everything but let a
-//! backslash escape `$`, `` ` ``, `"`, `\` and newline, and a bare backslash escapes
-//! the next character. No expansion of any kind happens.
+//! Splits an `args` string as a POSIX shell would split words, with the
+//! `shell-words` crate: whitespace separates, single quotes keep everything
+//! literally, double quotes keep everything but let a backslash escape `$`, `` ` ``,
+//! `"`, `\` and newline, a bare backslash escapes the next character (and stays at
+//! the very end), and a `#` that starts a word starts a comment. No expansion of any
+//! kind happens.
 
+/// The words of `text`, or why it cannot be split, as the end of a sentence that
+/// starts with "The launch configuration's ".
 pub fn split(text: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    // Distinguishes "no word yet" from an empty quoted word such as ''.
-    let mut in_word = false;
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(inner) => word.push(inner),
-                        None => return Err("'args' has an unterminated single quote".to_string()),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(escaped @ ('$' | '`' | '"' | '\\')) => word.push(escaped),
-                            Some('\n') => {}
-                            Some(other) => {
-                                word.push('\\');
-                                word.push(other);
-                            }
-                            None => {
-                                return Err("'args' has an unterminated double quote".to_string())
-                            }
-                        },
-                        Some(inner) => word.push(inner),
-                        None => return Err("'args' has an unterminated double quote".to_string()),
-                    }
-                }
-            }
-            '\\' => match chars.next() {
-                // A backslash-newline is a line continuation: it disappears.
-                Some('\n') => {}
-                Some(escaped) => {
-                    in_word = true;
-                    word.push(escaped);
-                }
-                None => return Err("'args' ends with a lone backslash".to_string()),
-            },
-            other => {
-                in_word = true;
-                word.push(other);
-            }
-        }
+    shell_words::split(text).map_err(|_| unterminated(text).to_string())
+}
+
+/// What is left open at the end of `text`, which `shell-words` does not say: only
+/// the right closing character makes the text splittable. Runs on errors only.
+fn unterminated(text: &str) -> &'static str {
+    if shell_words::split(&format!("{text}'")).is_ok() {
+        "'args' has an unterminated single quote"
+    } else {
+        "'args' has an unterminated double quote"
     }
-    if in_word {
-        words.push(word);
-    }
-    Ok(words)
 }
 
 #[cfg(test)]
@@ -91,6 +43,10 @@ mod tests {
             ("--flag=\"x y\"z", &["--flag=x yz"]),
             ("a\\\nb", &["ab"]),
             ("\t-v\n--n 3 ", &["-v", "--n", "3"]),
+            ("a #b c", &["a"]),
+            ("a#b", &["a#b"]),
+            // A backslash with nothing after it stays, as the crate has it.
+            ("a\\", &["a\\"]),
         ];
         for (text, expected) in cases {
             assert_eq!(split(text).unwrap(), *expected, "splitting {text:?}");
@@ -98,9 +54,15 @@ mod tests {
     }
 
     #[test]
-    fn rejects_unterminated_input() {
-        for text in ["'a", "\"a", "a\\", "\"a\\"] {
-            assert!(split(text).is_err(), "{text:?} should be rejected");
+    fn rejects_unterminated_input_and_says_what_is_open() {
+        let cases = [
+            ("'a", "'args' has an unterminated single quote"),
+            ("\"a", "'args' has an unterminated double quote"),
+            ("\"a\\", "'args' has an unterminated double quote"),
+            ("\"it's", "'args' has an unterminated double quote"),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(split(text), Err(expected.to_string()), "{text:?}");
         }
     }
 }

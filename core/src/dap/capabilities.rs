@@ -3,8 +3,9 @@
 //! This is the one place to extend when a feature works end to end (engine and
 //! debuggee); advertising anything that does not would make clients send requests
 //! that fail. A new feature adds its line to `ADVERTISED` (or its filter to
-//! `EXCEPTION_FILTERS`) in the change that makes it work; the transcript
-//! `initialize_capabilities.txt` shows the result and must be re-blessed.
+//! `EXCEPTION_FILTERS`) in the change that makes it work; the transcripts'
+//! record of the result, core/tests/transcripts/capabilities.json, must be
+//! re-blessed (`BLESS=1`), and no transcript else changes.
 
 use serde_json::{json, Map, Value};
 

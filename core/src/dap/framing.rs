@@ -4,8 +4,6 @@
 //! It enforces a header size limit (a peer that never sends the blank line must not
 //! make us buffer forever) and a body size limit.
 
-use crate::decimal;
-
 /// The most header bytes accepted before the blank line that ends a header.
 pub const MAX_HEADER_BYTES: usize = 8 * 1024;
 /// The largest body accepted.
@@ -16,7 +14,7 @@ pub fn encode(body: &[u8]) -> Vec<u8> {
     const PREFIX: &[u8] = b"Content-Length: ";
     let mut framed = Vec::with_capacity(PREFIX.len() + 24 + body.len());
     framed.extend_from_slice(PREFIX);
-    framed.extend_from_slice(decimal::digits(body.len() as u64, &mut [0; 20]));
+    framed.extend_from_slice(itoa::Buffer::new().format(body.len()).as_bytes());
     framed.extend_from_slice(b"\r\n\r\n");
     framed.extend_from_slice(body);
     framed

@@ -8,6 +8,13 @@
 //! key, a surrogate escape, a number with an exponent or hundreds of digits, deep
 //! nesting — it answers `None`, and the caller takes the full `serde_json` path, which
 //! then decides (and words any error) exactly as before.
+//!
+//! Why not serde_json's borrowed `RawValue` (a map of `&str` keys to `&RawValue`
+//! does "read a few keys, pass the rest on as text" too): it lost on the hot path.
+//! Measured natively (release, LTO) on the engine's messages: a 62-byte `threads`
+//! request took 41 ns here against 57 ns through `RawValue`, a 5.6 KB `variables`
+//! response 1.98 µs against 2.56 µs (issue 13). It would also vouch for text a
+//! `Value` parse refuses (`1e999`), so the conservative checks would stay anyway.
 
 use serde_json::Value;
 use std::ops::Range;

@@ -5,7 +5,6 @@
 //! parsed into a `serde_json::Value`.
 
 use super::json::{self, TopLevel};
-use crate::decimal;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 use std::cell::OnceCell;
@@ -308,11 +307,10 @@ fn splice(text: &str, top: &TopLevel, changes: &[(&'static str, Value)]) -> Stri
 fn push_value(out: &mut String, value: &Value) {
     match value {
         Value::Number(number) if number.as_u64().is_some() => {
-            decimal::push(out, number.as_u64().unwrap_or_default());
+            out.push_str(itoa::Buffer::new().format(number.as_u64().unwrap_or_default()));
         }
         Value::Number(number) if number.as_i64().is_some() => {
-            out.push('-');
-            decimal::push(out, number.as_i64().unwrap_or_default().unsigned_abs());
+            out.push_str(itoa::Buffer::new().format(number.as_i64().unwrap_or_default()));
         }
         Value::String(string) if json::is_plain_string(string) => {
             out.push('"');

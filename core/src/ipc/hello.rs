@@ -21,6 +21,13 @@ pub struct ChildHello {
     pub python_version: Option<String>,
 }
 
+/// The version of the IPC protocol this engine speaks: a debuggee's hello names its
+/// own in `protocol` (extension/python/dapper/__init__.py, `PROTOCOL_VERSION`), and a
+/// debuggee package of another version is refused with both versions named. A hello
+/// without the field is taken as version 1, which every package before the field
+/// spoke.
+pub const PROTOCOL_VERSION: u64 = 1;
+
 /// The event a child process opens its connection with.
 pub const CHILD_HELLO: &str = "dapper/sessionHello";
 
@@ -35,6 +42,7 @@ pub fn check_child(message: &Incoming, token: &str) -> Result<ChildHello, HelloE
         return Err(HelloError::NotAHello("not an event".to_string()));
     };
     check_token(&event.body, token)?;
+    check_protocol(&event.body)?;
     let text = |key: &str| {
         event
             .body
@@ -64,6 +72,24 @@ pub enum HelloError {
     MissingToken,
     WrongToken,
     WrongSession(String),
+    /// The debuggee's package speaks another protocol version (given as it was sent).
+    WrongProtocol(String),
+}
+
+impl HelloError {
+    /// The sentence for the user when the debuggee's package is of another protocol
+    /// version, which only the user can fix; `None` for every other refusal.
+    pub fn protocol_mismatch(&self) -> Option<String> {
+        let HelloError::WrongProtocol(offered) = self else {
+            return None;
+        };
+        Some(format!(
+            "The program's Dapper package speaks IPC protocol version {offered}, but this \
+             Dapper adapter speaks version {PROTOCOL_VERSION}. Use the dapper Python package \
+             of the same Dapper release as the extension (pip install the python/ \
+             directory that comes with it)."
+        ))
+    }
 }
 
 impl std::fmt::Display for HelloError {
@@ -80,6 +106,10 @@ impl std::fmt::Display for HelloError {
                     "the hello names session {id:?}, which is not this listener's session"
                 )
             }
+            HelloError::WrongProtocol(offered) => write!(
+                f,
+                "the hello speaks protocol version {offered}, not {PROTOCOL_VERSION}"
+            ),
         }
     }
 }
@@ -96,6 +126,16 @@ fn check_token(body: &Value, token: &str) -> Result<(), HelloError> {
         Ok(())
     } else {
         Err(HelloError::WrongToken)
+    }
+}
+
+/// Checks the protocol version a hello's body names (absent: version 1).
+pub fn check_protocol(body: &Value) -> Result<(), HelloError> {
+    match body.get("protocol") {
+        None => Ok(()),
+        Some(version) if version.as_u64() == Some(PROTOCOL_VERSION) => Ok(()),
+        Some(Value::String(text)) => Err(HelloError::WrongProtocol(text.clone())),
+        Some(other) => Err(HelloError::WrongProtocol(other.to_string())),
     }
 }
 
@@ -133,6 +173,7 @@ pub fn check(message: &Incoming, token: &str, session_id: &str) -> Result<Hello,
         }
     };
     check_token(&event.body, token)?;
+    check_protocol(&event.body)?;
     let offered_session = event
         .body
         .get("sessionId")
@@ -189,6 +230,22 @@ mod tests {
                 Err(HelloError::WrongSession("s2".into())),
             ),
             (
+                hello(json!({"token":"abc","sessionId":"s1","pid":7,"protocol":1})),
+                Ok(Some(7)),
+            ),
+            (
+                hello(json!({"token":"abc","sessionId":"s1","protocol":2})),
+                Err(HelloError::WrongProtocol("2".into())),
+            ),
+            (
+                hello(json!({"token":"abc","sessionId":"s1","protocol":"1.0"})),
+                Err(HelloError::WrongProtocol("1.0".into())),
+            ),
+            (
+                hello(json!({"token":"abd","sessionId":"s1","protocol":2})),
+                Err(HelloError::WrongToken),
+            ),
+            (
                 parse(json!({"seq":1,"type":"event","event":"output"})).unwrap(),
                 Err(HelloError::NotAHello("the event \"output\"".into())),
             ),
@@ -225,6 +282,10 @@ mod tests {
             (
                 hello(json!({"token":"abc"})),
                 Err(HelloError::WrongSession(String::new())),
+            ),
+            (
+                hello(json!({"token":"abc","sessionId":"s1.1","protocol":0})),
+                Err(HelloError::WrongProtocol("0".into())),
             ),
         ];
         for (message, expected) in cases {

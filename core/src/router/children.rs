@@ -1,104 +1,19 @@
-//! Child processes between their announcement and their session: the pending-child
-//! table, the matching of a child's connection (`dapper/sessionHello` on the root's
+//! Child processes between their announcement and their session: the matching of a child's connection (`dapper/sessionHello` on the root's
 //! shared child listener) with its announcement (`dapper/childProcess` from its
 //! parent) in either order, `startDebugging`, time-outs, and the binding of the new
 //! client session that attaches to the child.
 
+use super::child_table::{
+    ChildConnection, PendingChild, CHILD_ATTACH_TIMEOUT_MS, CHILD_MATCH_TIMEOUT_MS,
+};
 use super::Router;
 use crate::config::child_configuration;
 use crate::context::SessionKey;
 use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello::ChildHello;
 use crate::session::ChildBinding;
-use crate::{Address, ConnectionId, LogLevel, TimerId};
+use crate::{Address, ConnectionId, LogLevel};
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
-
-/// How long the second half of a child (its connection, or its announcement) may
-/// keep the first half waiting.
-pub const CHILD_MATCH_TIMEOUT_MS: u64 = 10_000;
-/// How long a client has, after `startDebugging`, to attach a session to the child.
-pub const CHILD_ATTACH_TIMEOUT_MS: u64 = 30_000;
-
-/// The connection of a child process that said a valid hello.
-pub struct ChildConnection {
-    pub conn: ConnectionId,
-    pub decoder: FrameDecoder,
-    pub hello: ChildHello,
-    /// The root session whose listener it connected to.
-    pub root: SessionKey,
-}
-
-/// A child process the engine knows of, not yet bound to a session.
-pub struct PendingChild {
-    /// The private, unguessable key of `__dapperChildSessionId`.
-    pub key: String,
-    /// The session whose debuggee announced the child (its parent session).
-    pub parent: Option<SessionKey>,
-    /// The body of `dapper/childProcess`.
-    pub announcement: Option<Map<String, Value>>,
-    pub connection: Option<ChildConnection>,
-    pub timer: Option<TimerId>,
-    /// Whether `startDebugging` went to the client.
-    pub start_requested: bool,
-}
-
-/// The pending children by the sessionId their debuggee chose.
-#[derive(Default)]
-pub struct ChildTable {
-    pub children: BTreeMap<String, PendingChild>,
-}
-
-impl ChildTable {
-    pub fn by_conn(&self, conn: ConnectionId) -> Option<String> {
-        self.children
-            .iter()
-            .find(|(_, child)| child.connection.as_ref().is_some_and(|c| c.conn == conn))
-            .map(|(id, _)| id.clone())
-    }
-
-    pub fn by_timer(&self, timer: TimerId) -> Option<String> {
-        self.children
-            .iter()
-            .find(|(_, child)| child.timer == Some(timer))
-            .map(|(id, _)| id.clone())
-    }
-
-    pub fn by_key(&self, key: &str) -> Option<String> {
-        self.children
-            .iter()
-            .find(|(_, child)| child.key == key)
-            .map(|(id, _)| id.clone())
-    }
-
-    pub fn by_pid(&self, pid: u64) -> Option<String> {
-        self.children
-            .iter()
-            .find(|(_, child)| {
-                let announced = child
-                    .announcement
-                    .as_ref()
-                    .and_then(|body| body.get("pid"))
-                    .and_then(Value::as_u64);
-                let hello = child.connection.as_ref().and_then(|c| c.hello.pid);
-                announced == Some(pid) || hello.map(u64::from) == Some(pid)
-            })
-            .map(|(id, _)| id.clone())
-    }
-
-    /// The children that belong to a session's tree (announced by it or connected to
-    /// its listener).
-    pub fn of_session(&self, session: SessionKey) -> Vec<String> {
-        self.children
-            .iter()
-            .filter(|(_, child)| {
-                child.parent == Some(session)
-                    || child.connection.as_ref().is_some_and(|c| c.root == session)
-            })
-            .map(|(id, _)| id.clone())
-            .collect()
-    }
-}
 
 fn text(body: &Map<String, Value>, key: &str) -> Option<String> {
     body.get(key).and_then(Value::as_str).map(str::to_string)
@@ -175,8 +90,7 @@ impl Router {
             .children
             .entry(session_id.to_string())
             .or_insert_with(|| {
-                ctx.current = owner;
-                let timer = ctx.set_timer(CHILD_MATCH_TIMEOUT_MS);
+                let timer = ctx.for_session(owner).set_timer(CHILD_MATCH_TIMEOUT_MS);
                 PendingChild {
                     key: format!("c{}", ctx.new_token()),
                     parent: None,
@@ -240,13 +154,16 @@ impl Router {
                 }
             }
         }
-        self.ctx.current = parent;
-        match session.request_child_session(&mut self.ctx, &key, configuration) {
+        match session.request_child_session(&mut self.ctx.for_session(parent), &key, configuration)
+        {
             Ok(()) => {
                 if let Some(timer) = timer {
                     self.ctx.cancel_timer(timer);
                 }
-                let timer = self.ctx.set_timer(CHILD_ATTACH_TIMEOUT_MS);
+                let timer = self
+                    .ctx
+                    .for_session(parent)
+                    .set_timer(CHILD_ATTACH_TIMEOUT_MS);
                 if let Some(child) = self.children.children.get_mut(session_id) {
                     child.start_requested = true;
                     child.timer = Some(timer);
@@ -291,8 +208,8 @@ impl Router {
             .parent
             .or(child.connection.as_ref().map(|connection| connection.root));
         if let Some(session) = tell.and_then(|key| self.sessions.get_mut(&key)) {
-            self.ctx.current = session.key();
-            session.report_child_candidate(&mut self.ctx, Value::Object(body));
+            let key = session.key();
+            session.report_child_candidate(&mut self.ctx.for_session(key), Value::Object(body));
         }
     }
 
@@ -348,9 +265,8 @@ impl Router {
             .and_then(|id| self.children.children.remove(&id).map(|child| (id, child)));
         let Some((session_id, child)) = found else {
             if let Some(target) = self.sessions.get_mut(&session) {
-                self.ctx.current = session;
                 target.refuse_attach(
-                    &mut self.ctx,
+                    &mut self.ctx.for_session(session),
                     "No child process is waiting for this session; it may have exited or timed out."
                         .to_string(),
                 );
@@ -371,9 +287,8 @@ impl Router {
         self.ctx.owners.conns.insert(connection.conn, session);
         self.ctx.tree.add_child(session, parent);
         if let Some(target) = self.sessions.get_mut(&session) {
-            self.ctx.current = session;
             target.bind_child(
-                &mut self.ctx,
+                &mut self.ctx.for_session(session),
                 ChildBinding {
                     conn: connection.conn,
                     decoder: connection.decoder,

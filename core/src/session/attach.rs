@@ -4,15 +4,18 @@
 //! it running, and `terminate` asks it to end itself (`dapper/terminate`), because its
 //! pid may be on another machine.
 
-use super::debuggee::{parse_payload, Debuggee};
-use super::launch::{Launch, Phase};
+use super::connection::{parse_payload, Connection};
 use super::pending::{Pending, PendingKey};
-use super::{Session, TimerPurpose};
+use super::program::{Origin, Program};
+use super::stage::Stage;
+use super::state::Session;
+use super::timers::TimerPurpose;
 use crate::config::{self, Target};
-use crate::context::Context;
+use crate::context::SessionContext;
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Incoming, Request};
 use crate::ipc::frame::FrameDecoder;
+use crate::ipc::hello;
 use crate::{ConnectRequestId, ConnectionId, LogLevel, Signal};
 use serde_json::{json, Value};
 
@@ -26,7 +29,7 @@ const REFUSED_EVENT: &str = "dapper/refused";
 impl Session {
     /// An `attach` without the private child key: the user's own attach configuration
     /// (on_attach has refused a second program already).
-    pub(super) fn on_user_attach(&mut self, ctx: &mut Context, request: Request) {
+    pub(super) fn on_user_attach(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
         if self.child_client_only {
             let error = DapError::user(
                 codes::WRONG_STATE,
@@ -46,12 +49,11 @@ impl Session {
             LogLevel::Info,
             format!("Attaching to the program at {}.", endpoint.display()),
         );
-        let mut launch = Launch::new(config, String::new(), String::new());
-        launch.attached = true;
-        launch.phase = Phase::Starting;
-        launch.connect_request = Some(ctx.connect(endpoint.host.clone(), endpoint.port));
-        launch.remote = Some(endpoint);
-        self.launch = Some(launch);
+        let connect_request = ctx.connect(endpoint.host.clone(), endpoint.port);
+        let stage = Stage::Starting {
+            connect: Some(connect_request),
+        };
+        self.program = Some(Program::new(config, Origin::Remote(endpoint), stage));
         self.pending
             .insert(PendingKey::Client(request.seq), Pending::Launch);
         self.set_timer(ctx, ATTACH_DEADLINE_MS, TimerPurpose::AttachDeadline);
@@ -59,26 +61,26 @@ impl Session {
 
     /// Whether this session attached to a program the user started (not a child).
     pub(super) fn is_user_attach(&self) -> bool {
-        self.launch
+        self.program
             .as_ref()
-            .is_some_and(|launch| launch.remote.is_some())
+            .is_some_and(|launch| launch.origin.endpoint().is_some())
     }
 
     fn endpoint_text(&self) -> String {
-        self.launch
+        self.program
             .as_ref()
-            .and_then(|launch| launch.remote.as_ref())
+            .and_then(|launch| launch.origin.endpoint())
             .map_or_else(String::new, config::Endpoint::display)
     }
 
     pub fn on_connected(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         request: ConnectRequestId,
         conn: ConnectionId,
     ) {
-        let Some(launch) = self.launch.as_mut().filter(|launch| {
-            launch.connect_request == Some(request) && launch.phase == Phase::Starting
+        let Some(launch) = self.program.as_mut().filter(|launch| {
+            matches!(launch.stage, Stage::Starting { connect: Some(waiting) } if waiting == request)
         }) else {
             ctx.log(
                 LogLevel::Debug,
@@ -87,22 +89,27 @@ impl Session {
             ctx.close_connection(conn);
             return;
         };
-        launch.connect_request = None;
+        launch.stage = Stage::Starting { connect: None };
         launch.candidates.insert(conn, FrameDecoder::default());
     }
 
-    pub fn on_connect_failed(&mut self, ctx: &mut Context, request: ConnectRequestId, error: &str) {
-        let waiting = self.launch.as_ref().is_some_and(|launch| {
-            launch.connect_request == Some(request) && launch.phase == Phase::Starting
+    pub fn on_connect_failed(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        request: ConnectRequestId,
+        error: &str,
+    ) {
+        let waiting = self.program.as_ref().is_some_and(|launch| {
+            matches!(launch.stage, Stage::Starting { connect: Some(waiting) } if waiting == request)
         });
         if !waiting {
             return;
         }
         let endpoint = self.endpoint_text();
         let port = self
-            .launch
+            .program
             .as_ref()
-            .and_then(|launch| launch.remote.as_ref())
+            .and_then(|launch| launch.origin.endpoint())
             .map_or(0, |endpoint| endpoint.port);
         let error = DapError::user(
             codes::ATTACH_FAILED,
@@ -111,13 +118,13 @@ impl Session {
         self.fail_launch(ctx, error);
     }
 
-    pub(super) fn on_attach_deadline(&mut self, ctx: &mut Context) {
-        let Some(launch) = self.launch.as_ref() else {
+    pub(super) fn on_attach_deadline(&mut self, ctx: &mut SessionContext<'_>) {
+        let Some(launch) = self.program.as_ref() else {
             return;
         };
         let endpoint = self.endpoint_text();
         let seconds = ATTACH_DEADLINE_MS / 1000;
-        let message = if launch.connect_request.is_some() {
+        let message = if launch.stage.is_connecting() {
             format!("Dapper could not connect to the program at {endpoint} within {seconds} seconds; check 'connect' and that nothing (a firewall) is in the way.")
         } else {
             format!("The program at {endpoint} accepted the connection but did not say hello within {seconds} seconds; is it a program started with `python -m dapper --listen`?")
@@ -127,9 +134,9 @@ impl Session {
 
     /// Reads the first frame of the attach's connection: the program's `dapper/hello`
     /// (no token: see docs/ipc.md, "Attach"), or `dapper/refused` when it is busy.
-    pub(super) fn check_attach_hello(&mut self, ctx: &mut Context, conn: ConnectionId) {
+    pub(super) fn check_attach_hello(&mut self, ctx: &mut SessionContext<'_>, conn: ConnectionId) {
         let endpoint = self.endpoint_text();
-        let Some(launch) = self.launch.as_mut() else {
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
         let Some(decoder) = launch.candidates.get_mut(&conn) else {
@@ -172,7 +179,18 @@ impl Session {
                 return;
             }
         };
-        let Some(launch) = self.launch.as_mut() else {
+        if let Some(text) = hello::check_protocol(&event.body)
+            .err()
+            .and_then(|error| error.protocol_mismatch())
+        {
+            let error = DapError::user(
+                codes::ATTACH_FAILED,
+                format!("Dapper cannot attach to the program at {endpoint}. {text}"),
+            );
+            self.fail_launch(ctx, error);
+            return;
+        }
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
         let Some(decoder) = launch.candidates.remove(&conn) else {
@@ -185,8 +203,8 @@ impl Session {
             .and_then(|pid| u32::try_from(pid).ok());
         let text = |key: &str| body.get(key).and_then(Value::as_str).map(str::to_string);
         let local = launch
-            .remote
-            .as_ref()
+            .origin
+            .endpoint()
             .is_some_and(config::Endpoint::is_loopback);
         ctx.log(
             LogLevel::Info,
@@ -203,22 +221,21 @@ impl Session {
         launch.session_id = text("sessionId").unwrap_or_default();
         // A pid is only meaningful on this machine; the engine never signals it anyway.
         let local_pid = pid.filter(|_| local);
-        launch.hello_pid = local_pid;
-        launch.alive = true;
-        launch.phase = Phase::Configuring;
-        launch.debuggee = Some(Debuggee::new(conn, decoder, local_pid));
+        launch.process.hello_pid = local_pid;
+        launch.process.started();
+        launch.stage = Stage::connected(Connection::new(conn, decoder, local_pid));
         self.cancel_timers_for(ctx, TimerPurpose::AttachDeadline);
         self.send_configure(ctx);
         self.drain_debuggee_frames(ctx);
     }
 
     /// The attach's connection closed before the program said anything.
-    pub(super) fn attach_closed_before_hello(&mut self, ctx: &mut Context) {
+    pub(super) fn attach_closed_before_hello(&mut self, ctx: &mut SessionContext<'_>) {
         let endpoint = self.endpoint_text();
         self.fail_not_dapper(ctx, &endpoint, "it closed the connection without a word");
     }
 
-    fn fail_not_dapper(&mut self, ctx: &mut Context, endpoint: &str, reason: &str) {
+    fn fail_not_dapper(&mut self, ctx: &mut SessionContext<'_>, endpoint: &str, reason: &str) {
         let error = DapError::user(
             codes::ATTACH_FAILED,
             format!("The program at {endpoint} is not a Dapper debuggee ({reason}); start it with `python -m dapper --listen`."),
@@ -228,19 +245,27 @@ impl Session {
 
     /// Asks an attached program to end itself: SIGTERM's way (`force` false: its
     /// handlers run) or SIGKILL's (`force` true). Returns false when it cannot be asked.
-    pub(super) fn ask_program_to_exit(&mut self, ctx: &mut Context, signal: Signal) -> bool {
-        let Some(launch) = self.launch.as_mut().filter(|launch| launch.alive) else {
+    pub(super) fn ask_program_to_exit(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        signal: Signal,
+    ) -> bool {
+        let Some(launch) = self
+            .program
+            .as_mut()
+            .filter(|launch| launch.process.is_alive())
+        else {
             return false;
         };
-        if launch.debuggee.is_none() {
+        if launch.stage.connection().is_none() {
             // Not connected (any more): the program is not ours to end.
-            launch.alive = false;
+            launch.process.gone();
             return false;
         }
-        if launch.kill_sent == Some(Signal::Kill) {
+        if launch.process.is_killed() {
             return true;
         }
-        launch.kill_sent = Some(signal);
+        launch.process.signalled(signal);
         let arguments = json!({ "force": signal == Signal::Kill });
         if let Some(seq) =
             self.send_to_debuggee(ctx, message::request("dapper/terminate", arguments))

@@ -2,12 +2,14 @@
 //! session (`startDebugging`), attaching a new client's session to a waiting child
 //! process, and ending child sessions before their parent.
 
-use super::debuggee::Debuggee;
-use super::launch::{Launch, Phase};
+use super::connection::Connection;
 use super::pending::{Pending, PendingKey};
-use super::{Session, TimerPurpose};
+use super::program::{Origin, Program};
+use super::stage::Stage;
+use super::state::{Session, Terminated};
+use super::timers::TimerPurpose;
 use crate::config::{self, CHILD_SESSION_KEY};
-use crate::context::{Context, Note};
+use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Request, Response};
 use crate::ipc::frame::FrameDecoder;
@@ -28,8 +30,8 @@ impl Session {
     /// `attach` is how a child session starts: its configuration (built by the engine
     /// for `startDebugging`) names the waiting child with a private key. Without that
     /// key it is the user's attach to a listening program (attach.rs).
-    pub(super) fn on_attach(&mut self, ctx: &mut Context, request: Request) {
-        if self.launch.is_some() {
+    pub(super) fn on_attach(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
+        if self.program.is_some() {
             let error = DapError::user(
                 codes::WRONG_STATE,
                 "This session already debugs a program; a session debugs one program.",
@@ -59,21 +61,19 @@ impl Session {
                 return;
             }
         };
-        let mut launch = Launch::new(config, String::new(), String::new());
-        launch.attached = true;
-        launch.phase = Phase::Starting;
-        self.launch = Some(launch);
+        let stage = Stage::Starting { connect: None };
+        self.program = Some(Program::new(config, Origin::Child, stage));
         self.pending
             .insert(PendingKey::Client(request.seq), Pending::Launch);
         ctx.note(Note::AttachChild { child });
     }
 
     /// Binds this session to its child process's connection and configures it.
-    pub fn bind_child(&mut self, ctx: &mut Context, binding: ChildBinding) {
+    pub fn bind_child(&mut self, ctx: &mut SessionContext<'_>, binding: ChildBinding) {
         let Some(launch) = self
-            .launch
+            .program
             .as_mut()
-            .filter(|launch| launch.attached && launch.phase == Phase::Starting)
+            .filter(|launch| matches!(launch.origin, Origin::Child) && launch.stage.is_starting())
         else {
             ctx.log(
                 LogLevel::Error,
@@ -93,19 +93,19 @@ impl Session {
             ),
         );
         launch.session_id = binding.session_id;
-        launch.hello_pid = binding.pid;
-        launch.alive = true;
-        launch.phase = Phase::Configuring;
+        launch.process.hello_pid = binding.pid;
+        launch.process.started();
         if launch.config.subprocess_auto_attach {
             launch.child_listener = binding.child_listener;
         }
-        launch.debuggee = Some(Debuggee::new(binding.conn, binding.decoder, binding.pid));
+        launch.stage =
+            Stage::connected(Connection::new(binding.conn, binding.decoder, binding.pid));
         self.send_configure(ctx);
         self.drain_debuggee_frames(ctx);
     }
 
     /// Answers an `attach` that names no waiting child.
-    pub fn refuse_attach(&mut self, ctx: &mut Context, message: String) {
+    pub fn refuse_attach(&mut self, ctx: &mut SessionContext<'_>, message: String) {
         self.fail_launch(ctx, DapError::user(codes::NO_SUCH_CHILD, message));
     }
 
@@ -113,7 +113,7 @@ impl Session {
     /// the client cannot.
     pub fn request_child_session(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         child: &str,
         configuration: Map<String, Value>,
     ) -> Result<(), String> {
@@ -137,7 +137,7 @@ impl Session {
 
     pub(super) fn on_start_debugging_response(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         child: String,
         response: Response,
     ) {
@@ -149,14 +149,14 @@ impl Session {
     }
 
     /// Tells the client about a child process that will not be debugged, and why.
-    pub fn report_child_candidate(&mut self, ctx: &mut Context, body: Value) {
+    pub fn report_child_candidate(&mut self, ctx: &mut SessionContext<'_>, body: Value) {
         self.send_event(ctx, "dapper/childProcessCandidate", Some(body));
     }
 
     /// Ends this child session because its parent is stopping: its process is
     /// signalled and its client gets `terminated` now, before the parent's.
-    pub fn end_with_parent(&mut self, ctx: &mut Context, signal: Signal) {
-        if self.terminated_sent || self.finished {
+    pub fn end_with_parent(&mut self, ctx: &mut SessionContext<'_>, signal: Signal) {
+        if self.terminated == Terminated::Sent || self.finished {
             return;
         }
         if self.pending.launch().is_some() {
@@ -169,9 +169,10 @@ impl Session {
         self.drop_debuggee_connection(ctx);
         self.kill_debuggee(ctx, signal);
         self.cancel_timers_for(ctx, TimerPurpose::TerminateEscalation);
-        if let Some(launch) = self.launch.as_mut() {
-            launch.alive = false;
-            launch.phase = Phase::Over;
+        if let Some(launch) = self.program.as_mut() {
+            launch.process.gone();
+            // drop_debuggee_connection closed the connection already.
+            launch.stage.end();
         }
         self.send_terminated(ctx);
         if self.pending.disconnect().is_some() {
@@ -180,15 +181,15 @@ impl Session {
     }
 
     /// Goes on with the `disconnect`/`terminate` that waited for the children to end.
-    pub fn resume_deferred_stop(&mut self, ctx: &mut Context) {
+    pub fn resume_deferred_stop(&mut self, ctx: &mut SessionContext<'_>) {
         if let Some(request) = self.deferred_stop.take() {
             self.on_request(ctx, request);
         }
     }
 
     /// Sends the `terminated` that waited for the children, once none is live.
-    pub fn send_deferred_terminated(&mut self, ctx: &mut Context) {
-        if self.terminated_deferred {
+    pub fn send_deferred_terminated(&mut self, ctx: &mut SessionContext<'_>) {
+        if self.terminated == Terminated::Deferred {
             self.send_terminated(ctx);
         }
     }

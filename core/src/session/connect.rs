@@ -2,10 +2,12 @@
 //! `dapper/hello`, child processes' `dapper/sessionHello` (handed to the router), and
 //! peers that say nothing or the wrong thing.
 
-use super::debuggee::{parse_payload, Debuggee};
-use super::launch::Phase;
-use super::{Session, TimerPurpose};
-use crate::context::{Context, Note};
+use super::connection::{parse_payload, Connection};
+use super::stage::Stage;
+use super::state::Session;
+use super::timers::TimerPurpose;
+use crate::context::{Note, SessionContext};
+use crate::dap::error::{codes, DapError};
 use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello;
 use crate::{ConnectionId, LogLevel};
@@ -13,16 +15,38 @@ use crate::{ConnectionId, LogLevel};
 /// How long a peer of the child listener has to say its hello.
 pub const CANDIDATE_HELLO_DEADLINE_MS: u64 = 10_000;
 
+/// Why a peer of the listener was refused.
+struct Refusal {
+    /// For the log.
+    reason: String,
+    /// For the user, when only the user can fix it (a package of another protocol).
+    for_user: Option<String>,
+    /// Whether the peer said a child's hello.
+    child: bool,
+}
+
+impl Refusal {
+    fn quiet(reason: &str) -> Refusal {
+        Refusal {
+            reason: reason.to_string(),
+            for_user: None,
+            child: false,
+        }
+    }
+}
+
 impl Session {
-    pub fn on_connection_accepted(&mut self, ctx: &mut Context, conn: ConnectionId) {
+    pub fn on_connection_accepted(&mut self, ctx: &mut SessionContext<'_>, conn: ConnectionId) {
         // Besides its own debuggee, a root session's listener takes the connections of
         // child processes for as long as the session debugs children.
-        match self.launch.as_mut().filter(|launch| {
-            launch.phase == Phase::Starting
-                || (launch.listener.is_some() && !launch.attached && launch.phase < Phase::Over)
+        match self.program.as_mut().filter(|launch| {
+            launch.stage.is_starting()
+                || (launch.listener.is_some()
+                    && !launch.origin.is_attached()
+                    && !launch.stage.is_over())
         }) {
             Some(launch) => {
-                let starting = launch.phase == Phase::Starting;
+                let starting = launch.stage.is_starting();
                 launch.candidates.insert(conn, FrameDecoder::default());
                 // While starting, the launch's own hello deadline covers every peer;
                 // afterwards each peer of the child listener gets its own.
@@ -47,8 +71,12 @@ impl Session {
     }
 
     /// A peer of the child listener that never said hello is closed.
-    pub(super) fn on_candidate_hello_deadline(&mut self, ctx: &mut Context, conn: ConnectionId) {
-        let Some(launch) = self.launch.as_mut() else {
+    pub(super) fn on_candidate_hello_deadline(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        conn: ConnectionId,
+    ) {
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
         if launch.candidates.remove(&conn).is_some() {
@@ -64,10 +92,10 @@ impl Session {
     }
 
     /// Reads the first frame of a connection that has not said hello yet.
-    pub(super) fn check_candidate(&mut self, ctx: &mut Context, conn: ConnectionId) {
+    pub(super) fn check_candidate(&mut self, ctx: &mut SessionContext<'_>, conn: ConnectionId) {
         self.check_candidate_frame(ctx, conn);
         let resolved = !self
-            .launch
+            .program
             .as_ref()
             .is_some_and(|launch| launch.candidates.contains_key(&conn));
         if resolved {
@@ -75,53 +103,72 @@ impl Session {
         }
     }
 
-    fn check_candidate_frame(&mut self, ctx: &mut Context, conn: ConnectionId) {
+    fn check_candidate_frame(&mut self, ctx: &mut SessionContext<'_>, conn: ConnectionId) {
         if self.is_user_attach() {
             self.check_attach_hello(ctx, conn);
             return;
         }
-        let Some(launch) = self.launch.as_mut() else {
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
         let Some(decoder) = launch.candidates.get_mut(&conn) else {
             return;
         };
-        let verdict = match decoder.next_frame() {
-            Ok(None) => return,
-            Err(error) => Err(error.to_string()),
-            Ok(Some(frame)) => match parse_payload(&frame.payload) {
-                Err(error) => Err(error),
-                Ok(incoming) if hello::is_child_hello(&incoming) => {
-                    match hello::check_child(&incoming, &launch.token) {
-                        Ok(child) => {
-                            // The router matches it with the child's announcement.
-                            if let Some(decoder) = launch.candidates.remove(&conn) {
-                                ctx.note(Note::ChildHello {
-                                    conn,
-                                    decoder,
-                                    hello: child,
-                                });
+        let verdict =
+            match decoder.next_frame() {
+                Ok(None) => return,
+                Err(error) => Err(Refusal::quiet(&error.to_string())),
+                Ok(Some(frame)) => match parse_payload(&frame.payload) {
+                    Err(error) => Err(Refusal::quiet(&error)),
+                    Ok(incoming) if hello::is_child_hello(&incoming) => {
+                        match hello::check_child(&incoming, &launch.token) {
+                            Ok(child) => {
+                                // The router matches it with the child's announcement.
+                                if let Some(decoder) = launch.candidates.remove(&conn) {
+                                    ctx.note(Note::ChildHello {
+                                        conn,
+                                        decoder,
+                                        hello: child,
+                                    });
+                                }
+                                return;
                             }
-                            return;
+                            Err(error) => Err(Refusal {
+                                reason: format!("{error} (a child's {})", hello::CHILD_HELLO),
+                                for_user: error.protocol_mismatch(),
+                                child: true,
+                            }),
                         }
-                        Err(error) => Err(format!("{error} (a child's {})", hello::CHILD_HELLO)),
                     }
-                }
-                Ok(_) if launch.phase != Phase::Starting => {
-                    Err("this session's debuggee has already connected".to_string())
-                }
-                Ok(incoming) => hello::check(&incoming, &launch.token, &launch.session_id)
-                    .map_err(|error| error.to_string()),
-            },
-        };
+                    Ok(_) if !launch.stage.is_starting() => Err(Refusal::quiet(
+                        "this session's debuggee has already connected",
+                    )),
+                    Ok(incoming) => hello::check(&incoming, &launch.token, &launch.session_id)
+                        .map_err(|error| Refusal {
+                            reason: error.to_string(),
+                            for_user: error.protocol_mismatch(),
+                            child: false,
+                        }),
+                },
+            };
         match verdict {
-            Err(reason) => {
+            Err(refusal) => {
                 launch.candidates.remove(&conn);
                 ctx.log(
                     LogLevel::Warn,
-                    format!("Refused debuggee connection {conn}: {reason}."),
+                    format!("Refused debuggee connection {conn}: {}.", refusal.reason),
                 );
                 ctx.close_connection(conn);
+                match refusal.for_user {
+                    // The user's own child process: the parent session goes on.
+                    Some(text) if refusal.child => self.send_output(
+                        ctx,
+                        "important",
+                        &format!("Dapper did not debug a child process: {text}\n"),
+                    ),
+                    Some(text) => self.fail_launch(ctx, DapError::user(codes::LAUNCH_FAILED, text)),
+                    None => {}
+                }
             }
             Ok(hello) => {
                 let Some(decoder) = launch.candidates.remove(&conn) else {
@@ -149,13 +196,15 @@ impl Session {
                         hello.python_version.as_deref().unwrap_or("unknown"),
                     ),
                 );
-                launch.hello_pid = hello.pid;
-                launch.debuggee = Some(Debuggee::new(
+                launch.process.hello_pid = hello.pid;
+                launch.stage = Stage::connected(Connection::new(
                     conn,
                     decoder,
-                    hello.pid.or(launch.pid).or(launch.terminal_pid),
+                    hello
+                        .pid
+                        .or(launch.process.pid)
+                        .or(launch.process.terminal_pid),
                 ));
-                launch.phase = Phase::Configuring;
                 let waiting: Vec<ConnectionId> = launch.candidates.keys().copied().collect();
                 self.cancel_timers_for(ctx, TimerPurpose::HelloDeadline);
                 // Peers that connected while the launch was starting lose the launch's

@@ -1,53 +1,37 @@
 //! The debuggee side of a session once it said hello (connect.rs): `dapper/configure`, forwarding client
 //! requests with the engine's own seq, and passing responses and events back.
 
-use super::launch::Phase;
+use super::connection::parse_payload;
 use super::pending::{Pending, PendingKey};
-use super::{Session, TimerPurpose};
-use crate::context::{Context, Note};
+use super::program::Origin;
+use super::stage::{Stage, Step};
+use super::state::Session;
+use super::timers::TimerPurpose;
+use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
-use crate::dap::message::{self, Event, Incoming, Request, Response, TextError, Unsequenced};
-use crate::ipc::frame::{self, FrameDecoder, FrameKind};
+use crate::dap::message::{self, Event, Incoming, Request, Response, Unsequenced};
+use crate::ipc::frame::FrameKind;
 use crate::ipc::hello;
-use crate::{Bytes, ConnectionId, LogLevel, Output, ProcessId, Stream};
+use crate::{ConnectionId, LogLevel, ProcessId, Stream};
 use serde_json::{json, Value};
-
-/// The connection of a debuggee that said a valid hello.
-pub struct Debuggee {
-    pub conn: ConnectionId,
-    decoder: FrameDecoder,
-    /// The seq of the next request the engine sends on this connection.
-    next_seq: i64,
-    /// The debuggee's own pid, from its hello.
-    pub pid: Option<u32>,
-    /// Whether the debuggee reported itself stopped (and not continued since).
-    pub stopped: bool,
-}
-
-impl Debuggee {
-    pub fn new(conn: ConnectionId, decoder: FrameDecoder, pid: Option<u32>) -> Debuggee {
-        Debuggee {
-            conn,
-            decoder,
-            next_seq: 1,
-            pid,
-            stopped: false,
-        }
-    }
-}
 
 /// Events only the engine decides on; a debuggee that sends them anyway is ignored
 /// rather than allowed to confuse the client.
 const ENGINE_OWNED_EVENTS: &[&str] = &["initialized", "process", "exited", "terminated"];
 
 impl Session {
-    pub fn on_connection_bytes(&mut self, ctx: &mut Context, conn: ConnectionId, bytes: &[u8]) {
-        let Some(launch) = self.launch.as_mut() else {
+    pub fn on_connection_bytes(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        conn: ConnectionId,
+        bytes: &[u8],
+    ) {
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
         if let Some(debuggee) = launch
-            .debuggee
-            .as_mut()
+            .stage
+            .connection_mut()
             .filter(|debuggee| debuggee.conn == conn)
         {
             debuggee.decoder.push(bytes);
@@ -65,8 +49,8 @@ impl Session {
 
     /// Sends `dapper/configure`: the client's initialize arguments, the normalised
     /// configuration and, when children are debugged, where they connect.
-    pub(super) fn send_configure(&mut self, ctx: &mut Context) {
-        let Some(launch) = self.launch.as_ref() else {
+    pub(super) fn send_configure(&mut self, ctx: &mut SessionContext<'_>) {
+        let Some(launch) = self.program.as_ref() else {
             return;
         };
         let mut arguments = json!({
@@ -89,29 +73,19 @@ impl Session {
     /// Stamps the connection's next seq on a message and sends it; returns the seq.
     pub(super) fn send_to_debuggee(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         message: Unsequenced,
     ) -> Option<i64> {
-        let debuggee = self.launch.as_mut()?.debuggee.as_mut()?;
-        let seq = debuggee.next_seq;
-        debuggee.next_seq += 1;
-        let payload = message.stamp(seq);
-        ctx.emit(Output::Send {
-            conn: debuggee.conn,
-            data: Bytes(frame::encode(
-                FrameKind::ToDebuggee,
-                payload.as_str().as_bytes(),
-            )),
-        });
-        Some(seq)
+        let debuggee = self.program.as_mut()?.stage.connection_mut()?;
+        Some(debuggee.send(ctx, message))
     }
 
-    pub(super) fn drain_debuggee_frames(&mut self, ctx: &mut Context) {
+    pub(super) fn drain_debuggee_frames(&mut self, ctx: &mut SessionContext<'_>) {
         loop {
             let Some(debuggee) = self
-                .launch
+                .program
                 .as_mut()
-                .and_then(|launch| launch.debuggee.as_mut())
+                .and_then(|launch| launch.stage.connection_mut())
             else {
                 return;
             };
@@ -139,7 +113,7 @@ impl Session {
         }
     }
 
-    fn on_debuggee_message(&mut self, ctx: &mut Context, incoming: Incoming) {
+    fn on_debuggee_message(&mut self, ctx: &mut SessionContext<'_>, incoming: Incoming) {
         match incoming {
             Incoming::Response(response) => self.on_debuggee_response(ctx, response),
             Incoming::Event(event) => self.on_debuggee_event(ctx, event),
@@ -160,7 +134,7 @@ impl Session {
         }
     }
 
-    fn on_debuggee_response(&mut self, ctx: &mut Context, response: Response) {
+    fn on_debuggee_response(&mut self, ctx: &mut SessionContext<'_>, response: Response) {
         match self
             .pending
             .remove(PendingKey::Debuggee(response.request_seq))
@@ -228,27 +202,29 @@ impl Session {
     }
 
     /// The debuggee accepted its configuration: the client may now configure it.
-    fn on_configured(&mut self, ctx: &mut Context) {
-        let Some(launch) = self.launch.as_mut() else {
+    fn on_configured(&mut self, ctx: &mut SessionContext<'_>) {
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
-        launch.phase = Phase::Configured;
+        if let Stage::Connected(connected) = &mut launch.stage {
+            connected.step = Step::Configured;
+        }
         let name = launch.process_name();
         // A child process was started by its parent and has waited for this session; a
         // program the user started runs already (and may run on another machine).
-        let start_method = match (&launch.remote, launch.attached) {
-            (Some(_), _) => "attach",
-            (None, true) => "attachForSuspendedLaunch",
-            (None, false) => "launch",
+        let start_method = match launch.origin {
+            Origin::Remote(_) => "attach",
+            Origin::Child => "attachForSuspendedLaunch",
+            Origin::Launched => "launch",
         };
         let local = launch
-            .remote
-            .as_ref()
+            .origin
+            .endpoint()
             .is_none_or(crate::config::Endpoint::is_loopback);
         let mut body =
             json!({ "name": name, "isLocalProcess": local, "startMethod": start_method });
         if let (Some(pid), Some(object)) = (
-            launch.debuggee.as_ref().and_then(|debuggee| debuggee.pid),
+            launch.stage.connection().and_then(|debuggee| debuggee.pid),
             body.as_object_mut(),
         ) {
             object.insert("systemProcessId".to_string(), Value::from(pid));
@@ -257,12 +233,12 @@ impl Session {
         self.send_event(ctx, "initialized", None);
     }
 
-    fn on_debuggee_event(&mut self, ctx: &mut Context, event: Event) {
+    fn on_debuggee_event(&mut self, ctx: &mut SessionContext<'_>, event: Event) {
         match event.event.as_str() {
             "dapper/exiting" => {
                 let code = event.body.get("exitCode").and_then(Value::as_i64);
-                if let Some(launch) = self.launch.as_mut() {
-                    launch.announced_exit_code = code;
+                if let Some(launch) = self.program.as_mut() {
+                    launch.process.announced_exit_code = code;
                 }
                 return;
             }
@@ -296,24 +272,24 @@ impl Session {
 
     fn set_stopped(&mut self, stopped: bool) {
         if let Some(debuggee) = self
-            .launch
+            .program
             .as_mut()
-            .and_then(|launch| launch.debuggee.as_mut())
+            .and_then(|launch| launch.stage.connection_mut())
         {
             debuggee.stopped = stopped;
         }
     }
 
     /// Passes a request the engine does not decide on to the debuggee.
-    pub(super) fn forward_to_debuggee(&mut self, ctx: &mut Context, request: Request) {
+    pub(super) fn forward_to_debuggee(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
         let command = request.command.clone();
-        let refusal = match self.launch.as_ref() {
+        let refusal = match self.program.as_ref() {
             None => Some(DapError::internal(
                 codes::DEBUGGEE_NOT_CONNECTED,
                 format!("'{command}' needs a debuggee, and the client has not launched one."),
             )),
-            Some(launch) if launch.debuggee.is_some() => None,
-            Some(launch) if launch.phase == Phase::Over => Some(DapError::silent(
+            Some(launch) if launch.stage.connection().is_some() => None,
+            Some(launch) if launch.stage.is_over() => Some(DapError::silent(
                 codes::DEBUGGEE_GONE,
                 format!("The debuggee has exited, so '{command}' cannot be handled."),
             )),
@@ -339,11 +315,11 @@ impl Session {
 
     pub fn on_connection_closed(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         conn: ConnectionId,
         error: Option<&str>,
     ) {
-        let Some(launch) = self.launch.as_mut() else {
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
         if let Some(error) = error {
@@ -360,21 +336,21 @@ impl Session {
             return;
         }
         if launch
-            .debuggee
-            .as_ref()
+            .stage
+            .connection()
             .is_some_and(|debuggee| debuggee.conn == conn)
         {
-            launch.debuggee = None;
+            launch.stage.take_connection();
             self.debuggee_connection_lost(ctx);
         }
     }
 
     /// Closes the debuggee connection from our side, if there is one.
-    pub(super) fn drop_debuggee_connection(&mut self, ctx: &mut Context) {
+    pub(super) fn drop_debuggee_connection(&mut self, ctx: &mut SessionContext<'_>) {
         if let Some(debuggee) = self
-            .launch
+            .program
             .as_mut()
-            .and_then(|launch| launch.debuggee.take())
+            .and_then(|launch| launch.stage.take_connection())
         {
             ctx.close_connection(debuggee.conn);
         }
@@ -383,7 +359,7 @@ impl Session {
     /// The debuggee connection is gone: nothing pending on it will be answered. A
     /// debuggee the engine did not spawn (runInTerminal) is taken to have exited,
     /// with the code it announced; a spawned one ends with the host's processExited.
-    pub(super) fn debuggee_connection_lost(&mut self, ctx: &mut Context) {
+    pub(super) fn debuggee_connection_lost(&mut self, ctx: &mut SessionContext<'_>) {
         let waiting = self
             .pending
             .drain_where(|key, _| matches!(key, PendingKey::Debuggee(_)));
@@ -404,11 +380,11 @@ impl Session {
                 _ => {}
             }
         }
-        let Some(launch) = self.launch.as_ref() else {
+        let Some(launch) = self.program.as_ref() else {
             return;
         };
-        if launch.process.is_none() && launch.alive {
-            let code = launch.announced_exit_code;
+        if launch.process.spawned.is_none() && launch.process.is_alive() {
+            let code = launch.process.announced_exit_code;
             self.debuggee_exited(ctx, code, None);
         } else if configure_lost {
             let error = DapError::user(
@@ -421,23 +397,23 @@ impl Session {
 
     pub fn on_process_output(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         process: ProcessId,
         stream: Stream,
         bytes: &[u8],
     ) {
         let Some(launch) = self
-            .launch
+            .program
             .as_mut()
-            .filter(|launch| launch.process == Some(process))
+            .filter(|launch| launch.process.spawned == Some(process))
         else {
             return;
         };
         let text = match stream {
-            Stream::Stdout => launch.stdout.push(bytes),
+            Stream::Stdout => launch.process.stdout.push(bytes),
             Stream::Stderr => {
-                let text = launch.stderr.push(bytes);
-                launch.remember_stderr(&text);
+                let text = launch.process.stderr.push(bytes);
+                launch.process.remember_stderr(&text);
                 text
             }
         };
@@ -449,13 +425,4 @@ impl Session {
             self.send_output(ctx, category, &text);
         }
     }
-}
-
-pub(super) fn parse_payload(payload: &[u8]) -> Result<Incoming, String> {
-    message::parse_slice(payload).map_err(|error| match error {
-        TextError::NotJson(error) => format!("a frame's payload is not JSON ({error})"),
-        TextError::Envelope(error) => {
-            format!("a frame's payload is not a DAP message ({error})")
-        }
-    })
 }

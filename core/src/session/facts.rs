@@ -3,7 +3,7 @@
 //! PYTHONPATH.
 
 use crate::config::{dotenv, LaunchConfig};
-use crate::context::{Context, PythonInfo};
+use crate::context::{PythonInfo, SessionContext};
 use crate::dap::error::{codes, DapError};
 use crate::{FactAnswer, LogLevel};
 
@@ -41,7 +41,7 @@ fn parse_version(version: &str) -> Option<(u32, u32)> {
 
 /// Interprets the host's answers; returns what they gave on success.
 pub fn check_facts(
-    ctx: &mut Context,
+    ctx: &mut SessionContext<'_>,
     config: &LaunchConfig,
     roles: &[FactRole],
     facts: &[FactAnswer],

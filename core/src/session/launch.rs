@@ -2,170 +2,30 @@
 //! open a listener, start the debuggee (spawned by the host, or in the client's
 //! terminal through `runInTerminal`), and wait for it to connect.
 
-use super::debuggee::Debuggee;
 use super::facts::{check_facts, FactRole};
 use super::pending::{Pending, PendingKey};
-use super::{Session, TimerPurpose};
-use crate::config::{
-    self, launcher_argv, launcher_env, Console, LaunchConfig, LauncherEnv, Target,
-};
-use crate::context::Context;
+use super::program::{Origin, Program};
+use super::stage::{Stage, Step};
+use super::state::Session;
+use super::timers::TimerPurpose;
+use crate::config::{self, launcher_argv, launcher_env, Console, LauncherEnv, Target};
+use crate::context::SessionContext;
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Request, Response};
-use crate::ipc::frame::FrameDecoder;
-use crate::utf8::Utf8Stream;
 use crate::{
-    Address, ConnectionId, FactAnswer, FactQuery, FactRequestId, ListenerId, LogLevel, ProcessId,
-    Signal, Transport,
+    Address, FactAnswer, FactQuery, FactRequestId, ListenerId, LogLevel, ProcessId, Signal,
+    Transport,
 };
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 
 /// How long a started debuggee has to say hello.
 pub const HELLO_DEADLINE_MS: u64 = 20_000;
 /// How long the client has to answer `runInTerminal`.
 pub const RUN_IN_TERMINAL_TIMEOUT_MS: u64 = 30_000;
-/// How much of the debuggee's stderr is kept to explain an early exit.
-const STDERR_TAIL_BYTES: usize = 4096;
-const STDERR_TAIL_LINES: usize = 10;
-
-/// Where the launch is. A launch moves forward only, so phases are ordered; `Over`
-/// is both "failed" and "the debuggee has exited".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Phase {
-    GatheringFacts,
-    OpeningListener,
-    /// The debuggee was started (or the client asked to start it); no hello yet.
-    Starting,
-    /// The hello arrived and `dapper/configure` is on its way.
-    Configuring,
-    /// `initialized` was sent; the client is configuring breakpoints.
-    Configured,
-    /// `configurationDone` was answered; the user's code runs.
-    Running,
-    Over,
-}
-
-pub struct Launch {
-    pub config: LaunchConfig,
-    pub phase: Phase,
-    /// The debuggee's `--session-id`.
-    pub session_id: String,
-    /// The secret the debuggee's hello must carry. Never logged.
-    pub token: String,
-    fact_request: Option<FactRequestId>,
-    fact_roles: Vec<FactRole>,
-    pub listener: Option<ListenerId>,
-    /// Where child processes connect (`childListener` in `dapper/configure`): this
-    /// session's own listener, kept open after the hello, for a root session with
-    /// `subprocessAutoAttach`; the root's for a child session.
-    pub child_listener: Option<Address>,
-    /// Whether this session attached to a running process: a child its parent started,
-    /// or (with `remote`) a program the user started with `python -m dapper --listen`.
-    pub attached: bool,
-    /// Where a user's attach connects.
-    pub remote: Option<crate::config::Endpoint>,
-    /// The `connect` the host has not answered yet.
-    pub connect_request: Option<crate::ConnectRequestId>,
-    host_pythonpath: Option<String>,
-    /// The process the host spawned (internalConsole).
-    pub process: Option<ProcessId>,
-    pub pid: Option<u32>,
-    /// The debuggee's pid as the client reported it for a `runInTerminal` launch.
-    pub terminal_pid: Option<u32>,
-    /// The terminal shell's pid from `runInTerminal`: killed only when nothing better
-    /// is known, because killing it closes the user's terminal.
-    pub shell_pid: Option<u32>,
-    /// The pid the debuggee announced in its hello.
-    pub hello_pid: Option<u32>,
-    /// Whether the debuggee process is believed to be running.
-    pub alive: bool,
-    /// The strongest signal already sent, so SIGKILL is not repeated.
-    pub kill_sent: Option<Signal>,
-    pub stdout: Utf8Stream,
-    pub stderr: Utf8Stream,
-    stderr_tail: String,
-    /// Connections accepted on the listener that have not said hello yet.
-    pub candidates: BTreeMap<ConnectionId, FrameDecoder>,
-    /// The connection that said hello.
-    pub debuggee: Option<Debuggee>,
-    /// The exit code the debuggee announced in `dapper/exiting`.
-    pub announced_exit_code: Option<i64>,
-}
-
-impl Launch {
-    pub fn new(config: LaunchConfig, session_id: String, token: String) -> Launch {
-        Launch {
-            config,
-            phase: Phase::GatheringFacts,
-            session_id,
-            token,
-            fact_request: None,
-            fact_roles: Vec::new(),
-            listener: None,
-            child_listener: None,
-            attached: false,
-            remote: None,
-            connect_request: None,
-            host_pythonpath: None,
-            process: None,
-            pid: None,
-            terminal_pid: None,
-            shell_pid: None,
-            hello_pid: None,
-            alive: false,
-            kill_sent: None,
-            stdout: Utf8Stream::default(),
-            stderr: Utf8Stream::default(),
-            stderr_tail: String::new(),
-            candidates: BTreeMap::new(),
-            debuggee: None,
-            announced_exit_code: None,
-        }
-    }
-
-    /// The name of the debuggee for the `process` event.
-    pub fn process_name(&self) -> String {
-        match &self.config.target {
-            Target::Program(path) => path.clone(),
-            Target::Module(name) => name.clone(),
-            Target::Code(_) => "python -c".to_string(),
-            Target::Child(name) => name.clone(),
-        }
-    }
-
-    pub fn remember_stderr(&mut self, text: &str) {
-        self.stderr_tail.push_str(text);
-        if self.stderr_tail.len() > STDERR_TAIL_BYTES {
-            let mut cut = self.stderr_tail.len() - STDERR_TAIL_BYTES;
-            while !self.stderr_tail.is_char_boundary(cut) {
-                cut += 1;
-            }
-            self.stderr_tail.drain(..cut);
-        }
-    }
-
-    /// The last lines of stderr, introduced, or nothing when stderr was empty.
-    pub fn stderr_excerpt(&self) -> String {
-        let lines: Vec<&str> = self
-            .stderr_tail
-            .lines()
-            .filter(|line| !line.trim().is_empty())
-            .collect();
-        if lines.is_empty() {
-            return String::new();
-        }
-        let start = lines.len().saturating_sub(STDERR_TAIL_LINES);
-        format!(
-            "\nIts last output on stderr:\n{}",
-            lines[start..].join("\n")
-        )
-    }
-}
 
 impl Session {
-    pub(super) fn on_launch(&mut self, ctx: &mut Context, request: Request) {
-        if self.launch.is_some() {
+    pub(super) fn on_launch(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
+        if self.program.is_some() {
             let error = DapError::user(
                 codes::WRONG_STATE,
                 "This session already launched a program; a session debugs one program.",
@@ -219,32 +79,48 @@ impl Session {
         let fact_request = ctx.gather_facts(queries);
         self.pending
             .insert(PendingKey::Client(request.seq), Pending::Launch);
-        let mut launch = Launch::new(config, ctx.new_debuggee_session_id(), ctx.new_token());
-        launch.fact_request = Some(fact_request);
-        launch.fact_roles = roles;
-        self.launch = Some(launch);
+        let stage = Stage::GatheringFacts {
+            request: fact_request,
+            roles,
+        };
+        let mut launch = Program::new(config, Origin::Launched, stage);
+        launch.session_id = ctx.new_debuggee_session_id();
+        launch.token = ctx.new_token();
+        self.program = Some(launch);
     }
 
-    pub fn on_facts(&mut self, ctx: &mut Context, request: FactRequestId, facts: Vec<FactAnswer>) {
-        let Some(launch) = self
-            .launch
-            .as_mut()
-            .filter(|launch| launch.fact_request == Some(request))
-        else {
+    pub fn on_facts(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        request: FactRequestId,
+        facts: Vec<FactAnswer>,
+    ) {
+        let Some(launch) = self.program.as_mut() else {
             ctx.log(
                 LogLevel::Warn,
                 format!("Ignored facts for request {request}, which nothing waits for."),
             );
             return;
         };
-        launch.fact_request = None;
-        if launch.phase != Phase::GatheringFacts {
-            return;
-        }
-        let roles = std::mem::take(&mut launch.fact_roles);
+        let roles = match &mut launch.stage {
+            Stage::GatheringFacts {
+                request: waiting,
+                roles,
+            } if *waiting == request => std::mem::take(roles),
+            // The launch failed (or was stopped) while the host gathered them.
+            _ => {
+                ctx.log(
+                    LogLevel::Debug,
+                    format!("Facts for request {request} came after the launch stopped waiting."),
+                );
+                return;
+            }
+        };
         match check_facts(ctx, &launch.config, &roles, &facts) {
             Ok(checked) => {
-                launch.host_pythonpath = checked.host_pythonpath;
+                launch.stage = Stage::OpeningListener {
+                    host_pythonpath: checked.host_pythonpath,
+                };
                 // The envFile's variables go first so that `env` overrides them.
                 let mut env: Vec<(String, Option<String>)> = checked
                     .env_file
@@ -253,7 +129,6 @@ impl Session {
                     .collect();
                 env.append(&mut launch.config.env);
                 launch.config.env = env;
-                launch.phase = Phase::OpeningListener;
                 let transport = if ctx.options.platform.is_windows() {
                     Transport::Tcp
                 } else {
@@ -267,12 +142,13 @@ impl Session {
 
     pub fn on_listener_opened(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         listener: ListenerId,
         address: Address,
     ) {
-        let waiting = self.launch.as_ref().is_some_and(|launch| {
-            launch.listener == Some(listener) && launch.phase == Phase::OpeningListener
+        let waiting = self.program.as_ref().is_some_and(|launch| {
+            launch.listener == Some(listener)
+                && matches!(launch.stage, Stage::OpeningListener { .. })
         });
         if !waiting {
             ctx.log(
@@ -285,13 +161,18 @@ impl Session {
         self.start_debuggee(ctx, &address);
     }
 
-    pub fn on_listener_failed(&mut self, ctx: &mut Context, listener: ListenerId, error: &str) {
+    pub fn on_listener_failed(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        listener: ListenerId,
+        error: &str,
+    ) {
         if self
-            .launch
+            .program
             .as_ref()
             .is_some_and(|launch| launch.listener == Some(listener))
         {
-            if let Some(launch) = self.launch.as_mut() {
+            if let Some(launch) = self.program.as_mut() {
                 launch.listener = None;
             }
             let error = DapError::user(
@@ -303,8 +184,8 @@ impl Session {
     }
 
     /// Starts the debuggee, now that it has somewhere to connect to.
-    fn start_debuggee(&mut self, ctx: &mut Context, address: &Address) {
-        let Some(launch) = self.launch.as_mut() else {
+    fn start_debuggee(&mut self, ctx: &mut SessionContext<'_>, address: &Address) {
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
         let Some(argv) = launcher_argv(&launch.config, address, &launch.session_id) else {
@@ -318,22 +199,26 @@ impl Session {
         if launch.config.subprocess_auto_attach {
             launch.child_listener = Some(address.clone());
         }
+        let host_pythonpath = match &mut launch.stage {
+            Stage::OpeningListener { host_pythonpath } => host_pythonpath.take(),
+            _ => None,
+        };
         let env = launcher_env(
             &launch.config,
             &LauncherEnv {
                 platform: ctx.options.platform,
                 python_package_dir: &ctx.options.python_package_dir,
-                host_pythonpath: launch.host_pythonpath.as_deref(),
+                host_pythonpath: host_pythonpath.as_deref(),
                 token: &launch.token,
                 output_captured: launch.config.console == Console::Internal,
             },
         );
-        launch.phase = Phase::Starting;
+        launch.stage = Stage::Starting { connect: None };
         let cwd = launch.config.cwd.clone();
         let kind = match launch.config.console {
             Console::Internal => {
-                launch.process = Some(ctx.spawn(argv, cwd, env));
-                launch.alive = true;
+                launch.process.spawned = Some(ctx.spawn(argv, cwd, env));
+                launch.process.started();
                 self.set_timer(ctx, HELLO_DEADLINE_MS, TimerPurpose::HelloDeadline);
                 return;
             }
@@ -360,11 +245,15 @@ impl Session {
         self.send(ctx, message::request("runInTerminal", arguments));
     }
 
-    pub(super) fn on_run_in_terminal_response(&mut self, ctx: &mut Context, response: Response) {
+    pub(super) fn on_run_in_terminal_response(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        response: Response,
+    ) {
         let Some(launch) = self
-            .launch
+            .program
             .as_mut()
-            .filter(|launch| launch.phase == Phase::Starting)
+            .filter(|launch| launch.stage.is_starting())
         else {
             ctx.log(
                 LogLevel::Debug,
@@ -390,16 +279,16 @@ impl Session {
                 .and_then(Value::as_u64)
                 .and_then(|pid| u32::try_from(pid).ok())
         };
-        launch.terminal_pid = pid_of("processId");
-        launch.shell_pid = pid_of("shellProcessId");
-        launch.alive = true;
-        if launch.terminal_pid.is_none() && launch.shell_pid.is_none() {
+        launch.process.terminal_pid = pid_of("processId");
+        launch.process.shell_pid = pid_of("shellProcessId");
+        launch.process.started();
+        if launch.process.terminal_pid.is_none() && launch.process.shell_pid.is_none() {
             ctx.log(LogLevel::Warn, "The client started the debuggee in a terminal without telling its pid; Dapper cannot kill it before it connects.");
         }
         self.set_timer(ctx, HELLO_DEADLINE_MS, TimerPurpose::HelloDeadline);
     }
 
-    pub(super) fn on_run_in_terminal_timeout(&mut self, ctx: &mut Context, seq: i64) {
+    pub(super) fn on_run_in_terminal_timeout(&mut self, ctx: &mut SessionContext<'_>, seq: i64) {
         if self.pending.remove(PendingKey::Reverse(seq)).is_some() {
             let error = DapError::user(
                 codes::LAUNCH_FAILED,
@@ -412,11 +301,11 @@ impl Session {
         }
     }
 
-    pub(super) fn on_hello_deadline(&mut self, ctx: &mut Context) {
+    pub(super) fn on_hello_deadline(&mut self, ctx: &mut SessionContext<'_>) {
         let excerpt = self
-            .launch
+            .program
             .as_ref()
-            .map(Launch::stderr_excerpt)
+            .map(|launch| launch.process.stderr_excerpt())
             .unwrap_or_default();
         let error = DapError::user(
             codes::LAUNCH_FAILED,
@@ -428,13 +317,18 @@ impl Session {
         self.fail_launch(ctx, error);
     }
 
-    pub fn on_process_spawned(&mut self, ctx: &mut Context, process: ProcessId, pid: u32) {
+    pub fn on_process_spawned(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        process: ProcessId,
+        pid: u32,
+    ) {
         match self
-            .launch
+            .program
             .as_mut()
-            .filter(|launch| launch.process == Some(process))
+            .filter(|launch| launch.process.spawned == Some(process))
         {
-            Some(launch) => launch.pid = Some(pid),
+            Some(launch) => launch.process.pid = Some(pid),
             None => ctx.log(
                 LogLevel::Debug,
                 format!("Process {process} spawned for nothing that waits."),
@@ -442,15 +336,20 @@ impl Session {
         }
     }
 
-    pub fn on_spawn_failed(&mut self, ctx: &mut Context, process: ProcessId, error: &str) {
+    pub fn on_spawn_failed(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        process: ProcessId,
+        error: &str,
+    ) {
         let Some(launch) = self
-            .launch
+            .program
             .as_mut()
-            .filter(|launch| launch.process == Some(process))
+            .filter(|launch| launch.process.spawned == Some(process))
         else {
             return;
         };
-        launch.alive = false;
+        launch.process.gone();
         let python = launch.config.python.clone();
         let error = DapError::user(
             codes::LAUNCH_FAILED,
@@ -461,7 +360,7 @@ impl Session {
 
     /// Ends a launch that cannot go on: answers the pending `launch` with the error
     /// and lets go of everything the launch started.
-    pub(super) fn fail_launch(&mut self, ctx: &mut Context, error: DapError) {
+    pub(super) fn fail_launch(&mut self, ctx: &mut SessionContext<'_>, error: DapError) {
         let command = self.start_command();
         match self.pending.launch() {
             Some(seq) => {
@@ -483,10 +382,10 @@ impl Session {
                 self.cancel_timer(ctx, timer);
             }
         }
-        let Some(launch) = self.launch.as_mut() else {
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
-        launch.phase = Phase::Over;
+        let connection = launch.stage.end();
         if let Some(listener) = launch.listener.take() {
             ctx.close_listener(listener);
         }
@@ -494,13 +393,19 @@ impl Session {
         for conn in candidates.into_keys() {
             ctx.close_connection(conn);
         }
-        self.drop_debuggee_connection(ctx);
+        if let Some(connection) = connection {
+            ctx.close_connection(connection.conn);
+        }
         self.kill_debuggee(ctx, Signal::Kill);
     }
 
     /// The request that started this session: `attach` for a child session.
     pub(super) fn start_command(&self) -> &'static str {
-        if self.launch.as_ref().is_some_and(|launch| launch.attached) {
+        if self
+            .program
+            .as_ref()
+            .is_some_and(|launch| launch.origin.is_attached())
+        {
             "attach"
         } else {
             "launch"
@@ -508,18 +413,18 @@ impl Session {
     }
 
     /// Answers the client's `launch` once `configurationDone` went through.
-    pub(super) fn complete_launch(&mut self, ctx: &mut Context) {
+    pub(super) fn complete_launch(&mut self, ctx: &mut SessionContext<'_>) {
         if let Some(seq) = self.pending.launch() {
             self.pending.remove(PendingKey::Client(seq));
             let command = self.start_command();
             self.respond_ok(ctx, seq, command, None);
         }
-        if let Some(launch) = self
-            .launch
-            .as_mut()
-            .filter(|launch| launch.phase == Phase::Configured)
+        if let Some(Stage::Connected(connected)) =
+            self.program.as_mut().map(|launch| &mut launch.stage)
         {
-            launch.phase = Phase::Running;
+            if connected.step == Step::Configured {
+                connected.step = Step::Running;
+            }
         }
     }
 }

@@ -2,13 +2,13 @@
 //! client going away. On the debuggee's exit the client gets `exited` (with the code)
 //! then `terminated`; `disconnect` is answered only after both.
 
-use super::launch::Phase;
 use super::pending::{Pending, PendingKey};
-use super::{Session, TimerPurpose};
-use crate::context::{Context, Note};
+use super::state::{Session, Terminated};
+use super::timers::TimerPurpose;
+use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::Request;
-use crate::{KillTarget, LogLevel, Platform, ProcessId, Signal};
+use crate::{LogLevel, Platform, ProcessId, Signal};
 use serde_json::{json, Value};
 
 /// How long `disconnect` waits for a killed debuggee to be reported gone.
@@ -47,53 +47,49 @@ fn signal_number(signal: &str, platform: Platform) -> Option<i64> {
 impl Session {
     /// Signals the debuggee process, whichever way it was started. Returns false when
     /// there is nothing to signal.
-    pub(super) fn kill_debuggee(&mut self, ctx: &mut Context, signal: Signal) -> bool {
+    pub(super) fn kill_debuggee(&mut self, ctx: &mut SessionContext<'_>, signal: Signal) -> bool {
         if self.is_user_attach() {
             return self.ask_program_to_exit(ctx, signal);
         }
-        let Some(launch) = self.launch.as_mut().filter(|launch| launch.alive) else {
+        let Some(launch) = self
+            .program
+            .as_mut()
+            .filter(|launch| launch.process.is_alive())
+        else {
             return false;
         };
-        if launch.kill_sent == Some(Signal::Kill) {
+        if launch.process.is_killed() {
             return true;
         }
-        let terminal_pid = launch
-            .terminal_pid
-            .or(launch.hello_pid)
-            .or(launch.shell_pid);
-        let target = match (launch.process, terminal_pid) {
-            (Some(process), _) => KillTarget::Process(process),
-            (None, Some(pid)) => KillTarget::Pid(pid),
-            (None, None) => {
-                ctx.log(
-                    LogLevel::Warn,
-                    "Cannot signal the debuggee: its pid is unknown.",
-                );
-                return false;
-            }
+        let Some(target) = launch.process.kill_target() else {
+            ctx.log(
+                LogLevel::Warn,
+                "Cannot signal the debuggee: its pid is unknown.",
+            );
+            return false;
         };
-        launch.kill_sent = Some(signal);
+        launch.process.signalled(signal);
         ctx.kill(target, signal);
         true
     }
 
     pub fn on_process_exited(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         process: ProcessId,
         code: Option<i64>,
         signal: Option<&str>,
     ) {
         let Some(launch) = self
-            .launch
+            .program
             .as_mut()
-            .filter(|launch| launch.process == Some(process))
+            .filter(|launch| launch.process.spawned == Some(process))
         else {
             return;
         };
-        let rest_out = launch.stdout.finish();
-        let rest_err = launch.stderr.finish();
-        launch.remember_stderr(&rest_err);
+        let rest_out = launch.process.stdout.finish();
+        let rest_err = launch.process.stderr.finish();
+        launch.process.remember_stderr(&rest_err);
         if !rest_out.is_empty() {
             self.send_output(ctx, "stdout", &rest_out);
         }
@@ -106,19 +102,19 @@ impl Session {
     /// The debuggee process is gone (with `code`, or killed by `signal`).
     pub(super) fn debuggee_exited(
         &mut self,
-        ctx: &mut Context,
+        ctx: &mut SessionContext<'_>,
         code: Option<i64>,
         signal: Option<&str>,
     ) {
         let platform = ctx.options.platform;
-        let Some(launch) = self.launch.as_mut() else {
+        let Some(launch) = self.program.as_mut() else {
             return;
         };
-        launch.alive = false;
-        let we_killed = launch.kill_sent.is_some();
+        launch.process.gone();
+        let we_killed = launch.process.was_signalled();
         let exit_code =
             code.or_else(|| signal.map(|name| 128 + signal_number(name, platform).unwrap_or(0)));
-        let connected = launch.debuggee.is_some() || launch.phase > Phase::Starting;
+        let connected = launch.stage.got_hello();
         self.cancel_timers_for(ctx, TimerPurpose::HelloDeadline);
         self.cancel_timers_for(ctx, TimerPurpose::TerminateEscalation);
         if self.pending.launch().is_some() {
@@ -130,9 +126,9 @@ impl Session {
                 "before it connected"
             };
             let excerpt = self
-                .launch
+                .program
                 .as_ref()
-                .map(|launch| launch.stderr_excerpt())
+                .map(|launch| launch.process.stderr_excerpt())
                 .unwrap_or_default();
             let error = DapError::user(
                 codes::LAUNCH_FAILED,
@@ -140,9 +136,9 @@ impl Session {
             );
             self.fail_launch(ctx, error);
         } else if self
-            .launch
+            .program
             .as_ref()
-            .is_some_and(|launch| launch.phase != Phase::Over)
+            .is_some_and(|launch| !launch.stage.is_over())
         {
             if let (Some(signal), false) = (signal, we_killed) {
                 self.send_output(
@@ -153,8 +149,9 @@ impl Session {
             }
             self.drop_debuggee_connection(ctx);
             self.debuggee_connection_lost(ctx);
-            if let Some(launch) = self.launch.as_mut() {
-                launch.phase = Phase::Over;
+            if let Some(launch) = self.program.as_mut() {
+                // drop_debuggee_connection closed the connection already.
+                launch.stage.end();
             }
             if let Some(code) = exit_code {
                 self.send_exited(ctx, code);
@@ -166,7 +163,7 @@ impl Session {
         }
     }
 
-    fn send_exited(&mut self, ctx: &mut Context, code: i64) {
+    fn send_exited(&mut self, ctx: &mut SessionContext<'_>, code: i64) {
         if !self.exited_sent {
             self.exited_sent = true;
             self.send_event(ctx, "exited", Some(json!({ "exitCode": code })));
@@ -175,26 +172,27 @@ impl Session {
 
     /// Sends `terminated` once; while child sessions are live it waits for them (the
     /// router calls `send_deferred_terminated` when the last one has ended).
-    pub(super) fn send_terminated(&mut self, ctx: &mut Context) {
-        if self.terminated_sent {
+    pub(super) fn send_terminated(&mut self, ctx: &mut SessionContext<'_>) {
+        if self.terminated == Terminated::Sent {
             return;
         }
         if ctx.tree.has_live_children(self.key) {
-            self.terminated_deferred = true;
+            self.terminated = Terminated::Deferred;
             return;
         }
-        self.terminated_deferred = false;
-        self.terminated_sent = true;
+        self.terminated = Terminated::Sent;
         self.send_event(ctx, "terminated", None);
         ctx.tree.mark_ended(self.key);
         ctx.note(Note::Terminated);
     }
 
     fn debuggee_alive(&self) -> bool {
-        self.launch.as_ref().is_some_and(|launch| launch.alive)
+        self.program
+            .as_ref()
+            .is_some_and(|launch| launch.process.is_alive())
     }
 
-    pub(super) fn on_disconnect(&mut self, ctx: &mut Context, request: Request) {
+    pub(super) fn on_disconnect(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
         if self.pending.disconnect().is_some() {
             let error =
                 DapError::silent(codes::WRONG_STATE, "The session is already disconnecting.");
@@ -204,7 +202,10 @@ impl Session {
         // A launched debuggee is terminated unless the client says otherwise; a child
         // session's process (attached) is left running, as DAP says of attach, and
         // runs on without the debugger. `terminate` is how a child is stopped.
-        let attached = self.launch.as_ref().is_some_and(|launch| launch.attached);
+        let attached = self
+            .program
+            .as_ref()
+            .is_some_and(|launch| launch.origin.is_attached());
         let terminate = request
             .arguments
             .get("terminateDebuggee")
@@ -222,10 +223,9 @@ impl Session {
             // The exit is observable through the host's processExited (spawned) or the
             // debuggee connection closing (runInTerminal); without either, waiting
             // would only delay the end of the session.
-            let observable = self
-                .launch
-                .as_ref()
-                .is_some_and(|launch| launch.process.is_some() || launch.debuggee.is_some());
+            let observable = self.program.as_ref().is_some_and(|launch| {
+                launch.process.spawned.is_some() || launch.stage.connection().is_some()
+            });
             if observable {
                 let timer = self.set_timer(
                     ctx,
@@ -238,8 +238,8 @@ impl Session {
                 );
                 return;
             }
-            if let Some(launch) = self.launch.as_mut() {
-                launch.alive = false;
+            if let Some(launch) = self.program.as_mut() {
+                launch.process.gone();
             }
         }
         if self.debuggee_alive() {
@@ -254,11 +254,11 @@ impl Session {
 
     /// Leaves a launched debuggee running without the debugger (terminateDebuggee
     /// false): the connection closes and the process is no longer ours to kill.
-    fn detach(&mut self, ctx: &mut Context) {
+    fn detach(&mut self, ctx: &mut SessionContext<'_>) {
         self.drop_debuggee_connection(ctx);
-        if let Some(launch) = self.launch.as_mut() {
-            launch.alive = false;
-            if let Some(process) = launch.process {
+        if let Some(launch) = self.program.as_mut() {
+            launch.process.gone();
+            if let Some(process) = launch.process.spawned {
                 ctx.process_exited(process);
             }
             ctx.log(
@@ -270,7 +270,7 @@ impl Session {
 
     /// Completes a pending `disconnect`: `terminated` if not yet sent, the response,
     /// and the end of the client stream.
-    pub(super) fn finish_disconnect(&mut self, ctx: &mut Context) {
+    pub(super) fn finish_disconnect(&mut self, ctx: &mut SessionContext<'_>) {
         let Some((seq, timer)) = self.pending.disconnect() else {
             return;
         };
@@ -278,7 +278,7 @@ impl Session {
         if let Some(timer) = timer {
             self.cancel_timer(ctx, timer);
         }
-        if self.launch.is_some() {
+        if self.program.is_some() {
             self.send_terminated(ctx);
         }
         self.respond_ok(ctx, seq, "disconnect", None);
@@ -286,7 +286,7 @@ impl Session {
         self.finished = true;
     }
 
-    pub(super) fn on_disconnect_deadline(&mut self, ctx: &mut Context) {
+    pub(super) fn on_disconnect_deadline(&mut self, ctx: &mut SessionContext<'_>) {
         ctx.log(
             LogLevel::Warn,
             format!("The debuggee was not reported gone within {} seconds of SIGKILL; ending the session without its exit code.", DISCONNECT_DEADLINE_MS / 1000),
@@ -294,7 +294,7 @@ impl Session {
         self.finish_disconnect(ctx);
     }
 
-    pub(super) fn on_terminate(&mut self, ctx: &mut Context, request: Request) {
+    pub(super) fn on_terminate(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
         self.respond_ok(ctx, request.seq, "terminate", None);
         if self.pending.launch().is_some() {
             let error = DapError::silent(
@@ -312,12 +312,12 @@ impl Session {
                     TimerPurpose::TerminateEscalation,
                 );
             }
-        } else if self.launch.is_some() {
+        } else if self.program.is_some() {
             self.send_terminated(ctx);
         }
     }
 
-    pub(super) fn on_terminate_escalation(&mut self, ctx: &mut Context) {
+    pub(super) fn on_terminate_escalation(&mut self, ctx: &mut SessionContext<'_>) {
         if self.debuggee_alive() {
             ctx.log(
                 LogLevel::Info,
@@ -330,7 +330,7 @@ impl Session {
         }
     }
 
-    pub fn on_client_closed(&mut self, ctx: &mut Context) {
+    pub fn on_client_closed(&mut self, ctx: &mut SessionContext<'_>) {
         self.client.closed = true;
         if self.is_user_attach() && self.debuggee_alive() {
             // A program the user started outlives the client, as after a disconnect.

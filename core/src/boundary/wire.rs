@@ -6,11 +6,10 @@
 //! every input the scan does not vouch for, goes through serde exactly as before, so
 //! the JSON and the errors are the same either way.
 
+use crate::contract::BASE64;
 use crate::dap::json::{scan_object, token_str, token_u64, TopLevel};
-use crate::{
-    base64, decimal, Bytes, ClientId, ConnectionId, Engine, Input, JsonText, LogLevel, Output,
-    ProcessId, Stream,
-};
+use crate::{Bytes, ClientId, ConnectionId, Input, JsonText, LogLevel, Output, ProcessId, Stream};
+use base64::Engine as _;
 use serde::de::Error as _;
 use serde_json::Value;
 
@@ -45,7 +44,7 @@ fn parse_with_bytes(text: &str, bytes: Vec<u8>) -> Result<Input, serde_json::Err
                 "the input has both a data field and bytes beside its JSON",
             ));
         }
-        object.insert("data".to_string(), Value::String(base64::encode(&bytes)));
+        object.insert("data".to_string(), Value::String(BASE64.encode(&bytes)));
     }
     serde_json::from_value(value)
 }
@@ -93,7 +92,7 @@ fn fast_input(text: &str, data: &mut Option<Vec<u8>>) -> Option<Input> {
 fn payload(field: Option<&str>, beside: &mut Option<Vec<u8>>) -> Option<Bytes> {
     match (field, beside.is_some()) {
         (None, true) => beside.take().map(Bytes),
-        (Some(token), false) => base64::decode(&token_str(token)?).ok().map(Bytes),
+        (Some(token), false) => BASE64.decode(&*token_str(token)?).ok().map(Bytes),
         _ => None,
     }
 }
@@ -107,10 +106,15 @@ fn id(top: &TopLevel, text: &str, key: &str) -> Option<u32> {
 /// `opening` being everything up to the id.
 fn push_bytes_output(json: &mut String, opening: &str, peer: u32, data: &Bytes) {
     json.push_str(opening);
-    decimal::push(json, peer.into());
+    push_number(json, peer);
     json.push_str(r#","data":""#);
-    base64::encode_into_string(&data.0, json);
+    BASE64.encode_string(&data.0, json);
     json.push_str("\"}");
+}
+
+/// Appends a whole number in decimal.
+fn push_number(json: &mut String, number: impl itoa::Integer) {
+    json.push_str(itoa::Buffer::new().format(number));
 }
 
 /// Writes the outputs as a JSON array: the same JSON as `serde_json::to_string`.
@@ -129,7 +133,11 @@ pub fn outputs_json_or_log(outputs: &[Output], json: &mut String) {
 
 /// `outputs_json_or_log`, with the bytes of `writeToClient` outputs in `beside` instead
 /// of base64 in the JSON, when given (`IoBuffers`).
-fn outputs_json_or_log_beside(outputs: &[Output], json: &mut String, beside: Option<&mut Vec<u8>>) {
+pub(super) fn outputs_json_or_log_beside(
+    outputs: &[Output],
+    json: &mut String,
+    beside: Option<&mut Vec<u8>>,
+) {
     if let Err(error) = write_outputs(outputs, json, beside) {
         json.clear();
         let fallback = [Output::Log {
@@ -166,7 +174,7 @@ fn write_outputs(
         match output {
             Output::SendToClient { client, message } => {
                 json.push_str(r#"{"type":"sendToClient","client":"#);
-                decimal::push(json, client.0.into());
+                push_number(json, client.0);
                 json.push_str(r#","message":"#);
                 json.push_str(message.as_str());
                 json.push('}');
@@ -174,12 +182,12 @@ fn write_outputs(
             Output::WriteToClient { client, data } => match beside.as_deref_mut() {
                 Some(beside) => {
                     json.push_str(r#"{"type":"writeToClient","client":"#);
-                    decimal::push(json, client.0.into());
+                    push_number(json, client.0);
                     json.push_str(r#","dataRange":["#);
-                    decimal::push(json, beside.len() as u64);
+                    push_number(json, beside.len());
                     json.push(',');
                     beside.extend_from_slice(&data.0);
-                    decimal::push(json, beside.len() as u64);
+                    push_number(json, beside.len());
                     json.push_str("]}");
                 }
                 None => {
@@ -196,107 +204,12 @@ fn write_outputs(
     Ok(())
 }
 
-/// The two buffers of the shim's buffered fast path (docs/engine-io.md): the host
-/// writes an input's JSON, and the bytes beside it, into `input`, which lives in the
-/// engine's memory, and reads the outputs' JSON out of `output`. Both are reused from
-/// one input to the next, so only lengths and addresses cross the boundary: no
-/// allocation per input on either side and no copy but the host's one write and read.
-#[derive(Default)]
-pub struct IoBuffers {
-    input: Vec<u8>,
-    output: String,
-    /// The bytes of the last outputs' `writeToClient`s, which `dataRange` locates.
-    output_bytes: Vec<u8>,
-}
-
-/// A buffer that one large message grew past this is given back afterwards, so that a
-/// rare 50 MB message does not keep 50 MB for the rest of the session.
-const KEPT_BUFFER_BYTES: usize = 1 << 20;
-
-impl IoBuffers {
-    /// The input buffer, at least `length` bytes long, for the host to write into.
-    pub fn input(&mut self, length: usize) -> &mut [u8] {
-        if self.input.len() > KEPT_BUFFER_BYTES && length <= KEPT_BUFFER_BYTES {
-            self.input = Vec::new();
-        }
-        if self.input.len() < length {
-            self.input.resize(length, 0);
-        }
-        &mut self.input[..length]
-    }
-
-    /// The outputs' JSON of the last `handle`.
-    pub fn output(&self) -> &str {
-        &self.output
-    }
-
-    /// The bytes of the last outputs' `writeToClient`s, which their `dataRange`
-    /// (`[start, end]`) locates.
-    pub fn output_bytes(&self) -> &[u8] {
-        &self.output_bytes
-    }
-
-    /// Handles the input the host wrote into the input buffer: its JSON in the first
-    /// `json_length` bytes, then, when `data_length` is given, that many bytes that
-    /// stand for its `data` (as in `Engine::handle_utf8_to_json`). Returns the outputs'
-    /// JSON, which stays in the output buffer until the next input. It is the JSON of
-    /// `handle_utf8_to_json` but for one thing: a `writeToClient` has its bytes in
-    /// `output_bytes()`, located by `"dataRange":[start,end]`, instead of base64 in
-    /// `data`, so that neither side encodes or decodes what goes to a byte-stream
-    /// client.
-    pub fn handle(
-        &mut self,
-        engine: &mut Engine,
-        now_ms: u64,
-        json_length: usize,
-        data_length: Option<usize>,
-    ) -> &str {
-        if self.output.capacity() > KEPT_BUFFER_BYTES {
-            self.output = String::new();
-        }
-        if self.output_bytes.capacity() > KEPT_BUFFER_BYTES {
-            self.output_bytes = Vec::new();
-        }
-        self.output_bytes.clear();
-        let end = json_length.checked_add(data_length.unwrap_or(0));
-        let Some((json, rest)) = end
-            .filter(|&end| end <= self.input.len())
-            .map(|_| self.input.split_at(json_length))
-        else {
-            let refusal = [Output::Log {
-                level: LogLevel::Error,
-                message: format!(
-                    "Ignored an input: the host gave lengths {json_length} and {data_length:?} \
-                     for an input buffer of {} bytes",
-                    self.input.len()
-                ),
-            }];
-            outputs_json_or_log(&refusal, &mut self.output);
-            return &self.output;
-        };
-        let data = data_length.map(|length| rest[..length].to_vec());
-        match std::str::from_utf8(json) {
-            Ok(text) => {
-                let outputs = engine.handle_json_with_bytes(now_ms, text, data);
-                outputs_json_or_log_beside(
-                    &outputs,
-                    &mut self.output,
-                    Some(&mut self.output_bytes),
-                );
-            }
-            // Rare, and worded by the unbuffered path.
-            Err(_) => self.output = engine.handle_utf8_to_json(now_ms, json, data),
-        }
-        &self.output
-    }
-}
-
 /// Roughly how long an output's JSON is, so the buffer is allocated once.
 fn size_hint(output: &Output) -> usize {
     match output {
         Output::SendToClient { message, .. } => message.as_str().len() + 48,
         Output::WriteToClient { data, .. } | Output::Send { data, .. } => {
-            base64::encoded_len(data.0.len()) + 48
+            base64::encoded_len(data.0.len(), true).unwrap_or(0) + 48
         }
         _ => 128,
     }

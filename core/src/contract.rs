@@ -1,0 +1,385 @@
+//! The contract between the host and the engine: the facts the host reports
+//! (`Input`), the commands the engine gives (`Output`), the ids both name things by
+//! and the options the engine is built with. docs/engine-io.md describes it; the serde
+//! derives here are its single source of truth. Everything else in the crate builds
+//! on this module, and it builds on nothing of the crate's but the JSON text type.
+
+mod ids;
+
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use base64::Engine as _;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use crate::dap::raw::JsonText;
+pub use ids::{
+    ClientId, ConnectRequestId, ConnectionId, FactRequestId, ListenerId, ProcessId, TimerId,
+};
+
+/// The base64 of byte payloads in JSON: the standard alphabet, written padded; read
+/// padded or not, because some encoders drop the padding and nothing is ambiguous
+/// without it.
+pub(crate) const BASE64: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+/// Bytes that travel as a base64 string (standard alphabet, padded) in JSON.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bytes(pub Vec<u8>);
+
+impl Serialize for Bytes {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&BASE64.encode(&self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        BASE64
+            .decode(text)
+            .map(Bytes)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// The operating system the host runs on, as Node's `process.platform` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Platform {
+    Linux,
+    Darwin,
+    Win32,
+    /// Any other POSIX system Node runs on (freebsd, openbsd, …); treated like Linux.
+    #[serde(other)]
+    OtherPosix,
+}
+
+impl Platform {
+    pub fn is_windows(self) -> bool {
+        self == Platform::Win32
+    }
+}
+
+/// How the engine is configured once, when the host creates it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EngineOptions {
+    /// The directory holding the `dapper` Python package; prepended to `PYTHONPATH`.
+    pub python_package_dir: String,
+    pub platform: Platform,
+    /// 64 hex characters (32 bytes) of OS randomness for the session tokens.
+    pub seed: String,
+    #[serde(default)]
+    pub adapter_version: String,
+}
+
+/// How a DAP client's messages reach the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Framing {
+    /// The host passes DAP objects; the engine answers with `sendToClient`.
+    Messages,
+    /// The host passes a Content-Length framed byte stream; the engine answers with
+    /// framed bytes in `writeToClient`.
+    ContentLength,
+}
+
+/// Which output stream of a process some bytes came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// Where a listener ended up listening.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "transport", rename_all = "camelCase")]
+pub enum Address {
+    Tcp { host: String, port: u16 },
+    Unix { path: String },
+}
+
+/// How a DAP client is connected to the adapter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ClientTransport {
+    /// VS Code's inline adapter.
+    Inline,
+    /// The standalone adapter's stdin/stdout (one adapter process per root session).
+    Stdio,
+    /// A connection to the standalone adapter's `--port` server.
+    Tcp,
+    /// A connection accepted on the engine's `clients` listener: it may only attach
+    /// to a waiting child process.
+    ChildClient,
+    #[serde(other)]
+    Other,
+}
+
+/// What the peers of a listener are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ListenerPurpose {
+    /// DAP clients (child sessions of stdio clients), Content-Length framed.
+    Clients,
+}
+
+/// The transport of a listener the engine asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Transport {
+    Tcp,
+    Unix,
+}
+
+/// A question about the host's world (see docs/engine-io.md, "Fact queries").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum FactQuery {
+    Path { path: String },
+    Env { name: String },
+    Python { executable: String },
+    File { path: String },
+}
+
+/// The host's answer to one `FactQuery`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum FactAnswer {
+    Path {
+        path: String,
+        #[serde(default)]
+        exists: bool,
+        #[serde(default)]
+        is_file: bool,
+        #[serde(default)]
+        is_directory: bool,
+    },
+    Env {
+        name: String,
+        #[serde(default)]
+        value: Option<String>,
+    },
+    Python {
+        executable: String,
+        ok: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        version: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        path: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    File {
+        path: String,
+        ok: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+}
+
+/// A fact the host reports. Named in the past tense.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Input {
+    ClientOpened {
+        client: ClientId,
+        framing: Framing,
+        /// How the client reaches the adapter; only `stdio` changes anything: such a
+        /// client cannot open a second session on its adapter process, so child
+        /// sessions are told to connect to the engine's client listener.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        transport: Option<ClientTransport>,
+    },
+    ClientMessage {
+        client: ClientId,
+        message: JsonText,
+    },
+    ClientBytes {
+        client: ClientId,
+        data: Bytes,
+    },
+    ClientClosed {
+        client: ClientId,
+    },
+    ListenerOpened {
+        listener: ListenerId,
+        address: Address,
+    },
+    ListenerFailed {
+        listener: ListenerId,
+        error: String,
+    },
+    ConnectionAccepted {
+        listener: ListenerId,
+        conn: ConnectionId,
+    },
+    ConnectionBytes {
+        conn: ConnectionId,
+        data: Bytes,
+    },
+    ConnectionClosed {
+        conn: ConnectionId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    ProcessSpawned {
+        process: ProcessId,
+        pid: u32,
+    },
+    SpawnFailed {
+        process: ProcessId,
+        error: String,
+    },
+    ProcessOutput {
+        process: ProcessId,
+        stream: Stream,
+        data: Bytes,
+    },
+    ProcessExited {
+        process: ProcessId,
+        code: Option<i64>,
+        signal: Option<String>,
+    },
+    TimerFired {
+        timer: TimerId,
+    },
+    FactsGathered {
+        request: FactRequestId,
+        facts: Vec<FactAnswer>,
+    },
+    /// A `connect` succeeded: `conn` (numbered by the host, like accepted connections)
+    /// then reports `connectionBytes` and `connectionClosed`.
+    Connected {
+        request: ConnectRequestId,
+        conn: ConnectionId,
+    },
+    /// A `connect` failed (refused, unknown host, unreachable…): the OS error's text.
+    ConnectFailed {
+        request: ConnectRequestId,
+        error: String,
+    },
+}
+
+/// What `kill` signals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum KillTarget {
+    Process(ProcessId),
+    Pid(u32),
+}
+
+/// The signals the engine sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Signal {
+    #[serde(rename = "SIGTERM")]
+    Term,
+    #[serde(rename = "SIGKILL")]
+    Kill,
+    #[serde(rename = "SIGINT")]
+    Int,
+}
+
+/// Log levels, most severe first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum LogLevel {
+    Error,
+    Warn,
+    Info,
+    Debug,
+    Trace,
+}
+
+/// A command for the host. Named as a verb.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Output {
+    SendToClient {
+        client: ClientId,
+        message: JsonText,
+    },
+    WriteToClient {
+        client: ClientId,
+        data: Bytes,
+    },
+    CloseClient {
+        client: ClientId,
+    },
+    OpenListener {
+        listener: ListenerId,
+        transport: Transport,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        host: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        port: Option<u16>,
+        /// Absent: a debuggee listener, whose peers are reported as `connectionAccepted`.
+        /// `clients`: its peers are DAP clients, reported as `clientOpened`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        purpose: Option<ListenerPurpose>,
+    },
+    CloseListener {
+        listener: ListenerId,
+    },
+    Send {
+        conn: ConnectionId,
+        data: Bytes,
+    },
+    Close {
+        conn: ConnectionId,
+    },
+    Spawn {
+        process: ProcessId,
+        argv: Vec<String>,
+        /// Absent: the host's own working directory.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cwd: Option<String>,
+        env: serde_json::Map<String, Value>,
+    },
+    Kill {
+        target: KillTarget,
+        signal: Signal,
+        tree: bool,
+    },
+    SetTimer {
+        timer: TimerId,
+        after_ms: u64,
+    },
+    CancelTimer {
+        timer: TimerId,
+    },
+    GatherFacts {
+        request: FactRequestId,
+        queries: Vec<FactQuery>,
+    },
+    Log {
+        level: LogLevel,
+        message: String,
+    },
+    /// Open an outgoing TCP connection (attach to a debuggee started with
+    /// `python -m dapper --listen`); answered by `connected` or `connectFailed`.
+    Connect {
+        request: ConnectRequestId,
+        host: String,
+        port: u16,
+    },
+}

@@ -1,0 +1,96 @@
+//! The pending-child table: child processes the engine knows of (announced by their
+//! parent's debuggee, or connected to the root's child listener, or both) and not
+//! yet bound to a session, by the sessionId their debuggee chose.
+
+use crate::context::SessionKey;
+use crate::ipc::frame::FrameDecoder;
+use crate::ipc::hello::ChildHello;
+use crate::{ConnectionId, TimerId};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// How long the second half of a child (its connection, or its announcement) may
+/// keep the first half waiting.
+pub const CHILD_MATCH_TIMEOUT_MS: u64 = 10_000;
+/// How long a client has, after `startDebugging`, to attach a session to the child.
+pub const CHILD_ATTACH_TIMEOUT_MS: u64 = 30_000;
+
+/// The connection of a child process that said a valid hello.
+pub struct ChildConnection {
+    pub conn: ConnectionId,
+    pub decoder: FrameDecoder,
+    pub hello: ChildHello,
+    /// The root session whose listener it connected to.
+    pub root: SessionKey,
+}
+
+/// A child process the engine knows of, not yet bound to a session.
+pub struct PendingChild {
+    /// The private, unguessable key of `__dapperChildSessionId`.
+    pub key: String,
+    /// The session whose debuggee announced the child (its parent session).
+    pub parent: Option<SessionKey>,
+    /// The body of `dapper/childProcess`.
+    pub announcement: Option<Map<String, Value>>,
+    pub connection: Option<ChildConnection>,
+    pub timer: Option<TimerId>,
+    /// Whether `startDebugging` went to the client.
+    pub start_requested: bool,
+}
+
+/// The pending children by the sessionId their debuggee chose.
+#[derive(Default)]
+pub struct ChildTable {
+    pub children: BTreeMap<String, PendingChild>,
+}
+
+impl ChildTable {
+    pub fn by_conn(&self, conn: ConnectionId) -> Option<String> {
+        self.children
+            .iter()
+            .find(|(_, child)| child.connection.as_ref().is_some_and(|c| c.conn == conn))
+            .map(|(id, _)| id.clone())
+    }
+
+    pub fn by_timer(&self, timer: TimerId) -> Option<String> {
+        self.children
+            .iter()
+            .find(|(_, child)| child.timer == Some(timer))
+            .map(|(id, _)| id.clone())
+    }
+
+    pub fn by_key(&self, key: &str) -> Option<String> {
+        self.children
+            .iter()
+            .find(|(_, child)| child.key == key)
+            .map(|(id, _)| id.clone())
+    }
+
+    pub fn by_pid(&self, pid: u64) -> Option<String> {
+        self.children
+            .iter()
+            .find(|(_, child)| {
+                let announced = child
+                    .announcement
+                    .as_ref()
+                    .and_then(|body| body.get("pid"))
+                    .and_then(Value::as_u64);
+                let hello = child.connection.as_ref().and_then(|c| c.hello.pid);
+                announced == Some(pid) || hello.map(u64::from) == Some(pid)
+            })
+            .map(|(id, _)| id.clone())
+    }
+
+    /// The children that belong to a session's tree (announced by it or connected to
+    /// its listener).
+    pub fn of_session(&self, session: SessionKey) -> Vec<String> {
+        self.children
+            .iter()
+            .filter(|(_, child)| {
+                child.parent == Some(session)
+                    || child.connection.as_ref().is_some_and(|c| c.root == session)
+            })
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+}

@@ -1,0 +1,85 @@
+//! The program a session debugs, however the session came to it: its validated
+//! configuration, its origin (launched, a child, a program the user started), its
+//! stage, its process, the listener it connects to and the peers that have not
+//! said hello yet.
+
+use super::process::DebuggeeProcess;
+use super::stage::Stage;
+use crate::config::{Endpoint, LaunchConfig, Target};
+use crate::ipc::frame::FrameDecoder;
+use crate::{Address, ConnectionId, ListenerId};
+use std::collections::BTreeMap;
+
+/// How a session's debuggee came to be.
+pub enum Origin {
+    /// This session launched it (spawned by the host, or in the client's terminal).
+    Launched,
+    /// Its parent debuggee started it, and it waits for this session (attach).
+    Child,
+    /// The user started it with `python -m dapper --listen`; the session attached to
+    /// it at this endpoint.
+    Remote(Endpoint),
+}
+
+impl Origin {
+    /// Whether the session attached to a running process rather than launching it.
+    pub fn is_attached(&self) -> bool {
+        !matches!(self, Origin::Launched)
+    }
+
+    /// Where a user's attach connects.
+    pub fn endpoint(&self) -> Option<&Endpoint> {
+        match self {
+            Origin::Remote(endpoint) => Some(endpoint),
+            _ => None,
+        }
+    }
+}
+
+/// The program a session debugs, launched or attached to.
+pub struct Program {
+    pub config: LaunchConfig,
+    /// Where the debuggee is (stage.rs).
+    pub stage: Stage,
+    /// The debuggee's `--session-id`.
+    pub session_id: String,
+    /// The secret the debuggee's hello must carry. Never logged.
+    pub token: String,
+    pub listener: Option<ListenerId>,
+    /// Where child processes connect (`childListener` in `dapper/configure`): this
+    /// session's own listener, kept open after the hello, for a root session with
+    /// `subprocessAutoAttach`; the root's for a child session.
+    pub child_listener: Option<Address>,
+    /// How the debuggee came to be: launched by this session, or attached to.
+    pub origin: Origin,
+    /// The debuggee's process, however it was started.
+    pub process: DebuggeeProcess,
+    /// Connections accepted on the listener that have not said hello yet.
+    pub candidates: BTreeMap<ConnectionId, FrameDecoder>,
+}
+
+impl Program {
+    pub fn new(config: LaunchConfig, origin: Origin, stage: Stage) -> Program {
+        Program {
+            config,
+            stage,
+            session_id: String::new(),
+            token: String::new(),
+            listener: None,
+            child_listener: None,
+            origin,
+            process: DebuggeeProcess::default(),
+            candidates: BTreeMap::new(),
+        }
+    }
+
+    /// The name of the debuggee for the `process` event.
+    pub fn process_name(&self) -> String {
+        match &self.config.target {
+            Target::Program(path) => path.clone(),
+            Target::Module(name) => name.clone(),
+            Target::Code(_) => "python -c".to_string(),
+            Target::Child(name) => name.clone(),
+        }
+    }
+}

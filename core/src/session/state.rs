@@ -1,0 +1,426 @@
+//! The `Session` type: one DAP client's session, its fields, the dispatch of what
+//! the client sends and of the session's timers, and the replies to the client. The
+//! launch sequence, the debuggee connection and termination are its handlers in the
+//! sibling files named after them.
+
+use super::client::ClientLink;
+use super::pending::{Pending, PendingKey, PendingTable};
+use super::program::Program;
+use super::timers::{TimerPurpose, Timers};
+use crate::context::{Note, SessionContext, SessionKey};
+use crate::dap::capabilities::capabilities;
+use crate::dap::error::{codes, Blame, DapError};
+use crate::dap::message::{
+    self, EnvelopeError, Incoming, Request, Response, TextError, Unsequenced,
+};
+use crate::dap::raw::JsonText;
+use crate::{ClientId, Framing, LogLevel, TimerId};
+use serde_json::Value;
+
+/// Requests that only a debuggee running its tracer can answer. A `noDebug` session
+/// refuses them in the engine with one clear sentence rather than letting the
+/// debuggee give answers about a program it is not watching.
+const NEEDS_TRACER: &[&str] = &[
+    "continue",
+    "next",
+    "stepIn",
+    "stepOut",
+    "stepBack",
+    "reverseContinue",
+    "pause",
+    "goto",
+    "gotoTargets",
+    "stepInTargets",
+    "restartFrame",
+    "stackTrace",
+    "scopes",
+    "variables",
+    "setVariable",
+    "setExpression",
+    "evaluate",
+    "completions",
+    "exceptionInfo",
+    "dapper/hotReload",
+];
+
+pub struct Session {
+    pub(super) key: SessionKey,
+    pub(super) client: ClientLink,
+    /// Whether the client came through the engine's client listener: such a client
+    /// may only attach to a waiting child (see docs/engine-io.md).
+    pub child_client_only: bool,
+    /// Whether the client runs this adapter over stdio, so that its child sessions
+    /// must be told to connect to the client listener.
+    pub stdio_client: bool,
+    /// A `disconnect` or `terminate` waiting for the child sessions to end first.
+    pub(super) deferred_stop: Option<Request>,
+    /// The client's `initialize` arguments, once it sent them.
+    pub(super) initialize_arguments: Option<Value>,
+    pub(super) program: Option<Program>,
+    pub(super) pending: PendingTable,
+    pub(super) timers: Timers,
+    pub(super) exited_sent: bool,
+    pub(super) terminated: Terminated,
+    pub(super) finished: bool,
+}
+
+/// Where the session's `terminated` event is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Terminated {
+    NotYet,
+    /// Due, but waiting for live child sessions to send theirs.
+    Deferred,
+    Sent,
+}
+
+impl Session {
+    pub fn new(key: SessionKey, client: ClientId, framing: Framing) -> Session {
+        Session {
+            key,
+            child_client_only: false,
+            stdio_client: false,
+            deferred_stop: None,
+            client: ClientLink::new(client, framing),
+            initialize_arguments: None,
+            program: None,
+            pending: PendingTable::default(),
+            timers: Timers::default(),
+            exited_sent: false,
+            terminated: Terminated::NotYet,
+            finished: false,
+        }
+    }
+
+    pub fn client_id(&self) -> ClientId {
+        self.client.id
+    }
+
+    pub fn key(&self) -> SessionKey {
+        self.key
+    }
+
+    /// The session's normalised configuration, from which a child's is built.
+    pub fn normalised_configuration(&self) -> serde_json::Map<String, Value> {
+        self.program
+            .as_ref()
+            .map(|launch| launch.config.normalised.clone())
+            .unwrap_or_default()
+    }
+
+    /// Where this session's child processes connect, when it debugs children.
+    pub fn child_listener(&self) -> Option<crate::Address> {
+        self.program
+            .as_ref()
+            .and_then(|launch| launch.child_listener.clone())
+    }
+
+    /// Whether the session is over and everything it holds can be released.
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    // ----- Sending to the client -------------------------------------------------
+
+    /// Stamps the client's next seq on a message and hands it to the host.
+    pub(super) fn send(&mut self, ctx: &mut SessionContext<'_>, message: Unsequenced) {
+        self.client.send(ctx, message);
+    }
+
+    pub(super) fn respond_ok(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        request_seq: i64,
+        command: &str,
+        body: Option<Value>,
+    ) {
+        self.send(ctx, message::success_response(request_seq, command, body));
+    }
+
+    /// Sends an error response, logging it as its blame asks.
+    pub(super) fn respond_error(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        request_seq: i64,
+        command: &str,
+        error: &DapError,
+    ) {
+        let level = match error.blame {
+            Blame::User => LogLevel::Info,
+            Blame::Internal => LogLevel::Error,
+            Blame::Silent => LogLevel::Debug,
+        };
+        ctx.log(
+            level,
+            format!(
+                "Request '{command}' ({request_seq}) failed: {}",
+                error.message
+            ),
+        );
+        self.send(ctx, message::error_response(request_seq, command, error));
+    }
+
+    pub(super) fn send_event(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        name: &str,
+        body: Option<Value>,
+    ) {
+        self.send(ctx, message::event(name, body));
+    }
+
+    pub(super) fn send_output(&mut self, ctx: &mut SessionContext<'_>, category: &str, text: &str) {
+        self.send(ctx, message::output_event(category, text));
+    }
+
+    /// Ends the conversation with the client: the host closes its stream once written.
+    pub(super) fn close_client(&mut self, ctx: &mut SessionContext<'_>) {
+        self.client.close(ctx);
+    }
+
+    // ----- Receiving from the client ---------------------------------------------
+
+    pub fn on_client_bytes(&mut self, ctx: &mut SessionContext<'_>, bytes: &[u8]) {
+        if self.client.framing != Framing::ContentLength {
+            ctx.log(
+                LogLevel::Error,
+                format!(
+                    "Ignored bytes from client {}, which exchanges messages, not bytes.",
+                    self.client.id
+                ),
+            );
+            return;
+        }
+        self.client.decoder.push(bytes);
+        loop {
+            match self.client.decoder.next_body() {
+                Ok(Some(body)) => match message::parse_slice(&body) {
+                    Ok(incoming) => self.on_client_incoming(ctx, Ok(incoming)),
+                    Err(TextError::Envelope(error)) => self.on_client_incoming(ctx, Err(error)),
+                    Err(TextError::NotJson(error)) => {
+                        let text = format!("Dapper skipped a message from the client whose body is not JSON ({error}).");
+                        ctx.log(LogLevel::Error, text.clone());
+                        self.send_output(ctx, "important", &format!("{text}\n"));
+                    }
+                },
+                Ok(None) => break,
+                Err(error) => {
+                    let text = format!("Dapper cannot read the client's messages any more: {error}. The connection is closed.");
+                    ctx.log(LogLevel::Error, text.clone());
+                    self.send_output(ctx, "important", &format!("{text}\n"));
+                    self.close_client(ctx);
+                    self.on_client_closed(ctx);
+                    break;
+                }
+            }
+            if self.finished {
+                break;
+            }
+        }
+    }
+
+    pub fn on_client_message(&mut self, ctx: &mut SessionContext<'_>, message: JsonText) {
+        match message::parse_text(message.as_str()) {
+            Ok(incoming) => self.on_client_incoming(ctx, Ok(incoming)),
+            Err(TextError::Envelope(error)) => self.on_client_incoming(ctx, Err(error)),
+            // A `JsonText` is valid JSON, so this is out of reach; it is answered as
+            // a byte stream's broken body would be rather than by a panic.
+            Err(TextError::NotJson(error)) => {
+                let text =
+                    format!("Dapper skipped a message from the client that is not JSON ({error}).");
+                ctx.log(LogLevel::Error, text.clone());
+                self.send_output(ctx, "important", &format!("{text}\n"));
+            }
+        }
+    }
+
+    pub(super) fn on_client_incoming(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        incoming: Result<Incoming, EnvelopeError>,
+    ) {
+        if self.finished {
+            return;
+        }
+        match incoming {
+            Ok(Incoming::Request(request)) => self.on_request(ctx, request),
+            Ok(Incoming::Response(response)) => self.on_client_response(ctx, response),
+            Ok(Incoming::Event(event)) => {
+                ctx.log(
+                    LogLevel::Warn,
+                    format!(
+                        "Ignored the event '{}' from the client; clients do not send events.",
+                        event.event
+                    ),
+                );
+            }
+            Err(EnvelopeError::BadRequest {
+                seq,
+                command,
+                reason,
+            }) => {
+                let error = DapError::internal(
+                    codes::BAD_REQUEST,
+                    format!("The request could not be handled: {reason}."),
+                );
+                self.respond_error(ctx, seq, &command, &error);
+            }
+            Err(error @ EnvelopeError::Unusable(_)) => {
+                let text = format!("Dapper ignored a message from the client: {error}.");
+                ctx.log(LogLevel::Error, text.clone());
+                self.send_output(ctx, "important", &format!("{text}\n"));
+            }
+        }
+    }
+
+    pub(super) fn on_request(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
+        let stopping = matches!(request.command.as_str(), "disconnect" | "terminate");
+        if stopping && self.deferred_stop.is_none() && ctx.tree.has_live_children(self.key) {
+            // Children end before their parent: the router ends them, then resumes.
+            self.deferred_stop = Some(request);
+            ctx.note(Note::StopChildren);
+            return;
+        }
+        if self.child_client_only && request.command == "launch" {
+            let error = DapError::user(
+                codes::WRONG_STATE,
+                "This connection is for child sessions; it can only attach to a child process.",
+            );
+            self.respond_error(ctx, request.seq, "launch", &error);
+            return;
+        }
+        if self.initialize_arguments.is_none() && request.command != "initialize" {
+            let error = DapError::internal(
+                codes::NOT_INITIALIZED,
+                format!(
+                    "The client must send 'initialize' before '{}'.",
+                    request.command
+                ),
+            );
+            self.respond_error(ctx, request.seq, &request.command, &error);
+            return;
+        }
+        match request.command.as_str() {
+            "initialize" => self.on_initialize(ctx, request),
+            "launch" => self.on_launch(ctx, request),
+            "attach" => self.on_attach(ctx, request),
+            "disconnect" => self.on_disconnect(ctx, request),
+            "terminate" => self.on_terminate(ctx, request),
+            command if self.no_debug() && NEEDS_TRACER.contains(&command) => {
+                let error = DapError::silent(
+                    codes::NOT_DEBUGGING,
+                    format!("'{command}' is not available: the program runs without debugging (noDebug)."),
+                );
+                self.respond_error(ctx, request.seq, &request.command, &error);
+            }
+            _ => self.forward_to_debuggee(ctx, request),
+        }
+    }
+
+    pub(super) fn on_initialize(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
+        if self.initialize_arguments.is_some() {
+            let error = DapError::internal(
+                codes::ALREADY_INITIALIZED,
+                "The client sent 'initialize' twice.",
+            );
+            self.respond_error(ctx, request.seq, "initialize", &error);
+            return;
+        }
+        let arguments = match request.arguments.into_value() {
+            Value::Null => Value::Object(Default::default()),
+            other => other,
+        };
+        if !arguments.is_object() {
+            let error = DapError::internal(
+                codes::BAD_REQUEST,
+                "The arguments of 'initialize' must be an object.",
+            );
+            self.respond_error(ctx, request.seq, "initialize", &error);
+            return;
+        }
+        self.initialize_arguments = Some(arguments);
+        self.respond_ok(ctx, request.seq, "initialize", Some(capabilities()));
+    }
+
+    /// Whether this session runs its program without the debugger (`noDebug`).
+    pub(super) fn no_debug(&self) -> bool {
+        self.program
+            .as_ref()
+            .is_some_and(|launch| launch.config.no_debug)
+    }
+
+    /// A boolean the client declared in its `initialize` arguments.
+    pub(super) fn client_supports(&self, capability: &str) -> bool {
+        self.initialize_arguments
+            .as_ref()
+            .and_then(|arguments| arguments.get(capability))
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+
+    pub(super) fn on_client_response(&mut self, ctx: &mut SessionContext<'_>, response: Response) {
+        let key = PendingKey::Reverse(response.request_seq);
+        match self.pending.remove(key) {
+            Some(Pending::RunInTerminal { timer }) => {
+                self.cancel_timer(ctx, timer);
+                self.on_run_in_terminal_response(ctx, response);
+            }
+            Some(Pending::StartDebugging { child }) => {
+                self.on_start_debugging_response(ctx, child, response)
+            }
+            Some(other) => {
+                ctx.log(
+                    LogLevel::Error,
+                    format!("A client response matched {other:?}, which is not a reverse request."),
+                );
+            }
+            None => ctx.log(
+                LogLevel::Warn,
+                format!(
+                    "Ignored the client's response to '{}' ({}): no such request is waiting.",
+                    response.command, response.request_seq
+                ),
+            ),
+        }
+    }
+
+    // ----- Timers ------------------------------------------------------------------
+
+    pub(super) fn set_timer(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        after_ms: u64,
+        purpose: TimerPurpose,
+    ) -> TimerId {
+        self.timers.set(ctx, after_ms, purpose)
+    }
+
+    pub(super) fn cancel_timer(&mut self, ctx: &mut SessionContext<'_>, timer: TimerId) {
+        self.timers.cancel(ctx, timer);
+    }
+
+    pub(super) fn cancel_timers_for(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        purpose: TimerPurpose,
+    ) {
+        self.timers.cancel_all(ctx, purpose);
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut SessionContext<'_>, timer: TimerId) {
+        let Some(purpose) = self.timers.fired(timer) else {
+            ctx.log(
+                LogLevel::Debug,
+                format!("Timer {timer} fired after it stopped mattering."),
+            );
+            return;
+        };
+        match purpose {
+            TimerPurpose::HelloDeadline => self.on_hello_deadline(ctx),
+            TimerPurpose::RunInTerminal(seq) => self.on_run_in_terminal_timeout(ctx, seq),
+            TimerPurpose::TerminateEscalation => self.on_terminate_escalation(ctx),
+            TimerPurpose::DisconnectDeadline => self.on_disconnect_deadline(ctx),
+            TimerPurpose::CandidateHello(conn) => self.on_candidate_hello_deadline(ctx, conn),
+            TimerPurpose::AttachDeadline => self.on_attach_deadline(ctx),
+        }
+    }
+}
