@@ -287,10 +287,25 @@ const INHERITED_KEYS: &[&str] = &[
     "pathMappings",
 ];
 
+/// The adapter type of a session whose configuration does not name one.
+pub const DEFAULT_ADAPTER_TYPE: &str = "dapper";
+
+/// The adapter type a configuration was started with (its `type`). Clients pick the
+/// adapter of a child session by the `type` of its configuration (nvim-dap looks it up
+/// among the adapters the user registered), so children carry their root's.
+pub fn adapter_type(configuration: &Map<String, Value>) -> &str {
+    configuration
+        .get("type")
+        .and_then(Value::as_str)
+        .filter(|name| !name.is_empty())
+        .unwrap_or(DEFAULT_ADAPTER_TYPE)
+}
+
 /// The `attach` configuration for a child session, from its parent's normalised
-/// configuration and the child's announcement.
+/// configuration, the adapter type of its root session and the child's announcement.
 pub fn child_configuration(
     parent: &Map<String, Value>,
+    adapter_type: &str,
     child_session_id: &str,
     name: &str,
     pid: Option<u32>,
@@ -309,7 +324,7 @@ pub fn child_configuration(
         None => name.to_string(),
     };
     configuration.insert("name".to_string(), Value::String(title));
-    configuration.insert("type".to_string(), Value::String("dapper".to_string()));
+    configuration.insert("type".to_string(), Value::String(adapter_type.to_string()));
     configuration.insert("request".to_string(), Value::String("attach".to_string()));
     // A child has been waiting since its hello; stopping it on entry again would
     // only surprise: its breakpoints are in place before its first line runs.

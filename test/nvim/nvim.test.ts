@@ -32,6 +32,8 @@ type Form = keyof typeof adapterForms;
 
 interface Scenario {
   form: Form;
+  /** The name the adapter is registered under (dap.adapters[name]) and the configurations' type. */
+  adapterName?: string;
   configuration: Record<string, unknown>;
   breakpoints: { file: string; marker: string }[];
   stops: number;
@@ -80,9 +82,9 @@ async function run(scenario: Scenario): Promise<Report> {
     scenarioFile,
     JSON.stringify({
       nvimDap,
-      adapterName: "dapper",
+      adapterName: scenario.adapterName ?? "dapper",
       adapter: adapterForms[scenario.form],
-      configuration: { type: "dapper", request: "launch", name: "Dapper", cwd: fixtures, python: python.executable, console: "internalConsole", ...scenario.configuration },
+      configuration: { type: scenario.adapterName ?? "dapper", request: "launch", name: "Dapper", cwd: fixtures, python: python.executable, console: "internalConsole", ...scenario.configuration },
       breakpoints: scenario.breakpoints.map((bp) => ({ path: path.join(fixtures, bp.file), line: marker(bp.file, bp.marker) })),
       stops: scenario.stops,
       endWith: scenario.endWith,
@@ -227,11 +229,14 @@ describe("nvim-dap: a breakpoint in a module the program imports later", () => {
   );
 });
 
-describe('nvim-dap, adapter form "server": a child process', () => {
+describe('nvim-dap, adapter form "server", registered as "python": a child process', () => {
   let report: Report;
   before(async () => {
     report = await run({
       form: "server",
+      // Not "dapper": nvim-dap finds a child's adapter by its configuration's type, so
+      // children must carry the type the root was started with (issue 19, item 1).
+      adapterName: "python",
       configuration: { program: path.join(fixtures, "children", "popen_parent.py") },
       breakpoints: [{ file: "children/worker.py", marker: "worker" }],
       stops: 1,
@@ -247,6 +252,7 @@ describe('nvim-dap, adapter form "server": a child process', () => {
     const child = report.sessions[String(stop.session)];
     assert.ok(rootSession && child, sessions);
     assert.equal(child.parent, Number(rootId), sessions);
+    assert.equal(child.type, "python", sessions);
     assert.equal(child.exitCode, 3, sessions);
     assert.equal(rootSession.exitCode, 0, sessions);
     assert.equal(report.output.stdout, "worker 21 -> 42\nparent saw 3\n");

@@ -125,6 +125,22 @@ fn defaults_depend_on_platform_and_client() {
 }
 
 #[test]
+fn the_adapter_type_is_the_configurations_type_or_dapper() {
+    for (configuration, expected) in [
+        (json!({"type": "python"}), "python"),
+        (json!({"type": "dapper_tcp"}), "dapper_tcp"),
+        (json!({"type": ""}), "dapper"),
+        (json!({"type": 3}), "dapper"),
+        (json!({}), "dapper"),
+    ] {
+        let Value::Object(configuration) = configuration else {
+            unreachable!()
+        };
+        assert_eq!(adapter_type(&configuration), expected, "{configuration:?}");
+    }
+}
+
+#[test]
 fn child_configurations_inherit_only_the_allow_list() {
     let parent = validate(
         &json!({"program": "/p.py", "env": {"S": "x"}, "purpose": ["debug-test"], "justMyCode": false,
@@ -133,7 +149,14 @@ fn child_configurations_inherit_only_the_allow_list() {
         true,
     )
     .unwrap();
-    let child = child_configuration(&parent.normalised, "ckey", "a.py", Some(7), Some("/w"));
+    let child = child_configuration(
+        &parent.normalised,
+        "python",
+        "ckey",
+        "a.py",
+        Some(7),
+        Some("/w"),
+    );
     let mut keys: Vec<&str> = child.keys().map(String::as_str).collect();
     keys.sort_unstable();
     assert_eq!(
@@ -157,6 +180,7 @@ fn child_configurations_inherit_only_the_allow_list() {
         ]
     );
     assert_eq!(child["name"], json!("a.py (pid 7)"));
+    assert_eq!(child["type"], json!("python"));
     assert_eq!(child["stopOnEntry"], json!(false));
     assert_eq!(child["justMyCode"], json!(false));
     let config = validate_child(&Value::Object(child), "a.py (pid 7)").unwrap();

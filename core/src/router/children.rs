@@ -7,7 +7,7 @@ use super::child_table::{
     ChildConnection, PendingChild, CHILD_ATTACH_TIMEOUT_MS, CHILD_MATCH_TIMEOUT_MS,
 };
 use super::Router;
-use crate::config::child_configuration;
+use crate::config::{child_configuration, DEFAULT_ADAPTER_TYPE};
 use crate::context::SessionKey;
 use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello::ChildHello;
@@ -126,12 +126,17 @@ impl Router {
         let cwd = text(announcement, "cwd");
         let key = child.key.clone();
         let timer = child.timer;
+        // Children, grandchildren included, are of the type the user started the root
+        // session with, the name the client registered the adapter under.
+        let root = self.ctx.tree.root(parent);
+        let adapter_type = self.sessions.get(&root).map(|root| root.adapter_type());
         let Some(session) = self.sessions.get_mut(&parent) else {
             self.abandon_child(session_id, "its parent session has ended");
             return;
         };
         let mut configuration = child_configuration(
             &session.normalised_configuration(),
+            adapter_type.as_deref().unwrap_or(DEFAULT_ADAPTER_TYPE),
             &key,
             &name,
             pid,

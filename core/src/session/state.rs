@@ -7,6 +7,7 @@ use super::client::ClientLink;
 use super::pending::{Pending, PendingKey, PendingTable};
 use super::program::Program;
 use super::timers::{TimerPurpose, Timers};
+use crate::config;
 use crate::context::{Note, SessionContext, SessionKey};
 use crate::dap::capabilities::capabilities;
 use crate::dap::error::{codes, Blame, DapError};
@@ -105,6 +106,16 @@ impl Session {
             .as_ref()
             .map(|launch| launch.config.normalised.clone())
             .unwrap_or_default()
+    }
+
+    /// The adapter type this session was started with (its configuration's `type`).
+    pub fn adapter_type(&self) -> String {
+        self.program
+            .as_ref()
+            .map_or(config::DEFAULT_ADAPTER_TYPE, |launch| {
+                config::adapter_type(&launch.config.normalised)
+            })
+            .to_string()
     }
 
     /// Where this session's child processes connect, when it debugs children.
