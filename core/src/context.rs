@@ -4,6 +4,7 @@
 //! `SessionContext`, which records every id the session asks for as the session's
 //! own, so no ambient "current session" has to be set before each call.
 
+use crate::dap::message::Request;
 use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello::ChildHello;
 use crate::token::TokenGenerator;
@@ -92,8 +93,9 @@ pub enum Note {
         success: bool,
         message: Option<String>,
     },
-    /// The client attached this session to a pending child (`__dapperChildSessionId`).
-    AttachChild { child: String },
+    /// The client attached this session to a pending child (`__dapperChildSessionId`);
+    /// the request is kept for a relay to the engine that debugs the child.
+    AttachChild { child: String, request: Request },
     /// The session was asked to stop while it has live child sessions: they end first.
     StopChildren,
     /// The session sent its `terminated` event.
@@ -241,6 +243,19 @@ impl Context {
             purpose: Some(ListenerPurpose::Clients),
         });
         listener
+    }
+
+    /// Asks the host for an outgoing TCP connection that no session owns (the relay
+    /// of a child session to the engine that debugs the child, router/relay.rs).
+    pub fn connect_unowned(&mut self, host: String, port: u16) -> ConnectRequestId {
+        self.next_connect += 1;
+        let request = ConnectRequestId(self.next_connect);
+        self.emit(Output::Connect {
+            request,
+            host,
+            port,
+        });
+        request
     }
 
     pub fn close_listener(&mut self, listener: ListenerId) {

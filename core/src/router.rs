@@ -6,13 +6,16 @@
 
 mod child_table;
 mod children;
+mod relay;
+mod relay_table;
 
-use crate::context::{Context, Note, SessionContext, SessionKey};
+use crate::context::{Context, Note, Owned, SessionContext, SessionKey};
 use crate::session::Session;
 use crate::{
     Address, ClientId, ClientTransport, EngineOptions, Input, ListenerId, LogLevel, Output, Signal,
 };
 use child_table::ChildTable;
+use relay_table::Relays;
 use std::collections::BTreeMap;
 
 pub struct Router {
@@ -21,6 +24,8 @@ pub struct Router {
     clients: BTreeMap<ClientId, SessionKey>,
     next_session: u32,
     children: ChildTable,
+    /// Clients whose child session runs in another engine (relay.rs).
+    relays: Relays,
     /// The engine's one listener for the clients of child sessions of stdio clients.
     client_listener: Option<ListenerId>,
     client_listener_address: Option<Address>,
@@ -34,6 +39,7 @@ impl Router {
             clients: BTreeMap::new(),
             next_session: 0,
             children: ChildTable::default(),
+            relays: Relays::default(),
             client_listener: None,
             client_listener_address: None,
         })
@@ -71,6 +77,28 @@ impl Router {
                         format!("Client {client} opened ({framing:?} framing)."),
                     );
                 }
+            }
+            Input::ClientBytes { client, data } if self.relays.has_client(client) => {
+                self.on_relay_client_bytes(client, data.0)
+            }
+            Input::ClientClosed { client } if self.relays.has_client(client) => {
+                self.on_relay_client_closed(client)
+            }
+            Input::ConnectionBytes { conn, data } if self.relays.client_of(conn).is_some() => {
+                if let Some(client) = self.relays.client_of(conn) {
+                    self.on_relay_connection_bytes(client, data.0);
+                }
+            }
+            Input::ConnectionClosed { conn, .. } if self.relays.client_of(conn).is_some() => {
+                if let Some(client) = self.relays.client_of(conn) {
+                    self.on_relay_connection_closed(client);
+                }
+            }
+            Input::Connected { request, conn } if self.relays.waits_for(request) => {
+                self.on_relay_connected(request, conn)
+            }
+            Input::ConnectFailed { request, error } if self.relays.waits_for(request) => {
+                self.on_relay_connect_failed(request, &error)
             }
             Input::ClientMessage { client, message } => {
                 self.with_client(client, "a message", |session, ctx| {
@@ -295,7 +323,7 @@ impl Router {
                 success,
                 message,
             } => self.on_start_debugging_answered(&child, success, message),
-            Note::AttachChild { child } => self.on_attach_child(from, &child),
+            Note::AttachChild { child, request } => self.on_attach_child(from, &child, request),
             Note::StopChildren => {
                 self.end_descendants(from);
                 if let Some(session) = self.sessions.get_mut(&from) {
@@ -398,6 +426,15 @@ impl Router {
         }
         self.clients.retain(|_, owner| *owner != key);
         let owned = self.ctx.owners.take_all(key);
+        self.release_owned(owned);
+        self.ctx.log(
+            LogLevel::Debug,
+            format!("Session of client {} released.", session.client_id()),
+        );
+    }
+
+    /// Cancels, closes and kills what a session that is gone still held.
+    fn release_owned(&mut self, owned: Owned) {
         for timer in owned.timers {
             self.ctx.emit(Output::CancelTimer { timer });
         }
@@ -410,9 +447,5 @@ impl Router {
         for process in owned.processes {
             self.ctx.release_process(process);
         }
-        self.ctx.log(
-            LogLevel::Debug,
-            format!("Session of client {} released.", session.client_id()),
-        );
     }
 }

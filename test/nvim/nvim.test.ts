@@ -229,42 +229,44 @@ describe("nvim-dap: a breakpoint in a module the program imports later", () => {
   );
 });
 
-describe('nvim-dap, adapter form "server", registered as "python": a child process', () => {
-  let report: Report;
-  before(async () => {
-    report = await run({
-      form: "server",
-      // Not "dapper": nvim-dap finds a child's adapter by its configuration's type, so
-      // children must carry the type the root was started with (issue 19, item 1).
-      adapterName: "python",
-      configuration: { program: path.join(fixtures, "children", "popen_parent.py") },
-      breakpoints: [{ file: "children/worker.py", marker: "worker" }],
-      stops: 1,
+for (const form of forms) {
+  describe(`nvim-dap, adapter form "${form}", registered as "python": a child process`, () => {
+    let report: Report;
+    before(async () => {
+      report = await run({
+        form,
+        // Not "dapper": nvim-dap finds a child's adapter by its configuration's type, so
+        // children must carry the type the root was started with (issue 19, item 1).
+        adapterName: "python",
+        configuration: { program: path.join(fixtures, "children", "popen_parent.py") },
+        breakpoints: [{ file: "children/worker.py", marker: "worker" }],
+        stops: 1,
+      });
     });
-  });
 
-  test("is a session of its own under its parent, and stops at its breakpoint", () => {
-    const [stop] = report.stops;
-    assert.equal(stop.frames[0].name, "double");
-    assert.equal(stop.variables.value, "21");
-    const sessions = JSON.stringify(report.sessions);
-    const [rootId, rootSession] = Object.entries(report.sessions).find(([, session]) => session.parent === null) ?? [];
-    const child = report.sessions[String(stop.session)];
-    assert.ok(rootSession && child, sessions);
-    assert.equal(child.parent, Number(rootId), sessions);
-    assert.equal(child.type, "python", sessions);
-    assert.equal(child.exitCode, 3, sessions);
-    assert.equal(rootSession.exitCode, 0, sessions);
-    assert.equal(report.output.stdout, "worker 21 -> 42\nparent saw 3\n");
-    assert.deepEqual(warnings(report), []);
-    assert.equal(report.adapterProcessesLeft, 0);
-  });
+    test("is a session of its own under its parent, and stops at its breakpoint", () => {
+      const [stop] = report.stops;
+      assert.equal(stop.frames[0].name, "double");
+      assert.equal(stop.variables.value, "21");
+      const sessions = JSON.stringify(report.sessions);
+      const [rootId, rootSession] = Object.entries(report.sessions).find(([, session]) => session.parent === null) ?? [];
+      const child = report.sessions[String(stop.session)];
+      assert.ok(rootSession && child, sessions);
+      assert.equal(child.parent, Number(rootId), sessions);
+      assert.equal(child.type, "python", sessions);
+      assert.equal(child.exitCode, 3, sessions);
+      assert.equal(rootSession.exitCode, 0, sessions);
+      assert.equal(report.output.stdout, "worker 21 -> 42\nparent saw 3\n");
+      assert.deepEqual(warnings(report), []);
+      assert.equal(report.adapterProcessesLeft, 0);
+    });
 
-  test(
-    "leaves nvim-dap nothing to warn about in its log",
-    { todo: "issue 19 item 5: dapper/* events go to every client, and nvim-dap logs 'No event handler' for each" },
-    () => {
-      assert.deepEqual(report.log.split("\n").filter((line) => line.includes("No event handler")), []);
-    },
-  );
-});
+    test(
+      "leaves nvim-dap nothing to warn about in its log",
+      { todo: "issue 19 item 5: dapper/* events go to every client, and nvim-dap logs 'No event handler' for each" },
+      () => {
+        assert.deepEqual(report.log.split("\n").filter((line) => line.includes("No event handler")), []);
+      },
+    );
+  });
+}

@@ -96,7 +96,8 @@ pub fn validate_attach(arguments: &Value) -> Result<(LaunchConfig, Endpoint), Da
     Ok((config, endpoint))
 }
 
-fn endpoint(arguments: &Map<String, Value>) -> Result<Endpoint, DapError> {
+/// The `connect` address of an attach configuration, checked.
+pub fn endpoint(arguments: &Map<String, Value>) -> Result<Endpoint, DapError> {
     let connect = match get(arguments, "connect") {
         Some(Value::Object(connect)) => connect,
         Some(_) => {

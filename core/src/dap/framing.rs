@@ -79,6 +79,22 @@ impl ContentLengthDecoder {
         }
     }
 
+    /// The bytes pushed and not taken as bodies yet, as they were on the stream (a
+    /// header already read is written again), for handing the rest of a stream on.
+    pub fn into_unread(self) -> Vec<u8> {
+        if self.broken {
+            return Vec::new();
+        }
+        match self.body_length {
+            Some(length) => {
+                let mut bytes = format!("Content-Length: {length}\r\n\r\n").into_bytes();
+                bytes.extend_from_slice(&self.buffer);
+                bytes
+            }
+            None => self.buffer,
+        }
+    }
+
     /// The next complete body, `Ok(None)` when more bytes are needed, or the error
     /// that broke the stream (reported once; the decoder then yields nothing more).
     pub fn next_body(&mut self) -> Result<Option<Vec<u8>>, FramingError> {
@@ -241,5 +257,35 @@ mod tests {
             assert_eq!(encode(&body), expected);
         }
         assert_eq!(decode(&[&framed]).0, vec!["{\"a\":1}"]);
+    }
+
+    #[test]
+    fn hands_on_what_it_has_not_decoded_as_it_was_sent() {
+        let cases: Vec<(&[u8], &[u8])> = vec![
+            (b"", b""),
+            (b"Content-Len", b"Content-Len"),
+            (
+                b"Content-Length: 5\r\n\r\nab",
+                b"Content-Length: 5\r\n\r\nab",
+            ),
+            (
+                b"Content-Type: x\r\nContent-Length: 3\r\n\r\n",
+                b"Content-Length: 3\r\n\r\n",
+            ),
+            (
+                b"Content-Length: 1\r\n\r\n1Content-Length: 2\r\n\r\n2",
+                b"Content-Length: 2\r\n\r\n2",
+            ),
+        ];
+        for (pushed, unread) in cases {
+            let mut decoder = ContentLengthDecoder::default();
+            decoder.push(pushed);
+            while let Ok(Some(_)) = decoder.next_body() {}
+            assert_eq!(decoder.into_unread(), unread, "pushed {pushed:?}");
+        }
+        let mut broken = ContentLengthDecoder::default();
+        broken.push(b"hello\r\n\r\n");
+        assert!(broken.next_body().is_err());
+        assert_eq!(broken.into_unread(), b"");
     }
 }

@@ -9,6 +9,7 @@ use super::child_table::{
 use super::Router;
 use crate::config::{child_configuration, DEFAULT_ADAPTER_TYPE};
 use crate::context::SessionKey;
+use crate::dap::message::Request;
 use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello::ChildHello;
 use crate::session::ChildBinding;
@@ -256,8 +257,9 @@ impl Router {
         }
     }
 
-    /// A client's `attach` names a pending child by its key.
-    pub(super) fn on_attach_child(&mut self, session: SessionKey, key: &str) {
+    /// A client's `attach` names a pending child by its key. A child this engine
+    /// does not have may be debugged by another engine (relay.rs).
+    pub(super) fn on_attach_child(&mut self, session: SessionKey, key: &str, request: Request) {
         let found = self
             .children
             .by_key(key)
@@ -269,6 +271,9 @@ impl Router {
             })
             .and_then(|id| self.children.children.remove(&id).map(|child| (id, child)));
         let Some((session_id, child)) = found else {
+            if self.relay_attach(session, request) {
+                return;
+            }
             if let Some(target) = self.sessions.get_mut(&session) {
                 target.refuse_attach(
                     &mut self.ctx.for_session(session),

@@ -12,9 +12,22 @@ use crate::config::{self, CHILD_SESSION_KEY};
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Request, Response};
+use crate::dap::raw::JsonText;
 use crate::ipc::frame::FrameDecoder;
-use crate::{Address, ConnectionId, LogLevel, Signal};
+use crate::{Address, ClientId, ConnectionId, Framing, LogLevel, Signal};
 use serde_json::{json, Map, Value};
+
+/// What a session leaves a relay (router/relay.rs) when another engine debugs the
+/// child its client attaches to.
+pub struct Handover {
+    pub client: ClientId,
+    /// The seq of the next message to the client.
+    pub next_seq: i64,
+    /// The client's `initialize`, to be said again to the other engine.
+    pub initialize: JsonText,
+    /// Bytes the client sent after its `attach`, not read yet.
+    pub unread: Vec<u8>,
+}
 
 /// What the router hands a child session when it binds it to its process.
 pub struct ChildBinding {
@@ -65,7 +78,31 @@ impl Session {
         self.program = Some(Program::new(config, Origin::Child, stage));
         self.pending
             .insert(PendingKey::Client(request.seq), Pending::Launch);
-        ctx.note(Note::AttachChild { child });
+        ctx.note(Note::AttachChild { child, request });
+    }
+
+    /// Whether this session's child attach may be served by the engine that debugs
+    /// the child (router/relay.rs): its client is a byte stream the engine frames, and
+    /// did not itself come through this engine's client listener.
+    pub fn may_relay(&self) -> bool {
+        self.client.framing == Framing::ContentLength
+            && !self.child_client_only
+            && !self.client.closed
+            && !self.finished
+    }
+
+    /// Gives up this session for a relay: what its client has said that the engine
+    /// that debugs the child must hear too, and what the client is owed from here.
+    pub fn hand_over(self) -> Handover {
+        let arguments = self
+            .initialize_arguments
+            .unwrap_or_else(|| Value::Object(Map::new()));
+        Handover {
+            client: self.client.id,
+            next_seq: self.client.next_seq,
+            initialize: message::request("initialize", arguments).stamp(1),
+            unread: self.client.decoder.into_unread(),
+        }
     }
 
     /// Binds this session to its child process's connection and configures it.
