@@ -5,7 +5,7 @@
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import path from "node:path";
 import type { Writable } from "node:stream";
-import { notLoadedYet, RecordingClient, waitUntil } from "./support";
+import { type InitializeArguments, notLoadedYet, RecordingClient, waitUntil } from "./support";
 
 const childEvents = ["dapper/childProcess", "dapper/childProcessExited", "dapper/childProcessCandidate"];
 
@@ -52,13 +52,16 @@ export class TreeClient extends RecordingClient {
     // address the configuration carries (as nvim-dap's adapter function would use it).
     const connect = this.configuration?.connect as { host?: string; port?: number } | undefined;
     await this.start(connect?.port ?? this.tree.port);
-    await this.initializeRequest({
+    const initialize: InitializeArguments = {
       adapterID: "dapper",
       linesStartAt1: true,
       columnsStartAt1: true,
       pathFormat: "path",
       supportsStartDebuggingRequest: true,
-    });
+      // The tests read Dapper's own events (dapper/childProcess…); clients ask for them.
+      supportsDapperEvents: true,
+    };
+    await this.initializeRequest(initialize);
     const initialized = this.next("initialized");
     const attached = this.attachRequest(this.configuration as DebugProtocol.AttachRequestArguments);
     attached.catch(() => undefined);

@@ -220,7 +220,7 @@ async function launchRoot(tree: SessionTree, python: string, program: string, ar
   await tree.root.launchWith(
     { program: file(program), args, cwd: dir, python, console: "internalConsole", ...extra },
     {},
-    { supportsStartDebuggingRequest: true },
+    { supportsStartDebuggingRequest: true, supportsDapperEvents: true },
   );
 }
 
@@ -305,7 +305,11 @@ for (const python of pythons()) {
       const tree = treeFor(server.port, [["worker.py", "worker"]], true);
       try {
         await tree.root.start(tree.port);
-        await tree.root.launchWith({ program: file("popen_parent.py"), cwd: dir, python: python.executable, console: "internalConsole" });
+        await tree.root.launchWith(
+          { program: file("popen_parent.py"), cwd: dir, python: python.executable, console: "internalConsole" },
+          {},
+          { supportsDapperEvents: true },
+        );
         assert.equal(await tree.root.finished(), 0);
         assert.equal(tree.children.length, 0);
         assert.ok(tree.root.output("stdout").includes("worker 21 -> 42\nparent saw 3\n"));
@@ -325,7 +329,7 @@ for (const python of pythons()) {
           await tree.root.launchWith(
             { program: file(program), cwd: dir, python: python.executable, console: "internalConsole" },
             {},
-            { supportsStartDebuggingRequest: true },
+            { supportsStartDebuggingRequest: true, supportsDapperEvents: true },
           );
           assert.equal(await tree.root.finished(), 0);
           await waitUntil(() => tree.children.length >= sessions && tree.children.every((c) => c.ended), 20000, "every child session to end");

@@ -53,6 +53,9 @@ export function later(...lines: number[]): LaterLines {
 /** The message of a breakpoint in a module that is not imported yet. */
 export const notLoadedYet = /not loaded yet.*verified when it is imported/;
 
+/** DAP's initialize arguments and Dapper's own: `supportsDapperEvents` asks for dapper/* events. */
+export type InitializeArguments = DebugProtocol.InitializeRequestArguments & { supportsDapperEvents?: boolean };
+
 export interface RecordedEvent {
   event: string;
   body: Record<string, unknown>;
@@ -175,7 +178,7 @@ export class RecordingClient extends DebugClient {
   async launchWith(
     launch: Record<string, unknown>,
     breakpoints: Record<string, number[] | LaterLines> = {},
-    initialize: Partial<DebugProtocol.InitializeRequestArguments> = {},
+    initialize: Partial<InitializeArguments> = {},
   ): Promise<void> {
     await this.initializeRequest({ adapterID: "dapper", linesStartAt1: true, columnsStartAt1: true, pathFormat: "path", ...initialize });
     const initialized = this.next("initialized");

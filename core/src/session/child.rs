@@ -186,8 +186,11 @@ impl Session {
     }
 
     /// Tells the client about a child process that will not be debugged, and why.
+    /// Clients that did not ask for Dapper's events have it in the log only.
     pub fn report_child_candidate(&mut self, ctx: &mut SessionContext<'_>, body: Value) {
-        self.send_event(ctx, "dapper/childProcessCandidate", Some(body));
+        if self.wants_dapper_events() {
+            self.send_event(ctx, "dapper/childProcessCandidate", Some(body));
+        }
     }
 
     /// Ends this child session because its parent is stopping: its process is

@@ -5,7 +5,7 @@ use super::connection::parse_payload;
 use super::pending::{Pending, PendingKey};
 use super::program::Origin;
 use super::stage::{Stage, Step};
-use super::state::Session;
+use super::state::{is_dapper_event, Session};
 use super::timers::TimerPurpose;
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
@@ -266,6 +266,9 @@ impl Session {
             "stopped" => self.set_stopped(true),
             "continued" => self.set_stopped(false),
             _ => {}
+        }
+        if is_dapper_event(&event.event) && !self.wants_dapper_events() {
+            return;
         }
         self.send(ctx, event.raw.forwarded(Vec::new()));
     }

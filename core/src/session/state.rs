@@ -44,6 +44,14 @@ const NEEDS_TRACER: &[&str] = &[
     "dapper/hotReload",
 ];
 
+/// The `initialize` argument with which a client asks for the `dapper/*` events.
+const DAPPER_EVENTS_ARGUMENT: &str = "supportsDapperEvents";
+
+/// Whether an event is one of Dapper's own, sent only to clients that ask for them.
+pub(super) fn is_dapper_event(name: &str) -> bool {
+    name.starts_with("dapper/")
+}
+
 pub struct Session {
     pub(super) key: SessionKey,
     pub(super) client: ClientLink,
@@ -53,6 +61,9 @@ pub struct Session {
     /// Whether the client runs this adapter over stdio, so that its child sessions
     /// must be told to connect to the client listener.
     pub stdio_client: bool,
+    /// Whether the client is VS Code's inline host, which asks for Dapper's own
+    /// `dapper/*` events as other clients do with `supportsDapperEvents`.
+    pub inline_client: bool,
     /// A `disconnect` or `terminate` waiting for the child sessions to end first.
     pub(super) deferred_stop: Option<Request>,
     /// The client's `initialize` arguments, once it sent them.
@@ -80,6 +91,7 @@ impl Session {
             key,
             child_client_only: false,
             stdio_client: false,
+            inline_client: false,
             deferred_stop: None,
             client: ClientLink::new(client, framing),
             initialize_arguments: None,
@@ -357,6 +369,14 @@ impl Session {
         self.program
             .as_ref()
             .is_some_and(|launch| launch.config.no_debug)
+    }
+
+    /// Whether the client wants Dapper's own `dapper/*` events (child processes, hot
+    /// reload results): VS Code's inline host does, and any client that says
+    /// `supportsDapperEvents: true` in its `initialize` arguments. Other clients do not
+    /// know them, and some warn about every one (nvim-dap logs "No event handler").
+    pub(super) fn wants_dapper_events(&self) -> bool {
+        self.inline_client || self.client_supports(DAPPER_EVENTS_ARGUMENT)
     }
 
     /// A boolean the client declared in its `initialize` arguments.

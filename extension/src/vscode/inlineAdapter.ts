@@ -15,6 +15,8 @@ export class InlineDebugAdapter implements vscode.DebugAdapter {
   constructor(host: ClientHost) {
     this.client = host.openClient({
       framing: "messages",
+      // Tells the engine this is VS Code's own host, which takes Dapper's dapper/* events.
+      transport: "inline",
       deliver: (message: DapMessage) => {
         if (!this.disposed) this.sent.fire(message as DebugProtocolMessage);
       },
