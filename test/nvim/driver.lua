@@ -102,8 +102,24 @@ local stopped = {}
 -- nvim-dap has fetched its stack and moved to another frame object.
 local shown_frame = {}
 
+--- The session as the report shows it: its name, type and parent session.
+local function note_session(session)
+  local entry = report.sessions[tostring(session.id)] or {}
+  entry.name = session.config.name
+  entry.type = session.config.type
+  -- nvim-dap forgets a child's parent when the child closes; the report keeps it.
+  if session.parent then
+    entry.parent = session.parent.id
+  elseif entry.parent == nil then
+    entry.parent = vim.NIL
+  end
+  report.sessions[tostring(session.id)] = entry
+  return entry
+end
+
 local function remember_event(name, fn)
   dap.listeners.after["event_" .. name]["dapper-test"] = function(session, body)
+    note_session(session)
     table.insert(report.events, { event = name, session = session.id })
     if fn then
       fn(session, body or {})
@@ -121,24 +137,13 @@ remember_event("stopped", function(session, body)
 end)
 remember_event("exited", function(session, body)
   report.exitCode = body.exitCode
-  report.sessions[tostring(session.id)] = report.sessions[tostring(session.id)] or {}
-  report.sessions[tostring(session.id)].exitCode = body.exitCode
+  note_session(session).exitCode = body.exitCode
 end)
 remember_event("terminated")
 remember_event("output", function(_, body)
   local category = body.category or "console"
   report.output[category] = (report.output[category] or "") .. (body.output or "")
 end)
-dap.listeners.on_session["dapper-test"] = function(_, new)
-  if new then
-    local entry = report.sessions[tostring(new.id)] or {}
-    entry.name = new.config.name
-    entry.type = new.config.type
-    entry.parent = new.parent and new.parent.id or vim.NIL
-    report.sessions[tostring(new.id)] = entry
-  end
-end
-
 local function run()
   dap.adapters[scenario.adapterName] = scenario.adapter
 

@@ -229,40 +229,54 @@ describe("nvim-dap: a breakpoint in a module the program imports later", () => {
   );
 });
 
+/** A child, and a child's child: each a session under its parent, with nvim-dap's own adapter per session in the executable form. */
+const families = [
+  { what: "a child process", program: "popen_parent.py", depth: 1, exitCodes: [0, 3], stdout: "worker 21 -> 42\nparent saw 3\n" },
+  { what: "a grandchild", program: "grand_parent.py", depth: 2, exitCodes: [0, 0, 3], stdout: "worker 21 -> 42\nparent saw 3\ngrandparent saw 0\n" },
+];
+
 for (const form of forms) {
-  describe(`nvim-dap, adapter form "${form}", registered as "python": a child process`, () => {
-    let report: Report;
-    before(async () => {
-      report = await run({
-        form,
-        // Not "dapper": nvim-dap finds a child's adapter by its configuration's type, so
-        // children must carry the type the root was started with (issue 19, item 1).
-        adapterName: "python",
-        configuration: { program: path.join(fixtures, "children", "popen_parent.py") },
-        breakpoints: [{ file: "children/worker.py", marker: "worker" }],
-        stops: 1,
+  for (const family of families) {
+    describe(`nvim-dap, adapter form "${form}", registered as "python": ${family.what}`, () => {
+      let report: Report;
+      before(async () => {
+        report = await run({
+          form,
+          // Not "dapper": nvim-dap finds a child's adapter by its configuration's type, so
+          // children must carry the type the root was started with (issue 19, item 1).
+          adapterName: "python",
+          configuration: { program: path.join(fixtures, "children", family.program) },
+          breakpoints: [{ file: "children/worker.py", marker: "worker" }],
+          stops: 1,
+        });
+      });
+
+      test("is a session of its own under its parent, and stops at its breakpoint", () => {
+        const [stop] = report.stops;
+        assert.equal(stop.frames[0].name, "double");
+        assert.equal(stop.variables.value, "21");
+        const sessions = JSON.stringify(report.sessions);
+        // From the stopped session up to the root, each session's parent is the next.
+        const line: (typeof report.sessions)[string][] = [];
+        for (let id: number | null = stop.session; id !== null; id = report.sessions[String(id)]?.parent ?? null) {
+          const session = report.sessions[String(id)];
+          assert.ok(session, sessions);
+          line.unshift(session);
+        }
+        assert.equal(line.length, family.depth + 1, sessions);
+        assert.deepEqual(
+          line.map((session) => [session.type, session.exitCode]),
+          family.exitCodes.map((code) => ["python", code]),
+          sessions,
+        );
+        assert.equal(report.output.stdout, family.stdout);
+        assert.deepEqual(warnings(report), []);
+        assert.equal(report.adapterProcessesLeft, 0);
+      });
+
+      test("leaves nvim-dap nothing to warn about in its log: it gets no dapper/* events, which it did not ask for", () => {
+        assert.deepEqual(report.log.split("\n").filter((line) => line.includes("No event handler")), []);
       });
     });
-
-    test("is a session of its own under its parent, and stops at its breakpoint", () => {
-      const [stop] = report.stops;
-      assert.equal(stop.frames[0].name, "double");
-      assert.equal(stop.variables.value, "21");
-      const sessions = JSON.stringify(report.sessions);
-      const [rootId, rootSession] = Object.entries(report.sessions).find(([, session]) => session.parent === null) ?? [];
-      const child = report.sessions[String(stop.session)];
-      assert.ok(rootSession && child, sessions);
-      assert.equal(child.parent, Number(rootId), sessions);
-      assert.equal(child.type, "python", sessions);
-      assert.equal(child.exitCode, 3, sessions);
-      assert.equal(rootSession.exitCode, 0, sessions);
-      assert.equal(report.output.stdout, "worker 21 -> 42\nparent saw 3\n");
-      assert.deepEqual(warnings(report), []);
-      assert.equal(report.adapterProcessesLeft, 0);
-    });
-
-    test("leaves nvim-dap nothing to warn about in its log: it gets no dapper/* events, which it did not ask for", () => {
-      assert.deepEqual(report.log.split("\n").filter((line) => line.includes("No event handler")), []);
-    });
-  });
+  }
 }
