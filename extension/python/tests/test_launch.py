@@ -55,7 +55,7 @@ def test_hello_facts_match_what_platform_says():
     # The launcher does not import platform (it costs every debuggee ~5 ms).
     import platform
 
-    from dapper.children.link import python_implementation, python_version
+    from dapper.session.link import python_implementation, python_version
 
     assert python_version() == platform.python_version()
     assert python_implementation() == platform.python_implementation()
@@ -349,7 +349,12 @@ def test_the_package_caches_its_own_bytecode_but_the_program_keeps_its_setting(
     })
     run_to_exit(debuggee)
     assert debuggee.stdout() == "True 1\n"
-    cached = {name.split(".")[0] for name in os.listdir(package_copy / "dapper" / "__pycache__")}
+    root = package_copy / "dapper"
+    cached = {
+        ".".join([*cache.parent.relative_to(root).parts, name.split(".")[0]])
+        for cache in root.rglob("__pycache__") for name in os.listdir(cache)
+    }
     # (dapper/__init__.py itself is compiled before it can change the setting.)
-    assert {"launcher", "debugger", "ipc", "requests", "breakpoints"} <= cached
+    assert {"launcher.launch", "session.debugger", "ipc.connection", "requests.dispatch",
+            "breakpoints.store"} <= cached
     assert not (tmp_path / "__pycache__").exists(), "the program's own modules are not cached"

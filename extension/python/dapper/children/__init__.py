@@ -4,12 +4,14 @@ connected to the tree's child listener, and is announced to the engine (docs/ipc
 
 - ``commands``, ``shell``, ``planning``: which commands start Python and how they are
   rewritten (pure).
-- ``link``: what the launcher knows about its session (light: imported by every debuggee).
 - ``state``: the active hooks' state and the announcements.
 - ``popen_hook``, ``os_hooks``, ``multiprocessing_hooks``, ``fork``: the hooks.
 - ``watcher``: noticing that a child ended.
 - ``fork_safety``: fork children never use their parent's connection; ``os._exit``
   still sends ``dapper/exiting`` (installed in every debuggee).
+
+What a session knows about itself for them (its id, token, the child listener) is
+session/link.py's; a fork child becomes a session through session/lifecycle.py.
 
 The hooks are installed only when the engine sent a ``childListener`` and the session
 has ``subprocessAutoAttach`` on; without it nothing is patched.
@@ -20,9 +22,9 @@ from __future__ import annotations
 import atexit
 import sys
 
-from .link import PARENT_SESSION_VARIABLE, SessionLink, format_address
+from ..session.link import SessionLink, format_address
 
-__all__ = ["PARENT_SESSION_VARIABLE", "SessionLink", "activate", "deactivate"]
+__all__ = ["activate", "deactivate"]
 
 
 def activate(link: SessionLink, debugger) -> bool:

@@ -16,7 +16,7 @@ import itertools
 import os
 import threading
 
-from .link import PARENT_SESSION_VARIABLE, SessionLink
+from ..session.link import PARENT_SESSION_VARIABLE, SessionLink
 from .planning import Plan
 from .watcher import ExitWatcher
 

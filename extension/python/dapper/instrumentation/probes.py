@@ -21,7 +21,7 @@ import types
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..internal_error import report_internal_error
+from ..common.errors import report_internal_error
 
 PROBE_NAME = "__dapper_probe__"
 
