@@ -19,10 +19,9 @@ has ``subprocessAutoAttach`` on; without it nothing is patched.
 
 from __future__ import annotations
 
-import atexit
 import sys
 
-from ..session.link import SessionLink, format_address
+from ..session.link import SessionLink
 
 __all__ = ["activate", "deactivate"]
 
@@ -33,38 +32,19 @@ def activate(link: SessionLink, debugger) -> bool:
     from . import fork_safety
 
     fork_safety.install(debugger)
-    launch = debugger.launch_configuration
-    if (link.child_listener is None or not launch.get("subprocessAutoAttach", True)
-            or debugger.no_debug or debugger.detached):
-        deactivate()
-        return False
-    try:
-        ipc, port = format_address(link.child_listener)
-    except ValueError as error:
-        print(f"dapper: child processes will not be debugged: {error}", file=sys.stderr)
+    address = link.children_address(debugger)
+    if address is None:
         deactivate()
         return False
     from . import fork, multiprocessing_hooks, os_hooks, popen_hook
-    from .state import ACTIVE, ChildHooks
+    from .state import attach
 
-    hooks = ChildHooks(link, debugger, ipc, port)
-    ACTIVE.hooks = hooks
-    # Registered after the launcher's exit handler, so it runs before it: the children
-    # that ended are reported before the session says it is exiting.
-    atexit.register(_report_ended_children, hooks)
-
+    attach(link, debugger, *address)
     popen_hook.install()
     os_hooks.install()
     fork.install()
     multiprocessing_hooks.install()
     return True
-
-
-def _report_ended_children(hooks) -> None:
-    from .state import ACTIVE
-
-    if ACTIVE.hooks is hooks:
-        hooks.watcher.flush()
 
 
 def deactivate() -> None:

@@ -20,9 +20,9 @@ import os
 import sys
 
 from ..session import lifecycle
-from . import activate, fork_safety
+from . import fork_safety
 from .planning import Plan
-from .state import ACTIVE, ChildHooks
+from .state import ACTIVE, ChildHooks, attach
 
 _original_fork = os.fork if hasattr(os, "fork") else None
 _installed = False
@@ -89,7 +89,10 @@ def _become_session(parent_hooks: ChildHooks, session_id: str) -> None:
     # Frames already running (the one that called fork and its callers) get the
     # breakpoints this session set.
     debugger.tracer.breakpoints_changed()
-    activate(link, debugger)
+    # Its own children are attached as its parent's were (the hooks came with the copy).
+    address = link.children_address(debugger)
+    if address is not None:
+        attach(link, debugger, *address)
 
 
 def install() -> None:

@@ -84,10 +84,6 @@ def install_probe_function() -> None:
         setattr(builtins, PROBE_NAME, _probe)
 
 
-def probe_function_installed() -> bool:
-    return getattr(builtins, PROBE_NAME, None) is _probe
-
-
 def set_probe_handler(handler: ProbeHandler | None) -> None:
     """Route probe hits to ``handler`` (None: probes return at once). Installs the
     probe function too, so that copies made afterwards can always resolve it."""

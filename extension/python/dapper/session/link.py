@@ -97,6 +97,19 @@ class SessionLink:
         link.child_listener = self.child_listener
         return link
 
+    def children_address(self, debugger) -> tuple[str, int | None] | None:
+        """The child listener as a launcher ``--ipc`` address (and its port) when this
+        session's children are to be attached, else None."""
+        launch = debugger.launch_configuration
+        if (self.child_listener is None or not launch.get("subprocessAutoAttach", True)
+                or debugger.no_debug or debugger.detached):
+            return None
+        try:
+            return format_address(self.child_listener)
+        except ValueError as error:
+            print(f"dapper: child processes will not be debugged: {error}", file=sys.stderr)
+            return None
+
     def observe(self, message: dict) -> None:
         """Called for each message from the engine: keeps configure's childListener."""
         if message.get("type") == "request" and message.get("command") == "dapper/configure":
