@@ -157,6 +157,8 @@ def test_attach_detach_refuse_and_attach_again(tmp_path):
         hello = first.attach(program)
         assert "token" not in hello["body"]
         assert hello["body"]["pid"] == process.pid and hello["body"]["name"] == program
+        assert hello["body"]["protocol"] == 1
+        assert hello["body"]["sessionId"] == f"listen-{process.pid}"
         stopped = first.until(lambda m: m.get("event") == "stopped")
         assert stopped["body"]["reason"] == "breakpoint"
 
