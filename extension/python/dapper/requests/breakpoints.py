@@ -14,9 +14,8 @@ if TYPE_CHECKING:
 
 
 def set_breakpoints(debugger: Debugger, arguments: dict):
-    source = arguments.get("source")
-    if not isinstance(source, dict) or not isinstance(source.get("path"), str):
-        raise RequestError("setBreakpoints needs source.path")
+    source_path(arguments, "setBreakpoints")
+    source = arguments["source"]
     requested = arguments.get("breakpoints")
     if requested is None:
         # The deprecated form: a bare list of lines.
