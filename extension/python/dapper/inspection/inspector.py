@@ -6,7 +6,7 @@ of a frame that has moved on.
 
 Methods that render values (``scopes``, ``variables``) run user code and are meant to
 run on the stopped thread that owns the frame (see stopped_work and
-inspection_requests); ``stack_trace`` runs none and is answered on the IPC thread.
+requests/inspection.py); ``stack_trace`` runs none and is answered on the IPC thread.
 """
 
 from __future__ import annotations

@@ -99,7 +99,7 @@ class Debugger:
         program_path = launch.get("program")
         if isinstance(program_path, str) and program_path:
             # The launch's own program runs at configurationDone: its breakpoints are
-            # verified at once (loaded_files.py). An attach configuration has none; the
+            # verified at once (breakpoints/loaded_files.py). An attach configuration has none; the
             # host that starts a program itself may call store.loaded.set_program.
             self.store.loaded.set_program(program_path)
 

@@ -57,7 +57,7 @@ class ThreadRegistry:
 
 class StoppedThread:
     """A thread blocked in the debugger until ``resume`` is set (it runs work handed to
-    it meanwhile, see stopped_work.py). A step it should take once released is
+    it meanwhile, see inspection/stopped_work.py). A step it should take once released is
     registered with the tracer before ``resume`` is set.
 
     ``exception`` is set for stops caused by exception breakpoints. ``running`` marks a
