@@ -19,6 +19,7 @@ import sys
 import textwrap
 import types
 
+from ..common.errors import RequestError
 from .rendering import Format
 
 _LOCALS_WRITE_THROUGH = sys.version_info >= (3, 13)
@@ -33,7 +34,7 @@ if not _LOCALS_WRITE_THROUGH:
 _VALUE_NAME = "__dapper_new_value__"
 
 
-class EvaluationError(ValueError):
+class EvaluationError(RequestError):
     """The expression could not be evaluated; the message is shown to the user."""
 
 

@@ -22,7 +22,7 @@ import zipimport
 from collections.abc import Callable
 from importlib.machinery import SourceFileLoader
 
-from .paths import canonical_path, is_debugger_path
+from ..common.paths import canonical_path, is_debugger_path
 
 PROGRAM, MODULE, CODE = "program", "module", "code"
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import runpy
 
-_PACKAGE_DIR = os.path.normcase(os.path.realpath(os.path.dirname(os.path.abspath(__file__))))
+# The ``dapper`` directory (this file is dapper/common/paths.py).
+_PACKAGE_DIR = os.path.normcase(os.path.realpath(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 _RUNPY_FILE = os.path.normcase(os.path.realpath(runpy.__file__))
 
 
@@ -35,6 +37,9 @@ class PathCache:
 
     def __init__(self) -> None:
         self._canonical: dict[str, str] = {}
+        # The cached canonical path of a filename, or None: a plain dict ``get``, for
+        # the tracer's hot path.
+        self.lookup = self._canonical.get
 
     def canonical(self, filename: str) -> str:
         canonical = self._canonical.get(filename)

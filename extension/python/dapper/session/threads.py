@@ -14,7 +14,7 @@ import types
 import weakref
 from collections.abc import Callable
 
-from .stopped_work import ResumeSignal
+from ..inspection.stopped_work import ResumeSignal
 
 # Threads the debugger starts for itself are named with this prefix; they are neither
 # announced nor listed.
@@ -44,12 +44,12 @@ class ThreadRegistry:
             reference = self._threads.get(thread_id)
         return reference() if reference is not None else None
 
-    def user_threads(self, ignored_idents: set[int]) -> list[tuple[int, threading.Thread]]:
+    def user_threads(self, is_ignored: Callable[[int], bool]) -> list[tuple[int, threading.Thread]]:
         """(id, thread) for live threads that are not the debugger's, by id."""
         found = [
             (self.id_for(thread), thread)
             for thread in threading.enumerate()
-            if thread.ident not in ignored_idents
+            if not (thread.ident is not None and is_ignored(thread.ident))
             and not thread.name.startswith(DEBUGGER_THREAD_PREFIX)
         ]
         return sorted(found, key=lambda pair: pair[0])
@@ -57,7 +57,7 @@ class ThreadRegistry:
 
 class StoppedThread:
     """A thread blocked in the debugger until ``resume`` is set (it runs work handed to
-    it meanwhile, see stopped_work.py). A step it should take once released is
+    it meanwhile, see inspection/stopped_work.py). A step it should take once released is
     registered with the tracer before ``resume`` is set.
 
     ``exception`` is set for stops caused by exception breakpoints. ``running`` marks a

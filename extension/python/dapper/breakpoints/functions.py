@@ -21,13 +21,8 @@ import threading
 import types
 from dataclasses import dataclass
 
-from .breakpoint_expressions import (
-    ExpressionError,
-    HitCondition,
-    compile_condition,
-    parse_hit_condition,
-)
-from .paths import canonical_path, is_debugger_path
+from ..common.paths import canonical_path, is_debugger_path
+from .expressions import ExpressionError, HitCondition, compile_condition, parse_hit_condition
 
 
 @dataclass(eq=False)

@@ -14,7 +14,7 @@ import linecache
 import types
 from dataclasses import dataclass
 
-from .function_breakpoints import qualified_name
+from ..breakpoints.functions import qualified_name
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .paths import canonical_path
+from ..common.paths import canonical_path
 
 
 class LoadedFiles:

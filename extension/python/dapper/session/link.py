@@ -1,8 +1,9 @@
-"""What a launched session knows about itself for child-process support: its id, its
-parent's, the token, and the tree's child listener (from dapper/configure).
+"""Who a session is: its hello, and what a launched session knows about itself for
+child-process support (its id, its parent's, the token, and the tree's child listener
+from dapper/configure).
 
-Kept free of heavy imports: the launcher imports it in every debuggee (``platform``
-alone would cost it ~5 ms, most of it ``re``).
+Kept free of heavy imports: every debuggee imports it (``platform`` alone would cost
+~5 ms, most of it ``re``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,30 @@ def python_implementation() -> str:
     return _IMPLEMENTATION_NAMES.get(name, name)
 
 
+def hello(session_id: str, *, token: str | None = None, parent_session_id: str | None = None,
+          name: str | None = None) -> tuple[str, dict]:
+    """The first message of every connection (docs/ipc.md, "Hello"): ``dapper/hello``, or
+    ``dapper/sessionHello`` for a child session (one with a parent). A launched session
+    proves itself with the ``token``; a listening program (``python -m dapper
+    --listen``) has none and gives its ``name`` instead."""
+    body: dict = {
+        "sessionId": session_id,
+        "pid": os.getpid(),
+        "pythonVersion": python_version(),
+        "pythonImplementation": python_implementation(),
+        "executable": sys.executable,
+        "protocol": PROTOCOL_VERSION,
+    }
+    if token is not None:
+        body["token"] = token
+    if name is not None:
+        body["name"] = name
+    if parent_session_id is not None:
+        body["parentSessionId"] = parent_session_id
+        return "dapper/sessionHello", body
+    return "dapper/hello", body
+
+
 class SessionLink:
     """What the launcher knows about its own session, for the child-process support."""
 
@@ -62,19 +87,28 @@ class SessionLink:
 
     def hello(self) -> tuple[str, dict]:
         """The first frame: ``dapper/hello`` for a root, ``dapper/sessionHello`` for a child."""
-        body = {
-            "token": self.token,
-            "sessionId": self.session_id,
-            "pid": os.getpid(),
-            "pythonVersion": python_version(),
-            "pythonImplementation": python_implementation(),
-            "executable": sys.executable,
-            "protocol": PROTOCOL_VERSION,
-        }
-        if self.is_child:
-            body["parentSessionId"] = self.parent_session_id
-            return "dapper/sessionHello", body
-        return "dapper/hello", body
+        return hello(self.session_id, token=self.token, parent_session_id=self.parent_session_id)
+
+    def for_fork_child(self, session_id: str) -> SessionLink:
+        """The link of a fork child of this session, which becomes session ``session_id``
+        of its own: same token, tree and child listener, this session as its parent."""
+        link = SessionLink(session_id, self.session_id, self.token, self.variables,
+                           self.exit_state)
+        link.child_listener = self.child_listener
+        return link
+
+    def children_address(self, debugger) -> tuple[str, int | None] | None:
+        """The child listener as a launcher ``--ipc`` address (and its port) when this
+        session's children are to be attached, else None."""
+        launch = debugger.launch_configuration
+        if (self.child_listener is None or not launch.get("subprocessAutoAttach", True)
+                or debugger.no_debug or debugger.detached):
+            return None
+        try:
+            return format_address(self.child_listener)
+        except ValueError as error:
+            print(f"dapper: child processes will not be debugged: {error}", file=sys.stderr)
+            return None
 
     def observe(self, message: dict) -> None:
         """Called for each message from the engine: keeps configure's childListener."""

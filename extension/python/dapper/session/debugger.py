@@ -18,25 +18,26 @@ import threading
 import time
 import types
 
-from . import target
-from .breakpoints import Breakpoint, BreakpointStore
-from .exception_filters import (
+from ..breakpoints.exception_filters import (
     DEFAULT_FILTERS,
     RAISED,
     UNCAUGHT,
     USER_UNHANDLED,
     ExceptionFilters,
 )
-from .exception_stops import ExceptionStop, innermost_frame
-from .inspection import Inspector
-from .instrumentation import breakpoint_probes
-from .instrumentation.probes import StopAtLineEvent
-from .ipc import Connection
-from .library_code import is_library_canonical
-from .paths import is_debugger_path, is_runpy_path
+from ..breakpoints.exception_stops import ExceptionStop, innermost_frame
+from ..breakpoints.store import Breakpoint, BreakpointStore
+from ..common.errors import RequestError
+from ..common.library_code import is_library_canonical
+from ..common.paths import PathCache, is_debugger_path, is_runpy_path
+from ..inspection.inspector import Inspector
+from ..instrumentation import breakpoint_probes
+from ..instrumentation.probes import StopAtLineEvent
+from ..ipc.connection import Connection
+from ..tracing import StepState, choose_backend_name, create_tracer
+from ..tracing.base import STEP_ENTRY, STEP_PARK, STEP_PAUSE
+from . import program
 from .threads import DEBUGGER_THREAD_PREFIX, StoppedThread, ThreadRegistry, install_thread_events
-from .tracing import StepState, choose_backend_name, create_tracer
-from .tracing.base import STEP_ENTRY, STEP_PARK, STEP_PAUSE
 
 _STOP_REASONS = {STEP_ENTRY: "entry", STEP_PAUSE: "pause"}
 # How long a thread that loads a file waits for the setBreakpoints response that
@@ -53,11 +54,14 @@ class Debugger:
         self.connection = connection
         self.store = BreakpointStore()
         self.threads = ThreadRegistry()
-        self.tracer = create_tracer(choose_backend_name(tracer_name), self.store, self)
+        # One path cache for the tracer and the inspector.
+        self.paths = PathCache()
+        self.tracer = create_tracer(choose_backend_name(tracer_name), self.store, self,
+                                    self.paths)
         # Line breakpoints as probes in instrumented copies, from
         # ``activate_instrumentation`` on (docs/instrumentation.md).
         self.probes = breakpoint_probes.BreakpointProbes(self.store)
-        self.inspector = Inspector(self.tracer._paths)
+        self.inspector = Inspector(self.paths)
         self.client_arguments: dict = {}
         self.launch_configuration: dict = {}
         # Set by configurationDone, or by the connection dropping (then `detached`).
@@ -92,25 +96,20 @@ class Debugger:
         self.inspector.column_offset = 0 if client.get("columnsStartAt1", True) else 1
         if launch.get("noDebug"):
             self.no_debug = True
-        program = launch.get("program")
-        if isinstance(program, str) and program:
+        program_path = launch.get("program")
+        if isinstance(program_path, str) and program_path:
             # The launch's own program runs at configurationDone: its breakpoints are
-            # verified at once (loaded_files.py). An attach configuration has none; the
+            # verified at once (breakpoints/loaded_files.py). An attach configuration has none; the
             # host that starts a program itself may call store.loaded.set_program.
-            self.store.loaded.set_program(program)
+            self.store.loaded.set_program(program_path)
 
         self.tracer.set_just_my_code(bool(launch.get("justMyCode", True)))
 
     def use_tracer(self, name: str) -> None:
         """Swap the (not yet installed) tracer for another backend."""
-        old = self.tracer
-        self.tracer = create_tracer(name, self.store, self)
-        self.tracer._debugger_threads = old._debugger_threads
-        self.tracer.set_just_my_code(old.just_my_code)
-        self.tracer.set_watch_exceptions(old.watch_exceptions)
-        self.tracer.copies = old.copies
-        self.tracer.lines_need_tracing = old.lines_need_tracing
-        self.inspector._paths = self.tracer._paths
+        tracer = create_tracer(name, self.store, self, self.paths)
+        tracer.adopt_settings(self.tracer)
+        self.tracer = tracer
 
     def activate_instrumentation(self) -> bool:
         """Run line breakpoints as probes in instrumented copies from now on (called
@@ -121,7 +120,7 @@ class Debugger:
         if not breakpoint_probes.enabled(variables):
             return False
         self.tracer.copies = self.probes.activate(self.probe_hit, self._file_instrumented)
-        target.compile_program_hook = self.probes.compile_program
+        program.compile_program_hook = self.probes.compile_program
         # The new copies' lines are the probes', and what they could not take is the
         # tracer's again.
         self.tracer.lines_need_tracing = self.probes.lines_need_tracing
@@ -152,7 +151,7 @@ class Debugger:
             original_hook(arguments)
 
         threading.excepthook = thread_excepthook
-        target.uncaught_exception_hook = lambda error: self.uncaught_exception(
+        program.uncaught_exception_hook = lambda error: self.uncaught_exception(
             error, error.__traceback__)
 
     def _thread_started(self, thread: threading.Thread) -> None:
@@ -175,6 +174,10 @@ class Debugger:
 
     def ignore_current_thread(self) -> None:
         self.tracer.ignore_thread(threading.get_ident())
+
+    def user_threads(self) -> list[tuple[int, threading.Thread]]:
+        """(DAP id, thread) for the live threads that are not the debugger's, by id."""
+        return self.threads.user_threads(self.tracer.is_ignored_thread)
 
     # Sending.
 
@@ -357,10 +360,10 @@ class Debugger:
                 or not self._exception_may_stop(ident)
                 or self._reported_exceptions.get((ident, USER_UNHANDLED)) is exception):
             return
-        canonical = self.tracer._canonical(frame.f_code.co_filename)
+        canonical = self.tracer.canonical(frame.f_code.co_filename)
         if is_library_canonical(canonical) or not self.tracer.is_user_frame(frame):
             return
-        if not is_library_canonical(self.tracer._canonical(caller.f_code.co_filename)):
+        if not is_library_canonical(self.tracer.canonical(caller.f_code.co_filename)):
             return
         self._reported_exceptions[(ident, USER_UNHANDLED)] = exception
         self._stop(frame, "exception",
@@ -375,7 +378,7 @@ class Debugger:
                 or not self._exception_may_stop(ident)
                 or not self.tracer.installed):
             return
-        paths = self.tracer._canonical
+        paths = self.tracer.canonical
 
         def shown(frame) -> bool:
             canonical = paths(frame.f_code.co_filename)
@@ -423,13 +426,13 @@ class Debugger:
     def _park_other_threads(self, stopping_ident: int) -> None:
         """Ask every other user thread to stop at its next line of user code. Called with
         the lock held, by the thread that stops first."""
-        ignored = self.tracer._debugger_threads
+        tracer = self.tracer
         for thread in threading.enumerate():
             ident = thread.ident
-            if (ident is None or ident == stopping_ident or ident in ignored
+            if (ident is None or ident == stopping_ident or tracer.is_ignored_thread(ident)
                     or thread.name.startswith(DEBUGGER_THREAD_PREFIX)):
                 continue
-            previous = self.tracer._steps.get(ident)
+            previous = tracer.step_of(ident)
             # A pending pause is fulfilled by this stop; other steps go on after it.
             self._parked_steps[ident] = (
                 None if previous is None or previous.kind in (STEP_PAUSE, STEP_PARK)
@@ -442,7 +445,7 @@ class Debugger:
         self._all_stopped = False
         parked, self._parked_steps = self._parked_steps, {}
         for ident, previous in parked.items():
-            current = self.tracer._steps.get(ident)
+            current = self.tracer.step_of(ident)
             if current is None or current.kind == STEP_PARK:
                 self.tracer.set_step(ident, previous)
 
@@ -459,11 +462,11 @@ class Debugger:
             ident = thread.ident if thread is not None else None
             frame = sys._current_frames().get(ident) if ident is not None else None
             frame = self._outside_debugger(frame)
-            if frame is not None and ident not in self.tracer._debugger_threads:
+            if frame is not None and not self.tracer.is_ignored_thread(ident):
                 running = StoppedThread(thread_id, ident, frame, "pause", running=True)
                 running.resume.set()  # It cannot run work: it is not waiting.
                 return running
-        raise ValueError(f"Thread {thread_id!r} is not stopped")
+        raise RequestError(f"Thread {thread_id!r} is not stopped")
 
     def announce_stop(self, stopped: StoppedThread, reason: str) -> None:
         """Tell the client again that a thread that stays stopped is stopped (after a
@@ -481,7 +484,7 @@ class Debugger:
         park) is shown at the user's frame that called into it."""
         caller = frame
         while caller is not None and is_debugger_path(
-                self.tracer._canonical(caller.f_code.co_filename)):
+                self.tracer.canonical(caller.f_code.co_filename)):
             caller = caller.f_back
         return caller if caller is not None else frame
 
@@ -515,13 +518,13 @@ class Debugger:
 
     def thread_to_pause(self, thread_id) -> int | None:
         """The ident of the running thread ``thread_id``; None if it is already stopped.
-        Raises ValueError when there is no such thread."""
+        Raises RequestError when there is no such thread."""
         with self._lock:
             if thread_id in self._stopped or self._all_stopped:
                 return None
         thread = self.threads.thread(thread_id)
         if thread is None or not thread.is_alive() or thread.ident is None:
-            raise ValueError(f"Thread {thread_id!r} does not exist")
+            raise RequestError(f"Thread {thread_id!r} does not exist")
         return thread.ident
 
     def pause(self, thread_ident: int) -> None:
@@ -539,7 +542,7 @@ class Debugger:
         self.tracer.ignore_thread(threading.get_ident())
         time.sleep(PAUSE_GRACE_SECONDS)
         with self._lock:
-            step = self.tracer._steps.get(thread_ident)
+            step = self.tracer.step_of(thread_ident)
             if self._detached or self._all_stopped or step is None or step.kind != STEP_PAUSE:
                 return  # It stopped (or something else did) meanwhile.
             thread = next((t for t in threading.enumerate() if t.ident == thread_ident), None)
@@ -583,3 +586,17 @@ class Debugger:
             print(f"dapper: could not clear breakpoints: {error}", file=sys.stderr)
         self.resume_all()
         self.configuration_done.set()
+
+    def attach(self) -> None:
+        """A debugger attached to a listening program (python -m dapper --listen) and
+        finished configuring: stops are allowed again until the next ``detach``."""
+        with self._lock:
+            self._detached = False
+
+    def abandon_after_fork(self) -> None:
+        """In a fork child: this is the parent's debugger, copied. It never stops again
+        nor writes on the parent's connection (only this process's descriptor closes).
+        Without the debugger's lock: another thread of the parent may have held it at
+        the fork, and that thread does not exist here to release it."""
+        self._detached = True
+        self.connection.abandon_after_fork()

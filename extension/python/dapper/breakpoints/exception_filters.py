@@ -19,6 +19,8 @@ import traceback
 import types
 from dataclasses import dataclass
 
+from ..common.errors import RequestError
+
 RAISED = "raised"
 UNCAUGHT = "uncaught"
 USER_UNHANDLED = "userUnhandled"
@@ -28,7 +30,7 @@ FILTER_IDS = (RAISED, UNCAUGHT, USER_UNHANDLED)
 BREAK_MODES = {RAISED: "always", UNCAUGHT: "unhandled", USER_UNHANDLED: "userUnhandled"}
 
 
-class FilterError(ValueError):
+class FilterError(RequestError):
     """A setExceptionBreakpoints request that cannot be applied."""
 
 

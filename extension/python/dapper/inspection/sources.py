@@ -15,10 +15,11 @@ import threading
 import types
 import weakref
 
-from .paths import canonical_path, is_debugger_path, is_synthetic_filename
+from ..common.errors import RequestError
+from ..common.paths import canonical_path, is_debugger_path, is_synthetic_filename
 
 
-class SourceError(ValueError):
+class SourceError(RequestError):
     """A source request names something that has no text."""
 
 

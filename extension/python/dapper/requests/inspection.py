@@ -1,5 +1,6 @@
-"""Request handlers for inspecting a stopped program: variables, evaluate, setVariable,
-setExpression, completions, source, modules and loadedSources.
+"""Request handlers for inspecting a program: threads, stackTrace, scopes,
+exceptionInfo, variables, evaluate, setVariable, setExpression, completions, source,
+modules and loadedSources.
 
 Handlers that run user code hand it to the stopped thread that owns the frame
 (stopped_work), with a deadline, so the IPC thread is never stuck in a ``__repr__`` or
@@ -11,9 +12,10 @@ from __future__ import annotations
 import collections.abc
 import types
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from .completions import complete, split_reference
-from .evaluation import (
+from ..inspection.completions import complete, split_reference
+from ..inspection.evaluation import (
     NO_RESULT,
     EvaluationError,
     FrameNamespace,
@@ -23,17 +25,20 @@ from .evaluation import (
     parse_format,
     run_code,
 )
-from .inspection import RETURN_VALUE_PREFIX, Container, InspectionError
-from .output_capture import OutputCapture
-from .rendering import MAX_VALUE_LENGTH, Group, member_expression, safe_repr
-from .sources import SourceError, loaded_sources_body, modules_body, read_source_file
-from .stopped_work import (
+from ..inspection.inspector import RETURN_VALUE_PREFIX, Container
+from ..inspection.rendering import MAX_VALUE_LENGTH, Group, member_expression, safe_repr
+from ..inspection.sources import SourceError, loaded_sources_body, modules_body, read_source_file
+from ..inspection.stopped_work import (
     InspectionWorker,
     ResumeSignal,
     WorkRefused,
     WorkTimedOut,
     run_on_stopped_thread,
 )
+from .handling import RequestError, argument
+
+if TYPE_CHECKING:
+    from ..session.debugger import Debugger
 
 # Deadlines for the work handed to a stopped thread. The debug console gets longer:
 # the user may call a slow function on purpose.
@@ -41,26 +46,9 @@ RENDER_SECONDS = 5.0
 REPL_SECONDS = 10.0
 
 
-class InspectionRequestError(ValueError):
-    """A request that cannot be served; the message goes back to the client."""
-
-
-def _argument(arguments: dict, name: str, kind, default=None, required=False):
-    value = arguments.get(name, default)
-    if value is None and not required:
-        return default
-    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise InspectionRequestError(f"'{name}' must be an integer, got {value!r}")
-    if kind is str and not isinstance(value, str):
-        raise InspectionRequestError(f"'{name}' must be a string, got {value!r}")
-    return value
-
-
-def _on_stopped_thread(debugger, thread_id: int, work: Callable[[], dict], seconds: float):
-    try:
-        stopped = debugger.stopped_thread(thread_id)
-    except ValueError as error:
-        raise InspectionRequestError(str(error)) from None
+def _on_stopped_thread(debugger: Debugger, thread_id: int, work: Callable[[], dict],
+                       seconds: float):
+    stopped = debugger.stopped_thread(thread_id)
     signal = stopped.resume
     try:
         if getattr(stopped, "running", False) or not isinstance(signal, ResumeSignal):
@@ -69,46 +57,49 @@ def _on_stopped_thread(debugger, thread_id: int, work: Callable[[], dict], secon
             return _worker(debugger).run(work, seconds)
         return run_on_stopped_thread(signal, work, seconds)
     except (WorkRefused, WorkTimedOut) as error:
-        raise InspectionRequestError(str(error)) from None
-    except EvaluationError as error:
-        raise InspectionRequestError(str(error)) from None
+        raise RequestError(str(error)) from None
 
 
-def _worker(debugger) -> InspectionWorker:
+def _worker(debugger: Debugger) -> InspectionWorker:
     inspector = debugger.inspector
     if inspector.worker is None:
         inspector.worker = InspectionWorker(debugger.ignore_current_thread)
     return inspector.worker
 
 
-def configure_inspection(debugger, launch: dict) -> None:
-    """Apply the launch configuration's inspection settings (from dapper/configure)."""
-    inspector = debugger.inspector
-    inspector.show_return_value = launch.get("showReturnValue") is True
-    inspector.just_my_code = launch.get("justMyCode", True) is not False
-    code = launch.get("code")
-    if isinstance(code, str):
-        inspector.sources.remember_text("<string>", code)
-    if launch.get("keepExecSources") is True and launch.get("noDebug") is not True:
-        # Opt-in: the audit hook it takes slows every audited call of the program.
-        inspector.sources.capture_exec_sources()
-    if inspector.output is None:
-        connection = debugger.connection
-        inspector.output = OutputCapture(
-            lambda category, text: connection.send_event(
-                "output", {"category": category, "output": text})
-        )
-    inspector.output.configure(launch)
+def threads(debugger: Debugger, arguments: dict):
+    return {"threads": [{"id": thread_id, "name": thread.name}
+                        for thread_id, thread in debugger.user_threads()]}
 
 
-def variables(debugger, arguments: dict):
+def stack_trace(debugger: Debugger, arguments: dict):
+    thread_id = argument(arguments, "threadId", int)
+    start = argument(arguments, "startFrame", int, 0)
+    levels = argument(arguments, "levels", int, 0)
+    stopped = debugger.stopped_thread(thread_id)
+    return debugger.inspector.stack_trace(thread_id, stopped.frame, max(start, 0), levels)
+
+
+def scopes(debugger: Debugger, arguments: dict):
+    return debugger.inspector.scopes(argument(arguments, "frameId", int))
+
+
+def exception_info(debugger: Debugger, arguments: dict):
+    thread_id = argument(arguments, "threadId", int)
+    stopped = debugger.stopped_thread(thread_id)
+    if stopped.exception is None:
+        raise RequestError(f"Thread {thread_id} did not stop because of an exception")
+    return stopped.exception.info()
+
+
+def variables(debugger: Debugger, arguments: dict):
     inspector = debugger.inspector
-    reference = _argument(arguments, "variablesReference", int, required=True)
+    reference = argument(arguments, "variablesReference", int)
     filter_kind = arguments.get("filter")
     if filter_kind not in (None, "indexed", "named"):
-        raise InspectionRequestError(f"unknown variables filter {filter_kind!r}")
-    start = max(_argument(arguments, "start", int, 0), 0)
-    count = max(_argument(arguments, "count", int, 0), 0)
+        raise RequestError(f"unknown variables filter {filter_kind!r}")
+    start = max(argument(arguments, "start", int, 0), 0)
+    count = max(argument(arguments, "count", int, 0), 0)
     fmt = parse_format(arguments, MAX_VALUE_LENGTH)
     container = inspector.container(reference)
     return _on_stopped_thread(
@@ -118,22 +109,22 @@ def variables(debugger, arguments: dict):
     )
 
 
-def evaluate(debugger, arguments: dict):
+def evaluate(debugger: Debugger, arguments: dict):
     inspector = debugger.inspector
-    expression = _argument(arguments, "expression", str, required=True)
+    expression = argument(arguments, "expression", str)
     context = arguments.get("context") or "repl"
     frame_id = arguments.get("frameId")
     if frame_id is None:
-        raise InspectionRequestError(
+        raise RequestError(
             "Evaluation needs a stopped frame: pause the program or stop at a breakpoint"
         )
     entry = inspector.frame(frame_id)
     if not expression.strip():
-        raise InspectionRequestError("there is nothing to evaluate")
+        raise RequestError("there is nothing to evaluate")
     if context == "hover":
         refusal = hover_refusal(expression)
         if refusal is not None:
-            raise InspectionRequestError(f"not evaluated on hover: {refusal}")
+            raise RequestError(f"not evaluated on hover: {refusal}")
     fmt = parse_format(arguments, None if context == "clipboard" else MAX_VALUE_LENGTH)
     is_repl = context == "repl"
 
@@ -155,13 +146,13 @@ def evaluate(debugger, arguments: dict):
                               REPL_SECONDS if is_repl else RENDER_SECONDS)
 
 
-def set_expression(debugger, arguments: dict):
+def set_expression(debugger: Debugger, arguments: dict):
     inspector = debugger.inspector
-    expression = _argument(arguments, "expression", str, required=True)
-    value_text = _argument(arguments, "value", str, required=True)
+    expression = argument(arguments, "expression", str)
+    value_text = argument(arguments, "value", str)
     frame_id = arguments.get("frameId")
     if frame_id is None:
-        raise InspectionRequestError("setExpression needs a stopped frame")
+        raise RequestError("setExpression needs a stopped frame")
     entry = inspector.frame(frame_id)
     fmt = parse_format(arguments, MAX_VALUE_LENGTH)
 
@@ -176,15 +167,15 @@ def set_expression(debugger, arguments: dict):
     return _on_stopped_thread(debugger, entry.thread_id, work, RENDER_SECONDS)
 
 
-def set_variable(debugger, arguments: dict):
+def set_variable(debugger: Debugger, arguments: dict):
     inspector = debugger.inspector
-    reference = _argument(arguments, "variablesReference", int, required=True)
-    name = _argument(arguments, "name", str, required=True)
-    value_text = _argument(arguments, "value", str, required=True)
+    reference = argument(arguments, "variablesReference", int)
+    name = argument(arguments, "name", str)
+    value_text = argument(arguments, "value", str)
     fmt = parse_format(arguments, MAX_VALUE_LENGTH)
     container = inspector.container(reference)
     if name.startswith(RETURN_VALUE_PREFIX):
-        raise InspectionRequestError("a return value cannot be changed")
+        raise RequestError("a return value cannot be changed")
 
     def work():
         value = run_code(container.frame, value_text, allow_statements=False)
@@ -253,11 +244,11 @@ def _set_attribute(target, name: str, value) -> None:
         raise EvaluationError(f"cannot set {name}: {type(error).__name__}: {error}") from None
 
 
-def completions(debugger, arguments: dict):
+def completions(debugger: Debugger, arguments: dict):
     inspector = debugger.inspector
-    text = _argument(arguments, "text", str, required=True)
-    column = _argument(arguments, "column", int, required=True)
-    line = _argument(arguments, "line", int, None)
+    text = argument(arguments, "text", str)
+    column = argument(arguments, "column", int)
+    line = argument(arguments, "line", int, None)
     frame_id = arguments.get("frameId")
     if frame_id is None:
         return {"targets": []}
@@ -265,7 +256,7 @@ def completions(debugger, arguments: dict):
     lines = text.split("\n")
     line_index = 0 if line is None else line - 1 + inspector.line_offset
     if not 0 <= line_index < len(lines):
-        raise InspectionRequestError(f"line {line} is outside the text")
+        raise RequestError(f"line {line} is outside the text")
     position = column - 1 + inspector.column_offset
     prefix = lines[line_index][:max(position, 0)]
     _, partial = split_reference(prefix)
@@ -280,47 +271,32 @@ def completions(debugger, arguments: dict):
     return _on_stopped_thread(debugger, entry.thread_id, work, RENDER_SECONDS)
 
 
-def source(debugger, arguments: dict):
+def source(debugger: Debugger, arguments: dict):
     registry = debugger.inspector.sources
     source_argument = arguments.get("source")
     if source_argument is not None and not isinstance(source_argument, dict):
-        raise InspectionRequestError("'source' must be an object")
+        raise RequestError("'source' must be an object")
     reference = (source_argument or {}).get("sourceReference") or arguments.get(
         "sourceReference") or 0
     if isinstance(reference, bool) or not isinstance(reference, int):
-        raise InspectionRequestError(f"'sourceReference' must be an integer, got {reference!r}")
+        raise RequestError(f"'sourceReference' must be an integer, got {reference!r}")
     try:
         if reference > 0:
             content = registry.content(reference)
         elif source_argument and isinstance(source_argument.get("path"), str):
             content = read_source_file(source_argument["path"])
         else:
-            raise InspectionRequestError("source needs a sourceReference or a source path")
+            raise RequestError("source needs a sourceReference or a source path")
     except SourceError as error:
-        raise InspectionRequestError(str(error)) from None
+        raise RequestError(str(error)) from None
     return {"content": content, "mimeType": "text/x-python"}
 
 
-def modules(debugger, arguments: dict):
-    start = max(_argument(arguments, "startModule", int, 0), 0)
-    count = max(_argument(arguments, "moduleCount", int, 0), 0)
+def modules(debugger: Debugger, arguments: dict):
+    start = max(argument(arguments, "startModule", int, 0), 0)
+    count = max(argument(arguments, "moduleCount", int, 0), 0)
     return modules_body(start, count)
 
 
-def loaded_sources(debugger, arguments: dict):
+def loaded_sources(debugger: Debugger, arguments: dict):
     return loaded_sources_body(debugger.inspector.sources)
-
-
-# Registered in requests.HANDLERS.
-INSPECTION_HANDLERS = {
-    "variables": variables,
-    "evaluate": evaluate,
-    "setExpression": set_expression,
-    "setVariable": set_variable,
-    "completions": completions,
-    "source": source,
-    "modules": modules,
-    "loadedSources": loaded_sources,
-}
-
-__all__ = ["INSPECTION_HANDLERS", "InspectionError", "configure_inspection"]

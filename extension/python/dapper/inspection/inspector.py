@@ -6,7 +6,7 @@ of a frame that has moved on.
 
 Methods that render values (``scopes``, ``variables``) run user code and are meant to
 run on the stopped thread that owns the frame (see stopped_work and
-inspection_requests); ``stack_trace`` runs none and is answered on the IPC thread.
+requests/inspection.py); ``stack_trace`` runs none and is answered on the IPC thread.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ import threading
 import types
 from json.encoder import encode_basestring
 
-from .frames import EncodedJson, to_json
-from .library_code import is_library_canonical
-from .paths import PathCache, is_debugger_path, is_runpy_path
+from ..common.errors import RequestError
+from ..common.library_code import is_library_canonical
+from ..common.paths import PathCache, is_debugger_path, is_runpy_path
+from ..ipc.frames import EncodedJson, to_json
 from .rendering import (
     DEFAULT_FORMAT,
     SPECIAL_GROUP,
@@ -35,7 +36,7 @@ from .rendering import (
 from .sources import SourceRegistry
 
 
-class InspectionError(ValueError):
+class InspectionError(RequestError):
     """A request names a frame or reference that does not exist (any more)."""
 
 

@@ -43,7 +43,10 @@ import types
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .breakpoint_expressions import (
+from ..common.code_lines import ExecutableLinesCache, SourceError, resolve_line
+from ..common.errors import RequestError
+from ..common.paths import canonical_path, is_debugger_path
+from .expressions import (
     ExpressionError,
     HitCondition,
     LogTemplate,
@@ -51,10 +54,8 @@ from .breakpoint_expressions import (
     parse_hit_condition,
     parse_log_message,
 )
-from .code_lines import ExecutableLinesCache, SourceError, resolve_line
-from .function_breakpoints import FunctionBreakpointStore
+from .functions import FunctionBreakpointStore
 from .loaded_files import LoadedFiles
-from .paths import canonical_path, is_debugger_path
 
 NOT_LOADED_YET = ("The module is not loaded yet: the breakpoint is verified when it is "
                   "imported.")
@@ -158,7 +159,7 @@ class BreakpointStore:
         response is sent) must follow."""
         path = source.get("path")
         if not isinstance(path, str) or not path:
-            raise ValueError("setBreakpoints needs source.path (an absolute file path)")
+            raise RequestError("setBreakpoints needs source.path (an absolute file path)")
         canonical = canonical_path(path)
         executable: tuple[int, ...] = ()
         if is_debugger_path(canonical):

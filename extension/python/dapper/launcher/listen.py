@@ -17,22 +17,22 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
-import platform
 import signal
 import socket
 import sys
 import threading
 
-from . import PROTOCOL_VERSION, children, restore_bytecode_setting
-from .debugger import Debugger
+from .. import children, restore_bytecode_setting
+from ..breakpoints.exception_filters import DEFAULT_FILTERS
+from ..ipc.connection import Connection
+from ..ipc.frames import KIND_FROM_DEBUGGEE, encode_frame
+from ..requests.dispatch import dispatch
+from ..session.debugger import Debugger
+from ..session.lifecycle import ExitState, finish_session, flush_output, run_program, start_reader
+from ..session.link import hello
+from ..tracing import choose_backend_name
 from .environment import take_dapper_environment
-from .exception_filters import DEFAULT_FILTERS
-from .frames import KIND_FROM_DEBUGGEE, encode_frame
-from .ipc import Connection
-from .launcher import ExitState, finish_session, flush_output, run_target
 from .listen_cli import USAGE, ListenArguments, UsageError, parse_arguments
-from .requests import dispatch
-from .tracing import choose_backend_name
 
 # Exit statuses a shell reports for SIGTERM and SIGKILL, announced before ending that way.
 TERMINATED_STATUS = 128 + 15
@@ -125,16 +125,8 @@ class ListeningSession:
         # Set once a debugger has finished configuring (--wait-for-client waits for it).
         self.configured = threading.Event()
 
-    def hello(self) -> dict:
-        return {
-            "sessionId": f"listen-{os.getpid()}",
-            "pid": os.getpid(),
-            "name": self.name,
-            "pythonVersion": platform.python_version(),
-            "pythonImplementation": platform.python_implementation(),
-            "executable": sys.executable,
-            "protocol": PROTOCOL_VERSION,
-        }
+    def hello(self) -> tuple[str, dict]:
+        return hello(f"listen-{os.getpid()}", name=self.name)
 
     def start(self) -> None:
         thread = threading.Thread(target=self._accept_loop, name="dapper.listen", daemon=True)
@@ -164,19 +156,10 @@ class ListeningSession:
         self.client.bind(connection)
         debugger.configuration_done = threading.Event()
         debugger.set_exception_filters(DEFAULT_FILTERS)
-        if not connection.send_event("dapper/hello", self.hello()):
+        if not connection.send_event(*self.hello()):
             self._detach()
             return
-        reader = threading.Thread(target=self._read, args=(connection,), name="dapper.ipc",
-                                  daemon=True)
-        reader.start()
-        debugger.tracer.ignore_thread(reader.ident)
-
-    def _read(self, connection: Connection) -> None:
-        reason = connection.read_loop(self._on_message)
-        if reason:
-            print(f"dapper: the debugger connection failed: {reason}", file=sys.stderr)
-        self._detach()
+        start_reader(debugger, connection, self._on_message, self._detach)
 
     def _on_message(self, message: dict) -> None:
         command = message.get("command") if message.get("type") == "request" else None
@@ -191,10 +174,8 @@ class ListeningSession:
             # An attach configuration names no program; this process knows it.
             self.debugger.store.loaded.set_program(self.program)
         if command == "configurationDone" and self.debugger.configuration_done.is_set():
-            # The Debugger has no public way back from detached: it was written for one
-            # connection per process. Stops are allowed from here on, as after a launch's
-            # configurationDone.
-            self.debugger._detached = False
+            # Stops are allowed from here on, as after a launch's configurationDone.
+            self.debugger.attach()
             self.configured.set()
 
     def _detach(self) -> None:
@@ -295,5 +276,5 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             state.code = 130
             return state.code
-    state.code = run_target(arguments, debugger, trace=True)
+    state.code = run_program(arguments, debugger, trace=True)
     return state.code

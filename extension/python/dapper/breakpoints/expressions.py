@@ -11,8 +11,10 @@ import re
 import types
 from dataclasses import dataclass
 
+from ..common.errors import RequestError
 
-class ExpressionError(ValueError):
+
+class ExpressionError(RequestError):
     """A condition, hit condition or log message cannot be compiled."""
 
 
