@@ -1,0 +1,301 @@
+"""``reload_file``: compile the new source, plan every patch, then apply them (or defer
+those whose old code is running, when the program runs). Never runs the module's
+top-level statements; only the ``def``/``class`` statement of a new definition."""
+
+from __future__ import annotations
+
+import ast
+import collections
+import gc
+import linecache
+import os
+import sys
+import time
+import types
+
+from .classes import plan_class
+from .errors import Refusal, ReloadResult
+from .functions import (
+    Context,
+    Patch,
+    Plan,
+    is_definition_of,
+    latest_definitions,
+    plan_function,
+    resolve,
+)
+from .pycache import refresh_bytecode
+from .source import (
+    Definition,
+    compile_source,
+    index_definitions,
+    locate,
+    normalize,
+    read_source,
+    top_level_statements,
+)
+from .stacks import all_frames, running_old_code
+
+_MISSING = object()
+# The source each file had at its last reload (or as remembered), by normalized path.
+_sources: dict[str, str] = {}
+# Patches waiting for their old code to leave every stack: (normalized path, patch).
+_deferred: list[tuple[str, Patch]] = []
+# Every code object a reload replaced: id(old) -> (old, new), for restarting frames.
+_replacements: dict[int, tuple[types.CodeType, types.CodeType]] = {}
+
+
+def replacement_of(code: types.CodeType) -> types.CodeType | None:
+    """The code a reload put in place of ``code`` (the newest), or None."""
+    seen = None
+    while id(code) in _replacements and _replacements[id(code)][0] is code:
+        seen = code = _replacements[id(code)][1]
+    return seen
+
+
+def remember_source(path: str, source: str | None = None) -> None:
+    """Record the source a module was loaded from, so a later reload can tell which
+    top-level statements changed (the file on disk is already the new one by then)."""
+    if source is None:
+        with open(path, "rb") as file:
+            source = file.read().decode("utf-8", "replace")
+    _sources[normalize(path)] = source
+
+
+def reload_file(
+    path: str,
+    *,
+    new_source: str | bytes | None = None,
+    old_source: str | None = None,
+    modules=None,
+    frames: dict | None = None,
+    while_running: bool = False,
+) -> ReloadResult:
+    """Reload the module(s) loaded from ``path`` in place. Raises ``ReloadError`` (with
+    nothing changed) when the file is not Python, not loaded, or does not compile."""
+    started = time.perf_counter()
+    modules = sys.modules if modules is None else modules
+    loaded = locate(path, modules)
+    source = read_source(path, new_source)
+    key = normalize(path)
+    filename = _code_filename(loaded[0][1], path)
+    tree, module_code = compile_source(source, filename, path)
+    definitions = index_definitions(tree, module_code)
+
+    plan = Plan()
+    for name, module in loaded:
+        ctx = Context(name, module.__dict__, filename, key)
+        _plan_module(definitions, ctx, plan)
+    previous = old_source if old_source is not None else _previous_source(key, path)
+    if previous is not None:
+        plan.warnings.extend(_changed_statements(previous, tree, filename))
+
+    stack = all_frames(frames)
+    on_stack = {id(frame.f_code) for _, frame in stack}
+    result = ReloadResult(path=path, reloaded_module=loaded[0][0])
+    if len(loaded) > 1:
+        others = ", ".join(name for name, _ in loaded[1:])
+        result.warnings.append(f"the file is also loaded as {others}: patched there too")
+    _deferred[:] = [(p, patch) for p, patch in _deferred if p != key]
+    replaced: dict = {}
+    for patch in plan.patches:
+        replaced.update(patch.replaced)
+        if while_running and on_stack.intersection(patch.replaced):
+            _deferred.append((key, patch))
+            result.deferred.append(patch.qualname)
+            continue
+        _apply(patch, result)
+    result.refused.extend(plan.refused)
+    result.removed.extend(plan.removed)
+    result.warnings.extend(plan.warnings)
+    result.warnings.extend(str(refusal) for refusal in result.refused)
+    result.frames_running_old_code = running_old_code(stack, replaced)
+
+    if new_source is None or _same_as_disk(path, source):
+        warning = refresh_bytecode(path)
+        if warning:
+            result.warnings.append(warning)
+    linecache.checkcache(path)
+    _sources[key] = source
+    result.duration_ms = (time.perf_counter() - started) * 1000
+    return result
+
+
+def pending() -> list[str]:
+    """Qualified names of the patches deferred by a reload while running."""
+    return [patch.qualname for _, patch in _deferred]
+
+
+def apply_deferred(frames: dict | None = None) -> ReloadResult | None:
+    """Apply the deferred patches whose old code no longer runs on any stack (call at each
+    stop, or periodically). None when nothing was pending."""
+    if not _deferred:
+        return None
+    started = time.perf_counter()
+    on_stack = {id(frame.f_code) for _, frame in all_frames(frames)}
+    result = ReloadResult(path="", reloaded_module="")
+    still = []
+    for key, patch in _deferred:
+        if on_stack.intersection(patch.replaced):
+            still.append((key, patch))
+            result.deferred.append(patch.qualname)
+        else:
+            result.path = result.path or key
+            _apply(patch, result)
+    _deferred[:] = still
+    result.warnings.extend(str(refusal) for refusal in result.refused)
+    result.duration_ms = (time.perf_counter() - started) * 1000
+    return result
+
+
+def _apply(patch: Patch, result: ReloadResult) -> None:
+    try:
+        patch.apply()
+    except Exception as error:  # noqa: BLE001 (a decorator of a new definition may raise)
+        result.refused.append(Refusal(patch.qualname, f"{type(error).__name__}: {error}"))
+        return
+    result.updated_frame_codes += len(patch.replaced)
+    _replacements.update(patch.replaced)
+    names = result.added if patch.category == "added" else result.updated
+    if patch.qualname not in names:
+        names.append(patch.qualname)
+
+
+def _plan_module(definitions: list[Definition], ctx: Context, plan: Plan) -> None:
+    namespace = ctx.namespace
+    namespaces = (namespace,)
+    top = latest_definitions(definitions)
+    for definition in top:
+        raw = namespace.get(definition.name, _MISSING)
+        if raw is _MISSING:
+            if definition.direct:
+                plan.patches.append(Patch(definition.qualname, "added", _definer(definition, ctx)))
+            else:
+                plan.warnings.append(f"{definition.qualname} is defined under a condition: not run")
+        elif definition.is_class:
+            if (
+                isinstance(raw, type)
+                and raw.__qualname__ == definition.qualname
+                and (raw.__module__ == ctx.module_name)
+            ):
+                plan_class(raw, definition, ctx, plan)
+            else:
+                plan.refused.append(
+                    Refusal(definition.qualname, "the name is bound to another object now")
+                )
+        else:
+            function = resolve(raw, definition.qualname, definition.role, ctx)
+            if isinstance(function, str):
+                plan.refused.append(Refusal(definition.qualname, function))
+            else:
+                plan.add(plan_function(function, definition, namespaces), function)
+    names = {definition.name for definition in top}
+    for name, raw in list(namespace.items()):
+        if name not in names and _defined_here(raw, name, ctx):
+            plan.removed.append(name)
+    _plan_closures(definitions, ctx, plan)
+
+
+def _defined_here(raw, qualname: str, ctx: Context) -> bool:
+    if isinstance(raw, type):
+        return raw.__qualname__ == qualname and raw.__module__ == ctx.module_name
+    return is_definition_of(raw, qualname, ctx)
+
+
+def _definer(definition: Definition, ctx: Context):
+    """Run only this ``def``/``class`` statement (decorators included) in the module."""
+    code = compile(ast.Module([definition.node], []), ctx.filename, "exec", dont_inherit=True)
+
+    def apply() -> None:
+        exec(code, ctx.namespace)
+
+    return apply
+
+
+def _plan_closures(definitions: list[Definition], ctx: Context, plan: Plan) -> None:
+    """Live functions made by running a ``def`` nested in a function (closures, decorator
+    wrappers) are found through the garbage collector, patched when their free variables
+    match; other functions sharing a patched code object are copies the program made."""
+    nested = [d for d in _walk(definitions) if d.in_function and not d.is_class]
+    by_code: dict = collections.defaultdict(list)
+    for obj in gc.get_objects():
+        if type(obj) is types.FunctionType and obj.__globals__ is ctx.namespace:
+            by_code[id(obj.__code__)].append(obj)
+    by_name = collections.defaultdict(list)
+    for functions in by_code.values():
+        code = functions[0].__code__
+        if ctx.is_ours(code):
+            by_name[getattr(code, "co_qualname", None) or functions[0].__qualname__].extend(
+                functions
+            )
+    for definition in latest_definitions(nested) if nested else ():
+        for function in by_name.get(definition.qualname, ()):
+            if id(function) not in plan.patched:
+                plan.add(plan_function(function, definition, None), function)
+    for patch in list(plan.patches):
+        for old in patch.replaced:
+            copies = [f for f in by_code.get(old, ()) if id(f) not in plan.patched]
+            if copies:
+                plan.warnings.append(
+                    f"{patch.qualname}: {len(copies)} copy(ies) of the function made by the "
+                    "program left unchanged"
+                )
+
+
+def _walk(definitions):
+    for definition in definitions:
+        yield definition
+        yield from _walk(definition.children)
+
+
+def _code_filename(module: types.ModuleType, path: str) -> str:
+    """The file name the module's code objects carry (what tracebacks and the tracer see)."""
+    name = getattr(module, "__name__", None)
+    for value in list(vars(module).values()):
+        if isinstance(value, types.FunctionType) and value.__module__ == name:
+            return value.__code__.co_filename
+    return getattr(module, "__file__", None) or path
+
+
+def _previous_source(key: str, path: str) -> str | None:
+    if key in _sources:
+        return _sources[key]
+    entry = linecache.cache.get(path)
+    if entry and len(entry) == 4 and entry[1] is not None:
+        size, mtime, lines, _ = entry
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return None
+        if (size, mtime) != (stat.st_size, stat.st_mtime):
+            return "".join(lines)
+    return None
+
+
+def _changed_statements(previous: str, tree: ast.Module, filename: str) -> list[str]:
+    try:
+        old_tree = ast.parse(previous, filename)
+    except (SyntaxError, ValueError):
+        return []
+    old = collections.Counter(key for _, key in top_level_statements(old_tree))
+    new = top_level_statements(tree)
+    out = []
+    for statement, key in new:
+        if old[key] > 0:
+            old[key] -= 1
+            continue
+        text = ast.unparse(statement).splitlines()[0]
+        out.append(f"line {statement.lineno}: top-level statement changed, not re-run: {text}")
+    gone = sum(old.values())
+    if gone:
+        out.append(f"{gone} top-level statement(s) removed: their effects are kept")
+    return out
+
+
+def _same_as_disk(path: str, source: str) -> bool:
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError:
+        return False
+    return data.decode("utf-8", "replace") == source
