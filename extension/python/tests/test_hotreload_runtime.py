@@ -280,7 +280,8 @@ def test_reloaded_function_is_a_plain_function_with_the_new_code(tmp_path):
                 code = loop.spin.__code__
                 print(json.dumps({
                     "same_object": loop.spin is before,
-                    "plain": type(loop.spin) is types.FunctionType and loop.spin.__closure__ is None,
+                    "plain": type(loop.spin) is types.FunctionType
+                    and loop.spin.__closure__ is None,
                     "flags": code.co_flags == before.__code__.co_flags,
                     "value": loop.spin(10),
                 }))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dis
 import sys
 import types
+import warnings
 from dataclasses import dataclass, field
 
 _CO_NEWLOCALS = 0x0002
@@ -54,13 +55,19 @@ class RestartPlan:
     notes: list[str] = field(default_factory=list)
 
     def apply(self) -> None:
-        """Restore the arguments, then jump. Raises ValueError when CPython refuses the
+        """Jump, then restore the arguments. Raises ValueError when CPython refuses the
         jump (for instance from inside a ``finally`` block on 3.9)."""
-        if self.restore:
-            local_variables = self.frame.f_locals
-            for name, value in self.restore.items():
-                local_variables[name] = value
-        self.frame.f_lineno = self.line
+        with warnings.catch_warnings():
+            # 3.12+ warns about locals it sets to None for the jump: they are rebound by the
+            # function's own code before they are read, as in a fresh call.
+            warnings.simplefilter("ignore", RuntimeWarning)
+            self.frame.f_lineno = self.line
+        # Read f_locals after the jump: before 3.13 it is a snapshot that the settrace
+        # trampoline writes back when the trace function returns, so it must hold what the
+        # jump left plus the restored arguments (3.13+: a write-through proxy).
+        local_variables = self.frame.f_locals
+        for name, value in self.restore.items():
+            local_variables[name] = value
 
 
 def argument_names(code: types.CodeType) -> tuple[str, ...]:
