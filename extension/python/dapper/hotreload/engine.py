@@ -37,8 +37,9 @@ from .source import (
 from .stacks import all_frames, running_old_code
 
 _MISSING = object()
-# The source each file had at its last reload (or as remembered), by normalized path.
-_sources: dict[str, str] = {}
+# What the top-level statements of each file were at its last reload (a Counter of their
+# keys), or the source text a module was loaded from (``remember_source``).
+_sources: dict[str, object] = {}
 # Patches waiting for their old code to leave every stack: (normalized path, patch).
 _deferred: list[tuple[str, Patch]] = []
 # Every code object a reload replaced: id(old) -> (old, new), for restarting frames.
@@ -79,16 +80,18 @@ def reload_file(
     source = read_source(path, new_source)
     key = normalize(path)
     filename = _code_filename(loaded[0][1], path)
+    functions = _live_functions(loaded)
     tree, module_code = compile_source(source, filename, path)
     definitions = index_definitions(tree, module_code)
 
     plan = Plan()
     for name, module in loaded:
         ctx = Context(name, module.__dict__, filename, key)
-        _plan_module(definitions, ctx, plan)
+        _plan_module(definitions, ctx, plan, functions[id(module.__dict__)])
     previous = old_source if old_source is not None else _previous_source(key, path)
+    statements = top_level_statements(tree)
     if previous is not None:
-        plan.warnings.extend(_changed_statements(previous, tree, filename))
+        plan.warnings.extend(_changed_statements(previous, statements, filename))
 
     stack = all_frames(frames)
     on_stack = {id(frame.f_code) for _, frame in stack}
@@ -112,11 +115,11 @@ def reload_file(
     result.frames_running_old_code = running_old_code(stack, replaced)
 
     if new_source is None or _same_as_disk(path, source):
-        warning = refresh_bytecode(path)
+        warning = refresh_bytecode(path, module_code)
         if warning:
             result.warnings.append(warning)
     linecache.checkcache(path)
-    _sources[key] = source
+    _sources[key] = collections.Counter(key for _, key in statements)
     result.duration_ms = (time.perf_counter() - started) * 1000
     return result
 
@@ -161,7 +164,7 @@ def _apply(patch: Patch, result: ReloadResult) -> None:
         names.append(patch.qualname)
 
 
-def _plan_module(definitions: list[Definition], ctx: Context, plan: Plan) -> None:
+def _plan_module(definitions: list[Definition], ctx: Context, plan: Plan, functions: dict) -> None:
     namespace = ctx.namespace
     namespaces = (namespace,)
     top = latest_definitions(definitions)
@@ -193,7 +196,7 @@ def _plan_module(definitions: list[Definition], ctx: Context, plan: Plan) -> Non
     for name, raw in list(namespace.items()):
         if name not in names and _defined_here(raw, name, ctx):
             plan.removed.append(name)
-    _plan_closures(definitions, ctx, plan)
+    _plan_closures(definitions, ctx, plan, functions)
 
 
 def _defined_here(raw, qualname: str, ctx: Context) -> bool:
@@ -212,15 +215,24 @@ def _definer(definition: Definition, ctx: Context):
     return apply
 
 
-def _plan_closures(definitions: list[Definition], ctx: Context, plan: Plan) -> None:
+def _live_functions(modules) -> dict:
+    """id(module namespace) -> {id(code): [functions]} for every live function whose
+    globals are one of these modules. Taken before compiling: the new syntax tree's nodes
+    would make the garbage collector's object list many times longer."""
+    wanted = {id(module.__dict__): collections.defaultdict(list) for _, module in modules}
+    function_type = types.FunctionType
+    for obj in [o for o in gc.get_objects() if type(o) is function_type]:
+        index = wanted.get(id(obj.__globals__))
+        if index is not None:
+            index[id(obj.__code__)].append(obj)
+    return wanted
+
+
+def _plan_closures(definitions: list[Definition], ctx: Context, plan: Plan, by_code: dict) -> None:
     """Live functions made by running a ``def`` nested in a function (closures, decorator
     wrappers) are found through the garbage collector, patched when their free variables
     match; other functions sharing a patched code object are copies the program made."""
     nested = [d for d in _walk(definitions) if d.in_function and not d.is_class]
-    by_code: dict = collections.defaultdict(list)
-    for obj in gc.get_objects():
-        if type(obj) is types.FunctionType and obj.__globals__ is ctx.namespace:
-            by_code[id(obj.__code__)].append(obj)
     by_name = collections.defaultdict(list)
     for functions in by_code.values():
         code = functions[0].__code__
@@ -257,7 +269,7 @@ def _code_filename(module: types.ModuleType, path: str) -> str:
     return getattr(module, "__file__", None) or path
 
 
-def _previous_source(key: str, path: str) -> str | None:
+def _previous_source(key: str, path: str):
     if key in _sources:
         return _sources[key]
     entry = linecache.cache.get(path)
@@ -272,13 +284,16 @@ def _previous_source(key: str, path: str) -> str | None:
     return None
 
 
-def _changed_statements(previous: str, tree: ast.Module, filename: str) -> list[str]:
-    try:
-        old_tree = ast.parse(previous, filename)
-    except (SyntaxError, ValueError):
-        return []
-    old = collections.Counter(key for _, key in top_level_statements(old_tree))
-    new = top_level_statements(tree)
+def _changed_statements(previous, new: list, filename: str) -> list[str]:
+    """Warnings for the top-level statements that are not in the previous source.
+    ``previous`` is its text or the Counter of its statement keys."""
+    if isinstance(previous, str):
+        try:
+            old_tree = ast.parse(previous, filename)
+        except (SyntaxError, ValueError):
+            return []
+        previous = collections.Counter(key for _, key in top_level_statements(old_tree))
+    old = collections.Counter(previous)
     out = []
     for statement, key in new:
         if old[key] > 0:

@@ -151,6 +151,8 @@ def _plain_attr(obj) -> bool:
 
 def static_value(node: ast.expr, namespaces: tuple) -> object:
     """The value of a literal or a dotted name, without running program code."""
+    if isinstance(node, ast.Constant):
+        return node.value
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):

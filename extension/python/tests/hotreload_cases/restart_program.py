@@ -197,8 +197,10 @@ def _reloaded():
     directory = tempfile.mkdtemp()
     path = os.path.join(directory, "restart_target.py")
     with open(path, "w") as file:
-        file.write("calls = []\n\ndef f(x):\n    calls.append(x)\n    y = x + 1  # MARK\n"
-                   "    return ('old', y)\n")
+        file.write(
+            "calls = []\n\ndef f(x):\n    calls.append(x)\n    y = x + 1  # MARK\n"
+            "    return ('old', y)\n"
+        )
     sys.path.insert(0, directory)
     import restart_target
 
@@ -213,8 +215,13 @@ def _reloaded():
             reloaded.append(reload_file(path).to_body())
 
     result, outcomes = drive(restart_target.f, (1,), "# MARK", before_plan=reload_now)
-    return [result, outcomes, restart_target.calls, restart_target.f(1),
-            reloaded[0]["framesRunningOldCode"]]
+    return [
+        result,
+        outcomes,
+        restart_target.calls,
+        restart_target.f(1),
+        reloaded[0]["framesRunningOldCode"],
+    ]
 
 
 if __name__ == "__main__":
