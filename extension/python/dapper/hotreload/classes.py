@@ -80,6 +80,9 @@ def plan_class(live: type, definition: Definition, ctx: Context, plan: Plan) -> 
         plan.refused.append(Refusal(definition.qualname, reason))
         return False
     before = len(plan.patches)
+    doc = ast.get_docstring(definition.node, clean=False)
+    if doc != live.__dict__.get("__doc__"):
+        plan.patches.append(Patch(definition.qualname, "class", lambda: _set_doc(live, doc)))
     children = latest_definitions(definition.children)
     for child in children:
         raw = live.__dict__.get(child.name, _MISSING)
@@ -93,9 +96,13 @@ def plan_class(live: type, definition: Definition, ctx: Context, plan: Plan) -> 
     for name, raw in live.__dict__.items():
         if name not in names and _defined_here(raw, f"{definition.qualname}.{name}", ctx):
             plan.removed.append(f"{definition.qualname}.{name}")
-    if len(plan.patches) > before:
+    if len(plan.patches) > before and all(p.qualname != definition.qualname for p in plan.patches):
         plan.patches.append(Patch(definition.qualname, "class", lambda: None))
     return True
+
+
+def _set_doc(live: type, doc: str | None) -> None:
+    live.__doc__ = doc
 
 
 def _defined_here(raw, qualname: str, ctx: Context) -> bool:
@@ -124,7 +131,9 @@ def _plan_nested_class(live, raw, child: Definition, ctx: Context, plan: Plan) -
 def _define_in_class(live: type, child: Definition, ctx: Context) -> None:
     """Run only the nested ``class`` statement, with the live class body as its locals."""
     namespace = dict(live.__dict__)
-    code = compile(ast.Module([child.node], []), ctx.filename, "exec", dont_inherit=True)
+    code = compile(
+        ast.Module([child.node], []), ctx.filename, "exec", flags=ctx.future, dont_inherit=True
+    )
     exec(code, ctx.namespace, namespace)
     made = namespace[child.name]
     made.__qualname__ = child.qualname

@@ -27,18 +27,19 @@ from .functions import (
 from .pycache import refresh_bytecode
 from .source import (
     Definition,
+    body_statements,
     compile_source,
+    future_flags,
     index_definitions,
     locate,
     normalize,
     read_source,
-    top_level_statements,
 )
 from .stacks import all_frames, running_old_code
 
 _MISSING = object()
-# What the top-level statements of each file were at its last reload (a Counter of their
-# keys), or the source text a module was loaded from (``remember_source``).
+# What the module and class body statements of each file were at its last reload (scope ->
+# Counter of their keys), or the source text a module was loaded from (remember_source).
 _sources: dict[str, object] = {}
 # Patches waiting for their old code to leave every stack: (normalized path, patch).
 _deferred: list[tuple[str, Patch]] = []
@@ -86,10 +87,10 @@ def reload_file(
 
     plan = Plan()
     for name, module in loaded:
-        ctx = Context(name, module.__dict__, filename, key)
+        ctx = Context(name, module.__dict__, filename, key, future_flags(tree))
         _plan_module(definitions, ctx, plan, functions[id(module.__dict__)])
     previous = old_source if old_source is not None else _previous_source(key, path)
-    statements = top_level_statements(tree)
+    statements = body_statements(tree)
     if previous is not None:
         plan.warnings.extend(_changed_statements(previous, statements, filename))
 
@@ -119,7 +120,7 @@ def reload_file(
         if warning:
             result.warnings.append(warning)
     linecache.checkcache(path)
-    _sources[key] = collections.Counter(key for _, key in statements)
+    _sources[key] = _statement_counts(statements)
     result.duration_ms = (time.perf_counter() - started) * 1000
     return result
 
@@ -158,6 +159,7 @@ def _apply(patch: Patch, result: ReloadResult) -> None:
         result.refused.append(Refusal(patch.qualname, f"{type(error).__name__}: {error}"))
         return
     result.updated_frame_codes += len(patch.replaced)
+    result.replaced_codes.extend(patch.replaced.values())
     _replacements.update(patch.replaced)
     names = result.added if patch.category == "added" else result.updated
     if patch.qualname not in names:
@@ -207,7 +209,9 @@ def _defined_here(raw, qualname: str, ctx: Context) -> bool:
 
 def _definer(definition: Definition, ctx: Context):
     """Run only this ``def``/``class`` statement (decorators included) in the module."""
-    code = compile(ast.Module([definition.node], []), ctx.filename, "exec", dont_inherit=True)
+    code = compile(
+        ast.Module([definition.node], []), ctx.filename, "exec", flags=ctx.future, dont_inherit=True
+    )
 
     def apply() -> None:
         exec(code, ctx.namespace)
@@ -284,26 +288,34 @@ def _previous_source(key: str, path: str):
     return None
 
 
-def _changed_statements(previous, new: list, filename: str) -> list[str]:
-    """Warnings for the top-level statements that are not in the previous source.
-    ``previous`` is its text or the Counter of its statement keys."""
+def _statement_counts(statements: dict) -> dict:
+    return {scope: collections.Counter(k for _, k in items) for scope, items in statements.items()}
+
+
+def _changed_statements(previous, new: dict, filename: str) -> list[str]:
+    """Warnings for the module and class body statements not in the previous source
+    (its text, or the statement counts kept from the last reload)."""
     if isinstance(previous, str):
         try:
-            old_tree = ast.parse(previous, filename)
+            previous = _statement_counts(body_statements(ast.parse(previous, filename)))
         except (SyntaxError, ValueError):
             return []
-        previous = collections.Counter(key for _, key in top_level_statements(old_tree))
-    old = collections.Counter(previous)
     out = []
-    for statement, key in new:
-        if old[key] > 0:
-            old[key] -= 1
-            continue
-        text = ast.unparse(statement).splitlines()[0]
-        out.append(f"line {statement.lineno}: top-level statement changed, not re-run: {text}")
-    gone = sum(old.values())
-    if gone:
-        out.append(f"{gone} top-level statement(s) removed: their effects are kept")
+    for scope, statements in new.items():
+        old = collections.Counter(previous.get(scope, ()))
+        what = f"statement in class {scope}" if scope else "top-level statement"
+        changed = 0
+        for statement, key in statements:
+            if old[key] > 0:
+                old[key] -= 1
+                continue
+            changed += 1
+            text = ast.unparse(statement).splitlines()[0]
+            out.append(f"line {statement.lineno}: {what} changed, not re-run: {text}")
+        gone = sum(old.values()) - changed
+        if gone > 0 and scope in previous:
+            where = f" from class {scope}" if scope else ""
+            out.append(f"{gone} statement(s) removed{where}: their effects are kept")
     return out
 
 

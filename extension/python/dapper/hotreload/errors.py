@@ -83,6 +83,9 @@ class ReloadResult:
     deferred: list[str] = field(default_factory=list)
     frames_running_old_code: list[OldCodeFrame] = field(default_factory=list)
     duration_ms: float = 0.0
+    # (old code, new code) for every code object replaced, for the tracer and the
+    # instrumentation (not part of the DAP body).
+    replaced_codes: list = field(default_factory=list)
 
     def to_body(self) -> dict:
         """The DAP body of ``dapper/hotReloadResult`` (and of the request's response)."""

@@ -34,6 +34,7 @@ class Context:
     namespace: dict
     filename: str  # the co_filename the module's code objects carry
     path: str  # normalized
+    future: int = 0  # compiler flags of the module's __future__ imports
     _same_file: dict = field(default_factory=dict)
 
     def is_ours(self, code: types.CodeType) -> bool:
@@ -149,14 +150,22 @@ def _plain_attr(obj) -> bool:
     )
 
 
-def static_value(node: ast.expr, namespaces: tuple) -> object:
-    """The value of a literal or a dotted name, without running program code."""
+def _literal(node: ast.expr) -> object:
+    """A literal's value; names are not looked up (a nested function's defaults may name
+    locals of its enclosing function)."""
     if isinstance(node, ast.Constant):
         return node.value
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        pass
+        return _UNKNOWN
+
+
+def static_value(node: ast.expr, namespaces: tuple) -> object:
+    """The value of a literal or a dotted name, without running program code."""
+    value = _literal(node)
+    if value is not _UNKNOWN:
+        return value
     if isinstance(node, ast.Name):
         for namespace in namespaces:
             if node.id in namespace:
@@ -183,8 +192,10 @@ def _keep_identity(old, new):
     return new
 
 
-def new_defaults(function, node, namespaces):
-    """(``__defaults__``, ``__kwdefaults__``) for the new signature, or a refusal reason."""
+def new_defaults(function, node, namespaces, evaluate=None):
+    """(``__defaults__``, ``__kwdefaults__``) for the new signature, or a refusal reason.
+    ``evaluate`` (for a new definition, whose ``def`` may run) computes what a static
+    reading cannot."""
     old_code = function.__code__
     old_positional = old_code.co_varnames[: old_code.co_argcount]
     old_defaults = function.__defaults__ or ()
@@ -196,25 +207,27 @@ def new_defaults(function, node, namespaces):
     with_default = positional[len(positional) - len(args.defaults) :]
     defaults = []
     for name, expression in zip(with_default, args.defaults):
-        value = _default(name, expression, namespaces, old_by_name)
+        value = _default(name, expression, namespaces, old_by_name, evaluate)
         if isinstance(value, Refusal):
             return value.reason
         defaults.append(value)
     kwdefaults = {}
     for argument, expression in zip(args.kwonlyargs, args.kw_defaults):
         if expression is not None:
-            value = _default(argument.arg, expression, namespaces, old_by_name)
+            value = _default(argument.arg, expression, namespaces, old_by_name, evaluate)
             if isinstance(value, Refusal):
                 return value.reason
             kwdefaults[argument.arg] = value
     return (tuple(defaults) or None), (kwdefaults or None)
 
 
-def _default(name, expression, namespaces, old_by_name):
-    value = static_value(expression, namespaces)
+def _default(name, expression, namespaces, old_by_name, evaluate):
+    value = static_value(expression, namespaces) if namespaces is not None else _literal(expression)
     if value is _UNKNOWN:
         if name in old_by_name:
             return old_by_name[name]
+        if evaluate is not None:
+            return evaluate(expression)
         return Refusal(name, f"the new default of {name} cannot be computed without running code")
     if name in old_by_name:
         return _keep_identity(old_by_name[name], value)
@@ -237,7 +250,7 @@ def new_annotations(function, node, code, namespaces) -> dict | None:
         if as_strings:
             out[name] = ast.unparse(annotation)
             continue
-        value = static_value(annotation, namespaces)
+        value = static_value(annotation, namespaces) if namespaces is not None else _UNKNOWN
         if value is _UNKNOWN:
             return None
         out[name] = value
@@ -305,7 +318,16 @@ def make_function(
     closure = tuple(cells[name] for name in code.co_freevars) or None
     function = types.FunctionType(code, ctx.namespace, definition.name, None, closure)
     function.__qualname__ = definition.qualname
-    defaults = new_defaults(function, definition.node, namespaces)
+    class_namespace, module_namespace = namespaces
+
+    def evaluate(expression: ast.expr):
+        code = compile(ast.Expression(expression), ctx.filename, "eval", dont_inherit=True)
+        return eval(code, module_namespace, dict(class_namespace))
+
+    try:
+        defaults = new_defaults(function, definition.node, namespaces, evaluate)
+    except Exception as error:  # noqa: BLE001 (the program's default expression raised)
+        return f"its default values raised {type(error).__name__}: {error}"
     if isinstance(defaults, str):
         return defaults
     function.__defaults__, function.__kwdefaults__ = defaults

@@ -2,6 +2,7 @@
 definitions of that source (AST nodes paired with their code objects) by qualified name."""
 
 from __future__ import annotations
+import __future__
 
 import ast
 import copy
@@ -181,17 +182,47 @@ def _blocks(statement: ast.stmt):
         yield case.body
 
 
-def top_level_statements(tree: ast.Module) -> list[tuple[ast.stmt, str]]:
-    """The module's statements that are not plain definitions, each with a comparison key
-    that ignores positions and the bodies of definitions nested in them."""
-    out = []
-    for statement in tree.body:
-        if isinstance(statement, _DEF_NODES):
-            continue
-        if any(isinstance(node, _DEF_NODES) for node in ast.walk(statement)):
-            statement = _StripDefinitions().visit(copy.deepcopy(statement))
-        out.append((statement, ast.dump(statement)))
+def body_statements(tree: ast.Module) -> dict[str, list[tuple[ast.stmt, str]]]:
+    """The statements that are not definitions (nor docstrings) of the module body (scope
+    ``""``) and of every class body outside functions (scope: the class's qualified name),
+    each with a comparison key that ignores positions and nested definitions."""
+    out: dict[str, list[tuple[ast.stmt, str]]] = {}
+
+    def walk(body: list, scope: str) -> None:
+        items = out.setdefault(scope, [])
+        for index, statement in enumerate(body):
+            if isinstance(statement, ast.ClassDef):
+                walk(statement.body, f"{scope}.{statement.name}" if scope else statement.name)
+            elif isinstance(statement, _DEF_NODES) or (index == 0 and _is_docstring(statement)):
+                continue
+            else:
+                if any(isinstance(node, _DEF_NODES) for node in ast.walk(statement)):
+                    statement = _StripDefinitions().visit(copy.deepcopy(statement))
+                items.append((statement, ast.dump(statement)))
+
+    walk(tree.body, "")
     return out
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
+
+
+def future_flags(tree: ast.Module) -> int:
+    """The compiler flags of the module's ``from __future__`` imports, for compiling one
+    of its statements on its own."""
+    flags = 0
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and statement.module == "__future__":
+            for alias in statement.names:
+                feature = getattr(__future__, alias.name, None)
+                if feature is not None:
+                    flags |= feature.compiler_flag
+    return flags
 
 
 class _StripDefinitions(ast.NodeTransformer):

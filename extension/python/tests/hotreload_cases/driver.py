@@ -15,7 +15,7 @@ import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
-from dapper.hotreload import ReloadError, reload_file  # noqa: E402
+from dapper.hotreload import ReloadError, reload_file, remember_source  # noqa: E402
 
 
 def sections(text):
@@ -38,6 +38,8 @@ def main(case_file, work_dir):
         file.write(parts["before"])
     sys.path.insert(0, work_dir)
     module = __import__(module_name)
+    # As the integrator does when a module loads: keep its source, to tell what changed.
+    remember_source(path)
     env = {"m": module, "__name__": "case_env"}
     exec(compile(parts.get("setup", ""), "<setup>", "exec"), env)
     # A different size or a later mtime makes the edit visible to the import system.
