@@ -79,3 +79,30 @@ def test_restart_after_reload_reruns_the_code_the_frame_started_with(outcome):
     assert plans == ["restarted (old code)"]
     assert result == ["old", 2] and calls == [1, 1, 1] and next_call == ["new", 2]
     assert [(f["function"], f["line"]) for f in old_frames] == [("f", 5)]
+
+
+def test_a_frame_of_another_thread_is_never_jumped():
+    import threading
+
+    from dapper.hotreload import RestartPlan, plan_restart
+
+    ready, release = threading.Event(), threading.Event()
+    frames = []
+
+    def blocked(a):
+        frames.append(sys._getframe())
+        ready.set()
+        release.wait()
+        return a
+
+    thread = threading.Thread(target=blocked, args=(1,))
+    thread.start()
+    ready.wait()
+    try:
+        plan = plan_restart(frames[0])
+        assert isinstance(plan, RestartPlan)
+        with pytest.raises(ValueError, match="not on this thread's stack"):
+            plan.apply()
+    finally:
+        release.set()
+        thread.join()

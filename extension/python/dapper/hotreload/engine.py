@@ -10,6 +10,7 @@ import gc
 import linecache
 import os
 import sys
+import threading
 import time
 import types
 
@@ -38,6 +39,8 @@ from .source import (
 from .stacks import all_frames, running_old_code
 
 _MISSING = object()
+# One reload (or application of deferred patches) at a time.
+_lock = threading.RLock()
 # What the module and class body statements of each file were at its last reload (scope ->
 # Counter of their keys), or the source text a module was loaded from (remember_source).
 _sources: dict[str, object] = {}
@@ -74,7 +77,21 @@ def reload_file(
     while_running: bool = False,
 ) -> ReloadResult:
     """Reload the module(s) loaded from ``path`` in place. Raises ``ReloadError`` (with
-    nothing changed) when the file is not Python, not loaded, or does not compile."""
+    nothing changed) when the file is not Python, not loaded, or does not compile.
+
+    ``new_source``: the text to load instead of the file's (an unsaved editor buffer).
+    ``old_source``: the text the module was loaded from, when the caller has it (else the
+    one kept by ``remember_source`` or the last reload): only used to report changed
+    statements that are not re-run. ``modules``: where to look for the module
+    (``sys.modules``). ``frames``: thread id -> top frame, added to
+    ``sys._current_frames()`` (the tracer passes its stopped frames). ``while_running``:
+    the program runs; patches of functions some thread is running wait for
+    ``apply_deferred``."""
+    with _lock:
+        return _reload(path, new_source, old_source, modules, frames, while_running)
+
+
+def _reload(path, new_source, old_source, modules, frames, while_running) -> ReloadResult:
     started = time.perf_counter()
     modules = sys.modules if modules is None else modules
     loaded = locate(path, modules)
@@ -133,8 +150,13 @@ def pending() -> list[str]:
 def apply_deferred(frames: dict | None = None) -> ReloadResult | None:
     """Apply the deferred patches whose old code no longer runs on any stack (call at each
     stop, or periodically). None when nothing was pending."""
-    if not _deferred:
-        return None
+    with _lock:
+        if not _deferred:
+            return None
+        return _apply_deferred(frames)
+
+
+def _apply_deferred(frames: dict | None) -> ReloadResult:
     started = time.perf_counter()
     on_stack = {id(frame.f_code) for _, frame in all_frames(frames)}
     result = ReloadResult(path="", reloaded_module="")

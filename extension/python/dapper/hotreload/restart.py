@@ -10,7 +10,13 @@ So a frame restarts with the code object it is running: after a reload that chan
 function, that is the OLD code, and the new code runs from the function's next call.
 The restart jumps to the first line of the body and puts back the argument values (from a
 snapshot the tracer took at the call, or the current ones when no argument can have been
-rebound)."""
+rebound).
+
+Only the frame the current 'line' event is for may be restarted, never one of its callers:
+CPython 3.10-3.13 accept setting ``f_lineno`` on a caller frame from a callee's line event
+and that corrupts the caller (3.11: a spurious UnboundLocalError; 3.13: the interpreter
+aborts with "Fatal Python error: Executing a cache"). The tracer must answer a
+``restartFrame`` for any frame but the stopped thread's top frame with a refusal."""
 
 from __future__ import annotations
 
@@ -56,7 +62,13 @@ class RestartPlan:
 
     def apply(self) -> None:
         """Jump, then restore the arguments. Raises ValueError when CPython refuses the
-        jump (for instance from inside a ``finally`` block on 3.9)."""
+        jump (for instance from inside a ``finally`` block on 3.9), or when the frame is
+        not on this thread's stack."""
+        current = sys._getframe(1)
+        while current is not None and current is not self.frame:
+            current = current.f_back
+        if current is None:
+            raise ValueError("the frame to restart is not on this thread's stack")
         with warnings.catch_warnings():
             # 3.12+ warns about locals it sets to None for the jump: they are rebound by the
             # function's own code before they are read, as in a fresh call.
