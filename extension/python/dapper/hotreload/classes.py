@@ -154,9 +154,9 @@ def _plan_method(live, raw, child: Definition, ctx: Context, namespaces, plan: P
                 f"{child.qualname}: its super() cell changed, so a new function replaces it in "
                 "the class; references taken before the reload keep the old one"
             )
-        plan.add(outcome, function)
+        plan.add(outcome, function, child.qualname)
         return
-    plan.add(plan_function(function, child, namespaces), function)
+    plan.add(plan_function(function, child, namespaces), function, child.qualname)
 
 
 def _replace_for_super(live, raw, function, child, ctx, namespaces) -> Patch | Refusal:

@@ -62,8 +62,7 @@ def remember_source(path: str, source: str | None = None) -> None:
     """Record the source a module was loaded from, so a later reload can tell which
     top-level statements changed (the file on disk is already the new one by then)."""
     if source is None:
-        with open(path, "rb") as file:
-            source = file.read().decode("utf-8", "replace")
+        source = read_source(path, None)
     _sources[normalize(path)] = source
 
 
@@ -215,7 +214,9 @@ def _plan_module(definitions: list[Definition], ctx: Context, plan: Plan, functi
             if isinstance(function, str):
                 plan.refused.append(Refusal(definition.qualname, function))
             else:
-                plan.add(plan_function(function, definition, namespaces), function)
+                plan.add(
+                    plan_function(function, definition, namespaces), function, definition.qualname
+                )
     names = {definition.name for definition in top}
     for name, raw in list(namespace.items()):
         if name not in names and _defined_here(raw, name, ctx):
@@ -259,14 +260,17 @@ def _plan_closures(definitions: list[Definition], ctx: Context, plan: Plan, by_c
     wrappers) are found through the garbage collector, patched when their free variables
     match; other functions sharing a patched code object are copies the program made."""
     nested = [d for d in _walk(definitions) if d.in_function and not d.is_class]
-    by_name = collections.defaultdict(list)
-    for functions in by_code.values():
-        code = functions[0].__code__
-        if ctx.is_ours(code):
-            by_name[getattr(code, "co_qualname", None) or functions[0].__qualname__].extend(
-                functions
-            )
-    for definition in latest_definitions(nested) if nested else ():
+    if not nested:
+        by_name = {}
+    elif sys.version_info >= (3, 11):
+        by_name = collections.defaultdict(list)
+        for functions in by_code.values():
+            code = functions[0].__code__
+            if ctx.is_ours(code):
+                by_name[code.co_qualname].extend(functions)
+    else:
+        by_name = _closures_by_enclosing_code(nested, plan, by_code)
+    for definition in latest_definitions(nested):
         for function in by_name.get(definition.qualname, ()):
             if id(function) not in plan.patched:
                 plan.add(plan_function(function, definition, None), function)
@@ -278,6 +282,37 @@ def _plan_closures(definitions: list[Definition], ctx: Context, plan: Plan, by_c
                     f"{patch.qualname}: {len(copies)} copy(ies) of the function made by the "
                     "program left unchanged"
                 )
+
+
+def _closures_by_enclosing_code(nested, plan: Plan, by_code: dict) -> dict:
+    """Before 3.11 code objects have no qualified name (and functools.wraps copies
+    ``__qualname__`` onto wrappers): a closure is known by its code being a constant of
+    the live code of the function enclosing its ``def``."""
+    codes: dict = {}
+
+    def old_codes(definition: Definition) -> list:
+        if definition.qualname not in codes:
+            parent = definition.parent
+            if parent.qualname in plan.live:
+                enclosing = [plan.live[parent.qualname].__code__]
+            elif parent.in_function:
+                enclosing = old_codes(parent)
+            else:
+                enclosing = []
+            codes[definition.qualname] = [
+                const
+                for code in enclosing
+                for const in code.co_consts
+                if isinstance(const, types.CodeType) and const.co_name == definition.name
+            ]
+        return codes[definition.qualname]
+
+    return {
+        definition.qualname: [
+            f for code in old_codes(definition) for f in by_code.get(id(code), ())
+        ]
+        for definition in nested
+    }
 
 
 def _walk(definitions):
@@ -324,7 +359,9 @@ def _changed_statements(previous, new: dict, filename: str) -> list[str]:
             return []
     out = []
     for scope, statements in new.items():
-        old = collections.Counter(previous.get(scope, ()))
+        if scope not in previous:
+            continue  # a new class: its statement runs whole
+        old = collections.Counter(previous[scope])
         what = f"statement in class {scope}" if scope else "top-level statement"
         changed = 0
         for statement, key in statements:
@@ -335,7 +372,7 @@ def _changed_statements(previous, new: dict, filename: str) -> list[str]:
             text = ast.unparse(statement).splitlines()[0]
             out.append(f"line {statement.lineno}: {what} changed, not re-run: {text}")
         gone = sum(old.values()) - changed
-        if gone > 0 and scope in previous:
+        if gone > 0:
             where = f" from class {scope}" if scope else ""
             out.append(f"{gone} statement(s) removed{where}: their effects are kept")
     return out

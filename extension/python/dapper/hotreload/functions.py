@@ -349,8 +349,13 @@ class Plan:
     warnings: list[str] = field(default_factory=list)
     # Functions the plan patches (by id), so copies sharing their code can be told apart.
     patched: set = field(default_factory=set)
+    # Qualified name -> the live function found for it (patched or not): the code of an
+    # enclosing function leads to the code objects of the closures it made.
+    live: dict = field(default_factory=dict)
 
-    def add(self, outcome: Patch | Refusal | None, function=None) -> None:
+    def add(self, outcome: Patch | Refusal | None, function=None, qualname=None) -> None:
+        if function is not None and qualname is not None:
+            self.live[qualname] = function
         if isinstance(outcome, Patch):
             self.patches.append(outcome)
             if function is not None:
