@@ -1,8 +1,17 @@
 """Hot reload: patch a loaded module's functions and classes in place from its new source,
 without re-running its top-level statements; restart frames from the tracer.
 
-Standard library only, and nothing from the rest of dapper: the request layer calls
-``reload_file``/``apply_deferred``, the tracer calls ``plan_restart`` from a line event."""
+Standard library only, and nothing from the rest of dapper. Who calls what:
+- the ``dapper/hotReload`` request handler: ``reload_file(path, frames=..., while_running=...)``
+  -> ``ReloadResult.to_body()`` for the response and the ``dapper/hotReloadResult`` event, or
+  ``ReloadError.to_body()`` (kind, message, line, column) for the error response;
+- the import path (or the first stop): ``remember_source(path, text)``, so a reload can
+  name the top-level statements it did not re-run;
+- the tracer, at each stop while ``pending()`` is not empty: ``apply_deferred(frames)``;
+- the tracer, for ``restartFrame`` of the stopped thread's TOP frame only, at that frame's
+  next 'line' event: ``plan_restart(frame, arguments=..., locals_writable=...)`` then
+  ``RestartPlan.apply()``; ``capture_arguments(frame)`` at 'call' if it keeps snapshots;
+- breakpoints / instrumentation: ``ReloadResult.replaced_codes`` lists (old, new) code."""
 
 from .engine import apply_deferred, pending, reload_file, remember_source, replacement_of
 from .errors import (
