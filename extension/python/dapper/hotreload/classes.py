@@ -14,6 +14,7 @@ from .functions import (
     Context,
     Patch,
     Plan,
+    class_doc,
     is_definition_of,
     latest_definitions,
     make_function,
@@ -80,7 +81,7 @@ def plan_class(live: type, definition: Definition, ctx: Context, plan: Plan) -> 
         plan.refused.append(Refusal(definition.qualname, reason))
         return False
     before = len(plan.patches)
-    doc = ast.get_docstring(definition.node, clean=False)
+    doc = class_doc(definition.node)
     if doc != live.__dict__.get("__doc__"):
         plan.patches.append(Patch(definition.qualname, "class", lambda: _set_doc(live, doc)))
     children = latest_definitions(definition.children)

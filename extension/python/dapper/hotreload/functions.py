@@ -74,6 +74,26 @@ def _lines(code: types.CodeType):
     return getattr(code, "co_linetable", None) if sys.version_info >= (3, 10) else code.co_lnotab
 
 
+def code_doc(code: types.CodeType) -> str | None:
+    """The ``__doc__`` a function made from ``code`` gets, exactly as the interpreter
+    derives it (3.13 cleans indentation at compile time, 3.14 flags docstrings)."""
+    cells = tuple(types.CellType() for _ in code.co_freevars) or None
+    return types.FunctionType(code, {}, None, None, cells).__doc__
+
+
+def class_doc(node: ast.ClassDef) -> str | None:
+    """The ``__doc__`` the ``class`` statement would give (compiled as the interpreter
+    compiles docstrings: cleaned on 3.13+)."""
+    raw = ast.get_docstring(node, clean=False)
+    if raw is None or sys.version_info < (3, 13):
+        return raw
+    template = ast.parse("def _():\n    pass\n")
+    template.body[0].body = [ast.Expr(ast.Constant(raw))]
+    code = compile(ast.fix_missing_locations(template), "<doc>", "exec", dont_inherit=True)
+    function_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return code_doc(function_code)
+
+
 def code_name(function: types.FunctionType) -> str:
     code = function.__code__
     return getattr(code, "co_qualname", None) or function.__qualname__
@@ -277,7 +297,7 @@ def plan_function(
     defaults = new_defaults(function, definition.node, namespaces)
     if isinstance(defaults, str):
         return Refusal(qualname, defaults)
-    doc = ast.get_docstring(definition.node, clean=False)
+    doc = code_doc(new_code)
     annotations = new_annotations(function, definition.node, new_code, namespaces)
     try:
         if annotations == function.__annotations__:
@@ -331,7 +351,7 @@ def make_function(
     if isinstance(defaults, str):
         return defaults
     function.__defaults__, function.__kwdefaults__ = defaults
-    function.__doc__ = ast.get_docstring(definition.node, clean=False)
+    function.__doc__ = code_doc(code)
     function.__module__ = ctx.module_name
     annotations = new_annotations(function, definition.node, code, namespaces)
     if annotations:
