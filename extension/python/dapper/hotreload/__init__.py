@@ -13,7 +13,7 @@ Standard library only, and nothing from the rest of dapper. Who calls what:
   ``RestartPlan.apply()``; ``capture_arguments(frame)`` at 'call' if it keeps snapshots;
 - breakpoints / instrumentation: ``ReloadResult.replaced_codes`` lists (old, new) code."""
 
-from .engine import apply_deferred, pending, reload_file, remember_source, replacement_of
+from .engine import apply_deferred, pending, reload_file, remember_source
 from .errors import (
     COMPILE_ERROR,
     NOT_A_PYTHON_SOURCE,
@@ -24,6 +24,7 @@ from .errors import (
     ReloadResult,
 )
 from .restart import RestartPlan, RestartRefusal, capture_arguments, plan_restart
+from .stacks import replacement_of
 
 __all__ = [
     "COMPILE_ERROR",

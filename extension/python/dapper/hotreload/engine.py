@@ -36,7 +36,7 @@ from .source import (
     normalize,
     read_source,
 )
-from .stacks import all_frames, running_old_code
+from .stacks import all_frames, record_replacements, running_old_code
 
 _MISSING = object()
 # One reload (or application of deferred patches) at a time.
@@ -46,16 +46,6 @@ _lock = threading.RLock()
 _sources: dict[str, object] = {}
 # Patches waiting for their old code to leave every stack: (normalized path, patch).
 _deferred: list[tuple[str, Patch]] = []
-# Every code object a reload replaced: id(old) -> (old, new), for restarting frames.
-_replacements: dict[int, tuple[types.CodeType, types.CodeType]] = {}
-
-
-def replacement_of(code: types.CodeType) -> types.CodeType | None:
-    """The code a reload put in place of ``code`` (the newest), or None."""
-    seen = None
-    while id(code) in _replacements and _replacements[id(code)][0] is code:
-        seen = code = _replacements[id(code)][1]
-    return seen
 
 
 def remember_source(path: str, source: str | None = None) -> None:
@@ -181,7 +171,7 @@ def _apply(patch: Patch, result: ReloadResult) -> None:
         return
     result.updated_frame_codes += len(patch.replaced)
     result.replaced_codes.extend(patch.replaced.values())
-    _replacements.update(patch.replaced)
+    record_replacements(patch.replaced)
     names = result.added if patch.category == "added" else result.updated
     if patch.qualname not in names:
         names.append(patch.qualname)

@@ -26,6 +26,8 @@ import types
 import warnings
 from dataclasses import dataclass, field
 
+from .stacks import replacement_of
+
 _CO_NEWLOCALS = 0x0002
 _CO_VARARGS = 0x0004
 _CO_VARKEYWORDS = 0x0008
@@ -54,7 +56,7 @@ class RestartPlan:
 
     frame: types.FrameType
     line: int
-    # Argument values to write back before the jump (only those that differ).
+    # Argument values to write back with the jump (only those that differ).
     restore: dict = field(default_factory=dict)
     # True when a reload replaced the frame's code: the restart runs the code it had.
     runs_old_code: bool = False
@@ -176,8 +178,6 @@ def plan_restart(
     )
     plan = RestartPlan(frame, first_body_line(code), restore, notes=notes)
     if new_code is None:
-        from .engine import replacement_of
-
         new_code = replacement_of(code)
     if new_code is not None and new_code is not code:
         plan.runs_old_code = True

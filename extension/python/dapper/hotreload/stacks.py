@@ -1,4 +1,5 @@
-"""The frames of every thread's stack, and those still running replaced code."""
+"""The frames of every thread's stack, those still running replaced code, and which code
+replaced which."""
 
 from __future__ import annotations
 
@@ -39,3 +40,20 @@ def running_old_code(
                 OldCodeFrame(thread_id, names.get(thread_id, str(thread_id)), name, frame.f_lineno)
             )
     return out
+
+
+# Every code object a reload replaced: id(old) -> (old, new). The old code is kept alive
+# so that its id cannot be reused by another code object.
+_replacements: dict[int, tuple[types.CodeType, types.CodeType]] = {}
+
+
+def record_replacements(replaced: dict) -> None:
+    _replacements.update(replaced)
+
+
+def replacement_of(code: types.CodeType) -> types.CodeType | None:
+    """The code the reloads put in place of ``code`` (the newest), or None."""
+    seen = None
+    while id(code) in _replacements and _replacements[id(code)][0] is code:
+        seen = code = _replacements[id(code)][1]
+    return seen
