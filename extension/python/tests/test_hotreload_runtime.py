@@ -42,23 +42,27 @@ def edit(path, old, new):
 """
 
 
+# A module whose work() blocks (on a thread) at line 8 until released.
+WORKER = """
+import threading
+started = threading.Event()
+release = threading.Event()
+
+def work():
+    started.set()
+    release.wait()
+    return "old"
+
+def idle():
+    return "old"
+"""
+
+
 def test_frames_running_old_code_are_named(tmp_path):
     out = run(
         tmp_path,
         {
-            "worker.py": """
-                import threading
-                started = threading.Event()
-                release = threading.Event()
-
-                def work():
-                    started.set()
-                    release.wait()
-                    return "old"
-
-                def idle():
-                    return "old"
-            """,
+            "worker.py": WORKER,
             "main.py": """
                 from edits import edit
                 import json, threading
@@ -92,19 +96,7 @@ def test_reload_while_running_defers_functions_on_a_stack(tmp_path):
     out = run(
         tmp_path,
         {
-            "worker.py": """
-                import threading
-                started = threading.Event()
-                release = threading.Event()
-
-                def work():
-                    started.set()
-                    release.wait()
-                    return "old"
-
-                def idle():
-                    return "old"
-            """,
+            "worker.py": WORKER,
             "main.py": """
                 from edits import edit
                 import json, threading
