@@ -1,11 +1,14 @@
 """Dapper's debuggee side: the launcher, the tracer and the IPC client that run inside
-the program being debugged. Standard library only."""
+the program being debugged. Standard library only. The packages and their roles are
+listed in extension/python/README.md."""
 
 import sys as _sys
 
 __version__ = "0.1.0"
 
-# The version of the IPC conversation this package speaks (docs/ipc.md).
+# The version of the IPC conversation this package speaks (docs/ipc.md): the
+# ``protocol`` of every hello (session/link.py), so that the engine can tell a debuggee
+# package of another version.
 PROTOCOL_VERSION = 1
 
 # The package's own modules are compiled once and cached beside them even when the

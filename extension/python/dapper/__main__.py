@@ -1,10 +1,10 @@
 """``python -m dapper --listen [HOST:]PORT [--wait-for-client] (PATH | -m MODULE | -c
-CODE) [args...]``: run a program for a debugger to attach to (see listen.py). The
-engine's own entry point stays ``python -m dapper.launcher``."""
+CODE) [args...]``: run a program for a debugger to attach to (launcher/listen.py). The
+engine's own entry point is ``python -m dapper.launcher``."""
 
 import sys
 
-from dapper.listen import main
+from dapper.launcher.listen import main
 
 if __name__ == "__main__":
     sys.exit(main())

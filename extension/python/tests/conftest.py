@@ -21,7 +21,7 @@ import pytest
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PACKAGE_DIR))
 
-from dapper.frames import KIND_TO_DEBUGGEE, FrameDecoder, encode_frame  # noqa: E402
+from dapper.ipc.frames import KIND_TO_DEBUGGEE, FrameDecoder, encode_frame  # noqa: E402
 
 TIMEOUT = 15.0
 TOKEN = "secret-token-1234"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dapper.breakpoint_expressions import (
+from dapper.breakpoints.expressions import (
     ExpressionError,
     compile_condition,
     parse_hit_condition,

@@ -332,7 +332,8 @@ def test_breakpoints_in_the_debugger_itself_are_refused(launch, write, backend):
     path = write("main.py", "x = 1\n")
     debuggee = launch("--program", path, tracer=backend)
     debuggee.configure()
-    [breakpoint] = debuggee.set_breakpoints(PACKAGE_DIR / "dapper" / "requests.py", [40])
+    own_file = PACKAGE_DIR / "dapper" / "requests" / "dispatch.py"
+    [breakpoint] = debuggee.set_breakpoints(own_file, [70])
     assert not breakpoint["verified"]
     assert "debugger" in breakpoint["message"]
     debuggee.request("configurationDone")

@@ -17,10 +17,10 @@ from dapper.children.commands import (
     parse_python_arguments,
     python_name_verdict,
 )
-from dapper.children.link import SessionLink, format_address
 from dapper.children.planning import NOT_PYTHON, plan_argv, plan_shell
 from dapper.children.shell import ComplexShellCommand, split_simple_command
 from dapper.children.state import PACKAGE_DIR, ChildHooks
+from dapper.session.link import SessionLink, format_address
 
 PY = sys.executable
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from dapper.code_lines import code_tree_lines
+from dapper.common.code_lines import code_tree_lines
 from dapper.instrumentation import Probe, instrument_source, set_probe_handler
 
 FILENAME = "/virtual/instrumented_case.py"

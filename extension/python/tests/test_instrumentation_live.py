@@ -21,12 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from dapper.instrumentation import (
-    Instrumentation,
-    Probe,
-    instrument_source,
-    set_probe_handler,
-)
+from dapper.instrumentation import Instrumentation, Probe, instrument_source, set_probe_handler
 
 _counter = itertools.count()
 

@@ -55,7 +55,7 @@ def test_hello_facts_match_what_platform_says():
     # The launcher does not import platform (it costs every debuggee ~5 ms).
     import platform
 
-    from dapper.children.link import python_implementation, python_version
+    from dapper.session.link import python_implementation, python_version
 
     assert python_version() == platform.python_version()
     assert python_implementation() == platform.python_implementation()
@@ -349,7 +349,37 @@ def test_the_package_caches_its_own_bytecode_but_the_program_keeps_its_setting(
     })
     run_to_exit(debuggee)
     assert debuggee.stdout() == "True 1\n"
-    cached = {name.split(".")[0] for name in os.listdir(package_copy / "dapper" / "__pycache__")}
+    root = package_copy / "dapper"
+    cached = {
+        ".".join([*cache.parent.relative_to(root).parts, name.split(".")[0]])
+        for cache in root.rglob("__pycache__") for name in os.listdir(cache)
+    }
     # (dapper/__init__.py itself is compiled before it can change the setting.)
-    assert {"launcher", "debugger", "ipc", "requests", "breakpoints"} <= cached
+    assert {"launcher.launch", "session.debugger", "ipc.connection", "requests.dispatch",
+            "breakpoints.store"} <= cached
     assert not (tmp_path / "__pycache__").exists(), "the program's own modules are not cached"
+
+
+@pytest.mark.skipif(not hasattr(sys, "monitoring"), reason="sys.monitoring is 3.12+")
+def test_the_tracer_falls_back_to_settrace_when_another_tool_holds_the_debugger_id(
+        launch, write, tmp_path):
+    # Another debugger (here a sitecustomize) took sys.monitoring's debugger id first.
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import sys\nsys.monitoring.use_tool_id(sys.monitoring.DEBUGGER_ID, 'another')\n")
+    program = write("main.py", """
+        import sys
+        x = 1
+        print(sys.monitoring.get_tool(sys.monitoring.DEBUGGER_ID), sys.gettrace() is not None)
+    """)
+    debuggee = launch("--program", program,
+                      env={"PYTHONPATH": os.pathsep.join([str(PACKAGE_DIR), str(site)])})
+    debuggee.configure()
+    debuggee.set_breakpoints(program, [2])
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert "falling back to sys.settrace" in debuggee.stderr()
+    assert debuggee.stdout() == "another True\n"

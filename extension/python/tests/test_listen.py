@@ -15,8 +15,8 @@ import time
 import pytest
 
 from conftest import PACKAGE_DIR, TIMEOUT
-from dapper.frames import KIND_TO_DEBUGGEE, FrameDecoder, encode_frame
-from dapper.listen_cli import UsageError, parse_arguments, parse_endpoint
+from dapper.ipc.frames import KIND_TO_DEBUGGEE, FrameDecoder, encode_frame
+from dapper.launcher.listen_cli import UsageError, parse_arguments, parse_endpoint
 
 GOOD = [
     (["--listen", "5678", "app.py"], ("127.0.0.1", 5678, False, "program", "app.py", [])),
@@ -157,6 +157,8 @@ def test_attach_detach_refuse_and_attach_again(tmp_path):
         hello = first.attach(program)
         assert "token" not in hello["body"]
         assert hello["body"]["pid"] == process.pid and hello["body"]["name"] == program
+        assert hello["body"]["protocol"] == 1
+        assert hello["body"]["sessionId"] == f"listen-{process.pid}"
         stopped = first.until(lambda m: m.get("event") == "stopped")
         assert stopped["body"]["reason"] == "breakpoint"
 

@@ -11,9 +11,9 @@ import types
 
 import pytest
 
-from dapper.breakpoints import NOT_LOADED_YET, BreakpointStore
-from dapper.loaded_files import LoadedFiles
-from dapper.paths import canonical_path
+from dapper.breakpoints.loaded_files import LoadedFiles
+from dapper.breakpoints.store import NOT_LOADED_YET, BreakpointStore
+from dapper.common.paths import canonical_path
 
 SOURCE = "x = 1\n\n# a comment\ny = 2\n"
 

@@ -4,12 +4,14 @@ connected to the tree's child listener, and is announced to the engine (docs/ipc
 
 - ``commands``, ``shell``, ``planning``: which commands start Python and how they are
   rewritten (pure).
-- ``link``: what the launcher knows about its session (light: imported by every debuggee).
 - ``state``: the active hooks' state and the announcements.
 - ``popen_hook``, ``os_hooks``, ``multiprocessing_hooks``, ``fork``: the hooks.
 - ``watcher``: noticing that a child ended.
 - ``fork_safety``: fork children never use their parent's connection; ``os._exit``
   still sends ``dapper/exiting`` (installed in every debuggee).
+
+What a session knows about itself for them (its id, token, the child listener) is
+session/link.py's; a fork child becomes a session through session/lifecycle.py.
 
 The hooks are installed only when the engine sent a ``childListener`` and the session
 has ``subprocessAutoAttach`` on; without it nothing is patched.
@@ -17,12 +19,11 @@ has ``subprocessAutoAttach`` on; without it nothing is patched.
 
 from __future__ import annotations
 
-import atexit
 import sys
 
-from .link import PARENT_SESSION_VARIABLE, SessionLink, format_address
+from ..session.link import SessionLink
 
-__all__ = ["PARENT_SESSION_VARIABLE", "SessionLink", "activate", "deactivate"]
+__all__ = ["activate", "deactivate"]
 
 
 def activate(link: SessionLink, debugger) -> bool:
@@ -31,38 +32,19 @@ def activate(link: SessionLink, debugger) -> bool:
     from . import fork_safety
 
     fork_safety.install(debugger)
-    launch = debugger.launch_configuration
-    if (link.child_listener is None or not launch.get("subprocessAutoAttach", True)
-            or debugger.no_debug or debugger.detached):
-        deactivate()
-        return False
-    try:
-        ipc, port = format_address(link.child_listener)
-    except ValueError as error:
-        print(f"dapper: child processes will not be debugged: {error}", file=sys.stderr)
+    address = link.children_address(debugger)
+    if address is None:
         deactivate()
         return False
     from . import fork, multiprocessing_hooks, os_hooks, popen_hook
-    from .state import ACTIVE, ChildHooks
+    from .state import attach
 
-    hooks = ChildHooks(link, debugger, ipc, port)
-    ACTIVE.hooks = hooks
-    # Registered after the launcher's exit handler, so it runs before it: the children
-    # that ended are reported before the session says it is exiting.
-    atexit.register(_report_ended_children, hooks)
-
+    attach(link, debugger, *address)
     popen_hook.install()
     os_hooks.install()
     fork.install()
     multiprocessing_hooks.install()
     return True
-
-
-def _report_ended_children(hooks) -> None:
-    from .state import ACTIVE
-
-    if ACTIVE.hooks is hooks:
-        hooks.watcher.flush()
 
 
 def deactivate() -> None:

@@ -16,17 +16,13 @@ os.spawn* make just before an exec) stop there.
 
 from __future__ import annotations
 
-import atexit
 import os
 import sys
-import threading
 
-from ..debugger import Debugger
-from ..ipc import Connection, connect
+from ..session import lifecycle
 from . import fork_safety
-from .link import SessionLink
 from .planning import Plan
-from .state import ACTIVE, ChildHooks
+from .state import ACTIVE, ChildHooks, attach
 
 _original_fork = os.fork if hasattr(os, "fork") else None
 _installed = False
@@ -56,58 +52,47 @@ def _program_name() -> str:
 
 
 def _become_session(parent_hooks: ChildHooks, session_id: str) -> None:
-    from .. import launcher  # The launcher's session helpers; imported late (cycle).
-
+    """The session lifecycle (session/lifecycle.py) from the middle of the program: the
+    parent's copies are put aside first, and the program goes on traced by a session of
+    its own once it is configured, or untraced if it gets none."""
     old = parent_hooks.debugger
-    parent_link = parent_hooks.link
-    link = SessionLink(session_id, parent_link.session_id, parent_link.token,
-                       parent_link.variables, parent_link.exit_state)
-    link.child_listener = parent_link.child_listener
-    # The parent's exit handler, copied into this process, belongs to a connection that
-    # is not ours (and takes locks another thread of the parent may have held at the
-    # fork): this process's session, if it gets one, registers its own.
-    atexit.unregister(launcher.finish_session)
-    if hasattr(old.tracer, "_lock"):
-        # Same reason: the copied tracer's lock may be held by a thread that is not here.
-        old.tracer._lock = threading.RLock()
+    link = parent_hooks.link.for_fork_child(session_id)
+    lifecycle.forget_inherited_session()
+    # The copied tracer's locks may be held by a thread of the parent that is not here.
+    old.tracer.after_fork_in_child()
     try:
         old.tracer.uninstall()
     except Exception as error:
         print(f"dapper: fork child could not stop the parent's tracer: {error}",
               file=sys.stderr)
+    exit_state = link.exit_state if link.exit_state is not None else lifecycle.ExitState()
     try:
-        sock = connect(parent_hooks.ipc)
+        session = lifecycle.Session.connect(parent_hooks.ipc, old.tracer.name, old.environment,
+                                            link, exit_state)
     except OSError as error:
         print(f"dapper: fork child {os.getpid()} runs without the debugger: "
               f"cannot connect to {parent_hooks.ipc}: {error}", file=sys.stderr)
         return
-    debugger = Debugger(Connection(sock), old.tracer.name)
-    debugger.environment = old.environment
-    if not debugger.connection.send_event(*link.hello()):
+    debugger = session.debugger
+    if not session.say_hello():
         return
-    exit_state = link.exit_state if link.exit_state is not None else launcher.ExitState()
-    atexit.register(launcher.finish_session, debugger, exit_state)
+    session.finish_at_exit()
     fork_safety.set_session(debugger)
-    launcher.start_reader(debugger, link)
-    debugger.configuration_done.wait()
-    if debugger.detached:
+    session.start_reader()
+    if not session.wait_until_configured():
         return
     # As in a launched program: breakpoints run as probes, and with none needing the
     # tracer the child runs untraced (3.9-3.11). The parent's copies are this session's
     # to replace or restore.
     debugger.activate_instrumentation()
-    try:
-        debugger.tracer.install()
-    except Exception as error:
-        print(f"dapper: fork child falls back to sys.settrace: {error}", file=sys.stderr)
-        debugger.use_tracer("settrace")
-        debugger.tracer.install()
+    lifecycle.start_tracing(debugger)
     # Frames already running (the one that called fork and its callers) get the
     # breakpoints this session set.
     debugger.tracer.breakpoints_changed()
-    from . import activate
-
-    activate(link, debugger)
+    # Its own children are attached as its parent's were (the hooks came with the copy).
+    address = link.children_address(debugger)
+    if address is not None:
+        attach(link, debugger, *address)
 
 
 def install() -> None:

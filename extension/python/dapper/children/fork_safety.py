@@ -45,10 +45,7 @@ def _after_fork_in_child() -> None:
         active.hooks = None
     debugger, _Session.debugger = _Session.debugger, None
     if debugger is not None:
-        # Without the debugger's lock: another thread of the parent may have held it at
-        # the fork, and that thread does not exist here to release it.
-        debugger._detached = True
-        debugger.connection.abandon_after_fork()
+        debugger.abandon_after_fork()
 
 
 def _exit(status):

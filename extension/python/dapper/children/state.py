@@ -11,12 +11,13 @@ starts on its behalf.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import itertools
 import os
 import threading
 
-from .link import PARENT_SESSION_VARIABLE, SessionLink
+from ..session.link import PARENT_SESSION_VARIABLE, SessionLink
 from .planning import Plan
 from .watcher import ExitWatcher
 
@@ -130,3 +131,19 @@ class _Active:
 
 
 ACTIVE = _Active()
+
+
+def attach(link: SessionLink, debugger, ipc: str, ipc_port: int | None) -> ChildHooks:
+    """Attach the children of ``debugger``'s session from now on (the hooks are
+    installed by the caller, or were inherited by a fork child)."""
+    hooks = ChildHooks(link, debugger, ipc, ipc_port)
+    ACTIVE.hooks = hooks
+    # Registered after the session's exit handler, so it runs before it: the children
+    # that ended are reported before the session says it is exiting.
+    atexit.register(_report_ended_children, hooks)
+    return hooks
+
+
+def _report_ended_children(hooks: ChildHooks) -> None:
+    if ACTIVE.hooks is hooks:
+        hooks.watcher.flush()

@@ -12,18 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..paths import canonical_path
+from ..common.paths import canonical_path
 from .compiler import InstrumentationError, InstrumentedModule, instrument_source
 from .importer import InstrumentedCallback, InstrumentingFinder, compile_program
 from .imports import import_under_way
 from .live import LiveInstrumenter, SwapResult
-from .probes import (
-    PROBE_NAME,
-    Probe,
-    ProbeHandler,
-    install_probe_function,
-    set_probe_handler,
-)
+from .probes import PROBE_NAME, Probe, ProbeHandler, install_probe_function, set_probe_handler
 from .registry import CopyInfo, InstrumentationRegistry
 
 

@@ -25,7 +25,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..internal_error import report_internal_error
+from ..common.errors import report_internal_error
 from . import Instrumentation, InstrumentedCallback, Probe, set_probe_handler
 from .compiler import InstrumentationError
 from .probes import ProbeHandler
@@ -150,7 +150,7 @@ class BreakpointProbes:
         instrumentation = self.instrumentation
         if instrumentation is None:
             return compile(source, filename, "exec", dont_inherit=True)
-        from ..paths import canonical_path
+        from ..common.paths import canonical_path
 
         canonical = canonical_path(filename)
         with self._lock:

@@ -294,16 +294,11 @@ def find_probe_sites(code: types.CodeType, lines: Collection[int] | None = None
 
 
 def _sites(decoded: _Decoded) -> ProbeSites | None:
-    found = frozenset(_probe_ids_by_line(decoded))
+    found = _probe_lines(decoded)
     if not found:
         return None
     return ProbeSites(found, _quiet_offsets(decoded, found),
                       _with_caches(decoded, _probe_offsets(decoded, found)))
-
-
-def probe_ids_by_line(code: types.CodeType) -> dict[int, int]:
-    """{line: probe id} for the probe calls among ``code``'s own instructions."""
-    return _probe_ids_by_line(_Decoded(code, _probe_ranges(code, None)))
 
 
 def _with_caches(decoded: _Decoded, offsets: frozenset[int]) -> frozenset[int]:
@@ -320,16 +315,17 @@ def _is_probe_load(instruction: Instruction) -> bool:
     return instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME") and instruction.argval == PROBE_NAME
 
 
-def _probe_ids_by_line(decoded: _Decoded) -> dict[int, int]:
-    found: dict[int, int] = {}
+def _probe_lines(decoded: _Decoded) -> frozenset[int]:
+    """The lines of the probe calls (``__dapper_probe__(id…)``) among the instructions."""
+    found: set[int] = set()
     for position, instruction in enumerate(decoded.items):
         if not _is_probe_load(instruction) or instruction.line is None:
             continue
         for following in decoded.run(position, 3):
             if following.opname.startswith("LOAD_") and type(following.argval) is int:
-                found[instruction.line] = following.argval
+                found.add(instruction.line)
                 break
-    return found
+    return frozenset(found)
 
 
 def _is_error_probe_call(decoded: _Decoded, position: int) -> bool:

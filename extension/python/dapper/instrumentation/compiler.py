@@ -28,7 +28,7 @@ import threading
 import types
 from collections.abc import Iterator, Mapping
 
-from ..code_lines import code_tree_lines
+from ..common.code_lines import code_tree_lines
 from .bytecode import ProbeSites, find_probe_sites
 from .probes import Probe
 from .transform import (

@@ -17,7 +17,7 @@ import sys
 import types
 from collections.abc import Callable, Mapping
 
-from ..paths import canonical_path, is_debugger_path
+from ..common.paths import canonical_path, is_debugger_path
 from .compiler import InstrumentationError, InstrumentedModule, instrument_source
 from .probes import Probe, install_probe_function
 from .registry import CopyInfo, InstrumentationRegistry

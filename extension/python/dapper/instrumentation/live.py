@@ -22,13 +22,8 @@ import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..paths import canonical_path, is_debugger_path
-from .compiler import (
-    InstrumentationError,
-    InstrumentedModule,
-    instrument_source,
-    walk_pairs,
-)
+from ..common.paths import canonical_path, is_debugger_path
+from .compiler import InstrumentationError, InstrumentedModule, instrument_source, walk_pairs
 from .probes import Probe, install_probe_function
 from .registry import CopyInfo, InstrumentationRegistry
 

@@ -21,7 +21,7 @@ import types
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..internal_error import report_internal_error
+from ..common.errors import report_internal_error
 
 PROBE_NAME = "__dapper_probe__"
 
@@ -82,10 +82,6 @@ def install_probe_function() -> None:
     """Make ``__dapper_probe__`` resolvable by every module (idempotent)."""
     if getattr(builtins, PROBE_NAME, None) is not _probe:
         setattr(builtins, PROBE_NAME, _probe)
-
-
-def probe_function_installed() -> bool:
-    return getattr(builtins, PROBE_NAME, None) is _probe
 
 
 def set_probe_handler(handler: ProbeHandler | None) -> None:

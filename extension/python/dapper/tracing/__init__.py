@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 
+from ..common.paths import PathCache
 from .base import StepState, Tracer, TracerHost
 from .monitoring import MonitoringTracer
 from .settrace import SettraceTracer
@@ -28,10 +29,10 @@ def choose_backend_name(requested: str | None) -> str:
     return "monitoring" if available else "settrace"
 
 
-def create_tracer(name: str, store, host: TracerHost) -> Tracer:
+def create_tracer(name: str, store, host: TracerHost, paths: PathCache | None = None) -> Tracer:
     if name == "monitoring":
-        return MonitoringTracer(store, host)
-    return SettraceTracer(store, host)
+        return MonitoringTracer(store, host, paths)
+    return SettraceTracer(store, host, paths)
 
 
 __all__ = ["StepState", "Tracer", "TracerHost", "choose_backend_name", "create_tracer",

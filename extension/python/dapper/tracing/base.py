@@ -16,15 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..breakpoints import BreakpointStore
-from ..code_lines import code_own_lines
+from ..breakpoints.store import BreakpointStore
+from ..common.code_lines import code_own_lines
+from ..common.errors import report_internal_error
+from ..common.library_code import is_library_canonical
+from ..common.paths import PathCache, is_debugger_path, is_runpy_path
 from ..instrumentation.probes import StopAtLineEvent
 from ..instrumentation.registry import InstrumentationRegistry
 from ..instrumentation.registry import identity as _identity
-from ..internal_error import report_internal_error
-from ..library_code import is_library_canonical
-from ..paths import PathCache, is_debugger_path, is_runpy_path
-from ..step_targets import enters_target
+from .step_targets import enters_target
 
 # Step kinds. "entry" is the stop on the first line of the user's code (stopOnEntry),
 # "pause" the stop on the next line a paused thread runs.
@@ -127,11 +127,13 @@ class Tracer:
 
     name = "abstract"
 
-    def __init__(self, store: BreakpointStore, host: TracerHost) -> None:
+    def __init__(self, store: BreakpointStore, host: TracerHost,
+                 paths: PathCache | None = None) -> None:
         self._store = store
         self._host = host
-        self._paths = PathCache()
-        self._canonical_get = self._paths._canonical.get
+        # Shared with the debugger's inspector: a file is canonicalised once.
+        self._paths = PathCache() if paths is None else paths
+        self._canonical_get = self._paths.lookup
         # _identity(code) -> (code, whether its own lines hold a breakpoint). Rebuilt (not
         # mutated) when breakpoints change, so readers never see a partial update. Keyed
         # by identity: code objects that differ only in their file compare equal. The
@@ -200,12 +202,31 @@ class Tracer:
         for thread_ident in list(self._steps):
             self.set_step(thread_ident, None)
 
+    def step_of(self, thread_ident: int) -> StepState | None:
+        """The step the thread is taking, if any."""
+        return self._steps.get(thread_ident)
+
     def ignore_thread(self, thread_ident: int) -> None:
         """A debugger thread: never stop it."""
         self._debugger_threads.add(thread_ident)
 
     def is_ignored_thread(self, thread_ident: int) -> bool:
         return thread_ident in self._debugger_threads
+
+    def adopt_settings(self, other: Tracer) -> None:
+        """Take over the settings of ``other``, a tracer this one replaces before either
+        is installed (the sys.settrace fallback): the debugger's threads, justMyCode,
+        the exceptions watched and the instrumented copies."""
+        self._debugger_threads = other._debugger_threads
+        self.set_just_my_code(other.just_my_code)
+        self.set_watch_exceptions(other.watch_exceptions)
+        self.copies = other.copies
+        self.lines_need_tracing = other.lines_need_tracing
+
+    def after_fork_in_child(self) -> None:
+        """In a fork child: the tracer's locks may have been held by a thread of the
+        parent, which does not exist here to release them. Backends with locks make
+        new ones."""
 
     def set_just_my_code(self, enabled: bool) -> None:
         self.just_my_code = enabled
@@ -226,15 +247,16 @@ class Tracer:
         return user
 
     def is_user_frame(self, frame: types.FrameType) -> bool:
-        return self.is_user_code(self._canonical(frame.f_code.co_filename))
+        return self.is_user_code(self.canonical(frame.f_code.co_filename))
 
-    # Shared helpers.
-
-    def _canonical(self, filename: str) -> str:
+    def canonical(self, filename: str) -> str:
+        """The canonical path of a ``co_filename`` (cached)."""
         canonical = self._canonical_get(filename)
         if canonical is None:
             canonical = self._paths.canonical(filename)
         return canonical
+
+    # Shared helpers.
 
     def _code_has_breakpoints(self, code: types.CodeType) -> bool:
         """Compute (and cache) whether one of the code object's own lines holds a
@@ -242,7 +264,7 @@ class Tracer:
         # Taken before the breakpoints are read: if they change meanwhile, this verdict
         # lands in the table being replaced, never in the new one.
         verdicts = self._verdicts
-        canonical = self._canonical(code.co_filename)
+        canonical = self.canonical(code.co_filename)
         if is_debugger_path(canonical):
             verdicts[_identity(code)] = (code, False)
             return False
@@ -331,7 +353,7 @@ class Tracer:
                 if self._host.function_entered(frame, functions[1]):
                     return True
                 self._handled_probes.pop(thread_ident, None)
-        canonical = self._canonical(code.co_filename)
+        canonical = self.canonical(code.co_filename)
         step = self._steps.get(thread_ident)
         step_ends = step is not None and self._step_ends(step, frame, canonical)
         lines = self._store.lines_by_file.get(canonical)

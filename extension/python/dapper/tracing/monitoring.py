@@ -24,8 +24,8 @@ import sys
 import threading
 import types
 
+from ..common.paths import is_debugger_path
 from ..instrumentation.registry import identity as _identity
-from ..paths import is_debugger_path
 from .base import STEPS_ENTERING_CALLS, StepState, Tracer
 
 
@@ -36,8 +36,8 @@ class ToolIdInUse(RuntimeError):
 class MonitoringTracer(Tracer):
     name = "monitoring"
 
-    def __init__(self, store, host) -> None:
-        super().__init__(store, host)
+    def __init__(self, store, host, paths=None) -> None:
+        super().__init__(store, host, paths)
         monitoring = sys.monitoring
         self._monitoring = monitoring
         self._tool = monitoring.DEBUGGER_ID
@@ -50,12 +50,18 @@ class MonitoringTracer(Tracer):
         # Code objects of the frames that over/out steps may end in.
         self._step_codes: dict[int, types.CodeType] = {}
 
+    def after_fork_in_child(self) -> None:
+        self._lock = threading.RLock()
+
     def install(self) -> None:
         monitoring, events = self._monitoring, self._events
         current = monitoring.get_tool(self._tool)
         if current is not None:
             raise ToolIdInUse(f"sys.monitoring tool id {self._tool} is used by {current!r}")
-        monitoring.use_tool_id(self._tool, "dapper")
+        try:
+            monitoring.use_tool_id(self._tool, "dapper")
+        except ValueError as error:  # Taken by another thread since get_tool.
+            raise ToolIdInUse(f"sys.monitoring tool id {self._tool}: {error}") from None
         monitoring.register_callback(self._tool, events.PY_START, self._on_start)
         monitoring.register_callback(self._tool, events.PY_RESUME, self._on_resume)
         monitoring.register_callback(self._tool, events.RAISE, self._on_raise)
@@ -106,7 +112,7 @@ class MonitoringTracer(Tracer):
 
     def _on_line(self, code, line):
         if not self._steps and not self._entries and not self._deferred_stops:
-            lines = self._store.lines_by_file.get(self._canonical(code.co_filename))
+            lines = self._store.lines_by_file.get(self.canonical(code.co_filename))
             if (lines is None or line not in lines or (
                     self.copies is not None and line in self.copies.probe_lines(code))
                     ) and _identity(code) not in self._function_codes:
@@ -182,7 +188,7 @@ class MonitoringTracer(Tracer):
                     continue
                 frame = step.frame
                 while frame is not None:
-                    if not is_debugger_path(self._canonical(frame.f_code.co_filename)):
+                    if not is_debugger_path(self.canonical(frame.f_code.co_filename)):
                         step_codes[_identity(frame.f_code)] = frame.f_code
                     frame = frame.f_back
             previous = self._step_codes

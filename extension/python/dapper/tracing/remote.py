@@ -22,7 +22,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable
 
-from ..internal_error import report_internal_error
+from ..common.errors import report_internal_error
 
 try:
     import ctypes

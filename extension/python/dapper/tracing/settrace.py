@@ -19,8 +19,8 @@ import dis
 import sys
 import threading
 
+from ..common.paths import is_debugger_path
 from ..instrumentation.registry import identity as _identity
-from ..paths import is_debugger_path
 from .base import JUMPS_NEED_LINE_EVENTS, STEPS_ENTERING_CALLS, StepState, Tracer
 from .remote import RemoteTrace
 
@@ -43,8 +43,8 @@ def exits_by_exception(frame) -> bool:
 class SettraceTracer(Tracer):
     name = "settrace"
 
-    def __init__(self, store, host) -> None:
-        super().__init__(store, host)
+    def __init__(self, store, host, paths=None) -> None:
+        super().__init__(store, host, paths)
         # Bound methods are stored once so that the hot path does not allocate a new
         # bound-method object on every call event.
         self._global = self._trace_call
@@ -59,6 +59,9 @@ class SettraceTracer(Tracer):
         self._tracing = False
         # Whether any thread may trace (a thread traces itself for a stop while idle).
         self._some_traced = False
+        self._switch_lock = threading.RLock()
+
+    def after_fork_in_child(self) -> None:
         self._switch_lock = threading.RLock()
 
     def install(self) -> None:
@@ -143,7 +146,7 @@ class SettraceTracer(Tracer):
         caller = frame.f_back if event == "call" else frame
         while caller is not None:
             code = caller.f_code
-            if not is_debugger_path(self._canonical(code.co_filename)) and (
+            if not is_debugger_path(self.canonical(code.co_filename)) and (
                     step is not None or self.watch_exceptions or self._verdict(code)):
                 caller.f_trace_lines = True
                 caller.f_trace = self._local
@@ -172,7 +175,7 @@ class SettraceTracer(Tracer):
                 return self._local
         if verdict:
             return self._local
-        if self.watch_exceptions and not is_debugger_path(self._canonical(code.co_filename)):
+        if self.watch_exceptions and not is_debugger_path(self.canonical(code.co_filename)):
             frame.f_trace_lines = False
             return self._local
         return None
@@ -258,7 +261,7 @@ class SettraceTracer(Tracer):
         # step can end in them (the current frame, and the callers it returns to).
         frame = sys._current_frames().get(thread_ident)
         while frame is not None:
-            if not is_debugger_path(self._canonical(frame.f_code.co_filename)):
+            if not is_debugger_path(self.canonical(frame.f_code.co_filename)):
                 frame.f_trace_lines = True
                 frame.f_trace = self._local
             frame = frame.f_back

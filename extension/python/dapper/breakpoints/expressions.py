@@ -1,0 +1,134 @@
+"""The compiled parts of a breakpoint: condition, hit condition, log message.
+
+Everything is parsed and compiled once, when the breakpoint is set; a hit only
+evaluates code objects. Invalid input raises ExpressionError with a user-facing message.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+import types
+from dataclasses import dataclass
+
+from ..common.errors import RequestError
+
+
+class ExpressionError(RequestError):
+    """A condition, hit condition or log message cannot be compiled."""
+
+
+def compile_condition(text: str) -> types.CodeType:
+    try:
+        return compile(text, "<breakpoint condition>", "eval", dont_inherit=True)
+    except SyntaxError as error:
+        raise ExpressionError(f"Invalid condition {text!r}: {error.msg}") from None
+
+
+_HIT_CONDITION = re.compile(r"^\s*(==|>=|<=|>|<|%)?\s*(\d+)\s*$")
+_HIT_OPERATORS = {
+    "==": operator.eq,
+    ">=": operator.ge,
+    "<=": operator.le,
+    ">": operator.gt,
+    "<": operator.lt,
+}
+
+
+@dataclass(frozen=True)
+class HitCondition:
+    """``N`` or ``==N`` (stop on the Nth hit), ``>N``, ``>=N``, ``<N``, ``<=N``, ``%N``
+    (every Nth hit). Hits are counted only when the condition, if any, is true."""
+
+    operator_text: str
+    count: int
+
+    def should_stop(self, hits: int) -> bool:
+        if self.operator_text == "%":
+            return hits % self.count == 0
+        return _HIT_OPERATORS[self.operator_text](hits, self.count)
+
+
+def parse_hit_condition(text: str) -> HitCondition:
+    match = _HIT_CONDITION.match(text)
+    if not match:
+        raise ExpressionError(
+            f"Invalid hit condition {text!r}: expected a number, optionally after "
+            "==, >, >=, <, <= or %"
+        )
+    operator_text = match.group(1) or "=="
+    count = int(match.group(2))
+    if operator_text == "%" and count == 0:
+        raise ExpressionError(f"Invalid hit condition {text!r}: % needs a positive number")
+    return HitCondition(operator_text, count)
+
+
+@dataclass(frozen=True)
+class LogTemplate:
+    """A log message split into literal text and compiled ``{expression}`` parts."""
+
+    parts: tuple[str | types.CodeType, ...]
+
+    def render(self, global_vars: dict, local_vars) -> str:
+        pieces = []
+        for part in self.parts:
+            if isinstance(part, str):
+                pieces.append(part)
+                continue
+            try:
+                value = eval(part, global_vars, local_vars)
+                pieces.append(str(value))
+            except Exception as error:
+                pieces.append(f"<{type(error).__name__}: {error}>")
+        return "".join(pieces)
+
+
+def parse_log_message(text: str) -> LogTemplate:
+    """``{expr}`` interpolates an expression; ``{{`` and ``}}`` are literal braces."""
+    parts: list[str | types.CodeType] = []
+    literal: list[str] = []
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char in "{}" and text[index + 1:index + 2] == char:
+            literal.append(char)
+            index += 2
+            continue
+        if char == "}":
+            raise ExpressionError(f"Invalid log message {text!r}: unmatched '}}'")
+        if char == "{":
+            end = _matching_brace(text, index)
+            expression = text[index + 1:end].strip()
+            if not expression:
+                raise ExpressionError(f"Invalid log message {text!r}: empty {{}}")
+            try:
+                code = compile(expression, "<log message>", "eval", dont_inherit=True)
+            except SyntaxError as error:
+                raise ExpressionError(
+                    f"Invalid log message expression {expression!r}: {error.msg}"
+                ) from None
+            if literal:
+                parts.append("".join(literal))
+                literal = []
+            parts.append(code)
+            index = end + 1
+            continue
+        literal.append(char)
+        index += 1
+    if literal:
+        parts.append("".join(literal))
+    return LogTemplate(tuple(parts))
+
+
+def _matching_brace(text: str, start: int) -> int:
+    """Index of the ``}`` closing the ``{`` at ``start``, allowing nested braces such as a
+    dict display inside the expression."""
+    depth = 0
+    for index in range(start, len(text)):
+        if text[index] == "{":
+            depth += 1
+        elif text[index] == "}":
+            depth -= 1
+            if depth == 0:
+                return index
+    raise ExpressionError(f"Invalid log message {text!r}: unmatched '{{'")

@@ -1,0 +1,49 @@
+"""Path identity: which files are the same file, and which files are the debugger's."""
+
+from __future__ import annotations
+
+import os
+import runpy
+
+# The ``dapper`` directory (this file is dapper/common/paths.py).
+_PACKAGE_DIR = os.path.normcase(os.path.realpath(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+_RUNPY_FILE = os.path.normcase(os.path.realpath(runpy.__file__))
+
+
+def canonical_path(path: str) -> str:
+    """The key under which breakpoints and code objects are matched: absolute, symlinks
+    resolved, case-folded where the file system folds case."""
+    return os.path.normcase(os.path.realpath(path))
+
+
+def is_debugger_path(canonical: str) -> bool:
+    """True for the files of this package: the debugger never traces or shows them."""
+    return canonical.startswith(_PACKAGE_DIR + os.sep)
+
+
+def is_runpy_path(canonical: str) -> bool:
+    return canonical == _RUNPY_FILE
+
+
+def is_synthetic_filename(filename: str) -> bool:
+    """Code compiled from a string (``<string>``) or frozen (``<frozen importlib…>``)."""
+    return filename.startswith("<") and filename.endswith(">")
+
+
+class PathCache:
+    """Maps raw ``co_filename`` values to canonical paths, computing each once. Lookups
+    from the tracer's hot path are a plain dict ``get``."""
+
+    def __init__(self) -> None:
+        self._canonical: dict[str, str] = {}
+        # The cached canonical path of a filename, or None: a plain dict ``get``, for
+        # the tracer's hot path.
+        self.lookup = self._canonical.get
+
+    def canonical(self, filename: str) -> str:
+        canonical = self._canonical.get(filename)
+        if canonical is None:
+            canonical = filename if is_synthetic_filename(filename) else canonical_path(filename)
+            self._canonical[filename] = canonical
+        return canonical

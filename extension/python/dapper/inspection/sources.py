@@ -1,0 +1,217 @@
+"""Sources as DAP shows them: files by path, and code without a file (``python -c``,
+``exec`` of a string, ``<frozen …>``) by a ``sourceReference`` whose text the client
+fetches with a ``source`` request. Also the ``modules`` and ``loadedSources`` bodies.
+
+A reference stays the same for the same (name, text) for the whole process, so the
+client can keep an editor open on it across stops.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+import threading
+import types
+import weakref
+
+from ..common.errors import RequestError
+from ..common.paths import canonical_path, is_debugger_path, is_synthetic_filename
+
+
+class SourceError(RequestError):
+    """A source request names something that has no text."""
+
+
+class SourceRegistry:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._references: dict[tuple[str, str], int] = {}
+        self._texts: dict[int, tuple[str, str]] = {}
+        # Texts known without linecache, by filename: the launch's ``code``.
+        self._known: dict[str, str] = {}
+        # Texts of code compiled from strings, by code object (see capture_exec_sources).
+        self._capturing = False
+        self._last_compiled: dict[str, str] = {}
+        self._code_texts: weakref.WeakKeyDictionary[types.CodeType, str] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def remember_text(self, filename: str, text: str) -> None:
+        """Keep the text of code compiled from a string under ``filename``."""
+        with self._lock:
+            self._known[filename] = text
+
+    def _text_of(self, filename: str) -> str | None:
+        # linecache holds what Python itself keeps (3.13's -c code, IPython cells,
+        # doctest examples); for other names it returns nothing and reads no file.
+        lines = linecache.getlines(filename)
+        if lines:
+            return "".join(lines)
+        with self._lock:
+            return self._known.get(filename)
+
+    def capture_exec_sources(self) -> None:
+        """Keep the text of code the program compiles from strings (``exec``, ``eval``,
+        ``compile``), which Python itself forgets, through an audit hook (PEP 578): the
+        ``compile`` event carries the text, the ``exec`` event that follows the code
+        object. From now on this registry is the one that keeps them (see ``_audit``)."""
+        global _capturing_registry, _hook_installed
+        self._capturing = True
+        _capturing_registry = self
+        if not _hook_installed:
+            # Once per process: audit hooks cannot be removed, so a later session of the
+            # same process (listening mode) reuses the hook through the global.
+            _hook_installed = True
+            sys.addaudithook(_audit)
+
+    def _audited(self, event: str, arguments: tuple) -> None:
+        """A ``compile`` or ``exec`` event (from ``_audit``). Must never raise: an
+        exception here would surface in the program's own call."""
+        try:
+            if event == "compile":
+                source, filename = arguments
+                if isinstance(filename, str) and is_synthetic_filename(filename):
+                    if isinstance(source, bytes):
+                        source = source.decode("utf-8", "replace")
+                    if isinstance(source, str):
+                        self._last_compiled[filename] = source
+            else:
+                code = arguments[0]
+                if isinstance(code, types.CodeType):
+                    text = self._last_compiled.get(code.co_filename)
+                    if text is not None and code not in self._code_texts:
+                        self._remember_code(code, text)
+        except Exception:
+            pass
+
+    def _remember_code(self, code: types.CodeType, text: str) -> None:
+        # Functions defined by the code have code objects of their own, in co_consts.
+        pending = [code]
+        while pending:
+            current = pending.pop()
+            self._code_texts[current] = text
+            pending.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+
+    def source_for_code(self, code: types.CodeType) -> dict:
+        """The DAP ``source`` of ``code``: its file, or the text it was compiled from."""
+        text = self._code_texts.get(code) if self._capturing else None
+        if text is not None:
+            return {"name": code.co_filename, "presentationHint": "deemphasize",
+                    "sourceReference": self._reference(code.co_filename, text)}
+        return self.source_for(code.co_filename)
+
+    def source_for(self, filename: str) -> dict:
+        """The DAP ``source`` of code whose ``co_filename`` is ``filename``."""
+        if not is_synthetic_filename(filename):
+            path = os.path.abspath(filename)
+            return {"name": os.path.basename(path), "path": path}
+        source = {"name": filename, "presentationHint": "deemphasize"}
+        text = self._text_of(filename)
+        if text is not None:
+            source["sourceReference"] = self._reference(filename, text)
+        return source
+
+    def _reference(self, filename: str, text: str) -> int:
+        key = (filename, text)
+        with self._lock:
+            reference = self._references.get(key)
+            if reference is None:
+                reference = len(self._references) + 1
+                self._references[key] = reference
+                self._texts[reference] = key
+            return reference
+
+    def content(self, reference: int) -> str:
+        with self._lock:
+            entry = self._texts.get(reference)
+        if entry is None:
+            raise SourceError(f"No source is known for sourceReference {reference}")
+        return entry[1]
+
+    def synthetic_sources(self) -> list[dict]:
+        with self._lock:
+            keys = list(self._references)
+        return [{"name": name, "sourceReference": self._references[(name, text)],
+                 "presentationHint": "deemphasize"} for name, text in keys]
+
+
+# The registry that keeps the texts of code compiled from strings, and whether the one
+# audit hook of the process is installed.
+_capturing_registry: SourceRegistry | None = None
+_hook_installed = False
+
+
+def _audit(event: str, arguments: tuple) -> None:
+    # Called on every audited event of the whole program (``id()``, ``sys._getframe``,
+    # ``open``, setting a class attribute, …), so it rejects the others first thing. A
+    # plain function on purpose: with a bound method as the hook, ``id()`` took 0.9-1.05
+    # us on 3.9-3.13; with this function 0.26-0.42 us, against 0.23-0.29 us with a hook
+    # written in C and 0.04-0.1 us with none (copy.deepcopy calls id() on every object).
+    if event != "compile" and event != "exec":
+        return
+    registry = _capturing_registry
+    if registry is not None:
+        registry._audited(event, arguments)
+
+
+def read_source_file(path: str) -> str:
+    """The text of a file the client asks for by path (a ``source`` request without a
+    reference), decoded as Python decodes source files."""
+    try:
+        lines = linecache.getlines(path)
+        if lines:
+            return "".join(lines)
+        with open(path, encoding="utf-8", errors="replace") as file:
+            return file.read()
+    except OSError as error:
+        raise SourceError(f"Cannot read {path}: {error.strerror}") from None
+
+
+def _module_file(module) -> str | None:
+    filename = getattr(module, "__file__", None)
+    if not isinstance(filename, str) or not filename:
+        return None
+    return os.path.abspath(filename)
+
+
+def _loaded_modules() -> list[tuple[str, object]]:
+    # A copy: imports on other threads change sys.modules while we iterate.
+    return [(name, module) for name, module in list(sys.modules.items()) if module is not None]
+
+
+def modules_body(start: int, count: int) -> dict:
+    """The ``modules`` response: every imported module, in import order, paged."""
+    modules = []
+    for name, module in _loaded_modules():
+        path = _module_file(module)
+        if path is not None and is_debugger_path(canonical_path(path)):
+            continue  # The debugger's own modules are not the user's business.
+        entry: dict = {"id": name, "name": name}
+        if path is not None:
+            entry["path"] = path
+        else:
+            entry["isOptimized"] = False
+        version = getattr(module, "__version__", None)
+        if isinstance(version, str):
+            entry["version"] = version
+        modules.append(entry)
+    total = len(modules)
+    end = start + count if count > 0 else None
+    return {"modules": modules[start:end], "totalModules": total}
+
+
+def loaded_sources_body(registry: SourceRegistry) -> dict:
+    """The ``loadedSources`` response: the Python files of imported modules plus the
+    code without a file that has been shown so far."""
+    sources = []
+    seen = set()
+    for _, module in _loaded_modules():
+        path = _module_file(module)
+        if path is None or not path.endswith(".py") or path in seen:
+            continue
+        if is_debugger_path(canonical_path(path)):
+            continue
+        seen.add(path)
+        sources.append({"name": os.path.basename(path), "path": path})
+    return {"sources": sources + registry.synthetic_sources()}

@@ -1,0 +1,74 @@
+"""Entry point: ``python -m dapper.launcher --ipc ADDRESS --session-id ID [--no-debug]
+(--program PATH | --module NAME | --code TEXT) [--] [args...]`` (docs/ipc.md).
+
+Order matters here: the environment is cleaned and the hello sent before anything
+else; the exit hook is registered before the user's code so that it runs after the
+user's own atexit handlers; every module of this package is imported before the
+PYTHONPATH entry that made it importable is removed.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .. import children, restore_bytecode_setting
+from ..ipc.connection import AddressError
+from ..session.lifecycle import ExitState, Session, run_program
+from ..session.link import PARENT_SESSION_VARIABLE, SessionLink
+from ..tracing import choose_backend_name
+from .cli import USAGE, UsageError, parse_arguments
+from .environment import DapperEnvironment, remove_pythonpath_entry, take_dapper_environment
+
+
+def _fail(message: str) -> int:
+    print(f"dapper: {message}", file=sys.stderr)
+    return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    # Every module of the package the session needs is imported by now.
+    restore_bytecode_setting()
+    environment: DapperEnvironment = take_dapper_environment()
+    try:
+        arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
+    except UsageError as error:
+        print(f"dapper: {error}\n{USAGE}", file=sys.stderr)
+        return 2
+    token = environment.session_token
+    if not token:
+        return _fail("DAPPER_SESSION_TOKEN is not set; the launcher is started by the "
+                     "Dapper engine, which passes the session's secret in it")
+    try:
+        tracer_name = choose_backend_name(environment.variables.get("DAPPER_TRACER"))
+    except ValueError as error:
+        return _fail(str(error))
+    exit_state = ExitState()
+    # A child process (started by the hooks of a debugged parent) says hello as a child
+    # session; its parent's session id comes by environment.
+    link = SessionLink(arguments.session_id, environment.variables.get(PARENT_SESSION_VARIABLE),
+                       token, environment.variables, exit_state)
+    try:
+        session = Session.connect(arguments.ipc, tracer_name, environment, link, exit_state)
+    except (AddressError, OSError) as error:
+        return _fail(f"cannot connect to the debugger at {arguments.ipc}: {error}")
+    debugger = session.debugger
+    if arguments.target_kind == "program":
+        # Verified at once: it runs as soon as configurationDone arrives (a child's
+        # session has no launch.program to say so).
+        debugger.store.loaded.set_program(arguments.target)
+    if not session.say_hello():
+        return _fail(f"the debugger at {arguments.ipc} closed the connection")
+    session.finish_at_exit()
+    session.start_reader()
+    remove_pythonpath_entry(environment.pythonpath_entry)
+
+    if not session.wait_until_configured() and not link.is_child:
+        exit_state.code = _fail("the debugger disconnected before the program started")
+        return exit_state.code
+    # A child whose session never started (or ended) runs its program untraced: a
+    # program must not break because one of its children could not be debugged.
+    children.activate(link, debugger)
+
+    trace = not (arguments.no_debug or debugger.no_debug or debugger.detached)
+    exit_state.code = run_program(arguments, debugger, trace)
+    return exit_state.code

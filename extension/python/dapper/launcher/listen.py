@@ -1,0 +1,280 @@
+"""``python -m dapper --listen [HOST:]PORT …``: run a program that a debugger attaches to
+later (docs/ipc.md, "Attach").
+
+The roles of the launcher are turned around: the program listens and the engine
+connects. One debugger at a time: a second one is told ``dapper/refused`` and closed.
+The tracer is installed before the program starts and stays for the whole run, so that
+breakpoints apply as soon as a debugger sets them; while none is attached the debugger
+is *detached* (no breakpoints, no stops), and every debugger that disconnects leaves it
+so again, for the next one to attach.
+
+There is no token: the listener is the server here, and whoever can connect to it
+controls the program. That is why it listens on loopback unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import signal
+import socket
+import sys
+import threading
+
+from .. import children, restore_bytecode_setting
+from ..breakpoints.exception_filters import DEFAULT_FILTERS
+from ..ipc.connection import Connection
+from ..ipc.frames import KIND_FROM_DEBUGGEE, encode_frame
+from ..requests.dispatch import dispatch
+from ..session.debugger import Debugger
+from ..session.lifecycle import ExitState, finish_session, flush_output, run_program, start_reader
+from ..session.link import hello
+from ..tracing import choose_backend_name
+from .environment import take_dapper_environment
+from .listen_cli import USAGE, ListenArguments, UsageError, parse_arguments
+
+# Exit statuses a shell reports for SIGTERM and SIGKILL, announced before ending that way.
+TERMINATED_STATUS = 128 + 15
+KILLED_STATUS = 128 + 9
+
+
+class CurrentClient:
+    """The debugger's connection: the attached debugger's, or none (messages are then
+    dropped). It stays the same object for the whole run because parts of the debuggee
+    keep the connection they were configured with (the output tees do)."""
+
+    def __init__(self) -> None:
+        self._connection: Connection | None = None
+
+    def bind(self, connection: Connection | None) -> None:
+        self._connection = connection
+
+    @property
+    def closed(self) -> bool:
+        connection = self._connection
+        return connection is None or connection.closed
+
+    def send(self, message: dict) -> bool:
+        connection = self._connection
+        return connection is not None and connection.send(message)
+
+    def send_event(self, event: str, body: dict | None = None) -> bool:
+        connection = self._connection
+        return connection is not None and connection.send_event(event, body)
+
+    def send_response(self, request: dict, body: dict | None = None,
+                      error: str | None = None) -> bool:
+        connection = self._connection
+        return connection is not None and connection.send_response(request, body, error)
+
+    def close(self) -> None:
+        connection = self._connection
+        if connection is not None:
+            connection.close()
+
+    def abandon_after_fork(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            connection.abandon_after_fork()
+
+
+def _display(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def open_server(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on (host, port); raises OSError with the reason."""
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM)[0]
+    server = socket.socket(family, kind, proto)
+    try:
+        if os.name != "nt":
+            # A restarted program may listen on its port again at once.
+            server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(address)
+        server.listen(1)
+    except BaseException:
+        server.close()
+        raise
+    return server
+
+
+def _program_name(arguments: ListenArguments) -> str:
+    if arguments.target_kind == "program":
+        return os.path.abspath(arguments.target)
+    if arguments.target_kind == "module":
+        return arguments.target
+    return "python -c"
+
+
+class ListeningSession:
+    """The listener, the one attached debugger (if any) and the program's debugger."""
+
+    def __init__(self, server: socket.socket, debugger: Debugger, client: CurrentClient,
+                 name: str, program: str | None) -> None:
+        self.server = server
+        self.debugger = debugger
+        self.client = client
+        self.name = name
+        # The program file, which runs (or already runs) whatever the debugger has
+        # imported: its breakpoints are verified at once, as a launch's are.
+        self.program = program
+        self._lock = threading.Lock()
+        self._attached = False
+        # Set once a debugger has finished configuring (--wait-for-client waits for it).
+        self.configured = threading.Event()
+
+    def hello(self) -> tuple[str, dict]:
+        return hello(f"listen-{os.getpid()}", name=self.name)
+
+    def start(self) -> None:
+        thread = threading.Thread(target=self._accept_loop, name="dapper.listen", daemon=True)
+        thread.start()
+        self.debugger.tracer.ignore_thread(thread.ident)
+
+    def _accept_loop(self) -> None:
+        while True:
+            try:
+                sock, _ = self.server.accept()
+            except OSError:
+                return  # The listener was closed: the program is ending.
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            with self._lock:
+                busy, self._attached = self._attached, True
+            if busy:
+                _refuse(sock, "another debugger is attached to it")
+                continue
+            self._attach(sock)
+
+    def _attach(self, sock: socket.socket) -> None:
+        """A debugger connected: it gets a fresh debugger state, which stays detached
+        (no stops) until its configurationDone, like a launched program before it runs."""
+        debugger = self.debugger
+        connection = Connection(sock)
+        self.client.bind(connection)
+        debugger.configuration_done = threading.Event()
+        debugger.set_exception_filters(DEFAULT_FILTERS)
+        if not connection.send_event(*self.hello()):
+            self._detach()
+            return
+        start_reader(debugger, connection, self._on_message, self._detach)
+
+    def _on_message(self, message: dict) -> None:
+        command = message.get("command") if message.get("type") == "request" else None
+        if command == "dapper/terminate":
+            arguments = message.get("arguments")
+            force = isinstance(arguments, dict) and arguments.get("force") is True
+            self.debugger.connection.send_response(message, body={})
+            end_program(self.debugger, force)
+            return
+        dispatch(self.debugger, message)
+        if command == "dapper/configure":
+            # An attach configuration names no program; this process knows it.
+            self.debugger.store.loaded.set_program(self.program)
+        if command == "configurationDone" and self.debugger.configuration_done.is_set():
+            # Stops are allowed from here on, as after a launch's configurationDone.
+            self.debugger.attach()
+            self.configured.set()
+
+    def _detach(self) -> None:
+        """The debugger went away: the program runs on, ready for the next one."""
+        self.debugger.detach()
+        self.client.close()
+        self.client.bind(None)
+        with self._lock:
+            self._attached = False
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.server.close()
+
+
+def _refuse(sock: socket.socket, reason: str) -> None:
+    message = {"seq": 1, "type": "event", "event": "dapper/refused",
+               "body": {"message": reason}}
+    with contextlib.suppress(OSError):
+        sock.sendall(encode_frame(KIND_FROM_DEBUGGEE, message))
+    with contextlib.suppress(OSError):
+        sock.close()
+
+
+def end_program(debugger: Debugger, force: bool) -> None:
+    """``dapper/terminate``: end the program as SIGTERM would (its handler runs, if it
+    has one) or, with ``force``, at once as SIGKILL would. The exit status is announced
+    first whenever the program will not get to announce it itself."""
+    handled = not force and signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None)
+    # Stopped threads are released first: a program stopped at a breakpoint must be able
+    # to run its SIGTERM handler.
+    debugger.detach()
+    if handled:
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    flush_output()
+    status = KILLED_STATUS if force else TERMINATED_STATUS
+    debugger.connection.send_event("dapper/exiting", {"exitCode": status})
+    debugger.connection.close()
+    if force or os.name == "nt":
+        os._exit(status)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _on_exit(session: ListeningSession, state: ExitState) -> None:
+    """Runs last among the atexit handlers, as the launcher's does."""
+    session.close()
+    finish_session(session.debugger, state)
+
+
+def main(argv: list[str] | None = None) -> int:
+    # Every module of the package the session needs is imported by now.
+    restore_bytecode_setting()
+    arguments_list = sys.argv[1:] if argv is None else argv
+    if arguments_list in (["-h"], ["--help"]):
+        print(USAGE)
+        return 0
+    try:
+        arguments = parse_arguments(arguments_list)
+    except UsageError as error:
+        print(f"dapper: {error}\n{USAGE}", file=sys.stderr)
+        return 2
+    environment = take_dapper_environment()
+    try:
+        tracer_name = choose_backend_name(environment.variables.get("DAPPER_TRACER"))
+    except ValueError as error:
+        print(f"dapper: {error}", file=sys.stderr)
+        return 1
+    try:
+        server = open_server(arguments.host, arguments.port)
+    except OSError as error:
+        where = _display(arguments.host, arguments.port)
+        print(f"dapper: cannot listen on {where}: {error}", file=sys.stderr)
+        return 1
+    host, port = server.getsockname()[:2]
+    waiting = " (the program starts when one attaches)" if arguments.wait_for_client else ""
+    print(f"dapper: listening for a debugger on {_display(host, port)}{waiting}",
+          file=sys.stderr, flush=True)
+
+    client = CurrentClient()
+    debugger = Debugger(client, tracer_name)  # type: ignore[arg-type]
+    debugger.environment = environment
+    debugger.detach()
+    program = _program_name(arguments) if arguments.target_kind == "program" else None
+    session = ListeningSession(server, debugger, client, _program_name(arguments), program)
+    state = ExitState()
+    atexit.register(_on_exit, session, state)
+    # No child listener: children of an attached program run undebugged, but fork
+    # children still drop their copy of the connection and os._exit still reports.
+    link = children.SessionLink(f"listen-{os.getpid()}", None, "", environment.variables,
+                                state)
+    children.activate(link, debugger)
+    session.start()
+    if arguments.wait_for_client:
+        try:
+            while not session.configured.wait(0.5):
+                pass
+        except KeyboardInterrupt:
+            state.code = 130
+            return state.code
+    state.code = run_program(arguments, debugger, trace=True)
+    return state.code

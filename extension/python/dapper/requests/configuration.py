@@ -1,0 +1,49 @@
+"""Request handlers that configure the session: dapper/configure (the client's
+initialize arguments and the launch configuration) and configurationDone."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..inspection.output_capture import OutputCapture
+from .handling import RequestError, Then
+
+if TYPE_CHECKING:
+    from ..session.debugger import Debugger
+
+
+def configure(debugger: Debugger, arguments: dict):
+    client = arguments.get("client")
+    launch = arguments.get("launch")
+    client = {} if client is None else client
+    launch = {} if launch is None else launch
+    if not isinstance(client, dict) or not isinstance(launch, dict):
+        raise RequestError("dapper/configure needs 'client' and 'launch' objects")
+    debugger.configure(client, launch)
+    _configure_inspection(debugger, launch)
+    return {}
+
+
+def _configure_inspection(debugger: Debugger, launch: dict) -> None:
+    """Apply the launch configuration's inspection settings."""
+    inspector = debugger.inspector
+    inspector.show_return_value = launch.get("showReturnValue") is True
+    inspector.just_my_code = launch.get("justMyCode", True) is not False
+    code = launch.get("code")
+    if isinstance(code, str):
+        inspector.sources.remember_text("<string>", code)
+    if launch.get("keepExecSources") is True and launch.get("noDebug") is not True:
+        # Opt-in: the audit hook it takes slows every audited call of the program.
+        inspector.sources.capture_exec_sources()
+    if inspector.output is None:
+        connection = debugger.connection
+        inspector.output = OutputCapture(
+            lambda category, text: connection.send_event(
+                "output", {"category": category, "output": text})
+        )
+    inspector.output.configure(launch)
+
+
+def configuration_done(debugger: Debugger, arguments: dict):
+    # The main thread starts the program once this response is on its way.
+    return Then({}, debugger.configuration_done.set)

@@ -1,0 +1,97 @@
+"""The table of request handlers, and the dispatcher that runs them on the IPC thread.
+
+A handler is a function ``handler(debugger, arguments)``: ``debugger`` is the
+session's ``Debugger`` (session/debugger.py: its connection, breakpoint store, tracer,
+inspector, instrumented copies and stopped threads), ``arguments`` the request's
+arguments (always a dict). It returns the response body (a dict, or None for none), or
+a ``Then`` whose action runs once the response is sent, and raises ``RequestError``
+(requests/handling.py) to fail the request with a message for the client. Any other
+exception is a bug: the request fails too and the traceback goes to stderr. A failing
+handler never takes the debuggee down, and an unknown command is answered.
+
+To add a request: write its handler in the module of its kind (or a new module beside
+them) and add one line to ``HANDLERS``. Each command appears there once (ruff's F601
+refuses a repeated key, and a test checks the table).
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Union
+
+from . import breakpoints, configuration, execution, inspection
+from .handling import RequestError, Then
+
+if TYPE_CHECKING:
+    from ..session.debugger import Debugger
+
+Handler = Callable[["Debugger", dict], Union[dict, Then, None]]
+
+HANDLERS: dict[str, Handler] = {
+    # The session.
+    "dapper/configure": configuration.configure,
+    "configurationDone": configuration.configuration_done,
+    # Breakpoints.
+    "setBreakpoints": breakpoints.set_breakpoints,
+    "setFunctionBreakpoints": breakpoints.set_function_breakpoints,
+    "setExceptionBreakpoints": breakpoints.set_exception_breakpoints,
+    "breakpointLocations": breakpoints.breakpoint_locations,
+    # Execution.
+    "continue": execution.continue_,
+    "next": execution.next_,
+    "stepIn": execution.step_in,
+    "stepOut": execution.step_out,
+    "stepInTargets": execution.step_in_targets,
+    "pause": execution.pause,
+    "gotoTargets": execution.goto_targets,
+    "goto": execution.goto,
+    # Inspection.
+    "threads": inspection.threads,
+    "stackTrace": inspection.stack_trace,
+    "scopes": inspection.scopes,
+    "exceptionInfo": inspection.exception_info,
+    "variables": inspection.variables,
+    "evaluate": inspection.evaluate,
+    "setExpression": inspection.set_expression,
+    "setVariable": inspection.set_variable,
+    "completions": inspection.completions,
+    "source": inspection.source,
+    "modules": inspection.modules,
+    "loadedSources": inspection.loaded_sources,
+}
+
+
+def dispatch(debugger: Debugger, message: dict) -> None:
+    """Answer one message from the engine. Never raises."""
+    if message.get("type") != "request":
+        # Responses to reverse requests and events are not expected yet; ignore them
+        # rather than fail the connection.
+        return
+    command = message.get("command")
+    arguments = message.get("arguments") or {}
+    handler = HANDLERS.get(command) if isinstance(command, str) else None
+    if handler is None:
+        debugger.connection.send_response(
+            message, error=f"The request {command!r} is not supported by this debuggee yet."
+        )
+        return
+    if not isinstance(arguments, dict):
+        debugger.connection.send_response(message, error=f"{command}: arguments must be an object")
+        return
+    try:
+        body = handler(debugger, arguments)
+    except Exception as error:
+        if not isinstance(error, RequestError):
+            # An unexpected failure is a bug in the debuggee: leave a trace for the log.
+            traceback.print_exc(file=sys.stderr)
+        debugger.connection.send_response(message, error=f"{command} failed: {error}")
+        return
+    if isinstance(body, Then):
+        try:
+            debugger.connection.send_response(message, body=body.body)
+        finally:
+            body.action()
+    else:
+        debugger.connection.send_response(message, body=body)

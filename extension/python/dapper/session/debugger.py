@@ -1,0 +1,602 @@
+"""The debugger's state inside the debuggee: configuration, breakpoints, the tracer,
+and the threads stopped in it.
+
+Threads stop on their own stack (inside a tracer callback) and block until the IPC
+thread resumes them. Whatever happens to the connection, a stopped thread is released:
+when the engine goes away, breakpoints are dropped and every thread runs on.
+
+All threads stop together: when one thread stops, every other user thread is asked to
+park on the next line of user code it runs (quietly: only the first stop is announced,
+with ``allThreadsStopped: true``). A thread blocked outside Python code meanwhile is
+shown where it is. Any resume (continue or a step) releases them all.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import types
+
+from ..breakpoints.exception_filters import (
+    DEFAULT_FILTERS,
+    RAISED,
+    UNCAUGHT,
+    USER_UNHANDLED,
+    ExceptionFilters,
+)
+from ..breakpoints.exception_stops import ExceptionStop, innermost_frame
+from ..breakpoints.store import Breakpoint, BreakpointStore
+from ..common.errors import RequestError
+from ..common.library_code import is_library_canonical
+from ..common.paths import PathCache, is_debugger_path, is_runpy_path
+from ..inspection.inspector import Inspector
+from ..instrumentation import breakpoint_probes
+from ..instrumentation.probes import StopAtLineEvent
+from ..ipc.connection import Connection
+from ..tracing import StepState, choose_backend_name, create_tracer
+from ..tracing.base import STEP_ENTRY, STEP_PARK, STEP_PAUSE
+from . import program
+from .threads import DEBUGGER_THREAD_PREFIX, StoppedThread, ThreadRegistry, install_thread_events
+
+_STOP_REASONS = {STEP_ENTRY: "entry", STEP_PAUSE: "pause"}
+# How long a thread that loads a file waits for the setBreakpoints response that
+# carries the file's pending breakpoints (sent by the IPC thread; it is normally a matter
+# of microseconds) before it runs on, leaving the announcement to that thread.
+ANSWER_WAIT_SECONDS = 1.0
+# How long a paused thread may take to reach a line of Python code before it is
+# announced stopped where it is (blocked outside Python code).
+PAUSE_GRACE_SECONDS = 0.3
+
+
+class Debugger:
+    def __init__(self, connection: Connection, tracer_name: str | None = None) -> None:
+        self.connection = connection
+        self.store = BreakpointStore()
+        self.threads = ThreadRegistry()
+        # One path cache for the tracer and the inspector.
+        self.paths = PathCache()
+        self.tracer = create_tracer(choose_backend_name(tracer_name), self.store, self,
+                                    self.paths)
+        # Line breakpoints as probes in instrumented copies, from
+        # ``activate_instrumentation`` on (docs/instrumentation.md).
+        self.probes = breakpoint_probes.BreakpointProbes(self.store)
+        self.inspector = Inspector(self.paths)
+        self.client_arguments: dict = {}
+        self.launch_configuration: dict = {}
+        # Set by configurationDone, or by the connection dropping (then `detached`).
+        self.configuration_done = threading.Event()
+        self.no_debug = False
+        # The DAPPER_* variables the launcher took out of os.environ, kept for the
+        # child-process support to hand on.
+        self.environment = None
+        self._lock = threading.Lock()
+        self._stopped: dict[int, StoppedThread] = {}
+        self._detached = False
+        # Threads currently inside the debugger (evaluating a condition, stopped): a
+        # breakpoint reached from there is ignored rather than re-entered.
+        self._busy: set[int] = set()
+        # True from the first stop until the next resume: every thread is stopped.
+        self._all_stopped = False
+        # Thread ident -> the step it had when it was asked to park (restored on resume).
+        self._parked_steps: dict[int, StepState | None] = {}
+        self.exception_filters: ExceptionFilters = DEFAULT_FILTERS
+        # Thread ident -> the exception last stopped on for raised / userUnhandled, so
+        # that one exception stops once however many frames it passes through.
+        self._reported_exceptions: dict[tuple[int, str], BaseException] = {}
+        # stepInTargets ids -> (thread id, frame, callee name), valid until a resume.
+        self.step_in_targets: dict[int, tuple[int, types.FrameType, str]] = {}
+
+    # Configuration.
+
+    def configure(self, client: dict, launch: dict) -> None:
+        self.client_arguments = client
+        self.launch_configuration = launch
+        self.inspector.line_offset = 0 if client.get("linesStartAt1", True) else 1
+        self.inspector.column_offset = 0 if client.get("columnsStartAt1", True) else 1
+        if launch.get("noDebug"):
+            self.no_debug = True
+        program_path = launch.get("program")
+        if isinstance(program_path, str) and program_path:
+            # The launch's own program runs at configurationDone: its breakpoints are
+            # verified at once (breakpoints/loaded_files.py). An attach configuration has none; the
+            # host that starts a program itself may call store.loaded.set_program.
+            self.store.loaded.set_program(program_path)
+
+        self.tracer.set_just_my_code(bool(launch.get("justMyCode", True)))
+
+    def use_tracer(self, name: str) -> None:
+        """Swap the (not yet installed) tracer for another backend."""
+        tracer = create_tracer(name, self.store, self, self.paths)
+        tracer.adopt_settings(self.tracer)
+        self.tracer = tracer
+
+    def activate_instrumentation(self) -> bool:
+        """Run line breakpoints as probes in instrumented copies from now on (called
+        before the program is compiled and the tracer installed), unless
+        DAPPER_INSTRUMENT=0. The main program's compile then goes through
+        ``self.probes.compile_program``. Returns whether the copies are on."""
+        variables = self.environment.variables if self.environment is not None else {}
+        if not breakpoint_probes.enabled(variables):
+            return False
+        self.tracer.copies = self.probes.activate(self.probe_hit, self._file_instrumented)
+        program.compile_program_hook = self.probes.compile_program
+        # The new copies' lines are the probes', and what they could not take is the
+        # tracer's again.
+        self.tracer.lines_need_tracing = self.probes.lines_need_tracing
+        self.tracer.breakpoints_changed()
+        return True
+
+    def _settle_tracing(self) -> None:
+        """Let the tracer stop tracing if nothing needs it (never while a thread is
+        stopped: it sits in a trace event, where a goto may still jump)."""
+        with self._lock:  # A thread registers its stop under this lock.
+            if not self._stopped and not self._all_stopped:
+                self.tracer.settle_tracing()
+
+    def set_exception_filters(self, filters: ExceptionFilters) -> None:
+        self.exception_filters = filters
+        self.tracer.set_watch_exceptions(filters.watches_raising)
+        self._settle_tracing()
+
+    def tracing_started(self) -> None:
+        """The tracer is installed and the program about to run: hook thread starts and
+        exits, and the places where uncaught exceptions end up."""
+        install_thread_events(self._thread_started, self._thread_exited)
+        original_hook = threading.excepthook
+
+        def thread_excepthook(arguments) -> None:
+            if arguments.exc_value is not None:
+                self.uncaught_exception(arguments.exc_value, arguments.exc_traceback)
+            original_hook(arguments)
+
+        threading.excepthook = thread_excepthook
+        program.uncaught_exception_hook = lambda error: self.uncaught_exception(
+            error, error.__traceback__)
+
+    def _thread_started(self, thread: threading.Thread) -> None:
+        if not self._detached:
+            self.connection.send_event(
+                "thread", {"reason": "started", "threadId": self.threads.id_for(thread)})
+
+    def _thread_exited(self, thread: threading.Thread) -> None:
+        if not self._detached:
+            self.connection.send_event(
+                "thread", {"reason": "exited", "threadId": self.threads.id_for(thread)})
+
+    @property
+    def line_offset(self) -> int:
+        return self.inspector.line_offset
+
+    @property
+    def detached(self) -> bool:
+        return self._detached
+
+    def ignore_current_thread(self) -> None:
+        self.tracer.ignore_thread(threading.get_ident())
+
+    def user_threads(self) -> list[tuple[int, threading.Thread]]:
+        """(DAP id, thread) for the live threads that are not the debugger's, by id."""
+        return self.threads.user_threads(self.tracer.is_ignored_thread)
+
+    # Sending.
+
+    def send_output(self, text: str, category: str = "console", **extra) -> None:
+        body = {"category": category, "output": text}
+        body.update(extra)
+        self.connection.send_event("output", body)
+
+    # The tracer's host interface.
+
+    def probe_hit(self, probe_id: int, frame: types.FrameType,
+                  error: BaseException | None) -> None:
+        """A probe of an instrumented copy ran (its condition, if compiled in, was true,
+        or raised ``error``): the same guards and stop as ``breakpoints_reached``. The
+        stop itself happens at the frame's next trace event (tracing/base.py says why)."""
+        ident = threading.get_ident()
+        if isinstance(error, StopAtLineEvent):
+            # The probe's except block, after the stop this handler raised for.
+            self.tracer.deferred_stop_missed(ident, frame)
+            return
+        if (ident in self._busy or self.tracer.is_ignored_thread(ident) or self._detached
+                or not self.tracer.installed or self.tracer.probe_handled(ident, frame)):
+            return
+        target = self.probes.targets.get(probe_id)
+        if target is None:
+            return  # A frame still running a copy made for breakpoints since changed.
+        if not target.condition_compiled:
+            hit_ids = self._breakpoints_hit(frame, target.breakpoints)
+        else:
+            breakpoint = target.breakpoints[0]
+            self._busy.add(ident)
+            try:
+                stop = self._breakpoint_says_stop(breakpoint, frame, True, error)
+            finally:
+                self._busy.discard(ident)
+            hit_ids = [breakpoint.id] if stop else []
+        if not hit_ids or self.tracer.inside_probe_condition(frame):
+            return  # No stop in a function a breakpoint's condition called.
+        if error is not None:
+            # Called from the probe's except block, which cannot be left by a jump: the
+            # thread stops here (a goto is refused with CPython's reason).
+            self._stop(frame, "breakpoint", hit_ids)
+            return
+        self.tracer.stop_at_next_event(frame, lambda: self._stop(frame, "breakpoint", hit_ids))
+
+    def _file_instrumented(self, canonical: str, module) -> None:
+        """The import finder compiled a file with probes, just before its code runs:
+        the file is loaded, and its pending breakpoints verified now."""
+        self.store.loaded.note(canonical)
+        if canonical in self.store.pending_files:
+            self.file_loaded(canonical)
+
+    def breakpoints_reached(self, frame: types.FrameType, breakpoints: tuple,
+                            reason: str = "breakpoint") -> bool:
+        hit_ids = self._breakpoints_hit(frame, breakpoints)
+        if not hit_ids or self.tracer.inside_probe_condition(frame):
+            return False  # No stop in a function a breakpoint's condition called.
+        self._stop(frame, reason, hit_ids)
+        return True
+
+    def _breakpoints_hit(self, frame: types.FrameType, breakpoints: tuple) -> list[int]:
+        """The ids of the breakpoints reached in ``frame`` that say stop (each one's hit
+        counted, its log message written)."""
+        ident = threading.get_ident()
+        if ident in self._busy or self.tracer.is_ignored_thread(ident) or self._detached:
+            return []
+        self._busy.add(ident)
+        try:
+            return [bp.id for bp in breakpoints if self._breakpoint_says_stop(bp, frame)]
+        finally:
+            self._busy.discard(ident)
+
+    def function_entered(self, frame: types.FrameType, breakpoints: tuple) -> bool:
+        functions = self.store.functions
+        self.announce_verified(
+            [bp for bp in breakpoints if functions.found(bp, frame.f_code)])
+        return self.breakpoints_reached(frame, breakpoints, "function breakpoint")
+
+    def file_loaded(self, canonical: str) -> None:
+        # A debugger thread (the IPC thread among them) never waits for a response
+        # that it may be the one to send.
+        ident = threading.get_ident()
+        wait = 0.0 if self.tracer.is_ignored_thread(ident) else ANSWER_WAIT_SECONDS
+        self.store.file_loaded(canonical, self.announce_verified, wait)
+
+    def announce_verified(self, breakpoints: list) -> None:
+        """Tell the client that breakpoints (line or function) it was answered
+        unverified are verified now: one ``breakpoint`` event each."""
+        if self._detached:
+            return
+        for breakpoint in breakpoints:
+            self.connection.send_event("breakpoint", {
+                "reason": "changed", "breakpoint": breakpoint.to_dap(self.line_offset)})
+
+    def _breakpoint_says_stop(self, breakpoint: Breakpoint, frame: types.FrameType,
+                              condition_done: bool = False,
+                              condition_error: BaseException | None = None) -> bool:
+        """Whether a breakpoint reached in ``frame`` stops (counting the hit, writing a
+        log message). ``condition_done``: a probe already evaluated the condition (it
+        held, or raised ``condition_error``)."""
+        if not condition_done and breakpoint.condition is not None:
+            try:
+                if not eval(breakpoint.condition, frame.f_globals, frame.f_locals):
+                    return False
+            except Exception as error:
+                condition_error = error
+        if type(breakpoint) is Breakpoint and not breakpoint.told_verified:
+            # The client may not know yet that this breakpoint is verified: its file was
+            # loaded while its breakpoints were being set, unseen by the tracer and the
+            # import finder. It learns it before anything is shown for this hit
+            # (``file_loaded`` also waits for an announcement under way elsewhere).
+            self.store.loaded.note(breakpoint.canonical)
+            self.file_loaded(breakpoint.canonical)
+        if condition_error is not None:
+            # Like a failing assertion, a broken condition stops so the user sees it;
+            # the message is given once, not on every hit.
+            if not breakpoint.condition_error_reported:
+                breakpoint.condition_error_reported = True
+                self.send_output(
+                    f"Error evaluating the breakpoint condition at line "
+                    f"{breakpoint.line - self.line_offset}: "
+                    f"{type(condition_error).__name__}: {condition_error}\n",
+                    category="important",
+                )
+            return True
+        breakpoint.hits += 1
+        if breakpoint.hit_condition is not None and not breakpoint.hit_condition.should_stop(
+            breakpoint.hits
+        ):
+            return False
+        if breakpoint.log_template is not None:
+            text = breakpoint.log_template.render(frame.f_globals, frame.f_locals)
+            self.send_output(
+                text + "\n", source=breakpoint.source, line=breakpoint.line - self.line_offset
+            )
+            return False
+        return True
+
+    def step_left_function(self, frame: types.FrameType, value) -> None:
+        """A step left ``frame``'s function, which returned ``value``: the stop the step
+        ends in shows it as ``(return) name`` when showReturnValue is on."""
+        thread_id = self.threads.id_for(threading.current_thread())
+        self.inspector.record_return_value(thread_id, frame.f_code, value)
+
+    def step_ended(self, frame: types.FrameType, step: StepState) -> None:
+        ident = threading.get_ident()
+        if ident in self._busy or self.tracer.is_ignored_thread(ident) or self._detached:
+            return
+        if step.kind == STEP_PARK:
+            self._stop(frame, "pause", announce=False)
+            return
+        self._stop(frame, _STOP_REASONS.get(step.kind, "step"))
+
+    # Exception breakpoints.
+
+    def _exception_may_stop(self, ident: int) -> bool:
+        return not (ident in self._busy or self.tracer.is_ignored_thread(ident)
+                    or self._detached)
+
+    def exception_raised(self, frame: types.FrameType, exception: BaseException) -> None:
+        """The ``raised`` filter: stop once per exception, in the first user frame that
+        sees it (where it is raised, or where it comes back into the user's code)."""
+        ident = threading.get_ident()
+        if (not self.exception_filters.applies(RAISED, exception)
+                or not self._exception_may_stop(ident)
+                or not self.tracer.is_user_frame(frame)
+                or self._reported_exceptions.get((ident, RAISED)) is exception):
+            return
+        self._reported_exceptions[(ident, RAISED)] = exception
+        self._stop(frame, "exception",
+                   exception=ExceptionStop(exception, exception.__traceback__, RAISED))
+
+    def exception_unwound(self, frame: types.FrameType, exception: BaseException) -> None:
+        """The ``userUnhandled`` filter: the exception leaves a frame of the user's code
+        into library code."""
+        ident = threading.get_ident()
+        caller = frame.f_back
+        if (caller is None
+                or not self.exception_filters.applies(USER_UNHANDLED, exception)
+                or not self._exception_may_stop(ident)
+                or self._reported_exceptions.get((ident, USER_UNHANDLED)) is exception):
+            return
+        canonical = self.tracer.canonical(frame.f_code.co_filename)
+        if is_library_canonical(canonical) or not self.tracer.is_user_frame(frame):
+            return
+        if not is_library_canonical(self.tracer.canonical(caller.f_code.co_filename)):
+            return
+        self._reported_exceptions[(ident, USER_UNHANDLED)] = exception
+        self._stop(frame, "exception",
+                   exception=ExceptionStop(exception, exception.__traceback__, USER_UNHANDLED))
+
+    def uncaught_exception(self, exception: BaseException, traceback) -> None:
+        """An exception ends a thread or the program (called on that thread, before the
+        traceback is printed): with the uncaught filter on, stop where it was raised."""
+        ident = threading.get_ident()
+        if (isinstance(exception, SystemExit)
+                or not self.exception_filters.applies(UNCAUGHT, exception)
+                or not self._exception_may_stop(ident)
+                or not self.tracer.installed):
+            return
+        paths = self.tracer.canonical
+
+        def shown(frame) -> bool:
+            canonical = paths(frame.f_code.co_filename)
+            return not (is_debugger_path(canonical) or is_runpy_path(canonical))
+
+        frame = innermost_frame(traceback, self.tracer.is_user_frame, shown)
+        if frame is not None:
+            self._stop(frame, "exception",
+                       exception=ExceptionStop(exception, traceback, UNCAUGHT))
+
+    # Stopping and resuming.
+
+    def _stop(self, frame: types.FrameType, reason: str, hit_ids: list[int] | None = None,
+              exception: ExceptionStop | None = None, announce: bool = True):
+        ident = threading.get_ident()
+        # Busy first: what runs below (even constructors of library classes) must never
+        # reach a breakpoint and stop this thread a second time.
+        self._busy.add(ident)
+        try:
+            thread_id = self.threads.id_for(threading.current_thread())
+            stopped = StoppedThread(thread_id, ident, frame, reason, exception)
+            self.tracer.set_step(ident, None)
+            body = {"reason": reason, "threadId": thread_id, "allThreadsStopped": True}
+            if hit_ids:
+                body["hitBreakpointIds"] = hit_ids
+            if exception is not None:
+                body.update(exception.stopped_fields())
+            with self._lock:
+                if self._detached or (not announce and not self._all_stopped):
+                    # Detached, or a thread parking after everything was resumed.
+                    return
+                # Registered and announced under the lock that resuming takes, so that a
+                # `continue` is never processed between the two (which would leave the
+                # client believing a running thread is stopped).
+                self._stopped[thread_id] = stopped
+                if not self._all_stopped:
+                    self._all_stopped = True
+                    self._park_other_threads(ident)
+                if announce:
+                    self.connection.send_event("stopped", body)
+            stopped.resume.wait()
+        finally:
+            self._busy.discard(ident)
+
+    def _park_other_threads(self, stopping_ident: int) -> None:
+        """Ask every other user thread to stop at its next line of user code. Called with
+        the lock held, by the thread that stops first."""
+        tracer = self.tracer
+        for thread in threading.enumerate():
+            ident = thread.ident
+            if (ident is None or ident == stopping_ident or tracer.is_ignored_thread(ident)
+                    or thread.name.startswith(DEBUGGER_THREAD_PREFIX)):
+                continue
+            previous = tracer.step_of(ident)
+            # A pending pause is fulfilled by this stop; other steps go on after it.
+            self._parked_steps[ident] = (
+                None if previous is None or previous.kind in (STEP_PAUSE, STEP_PARK)
+                else previous)
+            self.tracer.set_step(ident, StepState(STEP_PARK))
+
+    def _end_all_stopped(self) -> None:
+        """Called with the lock held when every thread resumes: parking requests that
+        were not reached yet are withdrawn and earlier steps restored."""
+        self._all_stopped = False
+        parked, self._parked_steps = self._parked_steps, {}
+        for ident, previous in parked.items():
+            current = self.tracer.step_of(ident)
+            if current is None or current.kind == STEP_PARK:
+                self.tracer.set_step(ident, previous)
+
+    def stopped_thread(self, thread_id) -> StoppedThread:
+        """The stopped thread ``thread_id``. While all threads are stopped, a thread that
+        has not parked yet (it is blocked outside Python code) is given as it is now."""
+        with self._lock:
+            stopped = self._stopped.get(thread_id)
+            all_stopped = self._all_stopped
+        if stopped is not None:
+            return stopped
+        if all_stopped:
+            thread = self.threads.thread(thread_id)
+            ident = thread.ident if thread is not None else None
+            frame = sys._current_frames().get(ident) if ident is not None else None
+            frame = self._outside_debugger(frame)
+            if frame is not None and not self.tracer.is_ignored_thread(ident):
+                running = StoppedThread(thread_id, ident, frame, "pause", running=True)
+                running.resume.set()  # It cannot run work: it is not waiting.
+                return running
+        raise RequestError(f"Thread {thread_id!r} is not stopped")
+
+    def announce_stop(self, stopped: StoppedThread, reason: str) -> None:
+        """Tell the client again that a thread that stays stopped is stopped (after a
+        goto moved it): its frames and variables are fetched anew."""
+        with self._lock:
+            if self._stopped.get(stopped.thread_id) is not stopped:
+                return
+            self.inspector.clear()
+            stopped.reason = reason
+            self.connection.send_event("stopped", {
+                "reason": reason, "threadId": stopped.thread_id, "allThreadsStopped": True})
+
+    def _outside_debugger(self, frame):
+        """A running thread caught inside the debugger (a tracer callback on its way to
+        park) is shown at the user's frame that called into it."""
+        caller = frame
+        while caller is not None and is_debugger_path(
+                self.tracer.canonical(caller.f_code.co_filename)):
+            caller = caller.f_back
+        return caller if caller is not None else frame
+
+    def resume_all(self) -> None:
+        with self._lock:
+            released = list(self._stopped.values())
+            self._stopped.clear()
+            self.inspector.clear()
+            self.step_in_targets.clear()
+            self._end_all_stopped()
+        for stopped in released:
+            stopped.resume.set()
+        self._settle_tracing()
+
+    def resume_with_step(self, stopped: StoppedThread, kind: str,
+                         target: str | None = None) -> None:
+        """Release every thread, ``stopped`` with a step to do (over, into, out; into
+        one call of the line when ``target`` names it)."""
+        with self._lock:
+            if not stopped.running and self._stopped.get(stopped.thread_id) is not stopped:
+                return  # Already released (continue, or the engine went away).
+            released = list(self._stopped.values())
+            self._stopped.clear()
+            self.inspector.clear()
+            self.step_in_targets.clear()
+            self._end_all_stopped()
+            step = StepState(kind, stopped.frame, target, stopped.frame.f_lineno)
+            self.tracer.set_step(stopped.ident, step)
+        for thread in released:
+            thread.resume.set()
+
+    def thread_to_pause(self, thread_id) -> int | None:
+        """The ident of the running thread ``thread_id``; None if it is already stopped.
+        Raises RequestError when there is no such thread."""
+        with self._lock:
+            if thread_id in self._stopped or self._all_stopped:
+                return None
+        thread = self.threads.thread(thread_id)
+        if thread is None or not thread.is_alive() or thread.ident is None:
+            raise RequestError(f"Thread {thread_id!r} does not exist")
+        return thread.ident
+
+    def pause(self, thread_ident: int) -> None:
+        """Stop the thread on the next line of user code it runs (reason "pause"). A
+        thread that runs no Python code for a moment (blocked in a sleep, a read, a
+        lock) is announced stopped where it is instead, so that pause always answers."""
+        if self._detached:
+            return
+        self.tracer.set_step(thread_ident, StepState(STEP_PAUSE))
+        watcher = threading.Thread(target=self._pause_if_blocked, args=(thread_ident,),
+                                   name=f"{DEBUGGER_THREAD_PREFIX}pause", daemon=True)
+        watcher.start()
+
+    def _pause_if_blocked(self, thread_ident: int) -> None:
+        self.tracer.ignore_thread(threading.get_ident())
+        time.sleep(PAUSE_GRACE_SECONDS)
+        with self._lock:
+            step = self.tracer.step_of(thread_ident)
+            if self._detached or self._all_stopped or step is None or step.kind != STEP_PAUSE:
+                return  # It stopped (or something else did) meanwhile.
+            thread = next((t for t in threading.enumerate() if t.ident == thread_ident), None)
+            if thread is None:
+                return
+            self._all_stopped = True
+            # The paused thread itself parks, quietly, once it runs Python code again.
+            self._park_other_threads(-1)
+            self.connection.send_event("stopped", {
+                "reason": "pause", "threadId": self.threads.id_for(thread),
+                "allThreadsStopped": True})
+
+    def request_entry_stop(self) -> None:
+        """stopOnEntry: stop the calling (main) thread on the first line of user code."""
+        self.tracer.set_step(threading.get_ident(), StepState(STEP_ENTRY))
+
+    def breakpoints_changed(self) -> None:
+        # Probes first: the tracer's verdicts read which lines the new copies handle.
+        swapped = self.probes.sync()
+        # A file imported while its breakpoints were being set is verified now: the
+        # swap gave its functions probes, which may run before any announcement.
+        self.store.verify_loaded(swapped, self.announce_verified)
+        self.tracer.lines_need_tracing = self.probes.lines_need_tracing
+        self.tracer.breakpoints_changed()
+        self._settle_tracing()
+
+    def detach(self) -> None:
+        """The engine is gone: drop breakpoints and steps, release every thread, never
+        stop again. The program runs on."""
+        with self._lock:
+            self._detached = True
+            self._all_stopped = False
+            self._parked_steps = {}
+        self.store.clear()
+        self.tracer.cancel_steps()
+        try:
+            self.probes.sync()  # No breakpoints left: live functions get their code back.
+            self.tracer.lines_need_tracing = self.probes.lines_need_tracing
+            self.tracer.breakpoints_changed()
+        except Exception as error:  # The program must keep running whatever happens.
+            print(f"dapper: could not clear breakpoints: {error}", file=sys.stderr)
+        self.resume_all()
+        self.configuration_done.set()
+
+    def attach(self) -> None:
+        """A debugger attached to a listening program (python -m dapper --listen) and
+        finished configuring: stops are allowed again until the next ``detach``."""
+        with self._lock:
+            self._detached = False
+
+    def abandon_after_fork(self) -> None:
+        """In a fork child: this is the parent's debugger, copied. It never stops again
+        nor writes on the parent's connection (only this process's descriptor closes).
+        Without the debugger's lock: another thread of the parent may have held it at
+        the fork, and that thread does not exist here to release it."""
+        self._detached = True
+        self.connection.abandon_after_fork()

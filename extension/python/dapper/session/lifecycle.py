@@ -1,0 +1,155 @@
+"""One debug session of this process, from its connection to its end (docs/ipc.md).
+
+    connect → hello → reader → configurationDone → instrumentation → tracer → program
+    → finish
+
+The steps are written once, here, and run in three places:
+
+- ``python -m dapper.launcher`` (launcher/launch.py): a launched program, or a child
+  process started under the launcher by the hooks of a debugged parent;
+- ``python -m dapper --listen`` (launcher/listen.py): the connection comes the other
+  way, from every debugger that attaches, and the tracer runs from the start;
+- a fork child (children/fork.py), which becomes a session of its own in the middle
+  of the program it copied.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import sys
+import threading
+from collections.abc import Callable
+
+from ..ipc.connection import Connection, connect
+from ..requests.dispatch import dispatch
+from ..tracing.monitoring import ToolIdInUse
+from . import program
+from .debugger import Debugger
+from .link import SessionLink
+
+
+class ExitState:
+    """The exit status to report in ``dapper/exiting``; set once the program ends."""
+
+    def __init__(self) -> None:
+        self.code = 0
+
+
+class Session:
+    """A connected session: the debugger, what the session knows about itself (its link)
+    and how its program ended."""
+
+    def __init__(self, debugger: Debugger, link: SessionLink, exit_state: ExitState) -> None:
+        self.debugger = debugger
+        self.link = link
+        self.exit_state = exit_state
+
+    @classmethod
+    def connect(cls, address: str, tracer_name: str, environment, link: SessionLink,
+                exit_state: ExitState) -> Session:
+        """Connect to the engine at ``address`` (an ``--ipc`` value). Raises AddressError
+        or OSError with the reason."""
+        debugger = Debugger(Connection(connect(address)), tracer_name)
+        debugger.environment = environment
+        return cls(debugger, link, exit_state)
+
+    def say_hello(self) -> bool:
+        """Send the hello; False when the engine closed the connection already."""
+        return self.debugger.connection.send_event(*self.link.hello())
+
+    def finish_at_exit(self) -> None:
+        """Register ``finish_session`` with atexit. Done before the user's code runs, so
+        that it runs after the user's own handlers."""
+        atexit.register(finish_session, self.debugger, self.exit_state)
+
+    def start_reader(self) -> None:
+        """Start the thread that answers the engine's requests until the connection ends,
+        when the debugger detaches (the program runs on)."""
+        debugger, link = self.debugger, self.link
+
+        def on_message(message: dict) -> None:
+            link.observe(message)
+            dispatch(debugger, message)
+
+        start_reader(debugger, debugger.connection, on_message, debugger.detach)
+
+    def wait_until_configured(self) -> bool:
+        """Wait for configurationDone; False when the engine went away first."""
+        self.debugger.configuration_done.wait()
+        return not self.debugger.detached
+
+
+def start_reader(debugger: Debugger, connection: Connection,
+                 on_message: Callable[[dict], None], on_end: Callable[[], None]) -> None:
+    """Read ``connection`` on a debugger thread (never traced nor stopped), calling
+    ``on_message`` for each message and ``on_end`` once it ends."""
+
+    def read() -> None:
+        reason = connection.read_loop(on_message)
+        if reason:
+            print(f"dapper: the debugger connection failed: {reason}", file=sys.stderr)
+        on_end()
+
+    reader = threading.Thread(target=read, name="dapper.ipc", daemon=True)
+    reader.start()
+    debugger.tracer.ignore_thread(reader.ident)
+
+
+def start_tracing(debugger: Debugger) -> None:
+    """Install the tracer. When another tool holds sys.monitoring's debugger id, fall
+    back to sys.settrace (the one failure the other backend gets round); any other
+    failure is a bug and is raised."""
+    try:
+        debugger.tracer.install()
+    except ToolIdInUse as error:
+        print(f"dapper: {error}; falling back to sys.settrace", file=sys.stderr)
+        debugger.use_tracer("settrace")
+        debugger.tracer.install()
+
+
+def run_program(arguments, debugger: Debugger, trace: bool) -> int:
+    """Run the program of ``arguments`` (launcher or listen arguments: ``target_kind``,
+    ``target``, ``args``) as ``python`` would and return its exit status, traced when
+    ``trace``."""
+    if trace:
+        # Before the program is compiled: its breakpoints become probes in its code.
+        debugger.activate_instrumentation()
+    try:
+        run = program.PREPARERS[arguments.target_kind](arguments.target, arguments.args)
+    except program.CannotOpenProgram as error:
+        print(error, file=sys.stderr)
+        return 2
+    except SyntaxError as error:
+        program.report_uncaught(error)
+        return 1
+    if trace:
+        start_tracing(debugger)
+        if debugger.launch_configuration.get("stopOnEntry"):
+            debugger.request_entry_stop()
+    return program.run_prepared(run)
+
+
+def flush_output() -> None:
+    """Flush the program's stdout and stderr before the engine hears of its end."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+
+
+def finish_session(debugger: Debugger, state: ExitState) -> None:
+    """The last step: runs last among the atexit handlers, after the user's handlers and
+    after Python has waited for the non-daemon threads."""
+    flush_output()
+    debugger.connection.send_event("dapper/exiting", {"exitCode": state.code})
+    debugger.detach()
+    with contextlib.suppress(Exception):
+        debugger.tracer.uninstall()
+    debugger.connection.close()
+
+
+def forget_inherited_session() -> None:
+    """In a fork child: the parent's exit handler, copied into this process, belongs to a
+    connection that is not this process's (and takes locks another thread of the parent
+    may have held at the fork). The child's own session registers its own."""
+    atexit.unregister(finish_session)

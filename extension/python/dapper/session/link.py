@@ -1,0 +1,118 @@
+"""Who a session is: its hello, and what a launched session knows about itself for
+child-process support (its id, its parent's, the token, and the tree's child listener
+from dapper/configure).
+
+Kept free of heavy imports: every debuggee imports it (``platform`` alone would cost
+~5 ms, most of it ``re``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .. import PROTOCOL_VERSION
+
+PARENT_SESSION_VARIABLE = "DAPPER_PARENT_SESSION_ID"
+
+
+def format_address(listener: dict) -> tuple[str, int | None]:
+    """``childListener`` of dapper/configure as a launcher ``--ipc`` value, plus its port."""
+    transport = listener.get("transport")
+    if transport == "unix" and isinstance(listener.get("path"), str):
+        return f"unix:{listener['path']}", None
+    port = listener.get("port")
+    if transport == "tcp" and isinstance(port, int) and isinstance(listener.get("host"), str):
+        return f"tcp:{listener['host']}:{port}", port
+    raise ValueError(f"unusable childListener {listener!r}")
+
+
+# sys.implementation.name as platform.python_implementation() spells it.
+_IMPLEMENTATION_NAMES = {"cpython": "CPython", "pypy": "PyPy", "ironpython": "IronPython",
+                         "jython": "Jython"}
+
+
+def python_version() -> str:
+    """What ``platform.python_version()`` gives: the first word of ``sys.version``
+    ("3.13.0", "3.14.0a1", "3.12.1+")."""
+    words = sys.version.split()
+    return words[0] if words else ".".join(map(str, sys.version_info[:3]))
+
+
+def python_implementation() -> str:
+    """What ``platform.python_implementation()`` gives ("CPython", "PyPy", ...)."""
+    name = sys.implementation.name
+    return _IMPLEMENTATION_NAMES.get(name, name)
+
+
+def hello(session_id: str, *, token: str | None = None, parent_session_id: str | None = None,
+          name: str | None = None) -> tuple[str, dict]:
+    """The first message of every connection (docs/ipc.md, "Hello"): ``dapper/hello``, or
+    ``dapper/sessionHello`` for a child session (one with a parent). A launched session
+    proves itself with the ``token``; a listening program (``python -m dapper
+    --listen``) has none and gives its ``name`` instead."""
+    body: dict = {
+        "sessionId": session_id,
+        "pid": os.getpid(),
+        "pythonVersion": python_version(),
+        "pythonImplementation": python_implementation(),
+        "executable": sys.executable,
+        "protocol": PROTOCOL_VERSION,
+    }
+    if token is not None:
+        body["token"] = token
+    if name is not None:
+        body["name"] = name
+    if parent_session_id is not None:
+        body["parentSessionId"] = parent_session_id
+        return "dapper/sessionHello", body
+    return "dapper/hello", body
+
+
+class SessionLink:
+    """What the launcher knows about its own session, for the child-process support."""
+
+    def __init__(self, session_id: str, parent_session_id: str | None, token: str,
+                 variables: dict, exit_state=None) -> None:
+        self.session_id = session_id
+        self.parent_session_id = parent_session_id
+        self.token = token
+        self.variables = dict(variables)
+        self.exit_state = exit_state
+        self.child_listener: dict | None = None
+
+    @property
+    def is_child(self) -> bool:
+        return self.parent_session_id is not None
+
+    def hello(self) -> tuple[str, dict]:
+        """The first frame: ``dapper/hello`` for a root, ``dapper/sessionHello`` for a child."""
+        return hello(self.session_id, token=self.token, parent_session_id=self.parent_session_id)
+
+    def for_fork_child(self, session_id: str) -> SessionLink:
+        """The link of a fork child of this session, which becomes session ``session_id``
+        of its own: same token, tree and child listener, this session as its parent."""
+        link = SessionLink(session_id, self.session_id, self.token, self.variables,
+                           self.exit_state)
+        link.child_listener = self.child_listener
+        return link
+
+    def children_address(self, debugger) -> tuple[str, int | None] | None:
+        """The child listener as a launcher ``--ipc`` address (and its port) when this
+        session's children are to be attached, else None."""
+        launch = debugger.launch_configuration
+        if (self.child_listener is None or not launch.get("subprocessAutoAttach", True)
+                or debugger.no_debug or debugger.detached):
+            return None
+        try:
+            return format_address(self.child_listener)
+        except ValueError as error:
+            print(f"dapper: child processes will not be debugged: {error}", file=sys.stderr)
+            return None
+
+    def observe(self, message: dict) -> None:
+        """Called for each message from the engine: keeps configure's childListener."""
+        if message.get("type") == "request" and message.get("command") == "dapper/configure":
+            arguments = message.get("arguments")
+            listener = arguments.get("childListener") if isinstance(arguments, dict) else None
+            self.child_listener = listener if isinstance(listener, dict) else None

@@ -1,0 +1,191 @@
+"""Running the user's program as ``python PATH``, ``python -m NAME`` or ``python -c TEXT``
+would, and turning how it ended into the exit code Python would give.
+
+The program runs in a fresh ``__main__`` module that replaces the launcher's in
+``sys.modules`` for good, as it would in a plain interpreter (pickle, multiprocessing and
+``import __main__`` all see the user's module). Modules go through runpy's
+``_run_module_as_main``, the function ``python -m`` itself calls; directories and zip
+files through ``runpy.run_path``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import io
+import linecache
+import os
+import runpy
+import sys
+import types
+import zipimport
+from collections.abc import Callable
+from importlib.machinery import SourceFileLoader
+
+from ..common.paths import canonical_path, is_debugger_path
+
+PROGRAM, MODULE, CODE = "program", "module", "code"
+
+
+class CannotOpenProgram(Exception):
+    """The program file cannot be read; Python exits with status 2 in this case."""
+
+
+def _fresh_main_module() -> types.ModuleType:
+    module = types.ModuleType("__main__")
+    module.__dict__["__builtins__"] = builtins
+    sys.modules["__main__"] = module
+    return module
+
+
+def _set_path0(entry: str) -> None:
+    # With -P (3.11+) or -I Python puts nothing in front of sys.path, and neither did
+    # the launcher's own start, so there is nothing to replace.
+    if getattr(sys.flags, "safe_path", False) or sys.flags.isolated:
+        return
+    if sys.path:
+        sys.path[0] = entry
+    else:
+        sys.path.insert(0, entry)
+
+
+def _is_zip_file(path: str) -> bool:
+    """Whether Python would run the file as a zip application: its zip importer (already
+    loaded at every interpreter start, unlike zipfile and its ~10 ms of imports) takes it."""
+    try:
+        zipimport.zipimporter(path)
+    except (zipimport.ZipImportError, OSError, ValueError):
+        return False
+    return True
+
+
+def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
+    """Set sys.argv and sys.path[0] for a script and return the function that runs it.
+    Reading and compiling happen here, so that an unreadable file or a syntax error is
+    reported before any tracing starts."""
+    absolute = os.path.abspath(path)
+    sys.argv = [path, *args]
+    if os.path.isdir(absolute) or (os.path.isfile(absolute) and _is_zip_file(absolute)):
+        _set_path0(absolute)
+        return lambda: runpy.run_path(absolute, run_name="__main__")
+    try:
+        with io.open_code(absolute) as file:
+            source = file.read()
+    except OSError as error:
+        raise CannotOpenProgram(
+            f"{sys.executable}: can't open file {absolute!r}: "
+            f"[Errno {error.errno}] {error.strerror}"
+        ) from None
+    _set_path0(os.path.dirname(os.path.realpath(absolute)))
+    hook = compile_program_hook
+    if hook is not None:
+        code = hook(source, absolute)
+    else:
+        code = compile(source, absolute, "exec", dont_inherit=True)
+    module = _fresh_main_module()
+    module.__file__ = absolute
+    module.__cached__ = None
+    module.__loader__ = SourceFileLoader("__main__", absolute)
+    module.__spec__ = None
+    module.__package__ = None
+    return lambda: exec(code, module.__dict__)
+
+
+def prepare_module(name: str, args: list[str]) -> Callable[[], None]:
+    # _run_module_as_main replaces argv[0] with the module's file once it is found.
+    sys.argv = ["-m", *args]
+    _set_path0(os.getcwd())
+    _fresh_main_module()
+    run_as_main = getattr(runpy, "_run_module_as_main", None)
+    if run_as_main is not None:
+        return lambda: run_as_main(name, alter_argv=True)
+    return lambda: runpy.run_module(name, run_name="__main__", alter_sys=True)
+
+
+def prepare_code(text: str, args: list[str]) -> Callable[[], None]:
+    sys.argv = ["-c", *args]
+    _set_path0("")
+    code = compile(text, "<string>", "exec", dont_inherit=True)
+    if sys.version_info >= (3, 13):
+        # Python 3.13 shows the source lines of -c code in tracebacks; so do we. (Older
+        # versions show no lines for <string>, and neither do we there.)
+        linecache.cache["<string>"] = (len(text), None, text.splitlines(True), "<string>")
+    module = _fresh_main_module()
+    module.__spec__ = None
+    module.__loader__ = None
+    module.__package__ = None
+    return lambda: exec(code, module.__dict__)
+
+
+PREPARERS = {PROGRAM: prepare_program, MODULE: prepare_module, CODE: prepare_code}
+
+# Compiles the program file (source, absolute path) instead of ``compile``: set by the
+# debugger so that the program's breakpoints are compiled into it as probes. It raises
+# the plain compile's SyntaxError for a source that does not compile.
+compile_program_hook: Callable[[bytes, str], types.CodeType] | None = None
+
+# Called with an exception that ends the program, before its traceback is printed (the
+# debugger stops there when the uncaught exception filter is on). Set by the debugger
+# once tracing starts; a module-level hook because the launcher runs the program here.
+uncaught_exception_hook: Callable[[BaseException], None] | None = None
+
+
+def _notify_uncaught(error: BaseException) -> None:
+    hook = uncaught_exception_hook
+    if hook is None:
+        return
+    # The exit path must go on whatever the debugger does.
+    with contextlib.suppress(Exception):
+        hook(error)
+
+
+def exit_code_of(exit: SystemExit) -> int:
+    """The status Python exits with for an uncaught SystemExit, printing a non-integer
+    code to stderr as Python does."""
+    code = exit.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    with contextlib.suppress(Exception):
+        print(code, file=sys.stderr)
+    return 1
+
+
+def _without_debugger_frames(traceback: types.TracebackType | None):
+    while traceback is not None and is_debugger_path(
+        canonical_path(traceback.tb_frame.f_code.co_filename)
+    ):
+        traceback = traceback.tb_next
+    return traceback
+
+
+def report_uncaught(error: BaseException) -> None:
+    """Print an uncaught exception through sys.excepthook (a user's hook included), as
+    the interpreter would, without the launcher's own frames."""
+    traceback = _without_debugger_frames(error.__traceback__)
+    # The interpreter's excepthook prints the exception's own __traceback__ when it has
+    # one, whatever traceback it is given, so the trimmed one must go on the exception.
+    error.__traceback__ = traceback
+    try:
+        sys.excepthook(type(error), error, traceback)
+    except Exception:
+        sys.__excepthook__(type(error), error, traceback)
+
+
+def run_prepared(run: Callable[[], None]) -> int:
+    """Run the user's code and return the exit status Python would give."""
+    try:
+        run()
+    except SystemExit as exit:
+        return exit_code_of(exit)
+    except KeyboardInterrupt as error:
+        _notify_uncaught(error)
+        report_uncaught(error)
+        # Python re-raises SIGINT on itself; a shell reports that as 128 + 2.
+        return 130
+    except BaseException as error:
+        _notify_uncaught(error)
+        report_uncaught(error)
+        return 1
+    return 0

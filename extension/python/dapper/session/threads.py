@@ -1,0 +1,110 @@
+"""Thread ids for DAP, the parking place of stopped threads, and thread start/exit
+notifications.
+
+DAP thread ids are small integers handed out in the order threads are first seen, the
+main thread first. They are keyed by the ``threading.Thread`` object (weakly), not by
+the OS ident, because idents are reused after a thread ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import types
+import weakref
+from collections.abc import Callable
+
+from ..inspection.stopped_work import ResumeSignal
+
+# Threads the debugger starts for itself are named with this prefix; they are neither
+# announced nor listed.
+DEBUGGER_THREAD_PREFIX = "dapper."
+
+
+class ThreadRegistry:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ids: weakref.WeakKeyDictionary[threading.Thread, int] = weakref.WeakKeyDictionary()
+        self._threads: dict[int, weakref.ref[threading.Thread]] = {}
+        self._next = 1
+        self.id_for(threading.main_thread())
+
+    def id_for(self, thread: threading.Thread) -> int:
+        with self._lock:
+            thread_id = self._ids.get(thread)
+            if thread_id is None:
+                thread_id = self._next
+                self._next += 1
+                self._ids[thread] = thread_id
+                self._threads[thread_id] = weakref.ref(thread)
+            return thread_id
+
+    def thread(self, thread_id: int) -> threading.Thread | None:
+        with self._lock:
+            reference = self._threads.get(thread_id)
+        return reference() if reference is not None else None
+
+    def user_threads(self, is_ignored: Callable[[int], bool]) -> list[tuple[int, threading.Thread]]:
+        """(id, thread) for live threads that are not the debugger's, by id."""
+        found = [
+            (self.id_for(thread), thread)
+            for thread in threading.enumerate()
+            if not (thread.ident is not None and is_ignored(thread.ident))
+            and not thread.name.startswith(DEBUGGER_THREAD_PREFIX)
+        ]
+        return sorted(found, key=lambda pair: pair[0])
+
+
+class StoppedThread:
+    """A thread blocked in the debugger until ``resume`` is set (it runs work handed to
+    it meanwhile, see inspection/stopped_work.py). A step it should take once released is
+    registered with the tracer before ``resume`` is set.
+
+    ``exception`` is set for stops caused by exception breakpoints. ``running`` marks a
+    thread that did not reach a line to park on yet while all threads are stopped: it
+    is shown where it is, but it cannot run work."""
+
+    __slots__ = ("thread_id", "ident", "frame", "reason", "exception", "running", "resume")
+
+    def __init__(self, thread_id: int, ident: int, frame: types.FrameType, reason: str,
+                 exception: object = None, running: bool = False,
+                 resume: ResumeSignal | None = None) -> None:
+        self.thread_id = thread_id
+        self.ident = ident
+        self.frame = frame
+        self.reason = reason
+        self.exception = exception
+        self.running = running
+        self.resume = ResumeSignal() if resume is None else resume
+
+
+def install_thread_events(
+    on_started: Callable[[threading.Thread], None],
+    on_exited: Callable[[threading.Thread], None],
+) -> None:
+    """Call ``on_started``/``on_exited`` on every ``threading`` thread that starts from
+    now on, on that thread, before its target runs and after it ended. Done by wrapping
+    ``Thread._bootstrap_inner``, the method every thread of the threading module runs
+    (3.9 to 3.13), so that subclasses overriding ``run`` are covered too."""
+    original = threading.Thread._bootstrap_inner  # type: ignore[attr-defined]
+    if getattr(original, "_dapper_wrapped", False):
+        return
+
+    def bootstrap_inner(thread: threading.Thread) -> None:
+        announced = not thread.name.startswith(DEBUGGER_THREAD_PREFIX)
+        if announced:
+            _call_quietly(on_started, thread)
+        try:
+            original(thread)
+        finally:
+            if announced:
+                _call_quietly(on_exited, thread)
+
+    bootstrap_inner._dapper_wrapped = True  # type: ignore[attr-defined]
+    threading.Thread._bootstrap_inner = bootstrap_inner  # type: ignore[attr-defined]
+
+
+def _call_quietly(function, thread) -> None:
+    # A notification must never break the user's thread.
+    with contextlib.suppress(Exception):
+        function(thread)
