@@ -68,6 +68,8 @@ _JREL = frozenset(dis.hasjrel)
 _JABS = frozenset(dis.hasjabs)
 _NAME_OPS = frozenset(dis.opmap[name] for name in ("LOAD_GLOBAL", "LOAD_NAME"))
 _LOAD_CONST = dis.opmap["LOAD_CONST"]
+# 3.14+ loads small integers (a probe's id among them) from the argument itself.
+_LOAD_SMALL_INT = dis.opmap.get("LOAD_SMALL_INT", -1)
 # 3.10 counts jump arguments in code units, 3.9 in bytes.
 _JUMP_UNIT = 1 if sys.version_info < (3, 10) else 2
 
@@ -151,6 +153,8 @@ def instructions(code: types.CodeType, ranges) -> list[Instruction]:
                 argval = names[arg >> 1 if _HAS_POSITIONS and opname == "LOAD_GLOBAL" else arg]
             elif op == _LOAD_CONST:
                 argval = consts[arg]
+            elif op == _LOAD_SMALL_INT:
+                argval = arg
             elif op in _JREL:
                 if _HAS_POSITIONS:
                     argval = end - arg * 2 if "BACKWARD" in opname else end + arg * 2
@@ -182,8 +186,8 @@ def _instructions_from_dis(code: types.CodeType, ranges) -> list[Instruction]:
         if line is None and result and result[-1].end == instruction.offset:
             line = result[-1].line
         opcode = instruction.opcode
-        keeps_argval = (opcode in _NAME_OPS or opcode == _LOAD_CONST or opcode in _JREL
-                        or opcode in _JABS)
+        keeps_argval = (opcode in _NAME_OPS or opcode in (_LOAD_CONST, _LOAD_SMALL_INT)
+                        or opcode in _JREL or opcode in _JABS)
         positions = getattr(instruction, "positions", None)
         result.append(Instruction(instruction.offset, end, instruction.opname,
                                   instruction.arg, instruction.argval if keeps_argval else None,
