@@ -50,6 +50,16 @@ class Slotted:
 recursive = [1]
 recursive.append(recursive)
 
+
+def python_message(action) -> str:
+    """The message of the exception ``action`` raises, in this Python's own words (3.15
+    reworded "__repr__ returned non-string (type int)")."""
+    try:
+        action()
+    except Exception as error:  # noqa: BLE001 - any exception is the point
+        return str(error)
+    raise AssertionError("did not raise")
+
 # (value, expected value text, expected type, expandable, indexed, named)
 VALUES = [
     (1, "1", "int", False, 0, 0),
@@ -68,7 +78,8 @@ VALUES = [
     (recursive, "[1, [...]]", "list", True, 2, 0),
     (Raises(), "<repr raised ValueError: no repr for you>", "test_rendering.Raises", True, 0, 0),
     (RaisesBadly(), "<repr raised KeyError>", "test_rendering.RaisesBadly", True, 0, 0),
-    (ReturnsNonString(), "<repr raised TypeError: __repr__ returned non-string (type int)>",
+    (ReturnsNonString(),
+     f"<repr raised TypeError: {python_message(lambda: repr(ReturnsNonString()))}>",
      "test_rendering.ReturnsNonString", True, 0, 0),
     (collections.deque([1, 2]), "deque([1, 2])", "collections.deque", True, 2, 0),
     (range(3), "range(0, 3)", "range", False, 0, 0),
