@@ -31,12 +31,14 @@ from .exception_stops import ExceptionStop, innermost_frame
 from .inspection import Inspector
 from .instrumentation import breakpoint_probes
 from .instrumentation.probes import StopAtLineEvent
+from .instrumentation.self_check import copies_unavailable
 from .ipc import Connection
 from .library_code import is_library_canonical
 from .paths import is_debugger_path, is_runpy_path
 from .threads import DEBUGGER_THREAD_PREFIX, StoppedThread, ThreadRegistry, install_thread_events
 from .tracing import StepState, choose_backend_name, create_tracer
 from .tracing.base import STEP_ENTRY, STEP_PARK, STEP_PAUSE
+from .tracing.fast_paths import copies_notice
 
 _STOP_REASONS = {STEP_ENTRY: "entry", STEP_PAUSE: "pause"}
 # How long a thread that loads a file waits for the setBreakpoints response that
@@ -119,6 +121,10 @@ class Debugger:
         ``self.probes.compile_program``. Returns whether the copies are on."""
         variables = self.environment.variables if self.environment is not None else {}
         if not breakpoint_probes.enabled(variables):
+            return False
+        unavailable = copies_unavailable()
+        if unavailable is not None:
+            self.send_output(copies_notice(unavailable))
             return False
         self.tracer.copies = self.probes.activate(self.probe_hit, self._file_instrumented)
         target.compile_program_hook = self.probes.compile_program

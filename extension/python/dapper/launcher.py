@@ -22,6 +22,7 @@ from .ipc import AddressError, Connection, connect
 from .requests import dispatch
 from .target import PREPARERS, CannotOpenProgram, report_uncaught, run_prepared
 from .tracing import choose_backend_name
+from .tracing.fast_paths import tracer_notice
 from .tracing.monitoring import ToolIdInUse
 
 
@@ -150,12 +151,17 @@ def run_target(arguments, debugger: Debugger, trace: bool) -> int:
         report_uncaught(error)
         return 1
     if trace:
+        fallback = None
         try:
             debugger.tracer.install()
         except ToolIdInUse as error:
-            print(f"dapper: {error}; falling back to sys.settrace", file=sys.stderr)
+            fallback = str(error)
             debugger.use_tracer("settrace")
             debugger.tracer.install()
+        variables = debugger.environment.variables if debugger.environment is not None else {}
+        notice = tracer_notice(debugger.tracer.name, variables.get("DAPPER_TRACER"), fallback)
+        if notice is not None:
+            debugger.send_output(notice)
         if debugger.launch_configuration.get("stopOnEntry"):
             debugger.request_entry_stop()
     return run_prepared(run)
