@@ -131,7 +131,7 @@ export function writeSidWrapper(file, inside) {
   writeExecutable(file, `#!/bin/sh\n# Made by scripts/sid.mjs: ${inside} from Debian sid.\nexec ${shQuote(sidRun)} ${shQuote(inside)} "$@"\n`);
 }
 
-function isSidWrapper(executable) {
+export function isSidWrapper(executable) {
   return path.dirname(executable) === sidBinDir();
 }
 

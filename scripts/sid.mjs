@@ -16,10 +16,11 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { cacheDir, note, probe, root, run, shQuote, sidBinDir, writeExecutable, writeSidWrapper } from "./lib.mjs";
+import { cacheDir, findPythons, isSidWrapper, note, probe, root, run, shQuote, sidBinDir, writeExecutable, writeSidWrapper } from "./lib.mjs";
 
 export const sidVersions = ["3.14", "3.15"];
-const sidPackages = [...sidVersions.flatMap((v) => [`python${v}`, `python${v}-venv`]), "gdb"];
+// python3-minimal: `python3` on PATH, as every Debian with these Pythons has (sid's is 3.14).
+const sidPackages = [...sidVersions.flatMap((v) => [`python${v}`, `python${v}-venv`]), "python3-minimal", "gdb"];
 const sidDir = path.join(cacheDir, "sid");
 const sidRoot = path.join(sidDir, "root");
 const readyStamp = path.join(sidRoot, ".dapper-ready");
@@ -28,6 +29,9 @@ const mirror = process.env.DAPPER_SID_MIRROR ?? "http://deb.debian.org/debian";
 /** Why this machine cannot have the sid Pythons, or null when it can try. */
 function cannotProvision() {
   if (process.env.DAPPER_SID === "0") return "DAPPER_SID=0";
+  if (process.env.DAPPER_TEST_PYTHONS) return "DAPPER_TEST_PYTHONS names the Pythons to test";
+  const own = findPythons().filter((p) => sidVersions.includes(p.version) && !isSidWrapper(p.executable));
+  if (own.length === sidVersions.length) return `this machine has its own (${own.map((p) => p.executable).join(", ")})`;
   if (process.platform !== "linux") return `this is ${process.platform}, not Linux`;
   if (process.getuid?.() !== 0) return "not running as root (debootstrap, chroot and bind mounts need it)";
   if (!probe("unshare", ["--version"]) || !probe("chroot", ["--version"])) return "unshare or chroot (util-linux, coreutils) is missing";
@@ -78,6 +82,16 @@ exec chroot "$sid_root" /bin/sh -c 'cd "$1" 2>/dev/null || cd /; shift; exec "$@
   );
 }
 
+function installPackages(dir) {
+  const env = { DEBIAN_FRONTEND: "noninteractive" };
+  // sid's Release file can read as expired; nothing here depends on its freshness.
+  run("chroot", [dir, "apt-get", "-o", "Acquire::Check-Valid-Until=false", "update"], { capture: true, quiet: true, env });
+  note(`apt-get install ${sidPackages.join(" ")} (inside)`);
+  run("chroot", [dir, "apt-get", "install", "-y", "--no-install-recommends", ...sidPackages], { capture: true, quiet: true, env });
+  run("chroot", [dir, "apt-get", "clean"], { capture: true, quiet: true });
+  writeFileSync(path.join(dir, ".dapper-ready"), sidPackages.join(" "));
+}
+
 function bootstrap() {
   if (!probe("debootstrap", ["--version"])) {
     note("installing debootstrap on this machine");
@@ -89,13 +103,7 @@ function bootstrap() {
   mkdirSync(sidDir, { recursive: true });
   note(`debootstrap --variant=minbase sid ${partial} ${mirror}`);
   run("debootstrap", ["--variant=minbase", "sid", partial, mirror], { capture: true, quiet: true });
-  const env = { DEBIAN_FRONTEND: "noninteractive" };
-  // sid's Release file can read as expired; nothing here depends on its freshness.
-  run("chroot", [partial, "apt-get", "-o", "Acquire::Check-Valid-Until=false", "update"], { capture: true, quiet: true, env });
-  note(`apt-get install ${sidPackages.join(" ")} (inside)`);
-  run("chroot", [partial, "apt-get", "install", "-y", "--no-install-recommends", ...sidPackages], { capture: true, quiet: true, env });
-  run("chroot", [partial, "apt-get", "clean"], { capture: true, quiet: true });
-  writeFileSync(path.join(partial, ".dapper-ready"), sidPackages.join(" "));
+  installPackages(partial);
   renameSync(partial, sidRoot);
 }
 
@@ -108,10 +116,13 @@ export function provisionSidPythons() {
   const reason = cannotProvision();
   if (reason) return { pythons: [], skipped: reason };
   const started = Date.now();
-  const reused = existsSync(readyStamp) && readFileSync(readyStamp, "utf8") === sidPackages.join(" ");
+  const installed = existsSync(readyStamp) ? readFileSync(readyStamp, "utf8") : null;
+  const reused = installed === sidPackages.join(" ");
   if (!reused) {
     try {
-      bootstrap();
+      // A root made for an older package list only needs the new packages.
+      if (installed === null) bootstrap();
+      else installPackages(sidRoot);
     } catch (error) {
       const firstLine = String(error.message).split("\n")[0];
       return { pythons: [], skipped: `could not make the Debian sid root (no network to ${mirror}?): ${firstLine}` };
@@ -130,6 +141,6 @@ export function provisionSidPythons() {
     pythons.push({ version, executable: wrapper });
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  note(`${reused ? "reused" : "made"} ${sidRoot} in ${seconds} s: ${pythons.map((p) => p.executable).join(", ")}`);
+  note(`${reused ? "reused" : installed === null ? "made" : "updated"} ${sidRoot} in ${seconds} s: ${pythons.map((p) => p.executable).join(", ")}`);
   return { pythons, skipped: null };
 }

@@ -7,6 +7,7 @@ import { build } from "./build.mjs";
 import { packageVsix } from "./package.mjs";
 import { compareVersions, ensurePythonTestEnv, findPythons, npxBin, root, run, step } from "./lib.mjs";
 import { requirePrerequisites } from "./prerequisites.mjs";
+import { provisionSidPythons, sidVersions } from "./sid.mjs";
 
 requirePrerequisites("npm test");
 
@@ -61,6 +62,12 @@ await suite("Project scripts: unit tests (prerequisites, first-run rules)", () =
 await suite("Benchmark harness: unit tests (the benchmark itself is npm run bench)", () =>
   nodeTests(readdirSync(path.join(root, "bench", "test")).filter((name) => name.endsWith(".test.mjs")).map((name) => path.join(root, "bench", "test", name))),
 );
+
+// Python 3.14 and 3.15 from Debian sid, where this machine's own system has none.
+await suite(`Pythons ${sidVersions.join(", ")} from Debian sid (a cached chroot; skipped where the machine cannot)`, () => {
+  const sid = provisionSidPythons();
+  if (sid.skipped) console.log(`   SKIPPED: Python ${sidVersions.join(" and ")} from Debian sid: ${sid.skipped}`);
+});
 
 const allPythons = findPythons({ minimum: "3.9" });
 console.log(`\nPythons found: ${allPythons.map((p) => `${p.version} (${p.executable})`).join(", ") || "none"}`);
