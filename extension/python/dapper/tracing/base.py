@@ -9,6 +9,7 @@ breakpoint run untraced while no thread is stepping.
 
 from __future__ import annotations
 
+import dis
 import sys
 import threading
 import types
@@ -79,6 +80,20 @@ class TracerHost(Protocol):
 
     def tracing_started(self) -> None:
         """The tracer is installed: the program is about to run under the debugger."""
+
+
+def _line_now(frame: types.FrameType) -> int | None:
+    """The line ``frame`` runs now. 3.9 answers ``f_lineno`` with the last line traced
+    while the frame has a trace function, even when no events come (between stops,
+    after a goto): there it is read from the line table."""
+    if sys.version_info >= (3, 10):
+        return frame.f_lineno
+    line = None
+    for offset, start in dis.findlinestarts(frame.f_code):
+        if offset > frame.f_lasti:
+            break
+        line = start
+    return line
 
 
 def is_user_canonical(canonical: str) -> bool:
@@ -415,7 +430,7 @@ class Tracer:
         line event (the thread stopped there, or a step ended there): it must not stop
         again. Consumes the note."""
         handled = self._handled_probes.pop(thread_ident, None) if self._handled_probes else None
-        return handled is not None and handled[0] is frame and handled[1] == frame.f_lineno
+        return handled is not None and handled[0] is frame and handled[1] == _line_now(frame)
 
     def inside_probe_condition(self, frame: types.FrameType) -> bool:
         """Whether ``frame`` runs on behalf of a breakpoint condition compiled into a
