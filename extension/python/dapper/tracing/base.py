@@ -41,6 +41,7 @@ STEPS_ENTERING_CALLS = frozenset({STEP_INTO, STEP_ENTRY, STEP_PAUSE, STEP_PARK})
 # A debugger may set f_lineno (goto) only from a line event on 3.11+; from any trace
 # event of the frame (an "opcode" one included) on 3.9-3.10.
 JUMPS_NEED_LINE_EVENTS = sys.version_info >= (3, 11)
+LAZY_ANNOTATIONS = sys.version_info >= (3, 14)
 
 
 @dataclass
@@ -370,6 +371,11 @@ class Tracer:
 
     def _step_ends(self, step: StepState, frame: types.FrameType, canonical: str) -> bool:
         if not self.is_user_code(canonical):
+            return False
+        if LAZY_ANNOTATIONS and frame.f_code.co_name == "__annotate__":
+            # 3.14+ compiles annotations into an __annotate__ function that runs when
+            # something reads them (dataclasses, typing, inspect, P.__annotations__):
+            # generated code, which a step passes through as it does library code.
             return False
         if step.kind == STEP_ENTRY and frame.f_globals.get("__name__") != "__main__":
             # The entry stop is the first line of the program's own main module, not of
