@@ -51,14 +51,15 @@ recursive = [1]
 recursive.append(recursive)
 
 
-def python_message(action) -> str:
-    """The message of the exception ``action`` raises, in this Python's own words (3.15
-    reworded "__repr__ returned non-string (type int)")."""
+def repr_type_error(value) -> str:
+    """Python's own message for a ``__repr__`` that returns no string (3.15 reworded
+    "__repr__ returned non-string (type int)")."""
     try:
-        action()
-    except Exception as error:  # noqa: BLE001 - any exception is the point
+        repr(value)
+    except TypeError as error:
         return str(error)
-    raise AssertionError("did not raise")
+    raise AssertionError("repr did not raise")
+
 
 # (value, expected value text, expected type, expandable, indexed, named)
 VALUES = [
@@ -79,7 +80,7 @@ VALUES = [
     (Raises(), "<repr raised ValueError: no repr for you>", "test_rendering.Raises", True, 0, 0),
     (RaisesBadly(), "<repr raised KeyError>", "test_rendering.RaisesBadly", True, 0, 0),
     (ReturnsNonString(),
-     f"<repr raised TypeError: {python_message(lambda: repr(ReturnsNonString()))}>",
+     f"<repr raised TypeError: {repr_type_error(ReturnsNonString())}>",
      "test_rendering.ReturnsNonString", True, 0, 0),
     (collections.deque([1, 2]), "deque([1, 2])", "collections.deque", True, 2, 0),
     (range(3), "range(0, 3)", "range", False, 0, 0),
