@@ -3,7 +3,7 @@
 // Plain Node.js with no dependencies, because these scripts are what installs them.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -104,12 +104,41 @@ function pythonVersionOf(executable) {
   if (!out) return null;
   const [implementation, version, ...rest] = out.split(" ");
   if (implementation !== "CPython") return null;
-  return { version, executable: rest.join(" ") };
+  // A wrapper (Debian sid's Pythons, see sid.mjs) reports a path that exists only inside.
+  const reported = rest.join(" ");
+  return { version, executable: existsSync(reported) ? reported : executable };
+}
+
+/** Where this checkout's wrappers for Debian sid's Pythons live (made by sid.mjs). */
+export function sidBinDir() {
+  const id = createHash("sha256").update(root).digest("hex").slice(0, 8);
+  return path.join(cacheDir, "sid", "bin", `${path.basename(root)}-${id}`);
+}
+
+export function shQuote(text) {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+export function writeExecutable(file, text) {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text);
+  chmodSync(file, 0o755);
+}
+
+/** A host executable that runs `inside`, a path in the sid root, with its arguments. */
+export function writeSidWrapper(file, inside) {
+  const sidRun = path.join(sidBinDir(), "sid-run");
+  writeExecutable(file, `#!/bin/sh\n# Made by scripts/sid.mjs: ${inside} from Debian sid.\nexec ${shQuote(sidRun)} ${shQuote(inside)} "$@"\n`);
+}
+
+export function isSidWrapper(executable) {
+  return path.dirname(executable) === sidBinDir();
 }
 
 /**
  * The CPython interpreters of this machine, one per minor version, newest last:
- * pyenv's versions first (real binaries, not shims), then python3.N on PATH.
+ * pyenv's versions first (real binaries, not shims), then python3.N on PATH, then
+ * Debian sid's (wrappers that scripts/sid.mjs made, when it could).
  * DAPPER_TEST_PYTHONS (a path-separated list of executables) overrides the search.
  */
 export function findPythons({ minimum = "3.9" } = {}) {
@@ -128,9 +157,11 @@ export function findPythons({ minimum = "3.9" } = {}) {
     }
     for (let minor = 9; minor <= 15; minor++) candidates.push(`python3.${minor}`);
     candidates.push("python3");
+    for (let minor = 9; minor <= 15; minor++) candidates.push(path.join(sidBinDir(), `python3.${minor}`));
   }
   const byVersion = new Map();
   for (const candidate of candidates) {
+    if (path.isAbsolute(candidate) && !existsSync(candidate)) continue;
     const found = pythonVersionOf(candidate);
     if (!found || byVersion.has(found.version)) continue;
     if (compareVersions(found.version, minimum) < 0) continue;
@@ -148,14 +179,18 @@ export function compareVersions(a, b) {
 /**
  * A virtualenv in `dir`, made with `python` once, with `packages` (pip arguments)
  * installed whenever `wanted` (a stamp of what they are) changes; returns its python.
+ * A sid Python's venv works only inside the sid root: the host runs it through a wrapper.
  */
 function ensureVirtualenv(python, dir, title, packages, wanted) {
-  const bin = path.join(dir, isWindows ? "Scripts" : "bin", isWindows ? "python.exe" : "python");
+  const sid = isSidWrapper(python.executable);
+  const inside = path.join(dir, isWindows ? "Scripts" : "bin", isWindows ? "python.exe" : "python");
+  const bin = sid ? path.join(dir, "python-from-host") : inside;
+  if (sid) writeSidWrapper(bin, inside);
   const stamp = path.join(dir, ".dapper-installed");
   if (existsSync(bin) && existsSync(stamp) && readFileSync(stamp, "utf8") === wanted) return bin;
   step(title);
   mkdirSync(path.dirname(dir), { recursive: true });
-  if (!existsSync(bin)) run(python.executable, ["-m", "venv", dir]);
+  if (!existsSync(path.join(dir, "pyvenv.cfg"))) run(python.executable, ["-m", "venv", dir]);
   run(bin, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", ...packages]);
   writeFileSync(stamp, wanted);
   return bin;
@@ -164,9 +199,10 @@ function ensureVirtualenv(python, dir, title, packages, wanted) {
 /** A virtualenv per interpreter with the Python test packages, made once. */
 export function ensurePythonTestEnv(python) {
   const requirements = path.join(root, "extension", "python", "requirements-test.txt");
+  const sid = isSidWrapper(python.executable);
   return ensureVirtualenv(
     python,
-    path.join(cacheDir, "py", python.version),
+    path.join(cacheDir, "py", sid ? `${python.version}-sid` : python.version),
     `Preparing the Python ${python.version} test environment`,
     ["-r", requirements],
     fileHash(requirements),

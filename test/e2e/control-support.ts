@@ -74,9 +74,9 @@ export async function locals(client: RecordingClient, frameId: number): Promise<
   return Object.fromEntries([...values].map(([name, variable]) => [name, variable.value]));
 }
 
-/** The `console` output so far (log points). */
+/** The `console` output so far (log points), without Dapper's own notices (session.test.ts checks those). */
 export function consoleOutput(client: RecordingClient): string {
-  return client.output("console");
+  return client.output("console").replace(/^Dapper: .*\n/gm, "");
 }
 
 /** Whether a request fails, and with which message. */

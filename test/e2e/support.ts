@@ -25,7 +25,7 @@ export interface Python {
 export function pythons(): Python[] {
   const fromEnv = process.env.DAPPER_E2E_PYTHONS;
   if (fromEnv) return JSON.parse(fromEnv) as Python[];
-  const script = `import(${JSON.stringify(path.join(root, "scripts", "lib.mjs"))}).then((lib) => console.log(JSON.stringify(lib.findPythons({ minimum: "3.11" }))))`;
+  const script = `import(${JSON.stringify(path.join(root, "scripts", "lib.mjs"))}).then((lib) => console.log(JSON.stringify(lib.findPythons({ minimum: "3.9" }))))`;
   return JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" })) as Python[];
 }
 

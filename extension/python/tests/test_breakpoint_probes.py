@@ -266,6 +266,31 @@ def test_goto_onto_a_breakpoint_line_does_not_stop_there(launch, write, backend,
     assert debuggee.stdout() == "1 2 3\n"
 
 
+GOTO_BACK = """\
+def main():
+    x = 3
+    x = x * 10
+    print("result", x)
+main()
+"""
+
+
+def test_a_goto_back_in_a_function_stops_again_at_the_breakpoint_it_left(
+        launch, write, backend, mode):
+    # 3.9 reads f_lineno as the last line traced while a frame keeps a trace function
+    # without events: the probe's second run looked like the goto's own line, and did not
+    # stop (found by the end-to-end suite once it ran on 3.9).
+    debuggee, _, _ = run(launch, write, backend, mode, GOTO_BACK, {"main": [4]})
+    assert stop_at(debuggee)[1] == ("main", 4)
+    debuggee.request("goto", {"threadId": 1, "targetId": 3})
+    assert stop_at(debuggee, "goto")[1] == ("main", 3)
+    debuggee.request("continue", {"threadId": 1})
+    assert stop_at(debuggee)[1] == ("main", 4)
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "result 300\n"
+
+
 UNTRACED = """
 import sys, threading, time
 def f(i):

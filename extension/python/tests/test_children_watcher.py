@@ -15,11 +15,18 @@ from dapper.children.watcher import ExitWatcher
 MODES = ["polling"] + (["pidfd"] if hasattr(os, "pidfd_open") else [])
 
 
+def without_pidfds(monkeypatch) -> None:
+    """Makes this Python look like a build without ``os.pidfd_open``: subprocess, which
+    3.15 has wait with a pidfd when it had one at import, is told so too."""
+    monkeypatch.delattr(os, "pidfd_open", raising=False)
+    monkeypatch.setattr(subprocess, "_CAN_USE_PIDFD_OPEN", False, raising=False)
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_a_child_that_ends_is_reported_once_and_left_for_its_parent_to_reap(
         monkeypatch, mode):
     if mode == "polling":
-        monkeypatch.delattr(os, "pidfd_open", raising=False)
+        without_pidfds(monkeypatch)
     reported: list[tuple[int, str]] = []
     done = threading.Event()
 
@@ -43,7 +50,7 @@ def test_flush_returns_only_after_a_report_the_watcher_thread_is_making(monkeypa
     # The race CI once lost: the watcher thread had taken a child off its table but not yet
     # reported it when flush() looked, so flush() skipped it and returned before the report.
     if mode == "polling":
-        monkeypatch.delattr(os, "pidfd_open", raising=False)
+        without_pidfds(monkeypatch)
     reported: list[int] = []
     reporting = threading.Event()
 

@@ -98,6 +98,33 @@ def test_modules_are_paged():
     assert "sys" in {m["name"] for m in every["modules"]}
 
 
+def test_modules_read_versions_without_running_module_getattr(monkeypatch):
+    # 3.15 deprecates stdlib modules' __version__ through a module __getattr__ that
+    # warns: asking for the modules list must not warn (or raise, under -W error) in
+    # the user's program, yet still show the versions modules set themselves.
+    import types
+    import warnings
+
+    lazy = types.ModuleType("lazy_version")
+
+    def lazy_getattr(name):
+        if name == "__version__":
+            warnings.warn("__version__ is deprecated", DeprecationWarning, stacklevel=2)
+            return "9.9"
+        raise AttributeError(name)
+
+    lazy.__getattr__ = lazy_getattr
+    plain = types.ModuleType("plain_version")
+    plain.__version__ = "1.2.3"
+    monkeypatch.setitem(sys.modules, "lazy_version", lazy)
+    monkeypatch.setitem(sys.modules, "plain_version", plain)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        modules = {m["name"]: m for m in modules_body(0, 0)["modules"]}
+    assert "version" not in modules["lazy_version"]
+    assert modules["plain_version"]["version"] == "1.2.3"
+
+
 def test_stream_tee_reports_when_asked():
     reported = []
     capturing: set[int] = set()

@@ -48,6 +48,33 @@ SCENARIOS = {
 }
 
 
+ANNOTATED = """\
+class P:
+    x: int
+    y: str = ""
+names = list(P.__annotations__)
+print(names)
+"""
+
+
+def test_step_in_passes_through_the_functions_that_compute_annotations(
+        launch, write, backend):
+    # 3.14 runs a class's annotations in a generated P.__annotate__ on the lines of the
+    # class body, when they are first read: a step does not stop in it.
+    path = write("annotated.py", ANNOTATED)
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure()
+    debuggee.set_breakpoints(path, [4])
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    debuggee.request("stepIn", {"threadId": 1})
+    frame = debuggee.top_frame(debuggee.stopped("step")["threadId"])
+    assert (frame["name"], frame["line"]) == ("<module>", 5)
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "['x', 'y']\n"
+
+
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
 def test_stepping(launch, write, backend, scenario):
     breakpoints, steps = SCENARIOS[scenario]

@@ -192,7 +192,9 @@ def modules_body(start: int, count: int) -> dict:
             entry["path"] = path
         else:
             entry["isOptimized"] = False
-        version = getattr(module, "__version__", None)
+        # From the module's own namespace: a module __getattr__ may warn (3.15's stdlib
+        # deprecates __version__ so) or import, in the user's program.
+        version = (getattr(module, "__dict__", None) or {}).get("__version__")
         if isinstance(version, str):
             entry["version"] = version
         modules.append(entry)

@@ -41,15 +41,16 @@ _HAS_POSITIONS = sys.version_info >= (3, 11)
 
 def _cache_units() -> list[int] | None:
     """How many inline cache units (3.11+) follow each opcode, from the table ``dis``
-    itself reads (a list by opcode on 3.11-3.12, a dict by name on 3.13). None where
-    it cannot be found: then ``instructions`` asks ``dis``."""
+    itself reads (a list by opcode on 3.11-3.12, a dict by name on 3.13-3.14, a
+    frozendict, no dict subclass, on 3.15). None where it cannot be found: then
+    ``instructions`` asks ``dis``."""
     if sys.version_info < (3, 11):
         return [0] * 256
     import opcode
 
     entries = getattr(opcode, "_inline_cache_entries", None)
     table = [0] * 256
-    if isinstance(entries, dict):
+    if hasattr(entries, "items"):
         for name, count in entries.items():
             op = dis.opmap.get(name)
             if op is not None and op < 256:
@@ -68,6 +69,11 @@ _JREL = frozenset(dis.hasjrel)
 _JABS = frozenset(dis.hasjabs)
 _NAME_OPS = frozenset(dis.opmap[name] for name in ("LOAD_GLOBAL", "LOAD_NAME"))
 _LOAD_CONST = dis.opmap["LOAD_CONST"]
+# 3.14+ loads small integers (a probe's id among them) from the argument itself, and
+# some constants from a table (3.15: True, which marks a probe's error call, among them).
+_LOAD_SMALL_INT = dis.opmap.get("LOAD_SMALL_INT", -1)
+_LOAD_COMMON_CONSTANT = dis.opmap.get("LOAD_COMMON_CONSTANT", -1)
+_COMMON_CONSTANTS = tuple(getattr(dis, "_common_constants", ()))
 # 3.10 counts jump arguments in code units, 3.9 in bytes.
 _JUMP_UNIT = 1 if sys.version_info < (3, 10) else 2
 
@@ -151,6 +157,10 @@ def instructions(code: types.CodeType, ranges) -> list[Instruction]:
                 argval = names[arg >> 1 if _HAS_POSITIONS and opname == "LOAD_GLOBAL" else arg]
             elif op == _LOAD_CONST:
                 argval = consts[arg]
+            elif op == _LOAD_SMALL_INT:
+                argval = arg
+            elif op == _LOAD_COMMON_CONSTANT and arg < len(_COMMON_CONSTANTS):
+                argval = _COMMON_CONSTANTS[arg]
             elif op in _JREL:
                 if _HAS_POSITIONS:
                     argval = end - arg * 2 if "BACKWARD" in opname else end + arg * 2
@@ -182,8 +192,9 @@ def _instructions_from_dis(code: types.CodeType, ranges) -> list[Instruction]:
         if line is None and result and result[-1].end == instruction.offset:
             line = result[-1].line
         opcode = instruction.opcode
-        keeps_argval = (opcode in _NAME_OPS or opcode == _LOAD_CONST or opcode in _JREL
-                        or opcode in _JABS)
+        keeps_argval = (opcode in _NAME_OPS
+                        or opcode in (_LOAD_CONST, _LOAD_SMALL_INT, _LOAD_COMMON_CONSTANT)
+                        or opcode in _JREL or opcode in _JABS)
         positions = getattr(instruction, "positions", None)
         result.append(Instruction(instruction.offset, end, instruction.opname,
                                   instruction.arg, instruction.argval if keeps_argval else None,

@@ -33,9 +33,11 @@ from ..common.paths import PathCache, is_debugger_path, is_runpy_path
 from ..inspection.inspector import Inspector
 from ..instrumentation import breakpoint_probes
 from ..instrumentation.probes import StopAtLineEvent
+from ..instrumentation.self_check import copies_unavailable
 from ..ipc.connection import Connection
 from ..tracing import StepState, choose_backend_name, create_tracer
 from ..tracing.base import STEP_ENTRY, STEP_PARK, STEP_PAUSE
+from ..tracing.fast_paths import copies_notice
 from . import program
 from .threads import DEBUGGER_THREAD_PREFIX, StoppedThread, ThreadRegistry, install_thread_events
 
@@ -118,6 +120,10 @@ class Debugger:
         ``self.probes.compile_program``. Returns whether the copies are on."""
         variables = self.environment.variables if self.environment is not None else {}
         if not breakpoint_probes.enabled(variables):
+            return False
+        unavailable = copies_unavailable()
+        if unavailable is not None:
+            self.send_output(copies_notice(unavailable))
             return False
         self.tracer.copies = self.probes.activate(self.probe_hit, self._file_instrumented)
         program.compile_program_hook = self.probes.compile_program

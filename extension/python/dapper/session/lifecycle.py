@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 from ..ipc.connection import Connection, connect
 from ..requests.dispatch import dispatch
+from ..tracing.fast_paths import tracer_notice
 from ..tracing.monitoring import ToolIdInUse
 from . import program
 from .debugger import Debugger
@@ -99,13 +100,19 @@ def start_reader(debugger: Debugger, connection: Connection,
 def start_tracing(debugger: Debugger) -> None:
     """Install the tracer. When another tool holds sys.monitoring's debugger id, fall
     back to sys.settrace (the one failure the other backend gets round); any other
-    failure is a bug and is raised."""
+    failure is a bug and is raised. A slower tracer than this Python could have is said
+    once in the debug console."""
+    fallback = None
     try:
         debugger.tracer.install()
     except ToolIdInUse as error:
-        print(f"dapper: {error}; falling back to sys.settrace", file=sys.stderr)
+        fallback = str(error)
         debugger.use_tracer("settrace")
         debugger.tracer.install()
+    variables = debugger.environment.variables if debugger.environment is not None else {}
+    notice = tracer_notice(debugger.tracer.name, variables.get("DAPPER_TRACER"), fallback)
+    if notice is not None:
+        debugger.send_output(notice)
 
 
 def run_program(arguments, debugger: Debugger, trace: bool) -> int:

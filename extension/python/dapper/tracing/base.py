@@ -9,6 +9,7 @@ breakpoint run untraced while no thread is stepping.
 
 from __future__ import annotations
 
+import dis
 import sys
 import threading
 import types
@@ -40,6 +41,7 @@ STEPS_ENTERING_CALLS = frozenset({STEP_INTO, STEP_ENTRY, STEP_PAUSE, STEP_PARK})
 # A debugger may set f_lineno (goto) only from a line event on 3.11+; from any trace
 # event of the frame (an "opcode" one included) on 3.9-3.10.
 JUMPS_NEED_LINE_EVENTS = sys.version_info >= (3, 11)
+LAZY_ANNOTATIONS = sys.version_info >= (3, 14)
 
 
 @dataclass
@@ -79,6 +81,20 @@ class TracerHost(Protocol):
 
     def tracing_started(self) -> None:
         """The tracer is installed: the program is about to run under the debugger."""
+
+
+def _line_now(frame: types.FrameType) -> int | None:
+    """The line ``frame`` runs now. 3.9 answers ``f_lineno`` with the last line traced
+    while the frame has a trace function, even when no events come (between stops,
+    after a goto): there it is read from the line table."""
+    if sys.version_info >= (3, 10):
+        return frame.f_lineno
+    line = None
+    for offset, start in dis.findlinestarts(frame.f_code):
+        if offset > frame.f_lasti:
+            break
+        line = start
+    return line
 
 
 def is_user_canonical(canonical: str) -> bool:
@@ -378,6 +394,11 @@ class Tracer:
     def _step_ends(self, step: StepState, frame: types.FrameType, canonical: str) -> bool:
         if not self.is_user_code(canonical):
             return False
+        if LAZY_ANNOTATIONS and frame.f_code.co_name == "__annotate__":
+            # 3.14+ compiles annotations into an __annotate__ function that runs when
+            # something reads them (dataclasses, typing, inspect, P.__annotations__):
+            # generated code, which a step passes through as it does library code.
+            return False
         if step.kind == STEP_ENTRY and frame.f_globals.get("__name__") != "__main__":
             # The entry stop is the first line of the program's own main module, not of
             # a module that `-m` or a .pth import hook happens to import on the way.
@@ -437,7 +458,7 @@ class Tracer:
         line event (the thread stopped there, or a step ended there): it must not stop
         again. Consumes the note."""
         handled = self._handled_probes.pop(thread_ident, None) if self._handled_probes else None
-        return handled is not None and handled[0] is frame and handled[1] == frame.f_lineno
+        return handled is not None and handled[0] is frame and handled[1] == _line_now(frame)
 
     def inside_probe_condition(self, frame: types.FrameType) -> bool:
         """Whether ``frame`` runs on behalf of a breakpoint condition compiled into a
