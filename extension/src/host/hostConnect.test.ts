@@ -4,7 +4,8 @@
 import assert from "assert/strict";
 import * as net from "net";
 import { test } from "node:test";
-import type { Input, Output } from "./protocol";
+import type { Input } from "./contract";
+import type { Output } from "./protocol";
 import { b64, scriptedHost, unb64, waitFor } from "../testing/standIns";
 
 /** A host whose engine answers the client's opening with `connect` and echoes "ping" on connection. */
