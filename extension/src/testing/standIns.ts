@@ -50,6 +50,8 @@ export type Script = (input: contract.Input, engine: ScriptedEngine) => Output[]
 /** A stand-in for WasmEngine: records inputs and answers with scripted outputs. */
 export class ScriptedEngine implements EngineCore {
   readonly inputs: contract.Input[] = [];
+  /** The bytes that the script's outputs locate with `dataRange` (the buffered form's). */
+  beside = Buffer.alloc(0);
   freed = false;
   /** Set when handle was entered while already running: the host must never do that. */
   reentered = false;
@@ -70,6 +72,10 @@ export class ScriptedEngine implements EngineCore {
     } finally {
       this.depth--;
     }
+  }
+
+  outputBytes(): Buffer {
+    return this.beside;
   }
 
   free(): void {
