@@ -1,8 +1,10 @@
 //! The contract between the host and the engine: the facts the host reports
 //! (`Input`), the commands the engine gives (`Output`), the ids both name things by
 //! and the options the engine is built with. docs/engine-io.md describes it; the serde
-//! derives here are its single source of truth. Everything else in the crate builds
-//! on this module, and it builds on nothing of the crate's but the JSON text type.
+//! derives here are its single source of truth, and the host's TypeScript copy of it
+//! (extension/src/host/contract.ts) is generated from them (`typescript`, test builds
+//! only). Everything else in the crate builds on this module, and it builds on nothing
+//! of the crate's but the JSON text type.
 
 mod ids;
 #[cfg(test)]
