@@ -6,10 +6,10 @@
 //
 // Only the engine's side is timed, as the host pays it per message: everything
 // extension/src/host/wasm.ts (`wrapEngine`) does with an Input — its JSON.stringify,
-// writing that JSON and the bytes of its base64 `data` into the engine's memory, the
-// engine's call, reading the outputs' JSON back as a string — the JSON.parse of the
-// outputs that extension/src/host/host.ts does, and its copy of a byte-stream client's
-// bytes out of the engine's memory (`clientBytes`). Not timed: the scripted client and
+// writing that JSON and the raw bytes of its `data` (the executors report Buffers) into
+// the engine's memory, the engine's call, reading the outputs' JSON back as a string —
+// the JSON.parse of the outputs that extension/src/host/host.ts does, and its copy of the
+// bytes of `writeToClient` and `send` out of the engine's memory (`outputBytes`). Not timed: the scripted client and
 // debuggee (building the inputs, decoding what the engine sends them) and executing the
 // outputs.
 import { createRequire } from "node:module";
@@ -80,8 +80,8 @@ export function responseBody(command) {
 /**
  * The host's glue around a WasmEngine, as extension/src/host/wasm.ts (`wrapEngine`)
  * has it (the benchmark runs on wasm-pkg/ alone, without the compiled extension): the
- * buffered fast path, the input's JSON and the bytes of its `data` written straight into
- * the engine's memory and the outputs' JSON read straight out of it.
+ * buffered fast path, the input's JSON and the raw bytes of its `data` written straight
+ * into the engine's memory and the outputs' JSON read straight out of it.
  */
 export function hostGlue(engine, memory) {
   let view = Buffer.from(memory.buffer);
@@ -89,26 +89,25 @@ export function hostGlue(engine, memory) {
     if (view.byteLength === 0) view = Buffer.from(memory.buffer);
     return view;
   };
-  const run = (nowMs, json, base64) => {
-    const data = base64 === undefined ? undefined : Buffer.from(base64, "base64");
+  const run = (json, data) => {
     const jsonRoom = json.length * 3;
     const at = engine.inputBuffer(jsonRoom + (data?.length ?? 0));
     const input = current();
     const jsonLength = input.write(json, at, jsonRoom, "utf8");
     if (data !== undefined) input.set(data, at + jsonLength);
     const dataLength = data?.length;
-    const outputLength = engine.handleBuffered(nowMs, jsonLength, dataLength);
+    const outputLength = engine.handleBuffered(jsonLength, dataLength);
     const from = engine.outputAddress();
     return current().toString("utf8", from, from + outputLength);
   };
   return {
     outputBytes: () => current().subarray(engine.outputBytesAddress()),
-    handleInput(nowMs, input) {
+    handleInput(input) {
       if (BYTE_INPUTS.includes(input.type)) {
         const { data, ...rest } = input;
-        return run(nowMs, JSON.stringify(rest), data);
+        return run(JSON.stringify(rest), data);
       }
-      return run(nowMs, JSON.stringify(input), undefined);
+      return run(JSON.stringify(input), undefined);
     },
   };
 }
@@ -120,7 +119,6 @@ export function hostGlue(engine, memory) {
 class ScriptedWorld {
   constructor(engine) {
     this.engine = engine;
-    this.now = 1;
     this.listener = undefined;
     this.conn = 100;
     this.debuggeeSeq = 1;
@@ -134,11 +132,11 @@ class ScriptedWorld {
   /** Hands one input to the engine (timed), then reacts to its outputs (not timed). */
   feed(input) {
     // The size the contract's JSON form has (bytes in base64), for the table.
-    this.inputBytes += JSON.stringify(input).length;
+    this.inputBytes += JSON.stringify(input.data === undefined ? input : { ...input, data: input.data.toString("base64") }).length;
     const started = performance.now();
-    const outputs = JSON.parse(this.engine.handleInput(this.now, input));
+    const outputs = JSON.parse(this.engine.handleInput(input));
     for (const output of outputs) {
-      if (output.type === "writeToClient" && output.dataRange) {
+      if (output.dataRange) {
         output.bytes = Buffer.from(this.engine.outputBytes().subarray(output.dataRange[0], output.dataRange[1]));
       }
     }
@@ -165,7 +163,7 @@ class ScriptedWorld {
         }));
         break;
       case "send":
-        for (const request of decodeFrames(Buffer.from(output.data, "base64"))) {
+        for (const request of decodeFrames(output.bytes ?? Buffer.from(output.data, "base64"))) {
           if (request.type !== "request") continue;
           this.queue.push(this.fromDebuggee({ type: "response", request_seq: request.seq, success: true, command: request.command, body: responseBody(request.command) }));
         }
@@ -184,7 +182,7 @@ class ScriptedWorld {
   }
 
   fromDebuggee(message) {
-    return { type: "connectionBytes", conn: this.conn, data: encodeFrame(1, { seq: this.debuggeeSeq++, ...message }).toString("base64") };
+    return { type: "connectionBytes", conn: this.conn, data: encodeFrame(1, { seq: this.debuggeeSeq++, ...message }) };
   }
 
   /** Feeds queued inputs until the engine asks for nothing more. */
@@ -219,7 +217,7 @@ function clientInput(framing, client, message) {
   if (framing === "messages") return { type: "clientMessage", client, message };
   const json = Buffer.from(JSON.stringify(message), "utf8");
   const bytes = Buffer.concat([Buffer.from(`Content-Length: ${json.length}\r\n\r\n`), json]);
-  return { type: "clientBytes", client, data: bytes.toString("base64") };
+  return { type: "clientBytes", client, data: bytes };
 }
 
 /**

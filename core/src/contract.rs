@@ -1,10 +1,14 @@
 //! The contract between the host and the engine: the facts the host reports
 //! (`Input`), the commands the engine gives (`Output`), the ids both name things by
 //! and the options the engine is built with. docs/engine-io.md describes it; the serde
-//! derives here are its single source of truth. Everything else in the crate builds
-//! on this module, and it builds on nothing of the crate's but the JSON text type.
+//! derives here are its single source of truth, and the host's TypeScript copy of it
+//! (extension/src/host/contract.ts) is generated from them (`typescript`, test builds
+//! only). Everything else in the crate builds on this module, and it builds on nothing
+//! of the crate's but the JSON text type.
 
 mod ids;
+#[cfg(test)]
+mod typescript;
 
 use base64::alphabet;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
@@ -28,6 +32,7 @@ pub(crate) const BASE64: GeneralPurpose = GeneralPurpose::new(
 
 /// Bytes that travel as a base64 string (standard alphabet, padded) in JSON.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(type = "string"))]
 pub struct Bytes(pub Vec<u8>);
 
 impl Serialize for Bytes {
@@ -47,6 +52,7 @@ impl<'de> Deserialize<'de> for Bytes {
 }
 
 /// The operating system the host runs on, as Node's `process.platform` names it.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Platform {
@@ -55,6 +61,7 @@ pub enum Platform {
     Win32,
     /// Any other POSIX system Node runs on (freebsd, openbsd, …); treated like Linux.
     #[serde(other)]
+    #[cfg_attr(test, ts(skip))]
     OtherPosix,
 }
 
@@ -65,6 +72,7 @@ impl Platform {
 }
 
 /// How the engine is configured once, when the host creates it.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EngineOptions {
@@ -78,6 +86,7 @@ pub struct EngineOptions {
 }
 
 /// How a DAP client's messages reach the engine.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Framing {
@@ -89,6 +98,7 @@ pub enum Framing {
 }
 
 /// Which output stream of a process some bytes came from.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Stream {
@@ -97,6 +107,7 @@ pub enum Stream {
 }
 
 /// Where a listener ended up listening.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "transport", rename_all = "camelCase")]
 pub enum Address {
@@ -105,6 +116,7 @@ pub enum Address {
 }
 
 /// How a DAP client is connected to the adapter.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum ClientTransport {
@@ -118,10 +130,12 @@ pub enum ClientTransport {
     /// to a waiting child process.
     ChildClient,
     #[serde(other)]
+    #[cfg_attr(test, ts(skip))]
     Other,
 }
 
 /// What the peers of a listener are.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum ListenerPurpose {
@@ -130,6 +144,7 @@ pub enum ListenerPurpose {
 }
 
 /// The transport of a listener the engine asks for.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Transport {
@@ -138,6 +153,7 @@ pub enum Transport {
 }
 
 /// A question about the host's world (see docs/engine-io.md, "Fact queries").
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum FactQuery {
@@ -148,12 +164,14 @@ pub enum FactQuery {
 }
 
 /// The host's answer to one `FactQuery`.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(
     tag = "kind",
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
+#[cfg_attr(test, ts(optional_fields))]
 pub enum FactAnswer {
     Path {
         path: String,
@@ -166,7 +184,9 @@ pub enum FactAnswer {
     },
     Env {
         name: String,
+        /// `null`: the variable is not set.
         #[serde(default)]
+        #[cfg_attr(test, ts(optional = nullable))]
         value: Option<String>,
     },
     Python {
@@ -190,6 +210,7 @@ pub enum FactAnswer {
 }
 
 /// A fact the host reports. Named in the past tense.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(
     tag = "type",
@@ -204,10 +225,12 @@ pub enum Input {
         /// client cannot open a second session on its adapter process, so child
         /// sessions are told to connect to the engine's client listener.
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(test, ts(optional))]
         transport: Option<ClientTransport>,
     },
     ClientMessage {
         client: ClientId,
+        #[cfg_attr(test, ts(type = "DapMessage"))]
         message: JsonText,
     },
     ClientBytes {
@@ -236,6 +259,7 @@ pub enum Input {
     ConnectionClosed {
         conn: ConnectionId,
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(test, ts(optional))]
         error: Option<String>,
     },
     ProcessSpawned {
@@ -277,6 +301,7 @@ pub enum Input {
 }
 
 /// What `kill` signals.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum KillTarget {
@@ -285,6 +310,7 @@ pub enum KillTarget {
 }
 
 /// The signals the engine sends.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Signal {
     #[serde(rename = "SIGTERM")]
@@ -296,6 +322,7 @@ pub enum Signal {
 }
 
 /// Log levels, most severe first.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum LogLevel {
@@ -307,15 +334,18 @@ pub enum LogLevel {
 }
 
 /// A command for the host. Named as a verb.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(
     tag = "type",
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
+#[cfg_attr(test, ts(optional_fields))]
 pub enum Output {
     SendToClient {
         client: ClientId,
+        #[cfg_attr(test, ts(type = "DapMessage"))]
         message: JsonText,
     },
     WriteToClient {
@@ -353,6 +383,7 @@ pub enum Output {
         /// Absent: the host's own working directory.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cwd: Option<String>,
+        #[cfg_attr(test, ts(type = "{ [name: string]: string | null }"))]
         env: serde_json::Map<String, Value>,
     },
     Kill {

@@ -1,10 +1,6 @@
 //! The wasm-bindgen shim: JSON text in, a JSON array of outputs out. This is the
-//! only file of the crate that knows about wasm-bindgen.
-//!
-//! `handle` and `handleBuffered` still take the host's clock (`nowMs`) as their first
-//! argument, so that the host's calls stay as they are, and ignore it: the engine
-//! reads no clock (its timers are `setTimer`/`timerFired`, docs/engine-io.md). The
-//! argument can go when the host stops passing it.
+//! only file of the crate that knows about wasm-bindgen. The engine is given no clock:
+//! its only time is its timers (`setTimer`/`timerFired`, docs/engine-io.md).
 
 use crate::boundary::IoBuffers;
 use crate::{Engine, EngineOptions};
@@ -43,7 +39,7 @@ impl WasmEngine {
     /// Handles one `Input` (JSON) and returns the outputs as a JSON array. Bad JSON
     /// yields a `log` output; this never throws except on a panic, which the host
     /// treats as the end of this engine.
-    pub fn handle(&mut self, _now_ms: f64, input_json: &str) -> String {
+    pub fn handle(&mut self, input_json: &str) -> String {
         self.engine.handle_json_to_json(input_json)
     }
 
@@ -60,12 +56,7 @@ impl WasmEngine {
     /// of the outputs' JSON, which `outputAddress()` locates; it stays there until the
     /// next input.
     #[wasm_bindgen(js_name = handleBuffered)]
-    pub fn handle_buffered(
-        &mut self,
-        _now_ms: f64,
-        json_length: u32,
-        data_length: Option<u32>,
-    ) -> u32 {
+    pub fn handle_buffered(&mut self, json_length: u32, data_length: Option<u32>) -> u32 {
         let json = self.buffers.handle(
             &mut self.engine,
             json_length as usize,
@@ -81,8 +72,8 @@ impl WasmEngine {
         address(self.buffers.output().as_ptr())
     }
 
-    /// Where the bytes of the last outputs' `writeToClient`s are in `engineMemory()`;
-    /// an output's `dataRange` is relative to it.
+    /// Where the bytes of the last outputs' `writeToClient`s and `send`s are in
+    /// `engineMemory()`; an output's `dataRange` is relative to it.
     #[wasm_bindgen(js_name = outputBytesAddress)]
     pub fn output_bytes_address(&self) -> u32 {
         address(self.buffers.output_bytes().as_ptr())

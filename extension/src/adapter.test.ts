@@ -17,7 +17,7 @@ let spawned = false;
 const b64 = (text) => Buffer.from(text, "utf8").toString("base64");
 class WasmEngine {
   constructor(optionsJson) { this.options = JSON.parse(optionsJson); }
-  handle(now, inputJson) {
+  handle(inputJson) {
     const input = JSON.parse(inputJson);
     const out = [{ type: "log", level: "info", message: "engine saw " + input.type }];
     if (input.type === "clientBytes") {

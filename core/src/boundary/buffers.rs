@@ -12,7 +12,8 @@ use crate::{Engine, LogLevel, Output};
 pub struct IoBuffers {
     input: Vec<u8>,
     output: String,
-    /// The bytes of the last outputs' `writeToClient`s, which `dataRange` locates.
+    /// The bytes of the last outputs' `writeToClient`s and `send`s, which `dataRange`
+    /// locates.
     output_bytes: Vec<u8>,
 }
 
@@ -37,8 +38,8 @@ impl IoBuffers {
         &self.output
     }
 
-    /// The bytes of the last outputs' `writeToClient`s, which their `dataRange`
-    /// (`[start, end]`) locates.
+    /// The bytes of the last outputs' `writeToClient`s and `send`s, which their
+    /// `dataRange` (`[start, end]`) locates.
     pub fn output_bytes(&self) -> &[u8] {
         &self.output_bytes
     }
@@ -47,10 +48,10 @@ impl IoBuffers {
     /// `json_length` bytes, then, when `data_length` is given, that many bytes that
     /// stand for its `data` (as in `Engine::handle_utf8_to_json`). Returns the outputs'
     /// JSON, which stays in the output buffer until the next input. It is the JSON of
-    /// `handle_utf8_to_json` but for one thing: a `writeToClient` has its bytes in
-    /// `output_bytes()`, located by `"dataRange":[start,end]`, instead of base64 in
-    /// `data`, so that neither side encodes or decodes what goes to a byte-stream
-    /// client.
+    /// `handle_utf8_to_json` but for one thing: a `writeToClient` or `send` has its bytes
+    /// in `output_bytes()`, located by `"dataRange":[start,end]`, instead of base64 in
+    /// `data`, so that neither side encodes or decodes what goes to a byte-stream client
+    /// or a debuggee.
     pub fn handle(
         &mut self,
         engine: &mut Engine,

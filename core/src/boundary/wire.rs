@@ -102,14 +102,33 @@ fn id(top: &TopLevel, text: &str, key: &str) -> Option<u32> {
     u32::try_from(token_u64(top.value(text, key)?)?).ok()
 }
 
-/// An output that carries bytes to a peer: `{"type":…,"<peer>":id,"data":"<base64>"}`,
-/// `opening` being everything up to the id.
-fn push_bytes_output(json: &mut String, opening: &str, peer: u32, data: &Bytes) {
+/// An output that carries bytes to a peer, `opening` being everything up to the peer's
+/// id: `{"type":…,"<peer>":id,"data":"<base64>"}`, or with `beside`, the bytes appended
+/// there and `{"type":…,"<peer>":id,"dataRange":[start,end]}` locating them.
+fn push_bytes_output(
+    json: &mut String,
+    opening: &str,
+    peer: u32,
+    data: &Bytes,
+    beside: Option<&mut Vec<u8>>,
+) {
     json.push_str(opening);
     push_number(json, peer);
-    json.push_str(r#","data":""#);
-    BASE64.encode_string(&data.0, json);
-    json.push_str("\"}");
+    match beside {
+        Some(beside) => {
+            json.push_str(r#","dataRange":["#);
+            push_number(json, beside.len());
+            json.push(',');
+            beside.extend_from_slice(&data.0);
+            push_number(json, beside.len());
+            json.push_str("]}");
+        }
+        None => {
+            json.push_str(r#","data":""#);
+            BASE64.encode_string(&data.0, json);
+            json.push_str("\"}");
+        }
+    }
 }
 
 /// Appends a whole number in decimal.
@@ -131,8 +150,8 @@ pub fn outputs_json_or_log(outputs: &[Output], json: &mut String) {
     outputs_json_or_log_beside(outputs, json, None);
 }
 
-/// `outputs_json_or_log`, with the bytes of `writeToClient` outputs in `beside` instead
-/// of base64 in the JSON, when given (`IoBuffers`).
+/// `outputs_json_or_log`, with the bytes of `writeToClient` and `send` outputs in
+/// `beside` instead of base64 in the JSON, when given (`IoBuffers`).
 pub(super) fn outputs_json_or_log_beside(
     outputs: &[Output],
     json: &mut String,
@@ -153,8 +172,9 @@ pub(super) fn outputs_json_or_log_beside(
 }
 
 /// `outputs_to_json` into `json`, which is cleared first and keeps its capacity. With
-/// `beside`, a `writeToClient` output's bytes are appended there (cleared first too) and
-/// its JSON has `"dataRange":[start,end]`, where they are in `beside`, instead of `data`.
+/// `beside`, the bytes of a `writeToClient` or `send` are appended there (cleared first
+/// too) and its JSON has `"dataRange":[start,end]`, where they are in `beside`, instead
+/// of `data`.
 fn write_outputs(
     outputs: &[Output],
     json: &mut String,
@@ -179,24 +199,20 @@ fn write_outputs(
                 json.push_str(message.as_str());
                 json.push('}');
             }
-            Output::WriteToClient { client, data } => match beside.as_deref_mut() {
-                Some(beside) => {
-                    json.push_str(r#"{"type":"writeToClient","client":"#);
-                    push_number(json, client.0);
-                    json.push_str(r#","dataRange":["#);
-                    push_number(json, beside.len());
-                    json.push(',');
-                    beside.extend_from_slice(&data.0);
-                    push_number(json, beside.len());
-                    json.push_str("]}");
-                }
-                None => {
-                    push_bytes_output(json, r#"{"type":"writeToClient","client":"#, client.0, data);
-                }
-            },
-            Output::Send { conn, data } => {
-                push_bytes_output(json, r#"{"type":"send","conn":"#, conn.0, data);
-            }
+            Output::WriteToClient { client, data } => push_bytes_output(
+                json,
+                r#"{"type":"writeToClient","client":"#,
+                client.0,
+                data,
+                beside.as_deref_mut(),
+            ),
+            Output::Send { conn, data } => push_bytes_output(
+                json,
+                r#"{"type":"send","conn":"#,
+                conn.0,
+                data,
+                beside.as_deref_mut(),
+            ),
             other => json.push_str(&serde_json::to_string(other)?),
         }
     }
@@ -319,5 +335,36 @@ mod tests {
         let expected = serde_json::to_string(&outputs).unwrap();
         assert_eq!(outputs_to_json(&outputs).unwrap(), expected);
         assert_eq!(outputs_to_json(&[]).unwrap(), "[]");
+    }
+
+    /// With bytes beside the JSON, `writeToClient` and `send` locate theirs there with
+    /// `dataRange`, one after the other; every other output is as without.
+    #[test]
+    fn bytes_of_outputs_go_beside_the_json() {
+        let outputs = vec![
+            Output::Send {
+                conn: ConnectionId(9),
+                data: Bytes(vec![0, 255, 7]),
+            },
+            Output::WriteToClient {
+                client: ClientId(2),
+                data: Bytes(b"Content-Length: 2\r\n\r\n{}".to_vec()),
+            },
+            Output::Send {
+                conn: ConnectionId(4),
+                data: Bytes(Vec::new()),
+            },
+            Output::Log {
+                level: LogLevel::Info,
+                message: "x".to_string(),
+            },
+        ];
+        let (mut json, mut beside) = (String::new(), vec![1, 2, 3]);
+        write_outputs(&outputs, &mut json, Some(&mut beside)).unwrap();
+        assert_eq!(
+            json,
+            r#"[{"type":"send","conn":9,"dataRange":[0,3]},{"type":"writeToClient","client":2,"dataRange":[3,26]},{"type":"send","conn":4,"dataRange":[26,26]},{"type":"log","level":"info","message":"x"}]"#
+        );
+        assert_eq!(beside, b"\x00\xff\x07Content-Length: 2\r\n\r\n{}");
     }
 }

@@ -12,8 +12,8 @@ import { Processes } from "./executors/processes";
 import { Timers } from "./executors/timers";
 import { Transports } from "./executors/transports";
 import { engineFailedEvents, orphanResponse } from "./failure";
-import type { DapMessage, EngineOptions, Input, Output } from "./protocol";
-import { formatClock, formatInput, formatOutput } from "./transcript";
+import { inputJson, type DapMessage, type EngineOptions, type Input, type Output, type OutputOf } from "./protocol";
+import { formatInput, formatOutput } from "./transcript";
 import type { EngineCore, EngineFactory } from "./wasm";
 
 export interface EngineHostOptions {
@@ -24,8 +24,6 @@ export interface EngineHostOptions {
   adapterVersion: string;
   /** Defaults to process.platform. */
   platform?: string;
-  /** The clock handed to the engine; defaults to Date.now. */
-  now?: () => number;
   /**
    * Takes a connection to the engine's client listener (openListener purpose "clients"):
    * a DAP client of its own, the child session of a client that runs the adapter over
@@ -56,13 +54,10 @@ export class EngineHost implements ClientHost {
   private readonly queue: Input[] = [];
   private draining = false;
   private disposed = false;
-  private lastLoggedClock: number | undefined;
   private readonly logger: Logger;
-  private readonly now: () => number;
 
   constructor(private readonly options: EngineHostOptions) {
     this.logger = options.logger;
-    this.now = options.now ?? Date.now;
   }
 
   /** Registers a DAP client and tells the engine about it. */
@@ -124,7 +119,7 @@ export class EngineHost implements ClientHost {
     const entry = this.clients.get(id);
     // An orphaned byte-stream client was ended when its engine failed; late bytes are moot.
     if (entry === undefined || entry.generation !== this.generation) return;
-    this.enqueue({ type: "clientBytes", client: id, data: chunk.toString("base64") }, entry.generation);
+    this.enqueue({ type: "clientBytes", client: id, data: chunk }, entry.generation);
   }
 
   private clientClosed(id: number): void {
@@ -164,18 +159,13 @@ export class EngineHost implements ClientHost {
   private handleOne(input: Input): void {
     const runtime = this.ensureRuntime();
     if (runtime === undefined) return;
-    const now = this.now();
-    if (this.logger.enabled("trace")) {
-      if (now !== this.lastLoggedClock) this.logger.trace(formatClock(now));
-      this.lastLoggedClock = now;
-      this.logger.trace(formatInput(input));
-    }
+    if (this.logger.enabled("trace")) this.logger.trace(formatInput(input));
     let outputsJson: string;
     const stderr: string[] = [];
     try {
       const engine = runtime.engine;
       outputsJson = withConsoleErrorCaptured(stderr, () =>
-        engine.handleInput ? engine.handleInput(now, input) : engine.handle(now, JSON.stringify(input)),
+        engine.handleInput ? engine.handleInput(input) : engine.handle(JSON.stringify(inputJson(input))),
       );
     } catch (error) {
       this.engineFailed(runtime, error, stderr);
@@ -221,7 +211,7 @@ export class EngineHost implements ClientHost {
           this.logger.error(`writeToClient: client ${output.client} takes DAP objects (sendToClient)`);
           return;
         }
-        entry.sink.write(clientBytes(runtime.engine, output));
+        entry.sink.write(outputBytes(runtime.engine, output));
         return;
       }
       case "closeClient": {
@@ -238,7 +228,7 @@ export class EngineHost implements ClientHost {
       case "closeListener":
         return runtime.transports.closeListener(output.listener);
       case "send":
-        return runtime.transports.send(output.conn, output.data);
+        return runtime.transports.send(output.conn, outputBytes(runtime.engine, output));
       case "close":
         return runtime.transports.close(output.conn);
       case "connect":
@@ -386,12 +376,12 @@ function withConsoleErrorCaptured<T>(lines: string[], fn: () => T): T {
 }
 
 /**
- * The bytes of a writeToClient: raw beside the outputs' JSON on the buffered fast path
- * (`dataRange`, docs/engine-io.md), copied because the sink may keep them past the next
- * engine call, which reuses that memory; else base64 in `data`.
+ * The bytes of a writeToClient or send: raw beside the outputs' JSON on the buffered fast
+ * path (`dataRange`, docs/engine-io.md), copied because the sink or socket may keep them
+ * past the next engine call, which reuses that memory; else base64 in `data`.
  */
-function clientBytes(engine: EngineCore, output: Extract<Output, { type: "writeToClient" }>): Buffer {
-  if (output.dataRange === undefined) return Buffer.from(output.data, "base64");
+function outputBytes(engine: EngineCore, output: OutputOf<"writeToClient" | "send">): Buffer {
+  if (!("dataRange" in output)) return Buffer.from(output.data, "base64");
   const beside = engine.outputBytes?.();
   if (beside === undefined) throw new Error("the engine gave a dataRange but no output bytes");
   const [start, end] = output.dataRange;
@@ -404,9 +394,9 @@ function clientBytes(engine: EngineCore, output: Extract<Output, { type: "writeT
 /** An output as the trace log shows it: bytes beside the JSON put back into `data`. */
 function withData(engine: EngineCore, output: unknown): unknown {
   const record = output as { type?: unknown; dataRange?: unknown };
-  if (record?.type !== "writeToClient" || record.dataRange === undefined) return output;
+  if ((record?.type !== "writeToClient" && record?.type !== "send") || record.dataRange === undefined) return output;
   try {
-    const data = clientBytes(engine, output as Extract<Output, { type: "writeToClient" }>).toString("base64");
+    const data = outputBytes(engine, output as OutputOf<"writeToClient" | "send">).toString("base64");
     const readable: Record<string, unknown> = { ...(output as object), data };
     delete readable.dataRange;
     return readable;

@@ -4,14 +4,21 @@
 import assert from "assert/strict";
 import * as net from "net";
 import { test } from "node:test";
-import type { Input, Output } from "./protocol";
-import { b64, scriptedHost, unb64, waitFor } from "../testing/standIns";
+import type { Input } from "./contract";
+import { b64, scriptedHost, unb64, waitFor, type Script } from "../testing/standIns";
 
-/** A host whose engine answers the client's opening with `connect` and echoes "ping" on connection. */
-function hostConnectingTo(port: number) {
-  const script = (input: Input): Output[] => {
+/**
+ * A host whose engine answers the client's opening with `connect` and sends "ping" on
+ * connection: base64 in `data`, or raw beside the JSON (`dataRange`) as the buffered form does.
+ */
+function hostConnectingTo(port: number, form: "data" | "dataRange" = "data") {
+  const script: Script = (input, engine) => {
     if (input.type === "clientOpened") return [{ type: "connect", request: 1, host: "127.0.0.1", port }];
-    if (input.type === "connected") return [{ type: "send", conn: input.conn, data: b64("ping") }];
+    if (input.type === "connected" && form === "data") return [{ type: "send", conn: input.conn, data: b64("ping") }];
+    if (input.type === "connected") {
+      engine.beside = Buffer.from("..ping");
+      return [{ type: "send", conn: input.conn, dataRange: [2, 6] }];
+    }
     return [];
   };
   const { host, inputs } = scriptedHost(script);
@@ -19,28 +26,30 @@ function hostConnectingTo(port: number) {
   return { host, inputs };
 }
 
-test("connect: the host connects, reports connected, passes bytes both ways and the close", async () => {
-  let received = "";
-  const server = net.createServer((socket) => {
-    socket.on("data", (chunk: Buffer) => {
-      received += chunk.toString();
-      socket.end("pong");
+for (const form of ["data", "dataRange"] as const) {
+  test(`connect: the host connects, reports connected, passes bytes both ways (${form}) and the close`, async () => {
+    let received = "";
+    const server = net.createServer((socket) => {
+      socket.on("data", (chunk: Buffer) => {
+        received += chunk.toString();
+        socket.end("pong");
+      });
     });
+    await new Promise<void>((resolve) => server.listen({ host: "127.0.0.1", port: 0 }, resolve));
+    const { host, inputs } = hostConnectingTo((server.address() as net.AddressInfo).port, form);
+    const closed = await waitFor(() => inputs().find((input) => input.type === "connectionClosed"), "connectionClosed");
+    const connected = inputs().find((input): input is Extract<Input, { type: "connected" }> => input.type === "connected");
+    assert.ok(connected !== undefined && connected.request === 1);
+    assert.deepEqual(closed, { type: "connectionClosed", conn: connected.conn });
+    const bytes = inputs().filter((input): input is Extract<Input, { type: "connectionBytes" }> => input.type === "connectionBytes");
+    assert.equal(bytes.map((input) => unb64(input.data)).join(""), "pong");
+    assert.equal(received, "ping");
+    const order = inputs().map((input) => input.type).filter((type) => type !== "clientOpened");
+    assert.deepEqual(order.slice(0, 1), ["connected"], "connected comes before the connection's bytes");
+    host.dispose();
+    server.close();
   });
-  await new Promise<void>((resolve) => server.listen({ host: "127.0.0.1", port: 0 }, resolve));
-  const { host, inputs } = hostConnectingTo((server.address() as net.AddressInfo).port);
-  const closed = await waitFor(() => inputs().find((input) => input.type === "connectionClosed"), "connectionClosed");
-  const connected = inputs().find((input): input is Extract<Input, { type: "connected" }> => input.type === "connected");
-  assert.ok(connected !== undefined && connected.request === 1);
-  assert.deepEqual(closed, { type: "connectionClosed", conn: connected.conn });
-  const bytes = inputs().filter((input): input is Extract<Input, { type: "connectionBytes" }> => input.type === "connectionBytes");
-  assert.equal(bytes.map((input) => unb64(input.data)).join(""), "pong");
-  assert.equal(received, "ping");
-  const order = inputs().map((input) => input.type).filter((type) => type !== "clientOpened");
-  assert.deepEqual(order.slice(0, 1), ["connected"], "connected comes before the connection's bytes");
-  host.dispose();
-  server.close();
-});
+}
 
 test("connect: a refused connection is answered connectFailed with the OS's reason", async () => {
   const server = net.createServer();

@@ -7,15 +7,15 @@ import type { Input } from "./protocol";
 /** What the host needs of an engine: the real WasmEngine or a stand-in in tests. */
 export interface EngineCore {
   /** One Input as JSON in, a JSON array of Outputs out. Throws only when the engine panics. */
-  handle(nowMs: number, inputJson: string): string;
+  handle(inputJson: string): string;
   /**
-   * The same for an Input object, when the engine has a faster way to take it than JSON
-   * text (the real engine does: the buffered form, see `wrapEngine`). Hosts use it when
-   * it is there.
+   * The same for an Input object, its bytes raw, when the engine has a faster way to take
+   * it than JSON text (the real engine does: the buffered form, see `wrapEngine`). Hosts
+   * use it when it is there.
    */
-  handleInput?(nowMs: number, input: Input): string;
+  handleInput?(input: Input): string;
   /**
-   * The bytes that the last call's `writeToClient` outputs locate with `dataRange`, when
+   * The bytes that the last call's `writeToClient` and `send` outputs locate with `dataRange`, when
    * the engine leaves them raw beside its JSON (the buffered fast path). A view of the
    * engine's memory: valid only until the next call, so whoever keeps them copies them.
    */
@@ -28,11 +28,11 @@ export type EngineFactory = (optionsJson: string) => EngineCore;
 
 /** The class wasm-bindgen generates from core/src/wasm.rs (tests may bundle a stand-in with `handle` only). */
 export interface WasmEngine {
-  handle(nowMs: number, inputJson: string): string;
+  handle(inputJson: string): string;
   /** The buffered fast path (docs/engine-io.md): the address of an input buffer of at least `length` bytes. */
   inputBuffer?(length: number): number;
   /** Handles the input written there; returns the length of the outputs' JSON, found at `outputAddress()`. */
-  handleBuffered?(nowMs: number, jsonLength: number, dataLength?: number): number;
+  handleBuffered?(jsonLength: number, dataLength?: number): number;
   outputAddress?(): number;
   outputBytesAddress?(): number;
   free(): void;
@@ -75,9 +75,9 @@ export const createWasmEngine: EngineFactory = (optionsJson) => {
 /**
  * The host's side of an engine: the buffered fast path when the engine has it (the
  * real one does; stand-ins in tests may not), else the plain JSON form. On the buffered path the input's JSON is
- * written straight into an input buffer in the engine's memory, the bytes of its `data`
- * beside it, and the outputs' JSON is read straight out of an output buffer there, with
- * the bytes of `writeToClient` outputs raw beside it (`outputBytes`): the engine reuses
+ * written straight into an input buffer in the engine's memory, the raw bytes of its
+ * `data` beside it, and the outputs' JSON is read straight out of an output buffer there,
+ * with the bytes of `writeToClient` and `send` outputs raw beside it (`outputBytes`): the engine reuses
  * its buffers, so nothing is allocated on its side, nothing is copied twice and nothing
  * goes through base64 (docs/engine-io.md, "The fast path").
  */
@@ -92,10 +92,7 @@ export function wrapEngine(engine: WasmEngine, memory: EngineMemory | undefined)
       if (view.byteLength === 0) view = Buffer.from(memory.buffer);
       return view;
     };
-    const run = (nowMs: number, json: string, base64: string | undefined): string => {
-      // Node decodes base64 into a new Buffer twice as fast as into an existing one, and
-      // the copy into the engine's memory costs less than the difference.
-      const data = base64 === undefined ? undefined : Buffer.from(base64, "base64");
+    const run = (json: string, data: Uint8Array | undefined): string => {
       // UTF-8 needs at most 3 bytes per UTF-16 unit.
       const jsonRoom = json.length * 3;
       const at = inputBuffer.call(engine, jsonRoom + (data?.length ?? 0));
@@ -103,18 +100,18 @@ export function wrapEngine(engine: WasmEngine, memory: EngineMemory | undefined)
       const jsonLength = input.write(json, at, jsonRoom, "utf8");
       if (data !== undefined) input.set(data, at + jsonLength);
       const dataLength = data?.length;
-      const outputLength = handleBuffered.call(engine, nowMs, jsonLength, dataLength);
+      const outputLength = handleBuffered.call(engine, jsonLength, dataLength);
       const from = outputAddress.call(engine);
       return current().toString("utf8", from, from + outputLength);
     };
     return {
-      handle: (nowMs, inputJson) => run(nowMs, inputJson, undefined),
-      handleInput: (nowMs, input) => {
-        if (input.type === "clientBytes" || input.type === "connectionBytes" || input.type === "processOutput") {
+      handle: (inputJson) => run(inputJson, undefined),
+      handleInput: (input) => {
+        if ("data" in input) {
           const { data, ...rest } = input;
-          return run(nowMs, JSON.stringify(rest), data);
+          return run(JSON.stringify(rest), data);
         }
-        return run(nowMs, JSON.stringify(input), undefined);
+        return run(JSON.stringify(input), undefined);
       },
       outputBytes: () => current().subarray(outputBytesAddress.call(engine)),
       free: () => engine.free(),

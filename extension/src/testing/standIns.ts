@@ -3,6 +3,7 @@
 
 import * as fs from "fs";
 import { EngineHost, type EngineHostOptions } from "../host/host";
+import type * as contract from "../host/contract";
 import type { Input, Output } from "../host/protocol";
 import type { EngineCore } from "../host/wasm";
 import { Logger, MemorySink } from "../log";
@@ -43,13 +44,14 @@ export function testLogger(level: "trace" | "debug" | "info" = "trace"): { logge
   return { logger: new Logger(sink, level), sink };
 }
 
-/** What a scripted engine does with one input: return outputs, or throw like a panic. */
-export type Script = (input: Input, engine: ScriptedEngine) => Output[];
+/** What a scripted engine does with one input (as JSON gives it): return outputs, or throw like a panic. */
+export type Script = (input: contract.Input, engine: ScriptedEngine) => Output[];
 
 /** A stand-in for WasmEngine: records inputs and answers with scripted outputs. */
 export class ScriptedEngine implements EngineCore {
-  readonly inputs: Input[] = [];
-  readonly clock: number[] = [];
+  readonly inputs: contract.Input[] = [];
+  /** The bytes that the script's outputs locate with `dataRange` (the buffered form's). */
+  beside = Buffer.alloc(0);
   freed = false;
   /** Set when handle was entered while already running: the host must never do that. */
   reentered = false;
@@ -60,17 +62,20 @@ export class ScriptedEngine implements EngineCore {
     private readonly script: Script,
   ) {}
 
-  handle(nowMs: number, inputJson: string): string {
+  handle(inputJson: string): string {
     if (this.depth > 0) this.reentered = true;
     this.depth++;
     try {
-      const input = JSON.parse(inputJson) as Input;
+      const input = JSON.parse(inputJson) as contract.Input;
       this.inputs.push(input);
-      this.clock.push(nowMs);
       return JSON.stringify(this.script(input, this));
     } finally {
       this.depth--;
     }
+  }
+
+  outputBytes(): Buffer {
+    return this.beside;
   }
 
   free(): void {
@@ -98,7 +103,7 @@ export function scriptedHost(script: Script, options: Partial<EngineHostOptions>
     ...options,
   });
   /** The inputs of the first engine. */
-  const inputs = (): Input[] => engines[0]?.inputs ?? [];
+  const inputs = (): contract.Input[] => engines[0]?.inputs ?? [];
   const lines = () => sink.lines.map((line) => line.line);
   return { host, engines, inputs, logger, sink, lines };
 }
@@ -126,3 +131,5 @@ export function isAlive(pid: number): boolean {
 
 export const b64 = (text: string): string => Buffer.from(text, "utf8").toString("base64");
 export const unb64 = (data: string): string => Buffer.from(data, "base64").toString("utf8");
+/** The text of bytes as the executors report them (raw) or as the engine gets them in JSON (base64). */
+export const textOf = (data: Uint8Array | string): string => (typeof data === "string" ? unb64(data) : Buffer.from(data).toString("utf8"));

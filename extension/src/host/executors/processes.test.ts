@@ -4,7 +4,7 @@ import { test } from "node:test";
 import * as os from "os";
 import * as path from "path";
 import { overlayEnvironment, Processes } from "./processes";
-import { delay, isAlive, Recorder, testLogger, unb64, waitFor } from "../../testing/standIns";
+import { delay, isAlive, Recorder, testLogger, textOf, waitFor } from "../../testing/standIns";
 
 const node = process.execPath;
 const posix = process.platform !== "win32";
@@ -20,7 +20,7 @@ function outputText(recorder: Recorder, stream?: "stdout" | "stderr"): string {
   return recorder
     .of("processOutput")
     .filter((input) => stream === undefined || input.stream === stream)
-    .map((input) => unb64(input.data))
+    .map((input) => textOf(input.data))
     .join("");
 }
 
@@ -37,7 +37,7 @@ test("spawn reports the pid, the output in arrival order, then the exit code", a
   assert.equal(types[types.length - 1], "processExited");
   assert.equal(typeof recorder.of("processSpawned")[0].pid, "number");
   assert.deepEqual(
-    recorder.of("processOutput").map((input) => [input.stream, unb64(input.data)]),
+    recorder.of("processOutput").map((input) => [input.stream, textOf(input.data)]),
     [["stdout", "one "], ["stderr", "two "], ["stdout", "three"]],
   );
 });

@@ -74,10 +74,10 @@ export class Processes {
     this.emit({ type: "processSpawned", process: id, pid });
 
     child.stdout?.on("data", (chunk: Buffer) =>
-      this.emit({ type: "processOutput", process: id, stream: "stdout", data: chunk.toString("base64") }),
+      this.emit({ type: "processOutput", process: id, stream: "stdout", data: chunk }),
     );
     child.stderr?.on("data", (chunk: Buffer) =>
-      this.emit({ type: "processOutput", process: id, stream: "stderr", data: chunk.toString("base64") }),
+      this.emit({ type: "processOutput", process: id, stream: "stderr", data: chunk }),
     );
     // Writing to a child that has exited fails with EPIPE; the exit itself is reported.
     child.stdin?.on("error", (error) => this.logger.debug(`Process ${id} stdin: ${error.message}`));

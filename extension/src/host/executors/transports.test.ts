@@ -5,7 +5,7 @@ import * as os from "os";
 import * as path from "path";
 import { test } from "node:test";
 import type { ListenerAddress } from "../protocol";
-import { b64, delay, Recorder, testLogger, unb64, waitFor } from "../../testing/standIns";
+import { delay, Recorder, testLogger, textOf, waitFor } from "../../testing/standIns";
 import { Transports } from "./transports";
 
 function makeTransports() {
@@ -55,10 +55,10 @@ for (const transport of transportsUnderTest) {
     assert.deepEqual(accepted, { type: "connectionAccepted", listener: 3, conn: 100 });
 
     socket.write("hello from the debuggee");
-    await waitFor(() => (recorder.of("connectionBytes").map((input) => unb64(input.data)).join("") === "hello from the debuggee" ? true : undefined), "bytes from the peer");
+    await waitFor(() => (recorder.of("connectionBytes").map((input) => textOf(input.data)).join("") === "hello from the debuggee" ? true : undefined), "bytes from the peer");
     assert.ok(recorder.of("connectionBytes").every((input) => input.conn === 100));
 
-    transports.send(100, b64("hello from the engine"));
+    transports.send(100, Buffer.from("hello from the engine"));
     await waitFor(() => (peer.text === "hello from the engine" ? true : undefined), "bytes to the peer");
 
     socket.end();
@@ -82,12 +82,12 @@ for (const transport of transportsUnderTest) {
     const peer = received(socket);
     socket.on("end", () => socket.end());
     const { conn } = await recorder.waitFor("connectionAccepted");
-    transports.send(conn, b64("last words"));
+    transports.send(conn, Buffer.from("last words"));
     transports.close(conn);
     await waitFor(() => (peer.ended ? true : undefined), "the peer to see the end");
     assert.equal(peer.text, "last words");
     await recorder.waitFor("connectionClosed");
-    transports.send(conn, b64("too late"));
+    transports.send(conn, Buffer.from("too late"));
     transports.close(conn);
     await delay(50);
     assert.equal(recorder.of("connectionClosed").length, 1);

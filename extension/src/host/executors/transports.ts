@@ -105,14 +105,14 @@ export class Transports {
     });
   }
 
-  send(conn: number, data: string): void {
+  send(conn: number, data: Buffer): void {
     const socket = this.connections.get(conn);
     if (socket === undefined) {
       // The peer may have closed a moment ago; the engine hears about it from connectionClosed.
       this.logger.debug(`send: connection ${conn} is not open`);
       return;
     }
-    socket.write(Buffer.from(data, "base64"));
+    socket.write(data);
   }
 
   close(conn: number): void {
@@ -197,7 +197,7 @@ export class Transports {
     opened(conn);
 
     let failure: string | undefined;
-    socket.on("data", (chunk: Buffer) => this.emit({ type: "connectionBytes", conn, data: chunk.toString("base64") }));
+    socket.on("data", (chunk: Buffer) => this.emit({ type: "connectionBytes", conn, data: chunk }));
     socket.on("error", (error) => {
       failure = error.message;
     });

@@ -3,7 +3,7 @@
 import assert from "assert/strict";
 import * as net from "net";
 import { test } from "node:test";
-import { b64, delay, Recorder, testLogger, unb64, waitFor } from "../../testing/standIns";
+import { delay, Recorder, testLogger, textOf, waitFor } from "../../testing/standIns";
 import { Transports } from "./transports";
 
 function makeTransports() {
@@ -44,9 +44,9 @@ test("connect reaches a listening program: connected first, bytes both ways, one
   const socket = await program.peer;
 
   socket.write("hello from the program");
-  await waitFor(() => (recorder.of("connectionBytes").map((input) => unb64(input.data)).join("") === "hello from the program" ? true : undefined), "bytes from the program");
+  await waitFor(() => (recorder.of("connectionBytes").map((input) => textOf(input.data)).join("") === "hello from the program" ? true : undefined), "bytes from the program");
   assert.ok(recorder.of("connectionBytes").every((input) => input.conn === 100));
-  transports.send(100, b64("hello from the engine"));
+  transports.send(100, Buffer.from("hello from the engine"));
   await waitFor(() => (program.received() === "hello from the engine" ? true : undefined), "bytes to the program");
 
   socket.end();

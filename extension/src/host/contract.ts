@@ -1,0 +1,189 @@
+// GENERATED from core/src/contract.rs and core/src/contract/ids.rs by ts-rs
+// (core/src/contract/typescript.rs): do not edit. `node scripts/contract.mjs` rewrites it
+// after the Rust types change; the engine's tests fail while it is stale.
+//
+// The JSON contract between the Rust engine and the host, as docs/engine-io.md describes
+// it. Byte payloads (`Bytes`) are base64; the host's own forms, with raw bytes, are in
+// protocol.ts.
+
+/** A DAP message (request, response or event), as JSON; the host never looks inside one. */
+export type DapMessage = { [key: string]: unknown };
+
+/**
+ * A DAP client connection, numbered by the host.
+ */
+export type ClientId = number;
+
+/**
+ * A debuggee connection accepted on one of the engine's listeners, numbered by the host.
+ */
+export type ConnectionId = number;
+
+/**
+ * A listener the engine asked for.
+ */
+export type ListenerId = number;
+
+/**
+ * A process the engine asked the host to spawn.
+ */
+export type ProcessId = number;
+
+/**
+ * A timer the engine set.
+ */
+export type TimerId = number;
+
+/**
+ * A `gatherFacts` request.
+ */
+export type FactRequestId = number;
+
+/**
+ * A `connect` request: an outgoing connection the engine asked the host to open.
+ */
+export type ConnectRequestId = number;
+
+/**
+ * Bytes that travel as a base64 string (standard alphabet, padded) in JSON.
+ */
+export type Bytes = string;
+
+/**
+ * The operating system the host runs on, as Node's `process.platform` names it.
+ */
+export type Platform =
+  | "linux"
+  | "darwin"
+  | "win32";
+
+/**
+ * How the engine is configured once, when the host creates it.
+ */
+export type EngineOptions = { /** The directory holding the `dapper` Python package; prepended to `PYTHONPATH`. */ pythonPackageDir: string, platform: Platform, /** 64 hex characters (32 bytes) of OS randomness for the session tokens. */ seed: string, adapterVersion: string, };
+
+/**
+ * How a DAP client's messages reach the engine.
+ */
+export type Framing =
+  | "messages"
+  | "contentLength";
+
+/**
+ * Which output stream of a process some bytes came from.
+ */
+export type Stream =
+  | "stdout"
+  | "stderr";
+
+/**
+ * Where a listener ended up listening.
+ */
+export type Address =
+  | { "transport": "tcp", host: string, port: number, }
+  | { "transport": "unix", path: string, };
+
+/**
+ * How a DAP client is connected to the adapter.
+ */
+export type ClientTransport =
+  | "inline"
+  | "stdio"
+  | "tcp"
+  | "childClient";
+
+/**
+ * What the peers of a listener are.
+ */
+export type ListenerPurpose = "clients";
+
+/**
+ * The transport of a listener the engine asks for.
+ */
+export type Transport =
+  | "tcp"
+  | "unix";
+
+/**
+ * A question about the host's world (see docs/engine-io.md, "Fact queries").
+ */
+export type FactQuery =
+  | { "kind": "path", path: string, }
+  | { "kind": "env", name: string, }
+  | { "kind": "python", executable: string, }
+  | { "kind": "file", path: string, };
+
+/**
+ * The host's answer to one `FactQuery`.
+ */
+export type FactAnswer =
+  | { "kind": "path", path: string, exists: boolean, isFile: boolean, isDirectory: boolean, }
+  | { "kind": "env", name: string, /** `null`: the variable is not set. */ value?: string | null, }
+  | { "kind": "python", executable: string, ok: boolean, version?: string, path?: string, error?: string, }
+  | { "kind": "file", path: string, ok: boolean, text?: string, error?: string, };
+
+/**
+ * A fact the host reports. Named in the past tense.
+ */
+export type Input =
+  | { "type": "clientOpened", client: ClientId, framing: Framing, /** How the client reaches the adapter; only `stdio` changes anything: such a client cannot open a second session on its adapter process, so child sessions are told to connect to the engine's client listener. */ transport?: ClientTransport, }
+  | { "type": "clientMessage", client: ClientId, message: DapMessage, }
+  | { "type": "clientBytes", client: ClientId, data: Bytes, }
+  | { "type": "clientClosed", client: ClientId, }
+  | { "type": "listenerOpened", listener: ListenerId, address: Address, }
+  | { "type": "listenerFailed", listener: ListenerId, error: string, }
+  | { "type": "connectionAccepted", listener: ListenerId, conn: ConnectionId, }
+  | { "type": "connectionBytes", conn: ConnectionId, data: Bytes, }
+  | { "type": "connectionClosed", conn: ConnectionId, error?: string, }
+  | { "type": "processSpawned", process: ProcessId, pid: number, }
+  | { "type": "spawnFailed", process: ProcessId, error: string, }
+  | { "type": "processOutput", process: ProcessId, stream: Stream, data: Bytes, }
+  | { "type": "processExited", process: ProcessId, code: number | null, signal: string | null, }
+  | { "type": "timerFired", timer: TimerId, }
+  | { "type": "factsGathered", request: FactRequestId, facts: Array<FactAnswer>, }
+  | { "type": "connected", request: ConnectRequestId, conn: ConnectionId, }
+  | { "type": "connectFailed", request: ConnectRequestId, error: string, };
+
+/**
+ * What `kill` signals.
+ */
+export type KillTarget =
+  | { "process": ProcessId }
+  | { "pid": number };
+
+/**
+ * The signals the engine sends.
+ */
+export type Signal =
+  | "SIGTERM"
+  | "SIGKILL"
+  | "SIGINT";
+
+/**
+ * Log levels, most severe first.
+ */
+export type LogLevel =
+  | "error"
+  | "warn"
+  | "info"
+  | "debug"
+  | "trace";
+
+/**
+ * A command for the host. Named as a verb.
+ */
+export type Output =
+  | { "type": "sendToClient", client: ClientId, message: DapMessage, }
+  | { "type": "writeToClient", client: ClientId, data: Bytes, }
+  | { "type": "closeClient", client: ClientId, }
+  | { "type": "openListener", listener: ListenerId, transport: Transport, host?: string, port?: number, /** Absent: a debuggee listener, whose peers are reported as `connectionAccepted`. `clients`: its peers are DAP clients, reported as `clientOpened`. */ purpose?: ListenerPurpose, }
+  | { "type": "closeListener", listener: ListenerId, }
+  | { "type": "send", conn: ConnectionId, data: Bytes, }
+  | { "type": "close", conn: ConnectionId, }
+  | { "type": "spawn", process: ProcessId, argv: Array<string>, /** Absent: the host's own working directory. */ cwd?: string, env: { [name: string]: string | null }, }
+  | { "type": "kill", target: KillTarget, signal: Signal, tree: boolean, }
+  | { "type": "setTimer", timer: TimerId, afterMs: number, }
+  | { "type": "cancelTimer", timer: TimerId, }
+  | { "type": "gatherFacts", request: FactRequestId, queries: Array<FactQuery>, }
+  | { "type": "log", level: LogLevel, message: string, }
+  | { "type": "connect", request: ConnectRequestId, host: string, port: number, };
