@@ -36,7 +36,7 @@ from ..instrumentation.probes import StopAtLineEvent
 from ..ipc.connection import Connection
 from ..tracing import StepState, choose_backend_name, create_tracer
 from ..tracing.base import STEP_ENTRY, STEP_PARK, STEP_PAUSE
-from . import program
+from . import hot_reload, program
 from .threads import DEBUGGER_THREAD_PREFIX, StoppedThread, ThreadRegistry, install_thread_events
 
 _STOP_REASONS = {STEP_ENTRY: "entry", STEP_PAUSE: "pause"}
@@ -419,6 +419,8 @@ class Debugger:
                     self._park_other_threads(ident)
                 if announce:
                     self.connection.send_event("stopped", body)
+            if announce and hot_reload.has_deferred():
+                hot_reload.apply_deferred_at_stop(self, ident, frame)
             stopped.resume.wait()
         finally:
             self._busy.discard(ident)
@@ -467,6 +469,15 @@ class Debugger:
                 running.resume.set()  # It cannot run work: it is not waiting.
                 return running
         raise RequestError(f"Thread {thread_id!r} is not stopped")
+
+    def hot_reload(self, path: str, new_source: str | None, while_running: bool) -> dict:
+        """Reload a loaded file in place; the result body (session/hot_reload.py)."""
+        return hot_reload.reload(self, path, new_source, while_running)
+
+    def stopped_threads(self) -> list[StoppedThread]:
+        """The threads stopped in the debugger now (none while the program runs)."""
+        with self._lock:
+            return list(self._stopped.values())
 
     def announce_stop(self, stopped: StoppedThread, reason: str) -> None:
         """Tell the client again that a thread that stays stopped is stopped (after a
