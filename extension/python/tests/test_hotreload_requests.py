@@ -86,7 +86,8 @@ def test_an_edited_function_runs_its_new_code_and_the_loop_goes_on(launch, write
     assert response["success"], response
     body = response["body"]
     assert body["reloadedModule"] == "__main__"
-    assert "greet" in body["updated"]
+    assert body["updated"] == ["greet"]
+    assert body["moved"] == ["caller"]  # its lines moved down: patched, not changed
     assert body["framesRunningOldCode"] == []
     assert body["durationMs"] >= 0
     assert debuggee.wait_event("dapper/hotReloadResult") == body

@@ -4,10 +4,13 @@
 
 export const HOT_RELOAD_COMMAND = "dapper.hotReload";
 
-/** A frame that still runs the code from before the reload. */
+/** A frame that still runs the code from before the reload (DAP ids; `frameId` for stopped threads). */
 export interface OldCodeFrame {
   threadId?: number;
   frameId?: number;
+  /** The thread's name. */
+  thread?: string;
+  /** The function's qualified name. */
   name?: string;
   line?: number;
 }
@@ -26,6 +29,8 @@ export interface HotReloadResult {
   updatedFrameCodes?: number;
   warnings?: string[];
   updated?: string[];
+  /** Patched only so that their line numbers stay right (an edit above them). */
+  moved?: string[];
   added?: string[];
   removed?: string[];
   refused?: Refusal[];

@@ -172,7 +172,7 @@ def _apply(patch: Patch, result: ReloadResult) -> None:
     result.updated_frame_codes += len(patch.replaced)
     result.replaced_codes.extend(patch.replaced.values())
     record_replacements(patch.replaced)
-    names = result.added if patch.category == "added" else result.updated
+    names = {"added": result.added, "moved": result.moved}.get(patch.category, result.updated)
     if patch.qualname not in names:
         names.append(patch.qualname)
 
