@@ -5,12 +5,13 @@
 // re-enters the edited function from its first line (with the code it started with: CPython
 // cannot give a running frame new code; the new code runs from the next call).
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { type Python, pythons, RecordingClient } from "./support";
+import { SessionTree, startServer } from "./children-support";
+import { fixtures, type Python, pythons, RecordingClient } from "./support";
 import { failure, stopped } from "./control-support";
 
 // The main script: its loop is at the top level, so re-running the module would restart it
@@ -208,6 +209,42 @@ for (const python of pythons()) {
         // The restarted call ran the code it started with; the next calls ran the new code. The
         // stop came before the counter's line ran, so it counts three calls.
         assert.equal(client.output("stdout"), "starting\n['old 0', 'new 1', 'new 2'] 3\n");
+      });
+    });
+    describe("in a child process's session", () => {
+      let server: Awaited<ReturnType<typeof startServer>>;
+      before(async () => (server = await startServer()));
+      after(() => server.stop());
+
+      test("a child session reloads the child's file", async () => {
+        // Copies of the fixtures: the test edits the worker.
+        const dir = mkdtempSync(path.join(tmpdir(), "dapper-hotreload-child-"));
+        for (const name of ["popen_parent.py", "worker.py"]) copyFileSync(path.join(fixtures, "children", name), path.join(dir, name));
+        const worker = path.join(dir, "worker.py");
+        const source = readFileSync(worker, "utf8");
+        const line = source.split("\n").findIndex((text) => text.includes("# BP:worker")) + 1;
+        const tree = new SessionTree(server.port, { [worker]: [line] }, false);
+        try {
+          await tree.root.start(tree.port);
+          await tree.root.launchWith({ program: path.join(dir, "popen_parent.py"), cwd: dir, python: python.executable, console: "internalConsole" }, {}, { supportsStartDebuggingRequest: true });
+          const child = await tree.nextChild();
+          child.on("dapper/hotReloadResult", (event: DebugProtocol.Event) => child.events.push({ event: "dapper/hotReloadResult", body: event.body as Record<string, unknown> }));
+          const { frames } = await child.nextStop();
+          writeFileSync(worker, source.replace("    return result\n", "    return result + 1000\n"));
+          const response = await child.customRequest("dapper/hotReload", { source: { path: worker } });
+          const body = response.body as ReloadBody;
+          assert.equal(body.reloadedModule, "__main__");
+          assert.deepEqual(body.updated, ["double"]);
+          assert.deepEqual(body.framesRunningOldCode.map((frame) => frame.frameId), [frames[0].id]);
+          assert.deepEqual((await child.next("dapper/hotReloadResult")).body.updated, ["double"]);
+          await child.continueRequest({ threadId: 1 });
+          assert.equal(await tree.root.finished(), 0);
+          // The stopped call finished its old code.
+          assert.ok(tree.root.output("stdout").includes("worker 21 -> 42\nparent saw 3\n"));
+        } finally {
+          await tree.stop();
+          rmSync(dir, { recursive: true, force: true });
+        }
       });
     });
   });

@@ -238,7 +238,11 @@ def _live_functions(modules) -> dict:
     would make the garbage collector's object list many times longer."""
     wanted = {id(module.__dict__): collections.defaultdict(list) for _, module in modules}
     function_type = types.FunctionType
-    for obj in [o for o in gc.get_objects() if type(o) is function_type]:
+    # A function refers to its globals: ``gc.get_referrers`` finds them all, walking the
+    # objects in C (several times faster than a loop over ``gc.get_objects()``).
+    for obj in gc.get_referrers(*[module.__dict__ for _, module in modules]):
+        if type(obj) is not function_type:
+            continue
         index = wanted.get(id(obj.__globals__))
         if index is not None:
             index[id(obj.__code__)].append(obj)
