@@ -224,3 +224,41 @@ def test_restart_frame_refuses_a_module_frame(launch, write, backend):
     debuggee.set_breakpoints(path, [])
     debuggee.request("continue", {"threadId": 1})
     debuggee.finish(0)
+
+
+def test_a_patch_deferred_while_running_is_applied_at_the_next_stop(launch, write, backend):
+    # step() is on the main thread's stack (asleep in it) whenever the reload comes: its
+    # patch waits, and is applied at the next stop outside it.
+    program = write("main.py", '''
+        import time
+
+        def step():
+            time.sleep(0.05)
+            return "old"
+
+        print("running", flush=True)
+        out = "old"
+        while out == "old":
+            out = step()
+            marker = 1
+        print(out)
+    ''')
+    debuggee = launch("--program", program, tracer=backend)
+    debuggee.configure({"program": str(program)})
+    debuggee.request("configurationDone")
+    deadline = time.monotonic() + 10
+    while "running" not in debuggee.stdout() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    edit(program, 'return "old"', 'return "new"')
+    body = debuggee.request("dapper/hotReload", {"source": {"path": str(program)},
+                                                 "whileRunning": True})
+    assert (body["updated"], body["deferred"]) == ([], ["step"]), body
+    assert debuggee.wait_event("dapper/hotReloadResult") == body
+    debuggee.set_breakpoints(program, [11])
+    debuggee.stopped()
+    applied = debuggee.wait_event("dapper/hotReloadResult")
+    assert (applied["updated"], applied["deferred"]) == (["step"], []), applied
+    debuggee.set_breakpoints(program, [])
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "running\nnew\n"
