@@ -60,7 +60,7 @@ export function hotReloadSummary(result: HotReloadResult, fileName: string): str
   const module = result.reloadedModule ? ` (${result.reloadedModule})` : "";
   const time = typeof result.durationMs === "number" ? ` in ${result.durationMs.toFixed(0)} ms` : "";
   const old = oldCodeFrames(result).length;
-  const frames = old > 0 ? `; ${plural(old, "frame")} on the stack still run${old === 1 ? "s" : ""} the old code (Restart Frame runs the new code)` : "";
+  const frames = old > 0 ? `; ${plural(old, "frame")} on the stack still run${old === 1 ? "s" : ""} the old code (their functions' next calls run the new code)` : "";
   return `Hot reload of ${fileName}${module}${time}: ${parts.join(", ")}${frames}.`;
 }
 

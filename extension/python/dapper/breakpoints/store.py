@@ -309,15 +309,17 @@ class BreakpointStore:
             except SourceError:
                 return changed
             for breakpoint in breakpoints:
-                if not breakpoint.armed and not (breakpoint.message or "").startswith("Line "):
-                    continue  # Failed for another reason than its line (a bad condition).
+                if breakpoint.pending or (not breakpoint.verified and not (
+                        breakpoint.message or "").startswith("Line ")):
+                    # Pending on an import, or failed for another reason than its line
+                    # (a condition that does not compile): unchanged.
+                    continue
                 resolution = resolve_line(executable, breakpoint.requested_line)
                 verified = resolution.verified
                 if (resolution.line, verified) == (breakpoint.line, breakpoint.verified):
                     continue
                 breakpoint.line = resolution.line
                 breakpoint.verified = verified
-                breakpoint.pending = False
                 breakpoint.message = resolution.message
                 breakpoint.told_verified = verified
                 changed.append(breakpoint)

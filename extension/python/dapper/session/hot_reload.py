@@ -20,6 +20,7 @@ import threading
 import types
 from typing import TYPE_CHECKING
 
+from ..common.errors import report_internal_error
 from ..common.paths import canonical_path
 from ..hotreload import ReloadResult, apply_deferred, pending, reload_file
 from ..hotreload.stacks import all_frames, record_replacements
@@ -40,8 +41,10 @@ def reload(debugger: Debugger, path: str, new_source: str | None,
     try:
         result = reload_file(path, new_source=new_source, frames=frames,
                              while_running=while_running and not stopped)
-    finally:
-        _apply_breakpoints_again(debugger, canonical)
+    except BaseException:
+        debugger.breakpoints_changed()  # Nothing changed: the same probes again.
+        raise
+    _apply_breakpoints_again(debugger, canonical)
     if result.deferred:
         _deferred_files.add(canonical)
     replaced = {id(old): (old, new) for old, new in result.replaced_codes}
@@ -61,19 +64,24 @@ def has_deferred() -> bool:
 
 def apply_deferred_at_stop(debugger: Debugger, ident: int, frame: types.FrameType) -> None:
     """At a stop (on the stopping thread): apply the patches deferred by a reload while
-    running whose old code no thread runs any more, and tell the client."""
-    canonicals = set(_deferred_files)
-    for canonical in canonicals:
-        debugger.probes.release_file(canonical)
+    running whose old code no thread runs any more, and tell the client. Never raises:
+    it runs inside a tracer callback."""
     try:
-        result = apply_deferred({ident: frame})
-    finally:
+        canonicals = set(_deferred_files)
         for canonical in canonicals:
-            _apply_breakpoints_again(debugger, canonical)
-    if not pending():
-        _deferred_files.clear()
-    if result is not None and (result.updated or result.added or result.refused):
-        debugger.connection.send_event("dapper/hotReloadResult", body_of(debugger, result, []))
+            debugger.probes.release_file(canonical)
+        try:
+            result = apply_deferred({ident: frame})
+        finally:
+            for canonical in canonicals:
+                _apply_breakpoints_again(debugger, canonical)
+        if not pending():
+            _deferred_files.clear()
+        if result is not None and (result.updated or result.added or result.refused):
+            debugger.connection.send_event("dapper/hotReloadResult",
+                                           body_of(debugger, result, []))
+    except Exception:
+        report_internal_error("the patches deferred by a hot reload")
 
 
 def _copies(debugger: Debugger, canonical: str) -> tuple:
