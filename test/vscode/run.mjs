@@ -37,8 +37,8 @@ const STEPPED_LINE = 17;
 const EXPECTED_LOCAL = "label = 'crates'";
 const EVALUATE = { expression: "count * 10", result: "30" };
 // Hot reload while paused: total() is edited in the editor (on the same line), Ctrl+Alt+R
-// reloads it, and the rest of the run uses the new code: the amount doubles, and so
-// does the exit code's part of it (main() returns amount - 9).
+// reloads it, and the rest of the run uses the new code: the amount doubles (12 -> 24),
+// so the exit code, amount - 9, is 15 instead of 3.
 const HOT_RELOAD = { line: 9, text: "result += 2 * price", message: "Hot reload of inventory.py (__main__)" };
 const EXIT_CODE = 15;
 const DEBUG_FILE_TITLE = "Dapper: Debug Python File";

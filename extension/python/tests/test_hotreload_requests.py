@@ -262,3 +262,38 @@ def test_a_patch_deferred_while_running_is_applied_at_the_next_stop(launch, writ
     debuggee.request("continue", {"threadId": 1})
     debuggee.finish(0)
     assert debuggee.stdout() == "running\nnew\n"
+
+
+def test_an_imported_module_reload_names_the_statements_it_did_not_run(launch, write, backend):
+    # The module's source is remembered at the first stop in it, before the edit.
+    write("helper.py", '''
+        LIMIT = 3
+        print("helper imported", flush=True)
+
+
+        def scale(n):
+            return n * 10
+    ''')
+    program = write("main.py", '''
+        import helper
+
+        print(helper.scale(1), flush=True)
+        print(helper.scale(2), helper.LIMIT, flush=True)
+    ''')
+    debuggee = launch("--program", program, tracer=backend)
+    debuggee.configure({"program": str(program)})
+    helper = program.parent / "helper.py"
+    debuggee.set_breakpoints(helper, [6])
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    edit(helper, "LIMIT = 3\n", "LIMIT = 4\n")
+    edit(helper, "n * 10", "n * 100")
+    body = reload(debuggee, helper)["body"]
+    assert (body["reloadedModule"], body["updated"]) == ("helper", ["scale"]), body
+    assert any("LIMIT = 4" in warning and "not re-run" in warning
+               for warning in body["warnings"]), body["warnings"]
+    debuggee.set_breakpoints(helper, [])
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    # The stopped call finished its old code; the module was not run again (LIMIT kept).
+    assert debuggee.stdout() == "helper imported\n10\n200 3\n"

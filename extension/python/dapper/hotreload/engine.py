@@ -48,12 +48,17 @@ _sources: dict[str, object] = {}
 _deferred: list[tuple[str, Patch]] = []
 
 
-def remember_source(path: str, source: str | None = None) -> None:
+def remember_source(path: str, source: str | None = None, *, keep_existing: bool = False) -> None:
     """Record the source a module was loaded from, so a later reload can tell which
-    top-level statements changed (the file on disk is already the new one by then)."""
+    top-level statements changed (the file on disk is already the new one by then).
+    ``keep_existing``: not if something is recorded for the file already (its load, or a
+    reload). Raises ``ReloadError`` when ``source`` is None and the file cannot be read."""
+    key = normalize(path)
+    if keep_existing and key in _sources:
+        return
     if source is None:
         source = read_source(path, None)
-    _sources[normalize(path)] = source
+    _sources[key] = source
 
 
 def reload_file(

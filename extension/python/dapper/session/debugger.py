@@ -406,6 +406,9 @@ class Debugger:
                 body["hitBreakpointIds"] = hit_ids
             if exception is not None:
                 body.update(exception.stopped_fields())
+            if announce:
+                # Before the client hears of the stop (and the user edits a file).
+                hot_reload.note_stop(self, ident, frame)
             with self._lock:
                 if self._detached or (not announce and not self._all_stopped):
                     # Detached, or a thread parking after everything was resumed.
@@ -419,8 +422,6 @@ class Debugger:
                     self._park_other_threads(ident)
                 if announce:
                     self.connection.send_event("stopped", body)
-            if announce and hot_reload.has_deferred():
-                hot_reload.apply_deferred_at_stop(self, ident, frame)
             stopped.resume.wait()
         finally:
             self._busy.discard(ident)

@@ -16,13 +16,21 @@ thread runs their old code (``apply_deferred_at_stop``)."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import types
 from typing import TYPE_CHECKING
 
 from ..common.errors import report_internal_error
 from ..common.paths import canonical_path
-from ..hotreload import ReloadResult, apply_deferred, pending, reload_file
+from ..hotreload import (
+    ReloadError,
+    ReloadResult,
+    apply_deferred,
+    pending,
+    reload_file,
+    remember_source,
+)
 from ..hotreload.stacks import all_frames, record_replacements
 
 if TYPE_CHECKING:
@@ -58,30 +66,53 @@ def reload(debugger: Debugger, path: str, new_source: str | None,
 _deferred_files: set[str] = set()
 
 
-def has_deferred() -> bool:
-    return bool(_deferred_files)
+# The files whose source was looked at for ``remember_source`` (once each).
+_seen_files: set[str] = set()
 
 
-def apply_deferred_at_stop(debugger: Debugger, ident: int, frame: types.FrameType) -> None:
-    """At a stop (on the stopping thread): apply the patches deferred by a reload while
-    running whose old code no thread runs any more, and tell the client. Never raises:
-    it runs inside a tracer callback."""
+def note_stop(debugger: Debugger, ident: int, frame: types.FrameType) -> None:
+    """At a stop (on the stopping thread, inside a tracer callback: never raises).
+
+    The sources of the user's files on the stack are remembered as they are now, before
+    the user edits them (once per file: a few file reads at the first stops, nothing on
+    the import path), so that a reload names the top-level statements it did not run
+    again. Then the patches deferred by a reload while running are applied where no
+    thread runs their old code any more."""
     try:
-        canonicals = set(_deferred_files)
-        for canonical in canonicals:
-            debugger.probes.release_file(canonical)
-        try:
-            result = apply_deferred({ident: frame})
-        finally:
-            for canonical in canonicals:
-                _apply_breakpoints_again(debugger, canonical)
-        if not pending():
-            _deferred_files.clear()
-        if result is not None and (result.updated or result.added or result.refused):
-            debugger.connection.send_event("dapper/hotReloadResult",
-                                           body_of(debugger, result, []))
+        _remember_sources(debugger, frame)
+        if _deferred_files:
+            _apply_deferred_at_stop(debugger, ident, frame)
     except Exception:
-        report_internal_error("the patches deferred by a hot reload")
+        report_internal_error("hot reload's work at a stop")
+
+
+def _remember_sources(debugger: Debugger, frame: types.FrameType | None) -> None:
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if filename not in _seen_files:
+            _seen_files.add(filename)
+            if filename.endswith(".py") and debugger.tracer.is_user_frame(frame):
+                with contextlib.suppress(ReloadError):
+                    remember_source(filename, keep_existing=True)
+        frame = frame.f_back
+
+
+def _apply_deferred_at_stop(debugger: Debugger, ident: int, frame: types.FrameType) -> None:
+    """Apply the patches deferred by a reload while running whose old code no thread
+    runs any more, and tell the client."""
+    canonicals = set(_deferred_files)
+    for canonical in canonicals:
+        debugger.probes.release_file(canonical)
+    try:
+        result = apply_deferred({ident: frame})
+    finally:
+        for canonical in canonicals:
+            _apply_breakpoints_again(debugger, canonical)
+    if not pending():
+        _deferred_files.clear()
+    if result is not None and (result.updated or result.added or result.refused):
+        debugger.connection.send_event("dapper/hotReloadResult",
+                                       body_of(debugger, result, []))
 
 
 def _copies(debugger: Debugger, canonical: str) -> tuple:
