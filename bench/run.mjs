@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { run, step } from "../scripts/lib.mjs";
 import { describeActivation, measureActivation, renderActivation } from "./lib/activation.mjs";
+import { describeHotReload, measureHotReload, renderHotReload } from "./lib/hotreload.mjs";
 import { DAPPER, DEBUGPY } from "./lib/adapters.mjs";
 import { FeatureMissing, measureChildLatency } from "./lib/child.mjs";
 import { measureWasmThroughput, MIXES } from "./lib/engine-throughput.mjs";
@@ -59,10 +60,11 @@ async function main() {
   const throughput = [];
   const memory = {};
   let activation;
+  let hotReload;
   // The results are written after every part, so that a run cut short still leaves what
   // it measured (marked unfinished until the end).
   const save = (partial) => {
-    const text = renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes: partial ? ["**Unfinished run**: the parts not shown were still running.", ...notes] : notes }) + renderActivation(activation);
+    const text = renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes: partial ? ["**Unfinished run**: the parts not shown were still running.", ...notes] : notes }) + renderActivation(activation) + renderHotReload(newest.version, hotReload);
     mkdirSync(path.dirname(output), { recursive: true });
     writeFileSync(output, text);
     return text;
@@ -144,6 +146,13 @@ async function main() {
         log(`${kind}: ${results.child.unavailable ?? `failed: ${results.child.error}`}`);
       }
     }
+  }
+
+  if (selected(options, "hotreload")) {
+    step(`Hot reload on Python ${newest.version} (a 2,000-line module, reloaded while paused)`);
+    hotReload = await measureHotReload({ python: newest.venvPython, reloads: options.quick ? 3 : 20 });
+    log(describeHotReload(hotReload));
+    save(true);
   }
 
   const text = save(false);

@@ -2,7 +2,8 @@
 // browser), opens the fixture workspace test/vscode/workspace/ in headless Chromium and
 // debugs inventory.py the way a user does. Scenario 1, with the fixture's launch.json: a
 // breakpoint by clicking the gutter, F5, the paused line, the Variables view, F10, the
-// debug console, and the exit code at the end. Scenario 2, without launch.json: an
+// debug console, an edit of the paused program hot reloaded with Ctrl+Alt+R, and the
+// new behaviour and exit code at the end. Scenario 2, without launch.json: an
 // interpreter that does not exist gets an error with a "Select Interpreter" button, the
 // button's list writes dapper.python, and the editor title's "Debug Python File" then
 // stops at the breakpoint.
@@ -35,7 +36,11 @@ const BREAKPOINT_LINE = 16;
 const STEPPED_LINE = 17;
 const EXPECTED_LOCAL = "label = 'crates'";
 const EVALUATE = { expression: "count * 10", result: "30" };
-const EXIT_CODE = 3;
+// Hot reload while paused: total() is edited in the editor (on the same line), Ctrl+Alt+R
+// reloads it, and the rest of the run uses the new code: the amount doubles (12 -> 24),
+// so the exit code, amount - 9, is 15 instead of 3.
+const HOT_RELOAD = { line: 9, text: "result += 2 * price", message: "Hot reload of inventory.py (__main__)" };
+const EXIT_CODE = 15;
 const DEBUG_FILE_TITLE = "Dapper: Debug Python File";
 const SELECT_TITLE = "Dapper: select a Python interpreter";
 
@@ -308,11 +313,24 @@ async function main() {
       step = undefined;
     }
 
-    begin(`F5: the program runs to its end and the debug console shows exit code ${EXIT_CODE}`);
+    begin(`edit total() on line ${HOT_RELOAD.line} and press Ctrl+Alt+R: the file is hot reloaded`);
+    log(step);
+    await workbench.replaceLineText(page, HOT_RELOAD.line, HOT_RELOAD.text);
+    await page.keyboard.press("Control+Alt+R");
+    let reloadMessage;
+    await waitForDebugger(page, `the notification "${HOT_RELOAD.message} …: 1 definition updated."`, async () => {
+      reloadMessage = (await workbench.notifications(page)).find((toast) => toast.message.includes(HOT_RELOAD.message))?.message;
+      return reloadMessage?.includes("1 definition updated");
+    });
+    log(`${step}: ${reloadMessage}`);
+    await waitForDebugger(page, "the reload's line in the debug console", async () => (await workbench.consoleRows(page)).some((row) => row.includes(HOT_RELOAD.message)));
+    await page.screenshot({ path: path.join(artifacts, "vscode-hot-reload.png") });
+
+    begin(`F5: the program runs to its end with the reloaded total() and the debug console shows exit code ${EXIT_CODE}`);
     log(step);
     await workbench.focusEditor(page);
     await page.keyboard.press("F5");
-    const programOutput = `3 crates cost 12 (Python ${pythonVersion})`;
+    const programOutput = `3 crates cost 24 (Python ${pythonVersion})`;
     const exitLine = `Process exited with code ${EXIT_CODE}.`;
     await waitForDebugger(page, `the debug console to show "${programOutput}" and "${exitLine}"`, async () => {
       const rows = await workbench.consoleRows(page);

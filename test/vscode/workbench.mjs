@@ -84,6 +84,32 @@ export async function clickGutter(page, line) {
 }
 
 /**
+ * Replaces the text of `line` (after its indentation) with `text`, as a user does: a
+ * click at the line's end, Shift+Home (which stops at the indentation), then the new text.
+ */
+export async function replaceLineText(page, line, text) {
+  const target = await page.evaluate(
+    ({ editorSelector, line }) => {
+      const editor = document.querySelector(editorSelector);
+      const number = [...(editor?.querySelectorAll(".margin-view-overlays .line-numbers") ?? [])].find(
+        (element) => Number(element.textContent.trim()) === line,
+      );
+      const lines = editor?.querySelector(".view-lines");
+      if (!number || !lines) return null;
+      const numberRect = number.getBoundingClientRect();
+      const linesRect = lines.getBoundingClientRect();
+      return { x: linesRect.right - 20, y: (numberRect.top + numberRect.bottom) / 2 };
+    },
+    { editorSelector: EDITOR, line },
+  );
+  if (!target) throw new Error(`line ${line} is not on screen`);
+  await page.mouse.click(target.x, target.y);
+  await page.keyboard.press("End");
+  await page.keyboard.press("Shift+Home");
+  await page.keyboard.insertText(text);
+}
+
+/**
  * Clicks into the editor so that keys (F5, F10) go to it: far right on line 2 of the
  * fixture, which is empty, so no word gets highlighted in the screenshots.
  */

@@ -31,6 +31,9 @@ const ADVERTISED: &[&str] = &[
     "supportsDelayedStackTraceLoading",
     "supportsLoadedSourcesRequest",
     "supportsModulesRequest",
+    "supportsRestartFrame",
+    // Dapper's own: the `dapper/hotReload` request (docs/hot-reload.md).
+    "supportsHotReload",
 ];
 
 /// Exception breakpoint filters: (filter, label, description, default). Each takes a

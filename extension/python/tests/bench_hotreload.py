@@ -2,6 +2,10 @@
 program is paused, and time a tight loop in a reloaded function before and after.
 
     python extension/python/tests/bench_hotreload.py [--lines 2000] [--repeat 20]
+    python extension/python/tests/bench_hotreload.py --emit FILE --version N [--lines 2000]
+
+(``--emit`` writes version N of the module and exits: ``npm run bench`` reloads it in a
+real session, bench/lib/hotreload.mjs.)
 
 Goal (issue 14): the reload well under 50 ms; the loop as fast after as before."""
 
@@ -76,7 +80,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--lines", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--emit", help="write the module's --version to this file and exit")
+    parser.add_argument("--version", type=int, default=0)
     args = parser.parse_args()
+    if args.emit:
+        with open(args.emit, "w") as file:
+            file.write(generate(args.lines, args.version))
+        return
     directory = tempfile.mkdtemp(prefix="dapper-bench-hot-")
     path = os.path.join(directory, "bench_target.py")
     with open(path, "w") as file:

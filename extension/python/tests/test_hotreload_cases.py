@@ -39,7 +39,7 @@ def test_case(name, tmp_path):
         return
     result = out.get("result")
     assert result is not None, out
-    for key in ("updated", "added", "removed", "deferred"):
+    for key in ("updated", "moved", "added", "removed", "deferred"):
         if key in expect:
             assert sorted(result[key]) == sorted(expect[key]), (key, result)
     if "refused" in expect:

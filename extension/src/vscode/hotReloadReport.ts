@@ -4,10 +4,13 @@
 
 export const HOT_RELOAD_COMMAND = "dapper.hotReload";
 
-/** A frame that still runs the code from before the reload. */
+/** A frame that still runs the code from before the reload (DAP ids; `frameId` for stopped threads). */
 export interface OldCodeFrame {
   threadId?: number;
   frameId?: number;
+  /** The thread's name. */
+  thread?: string;
+  /** The function's qualified name. */
   name?: string;
   line?: number;
 }
@@ -26,6 +29,8 @@ export interface HotReloadResult {
   updatedFrameCodes?: number;
   warnings?: string[];
   updated?: string[];
+  /** Patched only so that their line numbers stay right (an edit above them). */
+  moved?: string[];
   added?: string[];
   removed?: string[];
   refused?: Refusal[];
@@ -55,7 +60,7 @@ export function hotReloadSummary(result: HotReloadResult, fileName: string): str
   const module = result.reloadedModule ? ` (${result.reloadedModule})` : "";
   const time = typeof result.durationMs === "number" ? ` in ${result.durationMs.toFixed(0)} ms` : "";
   const old = oldCodeFrames(result).length;
-  const frames = old > 0 ? `; ${plural(old, "frame")} on the stack still run${old === 1 ? "s" : ""} the old code (Restart Frame runs the new code)` : "";
+  const frames = old > 0 ? `; ${plural(old, "frame")} on the stack still run${old === 1 ? "s" : ""} the old code (their functions' next calls run the new code)` : "";
   return `Hot reload of ${fileName}${module}${time}: ${parts.join(", ")}${frames}.`;
 }
 

@@ -294,6 +294,38 @@ class BreakpointStore:
         self.pending_files = self.pending_files - {canonical}
         return verified
 
+    def reresolve_file(self, canonical: str) -> list[Breakpoint]:
+        """The file's source changed under a loaded module (a hot reload): each of its
+        breakpoints is resolved again from the line the user asked for. Returns those
+        whose line or verdict changed, for the caller to announce."""
+        changed = []
+        with self._lock:
+            breakpoints = self._by_file.get(canonical, ())
+            if not breakpoints:
+                return changed
+            try:
+                executable = self._lines_cache.lines(breakpoints[0].source.get("path")
+                                                     or canonical)
+            except SourceError:
+                return changed
+            for breakpoint in breakpoints:
+                if breakpoint.pending or (not breakpoint.verified and not (
+                        breakpoint.message or "").startswith("Line ")):
+                    # Pending on an import, or failed for another reason than its line
+                    # (a condition that does not compile): unchanged.
+                    continue
+                resolution = resolve_line(executable, breakpoint.requested_line)
+                verified = resolution.verified
+                if (resolution.line, verified) == (breakpoint.line, breakpoint.verified):
+                    continue
+                breakpoint.line = resolution.line
+                breakpoint.verified = verified
+                breakpoint.message = resolution.message
+                breakpoint.told_verified = verified
+                changed.append(breakpoint)
+            self._publish()
+        return changed
+
     def _publish(self) -> None:
         lines_by_file: dict[str, dict[int, tuple[Breakpoint, ...]]] = {}
         pending_files = set()

@@ -77,6 +77,8 @@ class ReloadResult:
     updated_frame_codes: int = 0
     warnings: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
+    # Patched only so that their line numbers stay right (an edit above them).
+    moved: list[str] = field(default_factory=list)
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     refused: list[Refusal] = field(default_factory=list)
@@ -96,6 +98,7 @@ class ReloadResult:
             "updatedFrameCodes": self.updated_frame_codes,
             "warnings": list(self.warnings),
             "updated": list(self.updated),
+            "moved": list(self.moved),
             "added": list(self.added),
             "removed": list(self.removed),
             "refused": [{"name": r.qualname, "reason": r.reason} for r in self.refused],

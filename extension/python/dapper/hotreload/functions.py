@@ -51,7 +51,7 @@ class Patch:
     """One change, planned before anything is touched and applied by ``apply``."""
 
     qualname: str
-    category: str  # "updated" or "added"
+    category: str  # "updated", "moved" (only its lines changed) or "added"
     apply: Callable[[], None]
     # id(old code) -> (old code, new code): frames running an old one are reported (and,
     # while the program runs, make the patch wait). Keyed by identity: equal code objects
@@ -68,6 +68,19 @@ def same_code(old: types.CodeType, new: types.CodeType) -> bool:
     nested_old = [c for c in old.co_consts if isinstance(c, types.CodeType)]
     nested_new = [c for c in new.co_consts if isinstance(c, types.CodeType)]
     return all(same_code(a, b) for a, b in zip(nested_old, nested_new))
+
+
+def only_moved(old: types.CodeType, new: types.CodeType) -> bool:
+    """The same code, every line moved by the same amount (an edit above it)."""
+    return same_code(_shifted(old, new.co_firstlineno - old.co_firstlineno), new)
+
+
+def _shifted(code: types.CodeType, delta: int) -> types.CodeType:
+    """``code`` as if it started ``delta`` lines further down (line tables are relative
+    to the first line, on every supported version)."""
+    consts = tuple(_shifted(c, delta) if isinstance(c, types.CodeType) else c
+                   for c in code.co_consts)
+    return code.replace(co_firstlineno=code.co_firstlineno + delta, co_consts=consts)
 
 
 def _lines(code: types.CodeType):
@@ -320,7 +333,10 @@ def plan_function(
         if annotations is not None:
             function.__annotations__ = annotations
 
-    return Patch(qualname, "updated", apply, {id(old_code): (old_code, new_code)})
+    same_otherwise = (defaults == (function.__defaults__, function.__kwdefaults__)
+                      and doc == function.__doc__ and annotations is None)
+    category = "moved" if same_otherwise and only_moved(old_code, new_code) else "updated"
+    return Patch(qualname, category, apply, {id(old_code): (old_code, new_code)})
 
 
 def make_function(

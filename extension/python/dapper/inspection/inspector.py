@@ -63,6 +63,11 @@ class Handles:
         with self._lock:
             self._items.clear()
 
+    def find(self, match) -> int | None:
+        """The handle of the first item ``match(item)`` accepts, if any."""
+        with self._lock:
+            return next((handle for handle, item in self._items.items() if match(item)), None)
+
 
 class FrameEntry:
     """What a frame id points at. ``is_top``: the innermost visible frame of its thread
@@ -191,6 +196,14 @@ class Inspector:
                 stack_frame["presentationHint"] = "subtle"
             stack_frames.append(stack_frame)
         return {"stackFrames": stack_frames, "totalFrames": total}
+
+    def frame_id(self, thread_id: int, frame: types.FrameType, is_top: bool) -> int:
+        """The id stackTrace gave ``frame`` of the stopped thread ``thread_id`` (a new
+        one, valid until the thread resumes, if it was not listed yet)."""
+        found = self.frames.find(lambda entry: isinstance(entry, FrameEntry)
+                                 and entry.frame is frame and entry.thread_id == thread_id)
+        return found if found is not None else self.frames.add(
+            FrameEntry(thread_id, frame, is_top))
 
     def frame(self, frame_id) -> FrameEntry:
         entry = self.frames.get(frame_id) if isinstance(frame_id, int) else None

@@ -144,6 +144,15 @@ class BreakpointProbes:
                     report_internal_error(f"the breakpoints of {canonical}")
         return found
 
+    def release_file(self, canonical: str) -> None:
+        """Give the file's live functions their original code back and forget its
+        probes (a hot reload is about to replace that code); the next ``sync`` applies
+        the breakpoints afresh to whatever code the functions have then."""
+        with self._lock:
+            instrumentation = self.instrumentation
+            if instrumentation is not None and canonical in instrumentation.registry.files():
+                self._sync_file(instrumentation, canonical, {})
+
     def compile_program(self, source: bytes, filename: str):
         """The main program's code, compiled with its file's probes (for the launcher).
         A source that does not compile raises the plain compile's SyntaxError."""

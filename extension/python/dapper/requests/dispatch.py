@@ -21,7 +21,7 @@ import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Union
 
-from . import breakpoints, configuration, execution, inspection
+from . import breakpoints, configuration, execution, hot_reload, inspection
 from .handling import RequestError, Then
 
 if TYPE_CHECKING:
@@ -47,6 +47,7 @@ HANDLERS: dict[str, Handler] = {
     "pause": execution.pause,
     "gotoTargets": execution.goto_targets,
     "goto": execution.goto,
+    "restartFrame": hot_reload.restart_frame,
     # Inspection.
     "threads": inspection.threads,
     "stackTrace": inspection.stack_trace,
@@ -60,6 +61,8 @@ HANDLERS: dict[str, Handler] = {
     "source": inspection.source,
     "modules": inspection.modules,
     "loadedSources": inspection.loaded_sources,
+    # Hot reload.
+    "dapper/hotReload": hot_reload.hot_reload,
 }
 
 

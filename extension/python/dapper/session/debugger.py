@@ -38,7 +38,7 @@ from ..ipc.connection import Connection
 from ..tracing import StepState, choose_backend_name, create_tracer
 from ..tracing.base import STEP_ENTRY, STEP_PARK, STEP_PAUSE
 from ..tracing.fast_paths import copies_notice
-from . import program
+from . import hot_reload, program
 from .threads import DEBUGGER_THREAD_PREFIX, StoppedThread, ThreadRegistry, install_thread_events
 
 _STOP_REASONS = {STEP_ENTRY: "entry", STEP_PAUSE: "pause"}
@@ -412,6 +412,9 @@ class Debugger:
                 body["hitBreakpointIds"] = hit_ids
             if exception is not None:
                 body.update(exception.stopped_fields())
+            if announce:
+                # Before the client hears of the stop (and the user edits a file).
+                hot_reload.note_stop(self, ident, frame)
             with self._lock:
                 if self._detached or (not announce and not self._all_stopped):
                     # Detached, or a thread parking after everything was resumed.
@@ -473,6 +476,15 @@ class Debugger:
                 running.resume.set()  # It cannot run work: it is not waiting.
                 return running
         raise RequestError(f"Thread {thread_id!r} is not stopped")
+
+    def hot_reload(self, path: str, new_source: str | None, while_running: bool) -> dict:
+        """Reload a loaded file in place; the result body (session/hot_reload.py)."""
+        return hot_reload.reload(self, path, new_source, while_running)
+
+    def stopped_threads(self) -> list[StoppedThread]:
+        """The threads stopped in the debugger now (none while the program runs)."""
+        with self._lock:
+            return list(self._stopped.values())
 
     def announce_stop(self, stopped: StoppedThread, reason: str) -> None:
         """Tell the client again that a thread that stays stopped is stopped (after a

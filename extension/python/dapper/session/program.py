@@ -21,8 +21,10 @@ import types
 import zipimport
 from collections.abc import Callable
 from importlib.machinery import SourceFileLoader
+from importlib.util import decode_source
 
 from ..common.paths import canonical_path, is_debugger_path
+from ..hotreload import remember_source
 
 PROGRAM, MODULE, CODE = "program", "module", "code"
 
@@ -82,6 +84,9 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
         code = hook(source, absolute)
     else:
         code = compile(source, absolute, "exec", dont_inherit=True)
+    # A hot reload then names the top-level statements it did not run again (decoding
+    # is a small fraction of the compile just done).
+    remember_source(absolute, decode_source(source))
     module = _fresh_main_module()
     module.__file__ = absolute
     module.__cached__ = None

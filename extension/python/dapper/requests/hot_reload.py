@@ -1,0 +1,84 @@
+"""The ``dapper/hotReload`` request: reload a loaded file's definitions in place
+(``Debugger.hot_reload``: session/hot_reload.py, hotreload/); and ``restartFrame``,
+which re-enters the function a thread is stopped in from its first line."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from ..hotreload import COMPILE_ERROR, ReloadError, RestartRefusal, plan_restart
+from ..inspection.stopped_work import WorkRefused, WorkTimedOut, run_on_stopped_thread
+from .handling import RequestError, Then, argument, source_path
+
+if TYPE_CHECKING:
+    from ..session.debugger import Debugger
+
+# How long the restart's jump may take on the stopped thread.
+_RESTART_SECONDS = 2.0
+
+
+def hot_reload(debugger: Debugger, arguments: dict):
+    path = source_path(arguments, "dapper/hotReload")
+    while_running = argument(arguments, "whileRunning", bool, False)
+    new_source = argument(arguments, "content", str, None)
+    if not while_running and not debugger.stopped_threads():
+        raise RequestError("The program is running: pause it first, or ask for whileRunning")
+    try:
+        body = debugger.hot_reload(path, new_source, while_running)
+    except ReloadError as error:
+        raise RequestError(_error_message(error)) from None
+
+    def announce() -> None:
+        debugger.connection.send_event("dapper/hotReloadResult", body)
+        if debugger.client_arguments.get("supportsInvalidatedEvent") is True:
+            debugger.connection.send_event("invalidated", {"areas": ["stacks"]})
+
+    return Then(body, announce)
+
+
+def _error_message(error: ReloadError) -> str:
+    """The message the client shows; a compile error names its place as "line N, column
+    M" (the VS Code side offers to open it)."""
+    if error.kind != COMPILE_ERROR or error.line is None:
+        return error.message
+    where = f"line {error.line}" + (f", column {error.column}" if error.column else "")
+    message = error.message.rsplit(f" (line {error.line})", 1)[0]
+    return f"{error.path}, {where}: {message} (nothing was reloaded)"
+
+
+def restart_frame(debugger: Debugger, arguments: dict):
+    """Re-enter the frame a thread is stopped in at its first line, its arguments as
+    they were. CPython runs a frame with the code object it started with: after a
+    reload of its function the restart runs the old code once; the new code runs from
+    the next call (docs/hot-reload.md)."""
+    entry = debugger.inspector.frame(argument(arguments, "frameId", int))
+    stopped = debugger.stopped_thread(entry.thread_id)
+    frame = entry.frame
+    name = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
+    if stopped.running or frame is not stopped.frame:
+        raise RequestError(
+            f"Cannot restart {name}: only the frame a thread is stopped in (the top of its "
+            "call stack) can be restarted; CPython cannot move a caller frame safely")
+    # Writes to f_locals from a sys.monitoring callback are lost before 3.13.
+    writable = debugger.tracer.name != "monitoring" or sys.version_info >= (3, 13)
+    plan = plan_restart(frame, locals_writable=writable)
+    if isinstance(plan, RestartRefusal):
+        raise RequestError(f"Cannot restart {name}: {plan.reason}")
+
+    def jump() -> None:
+        plan.apply()
+        # Execution goes on at the first line without a line event: its breakpoint (and
+        # probe) must not stop there again.
+        debugger.tracer.note_probe_handled(stopped.ident, frame, plan.line)
+
+    try:
+        run_on_stopped_thread(stopped.resume, jump, _RESTART_SECONDS)
+    except (WorkRefused, WorkTimedOut) as error:
+        raise RequestError(f"Cannot restart {name}: {error}") from None
+    except ValueError as error:
+        raise RequestError(f"Cannot restart {name}: {error}") from None
+    body = {"reboundFrames": 1, "runsOldCode": plan.runs_old_code, "notes": plan.notes}
+    if plan.runs_old_code:
+        debugger.send_output(f"Restarted {name}: {plan.notes[-1]}.\n")
+    return Then(body, lambda: debugger.announce_stop(stopped, "restart"))
