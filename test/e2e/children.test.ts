@@ -187,6 +187,18 @@ const scenarios: Scenario[] = [
     exitCode: 0,
   })),
   {
+    name: "a program that restarts itself from its own command line (a reloader): the restart is a child session",
+    program: "reloader_parent.py",
+    args: ["41"],
+    breakpoints: [["reloader_parent.py", "serve"]],
+    sessions: 1,
+    stops: [at("reloader_parent.py", "serve")],
+    childExitCodes: [3],
+    stdout: ["serving 42\n", "reloader saw 3\n"],
+    exitCode: 0,
+    childNames: [/^reloader_parent\.py$/],
+  },
+  {
     name: "a child session whose process execs Python: the new image is the child's child",
     program: "exec_child_parent.py",
     breakpoints: [["worker.py", "worker"]],

@@ -268,8 +268,8 @@ def launch(tmp_path):
     started = []
 
     def start(*target, tracer=None, transport="unix", env=None, cwd=None, connect=True,
-              launcher_options=(), session_id="s1"):
-        argv = [sys.executable, "-m", "dapper.launcher", "--ipc", "{ipc}",
+              launcher_options=(), session_id="s1", python_options=()):
+        argv = [sys.executable, *python_options, "-m", "dapper.launcher", "--ipc", "{ipc}",
                 "--session-id", session_id, *launcher_options, *map(str, target)]
         debuggee = Debuggee(argv, engine_environment(env, tracer), cwd or tmp_path,
                             transport, tmp_path)

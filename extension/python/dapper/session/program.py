@@ -20,7 +20,7 @@ import sys
 import types
 import zipimport
 from collections.abc import Callable
-from importlib.machinery import SourceFileLoader
+from importlib.machinery import BuiltinImporter, SourceFileLoader
 
 from ..common.paths import canonical_path, is_debugger_path
 
@@ -49,6 +49,26 @@ def _set_path0(entry: str) -> None:
         sys.path.insert(0, entry)
 
 
+def _set_command_line(argv: list[str], target_words: list[str]) -> None:
+    """Set ``sys.argv`` and make ``sys.orig_argv`` (3.10+) the command line a plain
+    interpreter would have recorded: the interpreter and its options, then the target's
+    own words, without the launcher's. A program that starts itself again from it (a
+    development server's reloader) starts itself, not the launcher. Called while
+    ``sys.argv`` is still the launcher's."""
+    original = getattr(sys, "orig_argv", None)
+    if original:
+        launcher_words = len(sys.argv) - 1
+        head = list(original[:len(original) - launcher_words] if launcher_words else original)
+        # What started the launcher ends ``head``: "-m dapper.launcher" (or "-m dapper"
+        # for --listen), or "-c" with the bootstrap for children that ignore PYTHONPATH.
+        if len(head) >= 3 and head[-2] in ("-m", "-c"):
+            del head[-2:]
+        elif len(head) >= 2 and head[-1][:2] in ("-m", "-c"):
+            del head[-1]
+        sys.orig_argv = [*head, *target_words]
+    sys.argv = argv
+
+
 def _is_zip_file(path: str) -> bool:
     """Whether Python would run the file as a zip application: its zip importer (already
     loaded at every interpreter start, unlike zipfile and its ~10 ms of imports) takes it."""
@@ -64,7 +84,7 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
     Reading and compiling happen here, so that an unreadable file or a syntax error is
     reported before any tracing starts."""
     absolute = os.path.abspath(path)
-    sys.argv = [path, *args]
+    _set_command_line([path, *args], [path, *args])
     if os.path.isdir(absolute) or (os.path.isfile(absolute) and _is_zip_file(absolute)):
         _set_path0(absolute)
         return lambda: runpy.run_path(absolute, run_name="__main__")
@@ -93,7 +113,7 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
 
 def prepare_module(name: str, args: list[str]) -> Callable[[], None]:
     # _run_module_as_main replaces argv[0] with the module's file once it is found.
-    sys.argv = ["-m", *args]
+    _set_command_line(["-m", *args], ["-m", name, *args])
     _set_path0(os.getcwd())
     _fresh_main_module()
     run_as_main = getattr(runpy, "_run_module_as_main", None)
@@ -103,7 +123,7 @@ def prepare_module(name: str, args: list[str]) -> Callable[[], None]:
 
 
 def prepare_code(text: str, args: list[str]) -> Callable[[], None]:
-    sys.argv = ["-c", *args]
+    _set_command_line(["-c", *args], ["-c", text, *args])
     _set_path0("")
     code = compile(text, "<string>", "exec", dont_inherit=True)
     if sys.version_info >= (3, 13):
@@ -112,7 +132,8 @@ def prepare_code(text: str, args: list[str]) -> Callable[[], None]:
         linecache.cache["<string>"] = (len(text), None, text.splitlines(True), "<string>")
     module = _fresh_main_module()
     module.__spec__ = None
-    module.__loader__ = None
+    # The interpreter's own __main__ module, which -c runs in, is the built-in importer's.
+    module.__loader__ = BuiltinImporter
     module.__package__ = None
     return lambda: exec(code, module.__dict__)
 

@@ -1,0 +1,110 @@
+"""A program under the launcher sees what it sees when run plain (issue 18): its
+``__main__``, its command line as the interpreter recorded it, its interpreter and flags,
+so that a program that restarts itself from them (a development server's reloader)
+starts itself again, not the launcher."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from test_launch import run_to_exit
+
+REPORT = r"""
+import json, sys
+main = sys.modules["__main__"]
+spec = getattr(main, "__spec__", None)
+print(json.dumps({
+    "argv": sys.argv,
+    "orig_argv": getattr(sys, "orig_argv", None),
+    "executable": sys.executable,
+    "flags": list(sys.flags),
+    "xoptions": sys._xoptions,
+    "path0": sys.path[0] if sys.path else None,
+    "name": main.__name__,
+    "file": getattr(main, "__file__", "<absent>"),
+    "package": getattr(main, "__package__", "<absent>"),
+    "spec": None if spec is None else [spec.name, spec.origin, spec.parent],
+    "loader": type(getattr(main, "__loader__", None)).__name__,
+    "cached": getattr(main, "__cached__", "<absent>"),
+    "doc": main.__doc__,
+}))
+"""
+
+
+def plain_environment() -> dict:
+    return {k: v for k, v in os.environ.items() if not k.startswith(("DAPPER_", "PYTHON"))}
+
+
+def plain_report(argv: list[str], cwd) -> dict:
+    result = subprocess.run([sys.executable, *argv], cwd=cwd, env=plain_environment(),
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def launched_report(launch, target: list[str], options: list[str]) -> dict:
+    debuggee = launch(*target, python_options=options)
+    run_to_exit(debuggee)
+    return json.loads(debuggee.stdout().strip().splitlines()[-1])
+
+
+TARGETS = {
+    # name: (plain words, launcher words)
+    "program": (["sub/report.py", "a", "--b"], ["--program", "sub/report.py", "--", "a", "--b"]),
+    "module": (["-m", "pkg.tool", "x"], ["--module", "pkg.tool", "x"]),
+    "package": (["-m", "pkg", "y"], ["--module", "pkg", "y"]),
+    "code": (["-c", REPORT, "p"], ["--code", REPORT, "--", "p"]),
+}
+
+
+@pytest.mark.parametrize("options", [[], ["-X", "dev", "-B", "-Wdefault"]],
+                         ids=["plain", "options"])
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_the_program_sees_what_it_sees_plain(launch, write, tmp_path, target, options):
+    write("sub/report.py", '"""The report."""\n' + REPORT)
+    write("pkg/__init__.py", "")
+    write("pkg/tool.py", REPORT)
+    write("pkg/__main__.py", REPORT)
+    plain_words, launcher_words = TARGETS[target]
+    expected = plain_report([*options, *plain_words], tmp_path)
+    assert launched_report(launch, launcher_words, options) == expected
+
+
+RESTARTER = r"""
+import os, subprocess, sys
+
+def command_line():
+    # How a development server's reloader (Werkzeug's) starts the program again: the
+    # interpreter's own record of its command line where there is one, else __main__.
+    if sys.version_info >= (3, 10):
+        return [sys.executable, *sys.orig_argv[1:]]
+    main = sys.modules["__main__"]
+    if getattr(main, "__package__", None) is None:
+        return [sys.executable, os.path.abspath(sys.argv[0]), *sys.argv[1:]]
+    if os.path.isfile(sys.argv[0]):
+        stem = os.path.splitext(os.path.basename(sys.argv[0]))[0]
+        module = main.__package__ + ("" if stem == "__main__" else "." + stem)
+    else:
+        module = sys.argv[0]
+    return [sys.executable, "-m", module.lstrip("."), *sys.argv[1:]]
+
+if os.environ.get("RESTARTED") == "yes":
+    print("restarted", sys.argv[1:], flush=True)
+    sys.exit(3)
+completed = subprocess.run(command_line(), env={**os.environ, "RESTARTED": "yes"})
+print("first run saw", completed.returncode, flush=True)
+"""
+
+
+@pytest.mark.parametrize("target", ["program", "module"])
+def test_a_program_that_restarts_itself_restarts_itself(launch, write, tmp_path, target):
+    write("restarter.py", RESTARTER)
+    launcher_words = {"program": ["--program", "restarter.py", "--", "w"],
+                      "module": ["--module", "restarter", "w"]}[target]
+    debuggee = launch(*launcher_words)
+    run_to_exit(debuggee)
+    assert debuggee.stdout() == "restarted ['w']\nfirst run saw 3\n"
