@@ -199,6 +199,16 @@ const scenarios: Scenario[] = [
     childNames: [/^reloader_parent\.py$/],
   },
   {
+    name: "breakpoint() in a child stops its session there",
+    program: "builtin_breakpoint_parent.py",
+    breakpoints: [],
+    sessions: 1,
+    stops: [at("builtin_breakpoint.py", "builtin")],
+    childExitCodes: [5],
+    stdout: ["child answer 42\n", "parent saw 5\n"],
+    exitCode: 0,
+  },
+  {
     name: "a child session whose process execs Python: the new image is the child's child",
     program: "exec_child_parent.py",
     breakpoints: [["worker.py", "worker"]],
