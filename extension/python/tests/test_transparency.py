@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from test_launch import run_to_exit
+from test_launch import plain_python_stderr, run_to_exit
 
 REPORT = r"""
 import json, sys
@@ -23,7 +23,8 @@ print(json.dumps({
     "executable": sys.executable,
     "flags": list(sys.flags),
     "xoptions": sys._xoptions,
-    "path0": sys.path[0] if sys.path else None,
+    "path": sys.path,
+    "warnoptions": sys.warnoptions,
     "name": main.__name__,
     "file": getattr(main, "__file__", "<absent>"),
     "package": getattr(main, "__package__", "<absent>"),
@@ -108,3 +109,23 @@ def test_a_program_that_restarts_itself_restarts_itself(launch, write, tmp_path,
     debuggee = launch(*launcher_words)
     run_to_exit(debuggee)
     assert debuggee.stdout() == "restarted ['w']\nfirst run saw 3\n"
+
+
+NOT_UTF8 = {
+    "first line": b"\x89PNG\n",
+    "in a string": b"x = 1\ny = 2\nz = '\xff'\n",
+    "in a comment": b"\n\n\n\n# caf\xe9\nprint('ran')\n",
+    "declared utf-8": b"# -*- coding: utf-8 -*-\nz = '\xff'\n",
+    "with a BOM": b"\xef\xbb\xbfz = '\xff'\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_UTF8))
+def test_a_source_that_is_not_utf8_fails_as_it_does_plain(launch, tmp_path, name):
+    path = tmp_path / "binary.py"
+    path.write_bytes(NOT_UTF8[name])
+    expected_code, expected_stderr = plain_python_stderr(tmp_path, [str(path)])
+    assert expected_code == 1 and "SyntaxError" in expected_stderr
+    debuggee = launch("--program", path)
+    run_to_exit(debuggee, expected_code)
+    assert debuggee.stderr() == expected_stderr

@@ -11,10 +11,12 @@ files through ``runpy.run_path``.
 from __future__ import annotations
 
 import builtins
+import codecs
 import contextlib
 import io
 import linecache
 import os
+import re
 import runpy
 import sys
 import types
@@ -79,6 +81,36 @@ def _is_zip_file(path: str) -> bool:
     return True
 
 
+# An encoding declaration (PEP 263), as the tokenizer finds it on one of the first lines.
+_CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=]")
+
+
+def undeclared_non_utf8_error(source: bytes, path: str) -> SyntaxError | None:
+    """The SyntaxError the interpreter's file tokenizer gives for a script that is not
+    UTF-8 and declares no encoding, or None when ``source`` is not such a file.
+    ``compile`` reads bytes with another tokenizer, which reports a "(unicode error)"
+    instead (and accepts such bytes in comments); the launcher must say what
+    ``python PATH`` says."""
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError as error:
+        offset = error.start
+    else:
+        return None
+    if source.startswith(codecs.BOM_UTF8):
+        return None
+    if any(_CODING_COOKIE.match(line) for line in source.split(b"\n", 2)[:2]):
+        return None
+    line = source.count(b"\n", 0, offset) + 1
+    if sys.version_info[:2] == (3, 10):
+        line += 1  # 3.10's tokenizer counts one line too many here.
+    pep = ("https://peps.python.org/pep-0263/" if sys.version_info >= (3, 11)
+           else "https://python.org/dev/peps/pep-0263/")
+    return SyntaxError(
+        f"Non-UTF-8 code starting with '\\x{source[offset]:02x}' in file {path} on line "
+        f"{line}, but no encoding declared; see {pep} for details")
+
+
 def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
     """Set sys.argv and sys.path[0] for a script and return the function that runs it.
     Reading and compiling happen here, so that an unreadable file or a syntax error is
@@ -97,6 +129,9 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
             f"[Errno {error.errno}] {error.strerror}"
         ) from None
     _set_path0(os.path.dirname(os.path.realpath(absolute)))
+    undeclared = undeclared_non_utf8_error(source, absolute)
+    if undeclared is not None:
+        raise undeclared
     hook = compile_program_hook
     if hook is not None:
         code = hook(source, absolute)
