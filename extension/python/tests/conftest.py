@@ -241,7 +241,7 @@ def engine_environment(extra=None, tracer=None) -> dict:
     env["PYTHONPATH"] = str(PACKAGE_DIR)
     env["DAPPER_PYTHONPATH_ENTRY"] = str(PACKAGE_DIR)
     env["DAPPER_SESSION_TOKEN"] = TOKEN
-    env["PYTHONUNBUFFERED"] = "1"
+    env["DAPPER_CAPTURED_OUTPUT"] = "1"
     if tracer:
         env["DAPPER_TRACER"] = tracer
     env.update(extra or {})

@@ -129,3 +129,56 @@ def test_a_source_that_is_not_utf8_fails_as_it_does_plain(launch, tmp_path, name
     debuggee = launch("--program", path)
     run_to_exit(debuggee, expected_code)
     assert debuggee.stderr() == expected_stderr
+
+
+BUFFERING = """
+import json, os, sys
+print(json.dumps({
+    "line_buffering": sys.stdout.line_buffering,
+    "write_through": sys.stdout.write_through,
+    "PYTHONUNBUFFERED": os.environ.get("PYTHONUNBUFFERED"),
+}))
+"""
+
+
+def terminal_report(argv: list[str], cwd, env: dict) -> dict:
+    """What the program reports when run plain with its output on a terminal."""
+    import pty
+
+    controller, terminal = pty.openpty()
+    try:
+        result = subprocess.run([sys.executable, *argv], cwd=cwd, env=env, stdout=terminal,
+                                timeout=60)
+        assert result.returncode == 0
+        text = os.read(controller, 65536).decode()
+    finally:
+        os.close(controller)
+        os.close(terminal)
+    return json.loads(text.strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal is POSIX only")
+@pytest.mark.parametrize("case", ["default", "PYTHONUNBUFFERED", "-u"])
+def test_captured_output_is_buffered_as_on_a_terminal(launch, write, tmp_path, case):
+    # The engine captures the output of an internalConsole program (DAPPER_CAPTURED_OUTPUT):
+    # it is line-buffered, as on the terminal the user would run the program in, unless
+    # the user asked for unbuffered output; the environment is the user's.
+    program = write("buffering.py", BUFFERING)
+    options = ["-u"] if case == "-u" else []
+    user_env = {"PYTHONUNBUFFERED": "1"} if case == "PYTHONUNBUFFERED" else {}
+    expected = terminal_report([*options, str(program)], tmp_path,
+                               {**plain_environment(), **user_env})
+    if case != "default":
+        expected["line_buffering"] = False  # Unbuffered output is never line-buffered.
+    debuggee = launch("--program", program, python_options=options,
+                      env={"DAPPER_CAPTURED_OUTPUT": "1", **user_env})
+    run_to_exit(debuggee)
+    assert json.loads(debuggee.stdout().strip().splitlines()[-1]) == expected
+
+
+def test_output_not_captured_keeps_the_streams_as_they_are(launch, write, tmp_path):
+    program = write("buffering.py", BUFFERING)
+    expected = plain_report([str(program)], tmp_path)
+    debuggee = launch("--program", program, env={"DAPPER_CAPTURED_OUTPUT": None})
+    run_to_exit(debuggee)
+    assert json.loads(debuggee.stdout().strip().splitlines()[-1]) == expected
