@@ -182,3 +182,22 @@ def test_output_not_captured_keeps_the_streams_as_they_are(launch, write, tmp_pa
     debuggee = launch("--program", program, env={"DAPPER_CAPTURED_OUTPUT": None})
     run_to_exit(debuggee)
     assert json.loads(debuggee.stdout().strip().splitlines()[-1]) == expected
+
+
+@pytest.mark.parametrize("orig_argv,argv", [
+    (["py", "-X", "dev", "-m", "dapper.launcher", "--ipc", "i", "--program", "p.py", "a"],
+     ["/d/launcher/__main__.py", "--ipc", "i", "--program", "p.py", "a"]),
+    (["py", "-I", "-c", "bootstrap", "--ipc", "i", "--program", "p.py", "a"],
+     ["-c", "--ipc", "i", "--program", "p.py", "a"]),
+    (["py", "-X", "dev", "/bin/dapper-entry", "--listen", "1", "p.py", "a"],
+     ["/bin/dapper-entry", "--listen", "1", "p.py", "a"]),
+])
+def test_orig_argv_is_the_interpreter_and_its_options_then_the_target(monkeypatch, orig_argv,
+                                                                        argv):
+    from dapper.session import program
+
+    monkeypatch.setattr(sys, "orig_argv", orig_argv, raising=False)
+    monkeypatch.setattr(sys, "argv", argv)
+    program._set_command_line(["p.py", "a"], ["p.py", "a"])
+    assert sys.orig_argv == [*orig_argv[:3 if "-X" in orig_argv else 2], "p.py", "a"]
+    assert sys.argv == ["p.py", "a"]

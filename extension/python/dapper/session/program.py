@@ -62,11 +62,10 @@ def _set_command_line(argv: list[str], target_words: list[str]) -> None:
         launcher_words = len(sys.argv) - 1
         head = list(original[:len(original) - launcher_words] if launcher_words else original)
         # What started the launcher ends ``head``: "-m dapper.launcher" (or "-m dapper"
-        # for --listen), or "-c" with the bootstrap for children that ignore PYTHONPATH.
-        if len(head) >= 3 and head[-2] in ("-m", "-c"):
-            del head[-2:]
-        elif len(head) >= 2 and head[-1][:2] in ("-m", "-c"):
-            del head[-1]
+        # for --listen), "-c" with the bootstrap for children that ignore PYTHONPATH, or
+        # one word ("-mdapper", a script).
+        if len(head) >= 2:
+            del head[-2 if len(head) >= 3 and head[-2] in ("-m", "-c") else -1:]
         sys.orig_argv = [*head, *target_words]
     sys.argv = argv
 
