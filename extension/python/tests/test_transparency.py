@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from test_launch import plain_python_stderr, run_to_exit
@@ -75,40 +76,19 @@ def test_the_program_sees_what_it_sees_plain(launch, write, tmp_path, target, op
     assert launched_report(launch, launcher_words, options) == expected
 
 
-RESTARTER = r"""
-import os, subprocess, sys
-
-def command_line():
-    # How a development server's reloader (Werkzeug's) starts the program again: the
-    # interpreter's own record of its command line where there is one, else __main__.
-    if sys.version_info >= (3, 10):
-        return [sys.executable, *sys.orig_argv[1:]]
-    main = sys.modules["__main__"]
-    if getattr(main, "__package__", None) is None:
-        return [sys.executable, os.path.abspath(sys.argv[0]), *sys.argv[1:]]
-    if os.path.isfile(sys.argv[0]):
-        stem = os.path.splitext(os.path.basename(sys.argv[0]))[0]
-        module = main.__package__ + ("" if stem == "__main__" else "." + stem)
-    else:
-        module = sys.argv[0]
-    return [sys.executable, "-m", module.lstrip("."), *sys.argv[1:]]
-
-if os.environ.get("RESTARTED") == "yes":
-    print("restarted", sys.argv[1:], flush=True)
-    sys.exit(3)
-completed = subprocess.run(command_line(), env={**os.environ, "RESTARTED": "yes"})
-print("first run saw", completed.returncode, flush=True)
-"""
+# A program that starts itself again as Werkzeug's reloader does (the e2e tests' fixture).
+RESTARTER = (Path(__file__).resolve().parents[3] / "test" / "fixtures" / "children"
+             / "reloader_parent.py")
 
 
 @pytest.mark.parametrize("target", ["program", "module"])
 def test_a_program_that_restarts_itself_restarts_itself(launch, write, tmp_path, target):
-    write("restarter.py", RESTARTER)
-    launcher_words = {"program": ["--program", "restarter.py", "--", "w"],
-                      "module": ["--module", "restarter", "w"]}[target]
+    write("restarter.py", RESTARTER.read_text(encoding="utf-8"))
+    launcher_words = {"program": ["--program", "restarter.py", "--", "41"],
+                      "module": ["--module", "restarter", "41"]}[target]
     debuggee = launch(*launcher_words)
     run_to_exit(debuggee)
-    assert debuggee.stdout() == "restarted ['w']\nfirst run saw 3\n"
+    assert debuggee.stdout() == "serving 42\nreloader saw 3\n"
 
 
 NOT_UTF8 = {
