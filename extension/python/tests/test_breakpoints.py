@@ -421,8 +421,9 @@ def test_threads_that_hit_breakpoints_together_are_announced_by_one_stop(launch,
     assert first["hitBreakpointIds"] == [breakpoint["id"]]
     listed = {t["name"]: t["id"] for t in debuggee.request("threads")["threads"]}
     assert first["threadId"] == listed["w0"]
-    # The slow thread stops at its breakpoint, quietly, and is shown there.
-    time.sleep(1.5)
+    # The slow thread stops at its breakpoint, quietly, and is shown there (its condition
+    # takes 0.6 s).
+    time.sleep(2)
     assert debuggee.top_frame(listed["w0.6"])["line"] == 6
     debuggee.request("threads")  # Reads every event sent so far.
     assert [e for e in debuggee.events if e["event"] == "stopped"] == []
