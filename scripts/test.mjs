@@ -119,6 +119,14 @@ if (built && nvimPython) {
 }
 
 if (built) {
+  await suite(`CPython's regression tests, plain and under the debugger: Python ${allPythons.map((p) => p.version).join(", ")}`, () =>
+    nodeTests(testFiles(path.join(root, "out", "test", "regression")), { DAPPER_E2E_PYTHONS: JSON.stringify(allPythons) }),
+  );
+} else {
+  results.push({ name: "CPython's regression tests (skipped: the build failed)", ok: false, seconds: 0 });
+}
+
+if (built) {
   await suite("VS Code: the .vsix in code-server, driven by headless Chromium", async () => {
     const vsix = await packageVsix({ skipBuild: true });
     run(process.execPath, [path.join("test", "vscode", "run.mjs"), "--vsix", vsix]);

@@ -68,7 +68,7 @@ export class TreeClient extends RecordingClient {
     await Promise.race([initialized, attached]);
     await initialized;
     for (const [file, lines] of Object.entries(this.tree.breakpoints)) {
-      const response = await this.setBreakpointsRequest({ source: { path: file }, breakpoints: lines.map((line) => ({ line })) });
+      const response = await this.setBreakpointsRequest({ source: { path: file }, breakpoints: lines.map((bp) => (typeof bp === "number" ? { line: bp } : bp)) });
       // A child's program is not known to its session (an attach): its breakpoints, like
       // those of files the child never runs, wait for the code to load.
       for (const bp of response.body.breakpoints) {
@@ -123,7 +123,7 @@ export class SessionTree {
     /** The adapter's TCP port; undefined when the root runs the adapter over stdio. */
     readonly port: number | undefined,
     /** Breakpoints (absolute file → lines) every child session sets. */
-    readonly breakpoints: Record<string, number[]>,
+    readonly breakpoints: Record<string, Array<number | DebugProtocol.SourceBreakpoint>>,
     /** Child sessions continue every stop by themselves (recording it in `stops`). */
     readonly autoContinue = false,
   ) {

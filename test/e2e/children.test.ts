@@ -2,6 +2,7 @@
 // (the client answers `startDebugging` as VS Code does), stops at its breakpoints, and
 // the tree is torn down with its root. One helper runs a scenario; the cases are a table.
 import assert from "node:assert/strict";
+import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { SessionTree } from "./children-support";
@@ -31,6 +32,10 @@ interface Scenario {
   attachMayFail?: boolean;
   /** The `name` of each dapper/childProcess announcement of the root. */
   childNames?: RegExp[];
+  /** Every line of the root's stdout matches this (no process cut another's line). */
+  wholeLines?: RegExp;
+  /** The launch configuration's `env`. */
+  env?: Record<string, string | null>;
 }
 
 const scenarios: Scenario[] = [
@@ -187,6 +192,42 @@ const scenarios: Scenario[] = [
     exitCode: 0,
   })),
   {
+    name: "a program that restarts itself from its own command line (a reloader): the restart is a child session",
+    program: "reloader_parent.py",
+    args: ["41"],
+    breakpoints: [["reloader_parent.py", "serve"]],
+    sessions: 1,
+    stops: [at("reloader_parent.py", "serve")],
+    childExitCodes: [3],
+    stdout: ["serving 42\n", "reloader saw 3\n"],
+    exitCode: 0,
+    childNames: [/^reloader_parent\.py$/],
+  },
+  {
+    name: "breakpoint() in a child stops its session there",
+    program: "builtin_breakpoint_parent.py",
+    breakpoints: [],
+    sessions: 1,
+    stops: [at("builtin_breakpoint.py", "builtin")],
+    childExitCodes: [5],
+    stdout: ["child answer 42\n", "parent saw 5\n"],
+    exitCode: 0,
+  },
+  {
+    name: "a parent and its child writing lines in pieces on the captured pipe: every line arrives whole",
+    program: "lines_parent.py",
+    args: [os.tmpdir()],
+    breakpoints: [],
+    sessions: 1,
+    stops: [],
+    childExitCodes: [0],
+    stdout: ["parent 2999 end\n", "child 2999 end\n", "parent saw 0\n"],
+    exitCode: 0,
+    wholeLines: /^((parent|child) \d+ end|parent saw 0)$/,
+    // Python's own buffering, whatever the machine running the tests sets.
+    env: { PYTHONUNBUFFERED: null },
+  },
+  {
     name: "a child session whose process execs Python: the new image is the child's child",
     program: "exec_child_parent.py",
     breakpoints: [["worker.py", "worker"]],
@@ -228,7 +269,7 @@ const sorted = (values: unknown[]) => [...values].map(String).sort();
 
 /** Runs one scenario: child sessions continue every stop; then everything must end. */
 async function runScenario(tree: SessionTree, python: string, scenario: Scenario): Promise<void> {
-  await launchRoot(tree, python, scenario.program, scenario.args ?? []);
+  await launchRoot(tree, python, scenario.program, scenario.args ?? [], scenario.env ? { env: scenario.env } : {});
   assert.equal(await tree.root.finished(), scenario.exitCode);
   const [least, most] = typeof scenario.sessions === "number" ? [scenario.sessions, scenario.sessions] : scenario.sessions;
   await waitUntil(() => tree.failures.length > 0 || (tree.children.length >= least && tree.children.every((c) => c.ended)), 20000, "every child session to end").catch((error: Error) => {
@@ -247,6 +288,8 @@ async function runScenario(tree: SessionTree, python: string, scenario: Scenario
   }
   const stdout = tree.root.output("stdout");
   for (const text of scenario.stdout) assert.ok(stdout.includes(text), `stdout ${JSON.stringify(stdout)} lacks ${JSON.stringify(text)}`);
+  const cut = stdout.split("\n").filter((text) => text !== "" && !(scenario.wholeLines?.test(text) ?? true));
+  assert.deepEqual(cut.slice(0, 5), [], "lines cut by another process's output");
   const names = tree.root.all("dapper/childProcess").map((body) => String(body.name));
   for (const [index, pattern] of (scenario.childNames ?? []).entries()) assert.match(names[index] ?? "", pattern, JSON.stringify(names));
   // A child killed while its session is still being set up is reported as a candidate with

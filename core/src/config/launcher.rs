@@ -49,8 +49,8 @@ pub struct LauncherEnv<'a> {
     /// The host's own `PYTHONPATH`, from a fact query.
     pub host_pythonpath: Option<&'a str>,
     pub token: &'a str,
-    /// Whether the host captures stdout/stderr (internalConsole), which needs
-    /// unbuffered output to keep stdout and stderr interleaved as written.
+    /// Whether the host captures stdout/stderr (internalConsole): the debuggee then
+    /// line-buffers its stdout, as a terminal would, so that output arrives by lines.
     pub output_captured: bool,
 }
 
@@ -93,7 +93,7 @@ pub fn launcher_env(config: &LaunchConfig, context: &LauncherEnv<'_>) -> Map<Str
     );
     if context.output_captured {
         env.insert(
-            "PYTHONUNBUFFERED".to_string(),
+            "DAPPER_CAPTURED_OUTPUT".to_string(),
             Value::String("1".to_string()),
         );
     }
@@ -171,7 +171,9 @@ mod tests {
             assert_eq!(env["PYTHONPATH"], json!(expected), "{user_env} {host:?}");
             assert_eq!(env["DAPPER_PYTHONPATH_ENTRY"], json!("/pkg"));
             assert_eq!(env["DAPPER_SESSION_TOKEN"], json!("t"));
-            assert_eq!(env["PYTHONUNBUFFERED"], json!("1"));
+            // The user's buffering is kept: the debuggee line-buffers captured output.
+            assert_eq!(env.get("PYTHONUNBUFFERED"), None);
+            assert_eq!(env["DAPPER_CAPTURED_OUTPUT"], json!("1"));
         }
     }
 }

@@ -241,7 +241,7 @@ def engine_environment(extra=None, tracer=None) -> dict:
     env["PYTHONPATH"] = str(PACKAGE_DIR)
     env["DAPPER_PYTHONPATH_ENTRY"] = str(PACKAGE_DIR)
     env["DAPPER_SESSION_TOKEN"] = TOKEN
-    env["PYTHONUNBUFFERED"] = "1"
+    env["DAPPER_CAPTURED_OUTPUT"] = "1"
     if tracer:
         env["DAPPER_TRACER"] = tracer
     env.update(extra or {})
@@ -268,8 +268,8 @@ def launch(tmp_path):
     started = []
 
     def start(*target, tracer=None, transport="unix", env=None, cwd=None, connect=True,
-              launcher_options=(), session_id="s1"):
-        argv = [sys.executable, "-m", "dapper.launcher", "--ipc", "{ipc}",
+              launcher_options=(), session_id="s1", python_options=()):
+        argv = [sys.executable, *python_options, "-m", "dapper.launcher", "--ipc", "{ipc}",
                 "--session-id", session_id, *launcher_options, *map(str, target)]
         debuggee = Debuggee(argv, engine_environment(env, tracer), cwd or tmp_path,
                             transport, tmp_path)

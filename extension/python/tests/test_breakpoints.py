@@ -391,3 +391,44 @@ def test_all_threads_stop_together_and_continue_releases_them(launch, write, bac
     debuggee.request("continue", {"threadId": first["threadId"]})
     debuggee.finish(0)
     assert debuggee.stdout() == "joined\n"
+
+
+def test_threads_that_hit_breakpoints_together_are_announced_by_one_stop(launch, write,
+                                                                          backend):
+    # Both threads reach the breakpoint; the second is still evaluating its (slow)
+    # condition when the first stops, and stops at it afterwards: one `stopped` event
+    # for the pair, as every thread is stopped by the first.
+    program = """
+        import threading, time
+        barrier = threading.Barrier(2)
+        def work(delay):
+            barrier.wait()
+            value = delay
+            return value
+        workers = [threading.Thread(target=work, args=(d,), name=f"w{d}") for d in (0, 0.6)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        print("done")
+    """
+    paths = {"main": write("main.py", program)}
+    debuggee = launch("--program", paths["main"], tracer=backend)
+    debuggee.configure({"program": str(paths["main"])})
+    [breakpoint] = debuggee.set_breakpoints(paths["main"], [6],
+                                            condition="time.sleep(delay) is None")
+    debuggee.request("configurationDone")
+    first = debuggee.stopped()
+    assert first["allThreadsStopped"] is True
+    assert first["hitBreakpointIds"] == [breakpoint["id"]]
+    listed = {t["name"]: t["id"] for t in debuggee.request("threads")["threads"]}
+    assert first["threadId"] == listed["w0"]
+    # The slow thread stops at its breakpoint, quietly, and is shown there (its condition
+    # takes 0.6 s).
+    time.sleep(2)
+    assert debuggee.top_frame(listed["w0.6"])["line"] == 6
+    debuggee.request("threads")  # Reads every event sent so far.
+    assert [e for e in debuggee.events if e["event"] == "stopped"] == []
+    debuggee.request("continue", {"threadId": first["threadId"]})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "done\n"

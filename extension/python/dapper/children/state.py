@@ -21,8 +21,9 @@ from ..session.link import PARENT_SESSION_VARIABLE, SessionLink
 from .planning import Plan
 from .watcher import ExitWatcher
 
-# DAPPER_* variables handed on to children as they are (the tracer a test forced).
-_INHERITED_VARIABLES = ("DAPPER_TRACER", "DAPPER_INSTRUMENT")
+# DAPPER_* variables handed on to children as they are (the tracer a test forced, the
+# pipe the engine captures: launcher/output_buffering.py).
+_INHERITED_VARIABLES = ("DAPPER_TRACER", "DAPPER_INSTRUMENT", "DAPPER_CAPTURED_OUTPUT")
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 

@@ -16,6 +16,7 @@ from ..ipc.connection import AddressError
 from ..session.lifecycle import ExitState, Session, run_program
 from ..session.link import PARENT_SESSION_VARIABLE, SessionLink
 from ..tracing import choose_backend_name
+from . import output_buffering
 from .cli import USAGE, UsageError, parse_arguments
 from .environment import DapperEnvironment, remove_pythonpath_entry, take_dapper_environment
 
@@ -29,6 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     # Every module of the package the session needs is imported by now.
     restore_bytecode_setting()
     environment: DapperEnvironment = take_dapper_environment()
+    output_buffering.apply(environment.variables)
     try:
         arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
     except UsageError as error:

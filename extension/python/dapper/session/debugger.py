@@ -7,7 +7,8 @@ when the engine goes away, breakpoints are dropped and every thread runs on.
 
 All threads stop together: when one thread stops, every other user thread is asked to
 park on the next line of user code it runs (quietly: only the first stop is announced,
-with ``allThreadsStopped: true``). A thread blocked outside Python code meanwhile is
+with ``allThreadsStopped: true``; a thread that reaches a breakpoint of its own meanwhile
+stops there quietly too). A thread blocked outside Python code meanwhile is
 shown where it is. Any resume (continue or a step) releases them all.
 """
 
@@ -38,7 +39,7 @@ from ..ipc.connection import Connection
 from ..tracing import StepState, choose_backend_name, create_tracer
 from ..tracing.base import STEP_ENTRY, STEP_PARK, STEP_PAUSE
 from ..tracing.fast_paths import copies_notice
-from . import hot_reload, program
+from . import breakpoint_hook, hot_reload, program
 from .threads import DEBUGGER_THREAD_PREFIX, StoppedThread, ThreadRegistry, install_thread_events
 
 _STOP_REASONS = {STEP_ENTRY: "entry", STEP_PAUSE: "pause"}
@@ -159,6 +160,7 @@ class Debugger:
         threading.excepthook = thread_excepthook
         program.uncaught_exception_hook = lambda error: self.uncaught_exception(
             error, error.__traceback__)
+        breakpoint_hook.install(self)
 
     def _thread_started(self, thread: threading.Thread) -> None:
         if not self._detached:
@@ -255,6 +257,14 @@ class Debugger:
             return [bp.id for bp in breakpoints if self._breakpoint_says_stop(bp, frame)]
         finally:
             self._busy.discard(ident)
+
+    def breakpoint_called(self, frame: types.FrameType) -> None:
+        """``breakpoint()`` ran in ``frame`` (session/breakpoint_hook.py): stop there."""
+        ident = threading.get_ident()
+        if (ident in self._busy or self.tracer.is_ignored_thread(ident) or self._detached
+                or not self.tracer.installed or self.tracer.inside_probe_condition(frame)):
+            return
+        self._stop(frame, "breakpoint")
 
     def function_entered(self, frame: types.FrameType, breakpoints: tuple) -> bool:
         functions = self.store.functions
@@ -426,8 +436,10 @@ class Debugger:
                 if not self._all_stopped:
                     self._all_stopped = True
                     self._park_other_threads(ident)
-                if announce:
-                    self.connection.send_event("stopped", body)
+                    # Only the stop that stops every thread is announced: a thread that
+                    # reaches its own breakpoint meanwhile is shown stopped there.
+                    if announce:
+                        self.connection.send_event("stopped", body)
             stopped.resume.wait()
         finally:
             self._busy.discard(ident)

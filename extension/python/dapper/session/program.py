@@ -11,16 +11,18 @@ files through ``runpy.run_path``.
 from __future__ import annotations
 
 import builtins
+import codecs
 import contextlib
 import io
 import linecache
 import os
+import re
 import runpy
 import sys
 import types
 import zipimport
 from collections.abc import Callable
-from importlib.machinery import SourceFileLoader
+from importlib.machinery import BuiltinImporter, SourceFileLoader
 from importlib.util import decode_source
 
 from ..common.paths import canonical_path, is_debugger_path
@@ -51,6 +53,25 @@ def _set_path0(entry: str) -> None:
         sys.path.insert(0, entry)
 
 
+def _set_command_line(argv: list[str], target_words: list[str]) -> None:
+    """Set ``sys.argv`` and make ``sys.orig_argv`` (3.10+) the command line a plain
+    interpreter would have recorded: the interpreter and its options, then the target's
+    own words, without the launcher's. A program that starts itself again from it (a
+    development server's reloader) starts itself, not the launcher. Called while
+    ``sys.argv`` is still the launcher's."""
+    original = getattr(sys, "orig_argv", None)
+    if original:
+        launcher_words = len(sys.argv) - 1
+        head = list(original[:len(original) - launcher_words] if launcher_words else original)
+        # What started the launcher ends ``head``: "-m dapper.launcher" (or "-m dapper"
+        # for --listen), "-c" with the bootstrap for children that ignore PYTHONPATH, or
+        # one word ("-mdapper", a script).
+        if len(head) >= 2:
+            del head[-2 if len(head) >= 3 and head[-2] in ("-m", "-c") else -1:]
+        sys.orig_argv = [*head, *target_words]
+    sys.argv = argv
+
+
 def _is_zip_file(path: str) -> bool:
     """Whether Python would run the file as a zip application: its zip importer (already
     loaded at every interpreter start, unlike zipfile and its ~10 ms of imports) takes it."""
@@ -61,12 +82,42 @@ def _is_zip_file(path: str) -> bool:
     return True
 
 
+# An encoding declaration (PEP 263), as the tokenizer finds it on one of the first lines.
+_CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=]")
+
+
+def undeclared_non_utf8_error(source: bytes, path: str) -> SyntaxError | None:
+    """The SyntaxError the interpreter's file tokenizer gives for a script that is not
+    UTF-8 and declares no encoding, or None when ``source`` is not such a file.
+    ``compile`` reads bytes with another tokenizer, which reports a "(unicode error)"
+    instead (and accepts such bytes in comments); the launcher must say what
+    ``python PATH`` says."""
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError as error:
+        offset = error.start
+    else:
+        return None
+    if source.startswith(codecs.BOM_UTF8):
+        return None
+    if any(_CODING_COOKIE.match(line) for line in source.split(b"\n", 2)[:2]):
+        return None
+    line = source.count(b"\n", 0, offset) + 1
+    if sys.version_info[:2] == (3, 10):
+        line += 1  # 3.10's tokenizer counts one line too many here.
+    pep = ("https://peps.python.org/pep-0263/" if sys.version_info >= (3, 11)
+           else "https://python.org/dev/peps/pep-0263/")
+    return SyntaxError(
+        f"Non-UTF-8 code starting with '\\x{source[offset]:02x}' in file {path} on line "
+        f"{line}, but no encoding declared; see {pep} for details")
+
+
 def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
     """Set sys.argv and sys.path[0] for a script and return the function that runs it.
     Reading and compiling happen here, so that an unreadable file or a syntax error is
     reported before any tracing starts."""
     absolute = os.path.abspath(path)
-    sys.argv = [path, *args]
+    _set_command_line([path, *args], [path, *args])
     if os.path.isdir(absolute) or (os.path.isfile(absolute) and _is_zip_file(absolute)):
         _set_path0(absolute)
         return lambda: runpy.run_path(absolute, run_name="__main__")
@@ -79,6 +130,9 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
             f"[Errno {error.errno}] {error.strerror}"
         ) from None
     _set_path0(os.path.dirname(os.path.realpath(absolute)))
+    undeclared = undeclared_non_utf8_error(source, absolute)
+    if undeclared is not None:
+        raise undeclared
     hook = compile_program_hook
     if hook is not None:
         code = hook(source, absolute)
@@ -98,7 +152,7 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
 
 def prepare_module(name: str, args: list[str]) -> Callable[[], None]:
     # _run_module_as_main replaces argv[0] with the module's file once it is found.
-    sys.argv = ["-m", *args]
+    _set_command_line(["-m", *args], ["-m", name, *args])
     _set_path0(os.getcwd())
     _fresh_main_module()
     run_as_main = getattr(runpy, "_run_module_as_main", None)
@@ -108,7 +162,7 @@ def prepare_module(name: str, args: list[str]) -> Callable[[], None]:
 
 
 def prepare_code(text: str, args: list[str]) -> Callable[[], None]:
-    sys.argv = ["-c", *args]
+    _set_command_line(["-c", *args], ["-c", text, *args])
     _set_path0("")
     code = compile(text, "<string>", "exec", dont_inherit=True)
     if sys.version_info >= (3, 13):
@@ -117,7 +171,8 @@ def prepare_code(text: str, args: list[str]) -> Callable[[], None]:
         linecache.cache["<string>"] = (len(text), None, text.splitlines(True), "<string>")
     module = _fresh_main_module()
     module.__spec__ = None
-    module.__loader__ = None
+    # The interpreter's own __main__ module, which -c runs in, is the built-in importer's.
+    module.__loader__ = BuiltinImporter
     module.__package__ = None
     return lambda: exec(code, module.__dict__)
 

@@ -1,0 +1,183 @@
+"""A program under the launcher sees what it sees when run plain (issue 18): its
+``__main__``, its command line as the interpreter recorded it, its interpreter and flags,
+so that a program that restarts itself from them (a development server's reloader)
+starts itself again, not the launcher."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_launch import plain_python_stderr, run_to_exit
+
+REPORT = r"""
+import json, sys
+main = sys.modules["__main__"]
+spec = getattr(main, "__spec__", None)
+print(json.dumps({
+    "argv": sys.argv,
+    "orig_argv": getattr(sys, "orig_argv", None),
+    "executable": sys.executable,
+    "flags": list(sys.flags),
+    "xoptions": sys._xoptions,
+    "path": sys.path,
+    "warnoptions": sys.warnoptions,
+    "name": main.__name__,
+    "file": getattr(main, "__file__", "<absent>"),
+    "package": getattr(main, "__package__", "<absent>"),
+    "spec": None if spec is None else [spec.name, spec.origin, spec.parent],
+    "loader": type(getattr(main, "__loader__", None)).__name__,
+    "cached": getattr(main, "__cached__", "<absent>"),
+    "doc": main.__doc__,
+}))
+"""
+
+
+def plain_environment() -> dict:
+    return {k: v for k, v in os.environ.items() if not k.startswith(("DAPPER_", "PYTHON"))}
+
+
+def plain_report(argv: list[str], cwd) -> dict:
+    result = subprocess.run([sys.executable, *argv], cwd=cwd, env=plain_environment(),
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def launched_report(launch, target: list[str], options: list[str]) -> dict:
+    debuggee = launch(*target, python_options=options)
+    run_to_exit(debuggee)
+    return json.loads(debuggee.stdout().strip().splitlines()[-1])
+
+
+TARGETS = {
+    # name: (plain words, launcher words)
+    "program": (["sub/report.py", "a", "--b"], ["--program", "sub/report.py", "--", "a", "--b"]),
+    "module": (["-m", "pkg.tool", "x"], ["--module", "pkg.tool", "x"]),
+    "package": (["-m", "pkg", "y"], ["--module", "pkg", "y"]),
+    "code": (["-c", REPORT, "p"], ["--code", REPORT, "--", "p"]),
+}
+
+
+@pytest.mark.parametrize("options", [[], ["-X", "dev", "-B", "-Wdefault"]],
+                         ids=["plain", "options"])
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_the_program_sees_what_it_sees_plain(launch, write, tmp_path, target, options):
+    write("sub/report.py", '"""The report."""\n' + REPORT)
+    write("pkg/__init__.py", "")
+    write("pkg/tool.py", REPORT)
+    write("pkg/__main__.py", REPORT)
+    plain_words, launcher_words = TARGETS[target]
+    expected = plain_report([*options, *plain_words], tmp_path)
+    assert launched_report(launch, launcher_words, options) == expected
+
+
+# A program that starts itself again as Werkzeug's reloader does (the e2e tests' fixture).
+RESTARTER = (Path(__file__).resolve().parents[3] / "test" / "fixtures" / "children"
+             / "reloader_parent.py")
+
+
+@pytest.mark.parametrize("target", ["program", "module"])
+def test_a_program_that_restarts_itself_restarts_itself(launch, write, tmp_path, target):
+    write("restarter.py", RESTARTER.read_text(encoding="utf-8"))
+    launcher_words = {"program": ["--program", "restarter.py", "--", "41"],
+                      "module": ["--module", "restarter", "41"]}[target]
+    debuggee = launch(*launcher_words)
+    run_to_exit(debuggee)
+    assert debuggee.stdout() == "serving 42\nreloader saw 3\n"
+
+
+NOT_UTF8 = {
+    "first line": b"\x89PNG\n",
+    "in a string": b"x = 1\ny = 2\nz = '\xff'\n",
+    "in a comment": b"\n\n\n\n# caf\xe9\nprint('ran')\n",
+    "declared utf-8": b"# -*- coding: utf-8 -*-\nz = '\xff'\n",
+    "with a BOM": b"\xef\xbb\xbfz = '\xff'\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_UTF8))
+def test_a_source_that_is_not_utf8_fails_as_it_does_plain(launch, tmp_path, name):
+    path = tmp_path / "binary.py"
+    path.write_bytes(NOT_UTF8[name])
+    expected_code, expected_stderr = plain_python_stderr(tmp_path, [str(path)])
+    assert expected_code == 1 and "SyntaxError" in expected_stderr
+    debuggee = launch("--program", path)
+    run_to_exit(debuggee, expected_code)
+    assert debuggee.stderr() == expected_stderr
+
+
+BUFFERING = """
+import json, os, sys
+print(json.dumps({
+    "line_buffering": sys.stdout.line_buffering,
+    "write_through": sys.stdout.write_through,
+    "PYTHONUNBUFFERED": os.environ.get("PYTHONUNBUFFERED"),
+}))
+"""
+
+
+def terminal_report(argv: list[str], cwd, env: dict) -> dict:
+    """What the program reports when run plain with its output on a terminal."""
+    import pty
+
+    controller, terminal = pty.openpty()
+    try:
+        result = subprocess.run([sys.executable, *argv], cwd=cwd, env=env, stdout=terminal,
+                                timeout=60)
+        assert result.returncode == 0
+        text = os.read(controller, 65536).decode()
+    finally:
+        os.close(controller)
+        os.close(terminal)
+    return json.loads(text.strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal is POSIX only")
+@pytest.mark.parametrize("case", ["default", "PYTHONUNBUFFERED", "-u"])
+def test_captured_output_is_buffered_as_on_a_terminal(launch, write, tmp_path, case):
+    # The engine captures the output of an internalConsole program (DAPPER_CAPTURED_OUTPUT):
+    # it is line-buffered, as on the terminal the user would run the program in, unless
+    # the user asked for unbuffered output; the environment is the user's.
+    program = write("buffering.py", BUFFERING)
+    options = ["-u"] if case == "-u" else []
+    user_env = {"PYTHONUNBUFFERED": "1"} if case == "PYTHONUNBUFFERED" else {}
+    expected = terminal_report([*options, str(program)], tmp_path,
+                               {**plain_environment(), **user_env})
+    if case != "default":
+        expected["line_buffering"] = False  # Unbuffered output is never line-buffered.
+    debuggee = launch("--program", program, python_options=options,
+                      env={"DAPPER_CAPTURED_OUTPUT": "1", **user_env})
+    run_to_exit(debuggee)
+    assert json.loads(debuggee.stdout().strip().splitlines()[-1]) == expected
+
+
+def test_output_not_captured_keeps_the_streams_as_they_are(launch, write, tmp_path):
+    program = write("buffering.py", BUFFERING)
+    expected = plain_report([str(program)], tmp_path)
+    debuggee = launch("--program", program, env={"DAPPER_CAPTURED_OUTPUT": None})
+    run_to_exit(debuggee)
+    assert json.loads(debuggee.stdout().strip().splitlines()[-1]) == expected
+
+
+@pytest.mark.parametrize("orig_argv,argv", [
+    (["py", "-X", "dev", "-m", "dapper.launcher", "--ipc", "i", "--program", "p.py", "a"],
+     ["/d/launcher/__main__.py", "--ipc", "i", "--program", "p.py", "a"]),
+    (["py", "-I", "-c", "bootstrap", "--ipc", "i", "--program", "p.py", "a"],
+     ["-c", "--ipc", "i", "--program", "p.py", "a"]),
+    (["py", "-X", "dev", "/bin/dapper-entry", "--listen", "1", "p.py", "a"],
+     ["/bin/dapper-entry", "--listen", "1", "p.py", "a"]),
+])
+def test_orig_argv_is_the_interpreter_and_its_options_then_the_target(monkeypatch, orig_argv,
+                                                                        argv):
+    from dapper.session import program
+
+    monkeypatch.setattr(sys, "orig_argv", orig_argv, raising=False)
+    monkeypatch.setattr(sys, "argv", argv)
+    program._set_command_line(["p.py", "a"], ["p.py", "a"])
+    assert sys.orig_argv == [*orig_argv[:3 if "-X" in orig_argv else 2], "p.py", "a"]
+    assert sys.argv == ["p.py", "a"]

@@ -1,0 +1,143 @@
+// CPython's own regression tests, plain and under the debugger (issue 18): a few modules
+// that exercise what debuggers break (exceptions, generators and the context managers
+// built on them, threads, subprocesses) run with `python -m unittest -v`, once plain and
+// once under the adapter with always-false conditional breakpoints planted in the stdlib
+// functions they go through and every child process attached; each test's result must be
+// the same. Run by scripts/test.mjs on every Python the machine has.
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, test } from "node:test";
+import { SessionTree, startServer } from "../e2e/children-support";
+import { notLoadedYet, pythons, waitUntil, type Python } from "../e2e/support";
+
+// One `python -m unittest` run each (a run's words are split on spaces).
+const modules = [
+  "test.test_exceptions",
+  "test.test_generators",
+  "test.test_contextlib",
+  "test.test_threading.ThreadingExceptionTests test.test_threading.EventTests test.test_threading.ConditionTests",
+];
+
+/** Stdlib functions those modules go through: each gets a breakpoint whose condition never holds. */
+const planted = [
+  "threading:Thread.start",
+  "contextlib:_GeneratorContextManager.__exit__",
+  "unittest.case:TestCase.run",
+  "subprocess:Popen.__init__",
+  "traceback:TracebackException.__init__",
+];
+
+const locate = `
+import dis, importlib, json, sys
+found = {}
+for target in sys.argv[1:]:
+    module, qualified = target.split(":")
+    value = importlib.import_module(module)
+    for part in qualified.split("."):
+        value = getattr(value, part)
+    code = value.__code__
+    lines = sorted({line for _, line in dis.findlinestarts(code) if line and line > code.co_firstlineno})
+    found.setdefault(code.co_filename, []).append(lines[0])
+print(json.dumps(found))
+`;
+
+const verdictWords = "ok|FAIL|ERROR|skipped|expected failure|unexpected success";
+
+/** Each test's verdict ("ok", "FAIL", "ERROR", "skipped", "expected failure"…) by its name.
+ * A verdict may come lines after its test's name, when the test printed something. */
+function verdicts(output: string): Map<string, string> {
+  const found = new Map<string, string>();
+  let pending: string | undefined;
+  for (const line of output.split("\n")) {
+    const started = /^(test\w*) \(([\w.]+)\).* \.\.\. ?(.*)$/.exec(line);
+    // 3.11+ name the test in full in the parentheses; older versions name its class.
+    const name = started && (started[2].endsWith(`.${started[1]}`) ? started[2] : `${started[2]}.${started[1]}`);
+    const verdict = new RegExp(`^(${verdictWords})\\b`).exec(started ? started[3] : line)?.[1];
+    if (name) pending = name;
+    if (verdict && pending) {
+      found.set(pending, verdict);
+      pending = undefined;
+    }
+  }
+  return found;
+}
+
+/** "Ran N tests" and the final verdict line ("OK (skipped=2)", "FAILED (errors=1)"). */
+function summary(output: string): string[] {
+  const ran = /^Ran (\d+) tests?/m.exec(output)?.[1] ?? "?";
+  const verdict = /^(OK|FAILED)\b.*$/m.exec(output)?.[0] ?? "?";
+  return [ran, verdict];
+}
+
+/** Differences found and not fixed yet, with the reason; they may go away, never spread. */
+const knownDifferences: Record<string, string> = {
+  "test.test_generators.SignalAndYieldFromTest.test_raise_and_yield_from":
+    "issue 18 item 2: with sys.monitoring (3.12+), a SIGINT pending as a generator resumes is raised in the tracer's callback, not in the generator",
+};
+
+/** Compares the runs; returns whether they differ only where a difference is known. */
+function compare(plain: string, debugged: string): boolean {
+  const before = verdicts(plain);
+  const after = verdicts(debugged);
+  assert.ok(before.size > 3, `too few verdicts read from the plain run:\n${plain.slice(-2000)}`);
+  const differences = [...before].filter(([name, verdict]) => after.get(name) !== verdict);
+  const unknown = differences.filter(([name]) => !(name in knownDifferences)).map(([name, verdict]) => `${name}: ${verdict} plain, ${after.get(name) ?? "missing"} under the debugger`);
+  assert.deepEqual(unknown, [], debugged.slice(-4000));
+  assert.equal(summary(debugged)[0], summary(plain)[0], "the number of tests run");
+  if (differences.length === 0) assert.deepEqual(summary(debugged), summary(plain));
+  return differences.length === 0;
+}
+
+function environment(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.PYTHONPATH;
+  return env;
+}
+
+async function underTheDebugger(python: Python, cwd: string, module: string, breakpoints: Record<string, number[]>): Promise<{ output: string; code: number }> {
+  const server = await startServer();
+  const conditional = Object.fromEntries(Object.entries(breakpoints).map(([file, lines]) => [file, lines.map((line) => ({ line, condition: "False" }))]));
+  const tree = new SessionTree(server.port, conditional, true);
+  try {
+    await tree.root.start(tree.port);
+    await tree.root.initializeRequest({ adapterID: "dapper", linesStartAt1: true, columnsStartAt1: true, pathFormat: "path", supportsStartDebuggingRequest: true });
+    const initialized = tree.root.next("initialized");
+    const launched = tree.root.launchRequest({ module: "unittest", args: ["-v", ...module.split(" ")], cwd, python: python.executable, console: "internalConsole" } as never);
+    launched.catch(() => undefined);
+    await initialized;
+    for (const [file, set] of Object.entries(conditional)) {
+      const response = await tree.root.setBreakpointsRequest({ source: { path: file }, breakpoints: set });
+      assert.ok(response.body.breakpoints.every((bp) => bp.verified || notLoadedYet.test(bp.message ?? "")), JSON.stringify(response.body.breakpoints));
+    }
+    await tree.root.configurationDoneRequest();
+    await launched;
+    const exited = await tree.root.next("exited", 100000);
+    await waitUntil(() => tree.children.every((child) => child.ended), 20000, "every child session to end");
+    assert.deepEqual(tree.sessions.flatMap((session) => session.events.filter((e) => e.event === "stopped")), []);
+    return { output: tree.root.output("stderr") + tree.root.output("stdout"), code: Number(exited.body.exitCode) };
+  } finally {
+    await tree.stop();
+    server.stop();
+  }
+}
+
+for (const python of pythons()) {
+  describe(`Python ${python.version}: CPython's regression tests, plain and under the debugger`, () => {
+    for (const module of modules) {
+      test(module, { timeout: 120000 }, async () => {
+        const cwd = mkdtempSync(path.join(os.tmpdir(), "dapper-regression-"));
+        try {
+          const breakpoints = JSON.parse(execFileSync(python.executable, ["-c", locate, ...planted], { encoding: "utf8" })) as Record<string, number[]>;
+          const plain = spawnSync(python.executable, ["-m", "unittest", "-v", ...module.split(" ")], { cwd, env: environment(), encoding: "utf8", timeout: 60000 });
+          const debugged = await underTheDebugger(python, cwd, module, breakpoints);
+          if (compare(plain.stderr + plain.stdout, debugged.output)) assert.equal(debugged.code, plain.status);
+        } finally {
+          rmSync(cwd, { recursive: true, force: true });
+        }
+      });
+    }
+  });
+}
