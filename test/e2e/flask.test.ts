@@ -11,8 +11,8 @@ import net from "node:net";
 import path from "node:path";
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { SessionTree, startServer } from "./children-support";
-import { fixtures, marker, pythons, root, waitUntil, type Python } from "./support";
+import { SessionTree } from "./children-support";
+import { fixtures, marker, pythons, root, startServer, waitUntil, type Python } from "./support";
 
 const dir = path.join(fixtures, "flask");
 const requirements = path.join(dir, "requirements.txt");

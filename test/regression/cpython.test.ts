@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { SessionTree, startServer } from "../e2e/children-support";
-import { notLoadedYet, pythons, waitUntil, type Python } from "../e2e/support";
+import { SessionTree } from "../e2e/children-support";
+import { notLoadedYet, pythons, startServer, waitUntil, type Python } from "../e2e/support";
 
 // One `python -m unittest` run each (a run's words are split on spaces).
 const modules = [
