@@ -20,7 +20,13 @@ import { cacheDir, findPythons, isSidWrapper, note, probe, root, run, shQuote, s
 
 export const sidVersions = ["3.14", "3.15"];
 // python3-minimal: `python3` on PATH, as every Debian with these Pythons has (sid's is 3.14).
-const sidPackages = [...sidVersions.flatMap((v) => [`python${v}`, `python${v}-venv`]), "python3-minimal", "gdb"];
+// libpython3.N-testsuite: CPython's own `test` package, which the regression comparison
+// (test/regression) runs plain and under the debugger; Debian ships it apart.
+const sidPackages = [
+  ...sidVersions.flatMap((v) => [`python${v}`, `python${v}-venv`, `libpython${v}-testsuite`]),
+  "python3-minimal",
+  "gdb",
+];
 const sidDir = path.join(cacheDir, "sid");
 const sidRoot = path.join(sidDir, "root");
 const readyStamp = path.join(sidRoot, ".dapper-ready");
