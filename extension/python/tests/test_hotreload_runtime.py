@@ -195,7 +195,7 @@ def test_stale_bytecode_is_rewritten(tmp_path):
                 import cached_mod
                 from dapper.hotreload import reload_file
                 path = cached_mod.__file__
-                assert os.path.exists(cached_mod.__cached__)
+                assert os.path.exists(cached_mod.__spec__.cached)
                 stat = os.stat(path)
                 with open(path) as file:
                     text = file.read()

@@ -15,6 +15,7 @@ from .errors import Refusal
 from .source import Definition, normalize
 
 _UNKNOWN = object()
+_UNCHANGED = object()
 _CO_FUTURE_ANNOTATIONS = 0x1000000
 _ROLE_ATTRIBUTE = {"function": "fget", "getter": "fget", "setter": "fset", "deleter": "fdel"}
 _C_TYPES = (
@@ -311,17 +312,23 @@ def plan_function(
     if isinstance(defaults, str):
         return Refusal(qualname, defaults)
     doc = code_doc(new_code)
-    annotations = new_annotations(function, definition.node, new_code, namespaces)
-    try:
-        if annotations == function.__annotations__:
-            annotations = None
-    except Exception:  # noqa: BLE001 (3.14 lazy annotations may raise)
-        annotations = None
+    annotate = _lazy_annotations(function, definition)
+    annotations = None
+    if annotate is None:
+        annotations = new_annotations(function, definition.node, new_code, namespaces)
+        try:
+            if annotations == function.__annotations__:
+                annotations = None
+        except Exception:  # noqa: BLE001 (3.14+: the old lazy annotations may raise)
+            pass
+    elif annotate is _UNCHANGED:
+        annotate = None
     unchanged = (
         same_code(old_code, new_code)
         and defaults == (function.__defaults__, function.__kwdefaults__)
         and doc == function.__doc__
         and annotations is None
+        and annotate is None
     )
     if unchanged:
         return None
@@ -330,11 +337,13 @@ def plan_function(
         function.__code__ = new_code
         function.__defaults__, function.__kwdefaults__ = defaults
         function.__doc__ = doc
-        if annotations is not None:
+        if annotate is not None:
+            function.__annotate__ = annotate  # and forgets the annotations it computed
+        elif annotations is not None:
             function.__annotations__ = annotations
 
     same_otherwise = (defaults == (function.__defaults__, function.__kwdefaults__)
-                      and doc == function.__doc__ and annotations is None)
+                      and doc == function.__doc__ and annotations is None and annotate is None)
     category = "moved" if same_otherwise and only_moved(old_code, new_code) else "updated"
     return Patch(qualname, category, apply, {id(old_code): (old_code, new_code)})
 
@@ -369,10 +378,37 @@ def make_function(
     function.__defaults__, function.__kwdefaults__ = defaults
     function.__doc__ = code_doc(code)
     function.__module__ = ctx.module_name
-    annotations = new_annotations(function, definition.node, code, namespaces)
-    if annotations:
-        function.__annotations__ = annotations
+    annotate = _lazy_annotations(function, definition, cells)
+    if annotate is not None and annotate is not _UNCHANGED:
+        function.__annotate__ = annotate
+    else:
+        annotations = new_annotations(function, definition.node, code, namespaces)
+        if annotations:
+            function.__annotations__ = annotations
     return function
+
+
+def _lazy_annotations(function, definition: Definition, cells: dict | None = None):
+    """3.14+: the new ``__annotate__`` function (annotations stay lazy, evaluated when read,
+    as the ``def`` statement would leave them), ``_UNCHANGED`` when the old one has the
+    same code, or None when there is none to make (no annotations, eager ones, or a free
+    variable no cell can be found for): then they are computed statically."""
+    code = definition.annotate
+    if code is None:
+        return None
+    old = getattr(function, "__annotate__", None)
+    if isinstance(old, types.FunctionType):
+        if same_code(old.__code__, code):
+            return _UNCHANGED
+        cells = dict(cells or {})
+        cells.update(zip(old.__code__.co_freevars, old.__closure__ or ()))
+    cells = cells or {}
+    if any(name not in cells for name in code.co_freevars):
+        return None
+    closure = tuple(cells[name] for name in code.co_freevars) or None
+    annotate = types.FunctionType(code, function.__globals__, "__annotate__", None, closure)
+    annotate.__qualname__ = code_name(annotate)
+    return annotate
 
 
 @dataclass
