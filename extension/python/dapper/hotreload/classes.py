@@ -147,9 +147,7 @@ def _plan_nested_class(live, raw, child: Definition, ctx: Context, plan: Plan) -
 def _define_in_class(live: type, child: Definition, ctx: Context) -> None:
     """Run only the nested ``class`` statement, with the live class body as its locals."""
     namespace = dict(live.__dict__)
-    code = compile(
-        ast.Module([child.node], []), ctx.filename, "exec", flags=ctx.future, dont_inherit=True
-    )
+    code = ctx.compile(ast.Module([child.node], []))
     exec(code, ctx.namespace, namespace)
     made = namespace[child.name]
     made.__qualname__ = child.qualname
@@ -227,7 +225,7 @@ def _plan_new_method(live, child: Definition, ctx: Context, namespaces, plan: Pl
         return
     decorators = []
     for node in child.node.decorator_list:
-        decorators.append(compile(ast.Expression(node), ctx.filename, "eval", dont_inherit=True))
+        decorators.append(ctx.compile(ast.Expression(node), "eval"))
 
     def apply() -> None:
         value = made

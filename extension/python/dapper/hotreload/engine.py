@@ -93,7 +93,7 @@ def _reload(path, new_source, old_source, modules, frames, while_running) -> Rel
     key = normalize(path)
     filename = _code_filename(loaded[0][1], path)
     functions = _live_functions(loaded)
-    tree, module_code = compile_source(source, filename, path)
+    tree, module_code = compile_source(source, filename, path, loaded[0][0])
     definitions = index_definitions(tree, module_code)
 
     plan = Plan()
@@ -227,9 +227,7 @@ def _defined_here(raw, qualname: str, ctx: Context) -> bool:
 
 def _definer(definition: Definition, ctx: Context):
     """Run only this ``def``/``class`` statement (decorators included) in the module."""
-    code = compile(
-        ast.Module([definition.node], []), ctx.filename, "exec", flags=ctx.future, dont_inherit=True
-    )
+    code = ctx.compile(ast.Module([definition.node], []))
 
     def apply() -> None:
         exec(code, ctx.namespace)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .errors import Refusal
-from .source import Definition, normalize
+from .source import Definition, compiler_module, normalize
 
 _UNKNOWN = object()
 _UNCHANGED = object()
@@ -37,6 +37,14 @@ class Context:
     path: str  # normalized
     future: int = 0  # compiler flags of the module's __future__ imports
     _same_file: dict = field(default_factory=dict)
+
+    def compile(self, tree: ast.Module | ast.Expression, mode: str = "exec") -> types.CodeType:
+        """Compile part of the new source as the module was compiled (its ``__future__``
+        imports; on 3.15+ its name, which warnings filters match)."""
+        return compile(
+            tree, self.filename, mode, flags=self.future, dont_inherit=True,
+            **compiler_module(self.module_name),
+        )
 
     def is_ours(self, code: types.CodeType) -> bool:
         filename = code.co_filename
@@ -366,7 +374,7 @@ def make_function(
     class_namespace, module_namespace = namespaces
 
     def evaluate(expression: ast.expr):
-        code = compile(ast.Expression(expression), ctx.filename, "eval", dont_inherit=True)
+        code = ctx.compile(ast.Expression(expression), "eval")
         return eval(code, module_namespace, dict(class_namespace))
 
     try:

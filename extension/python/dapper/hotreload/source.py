@@ -19,6 +19,7 @@ _DEF_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _CO_NEWLOCALS = 0x0002
 _HAS_QUALNAME = sys.version_info >= (3, 11)
 LAZY_ANNOTATIONS = sys.version_info >= (3, 14)
+_COMPILE_NAMES_MODULE = sys.version_info >= (3, 15)
 
 
 def normalize(path: str) -> str:
@@ -71,11 +72,20 @@ def read_source(path: str, new_source: str | bytes | None) -> str:
         ) from error
 
 
-def compile_source(source: str, filename: str, path: str) -> tuple[ast.Module, types.CodeType]:
-    """Parse once and compile the tree (no second parse); errors carry the line and column."""
+def compiler_module(name: str) -> dict:
+    """The keyword naming the module to the compiler (3.15+), as import passes it."""
+    return {"module": name} if _COMPILE_NAMES_MODULE else {}
+
+
+def compile_source(
+    source: str, filename: str, path: str, module_name: str
+) -> tuple[ast.Module, types.CodeType]:
+    """Parse once and compile the tree (no second parse); errors carry the line and column.
+    3.15+ compiles with the module's name, as import does, for its warnings filters."""
+    named = compiler_module(module_name)
     try:
-        tree = ast.parse(source, filename)
-        code = compile(tree, filename, "exec", dont_inherit=True)
+        tree = ast.parse(source, filename, **named)
+        code = compile(tree, filename, "exec", dont_inherit=True, **named)
     except (SyntaxError, ValueError) as error:
         line = getattr(error, "lineno", None)
         column = getattr(error, "offset", None)
