@@ -222,7 +222,8 @@ def _plan_module(definitions: list[Definition], ctx: Context, plan: Plan, functi
 def _defined_here(raw, qualname: str, ctx: Context) -> bool:
     if isinstance(raw, type):
         return raw.__qualname__ == qualname and raw.__module__ == ctx.module_name
-    return is_definition_of(raw, qualname, ctx)
+    # 3.14+: the compiler's function evaluating the module's own annotations.
+    return qualname != "__annotate__" and is_definition_of(raw, qualname, ctx)
 
 
 def _definer(definition: Definition, ctx: Context):
