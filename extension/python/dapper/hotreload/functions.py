@@ -350,8 +350,13 @@ def plan_function(
         elif annotations is not None:
             function.__annotations__ = annotations
 
+    old_annotate = getattr(function, "__annotate__", None)
+    annotations_moved = annotate is None or (
+        isinstance(old_annotate, types.FunctionType)
+        and only_moved(old_annotate.__code__, annotate.__code__)
+    )
     same_otherwise = (defaults == (function.__defaults__, function.__kwdefaults__)
-                      and doc == function.__doc__ and annotations is None and annotate is None)
+                      and doc == function.__doc__ and annotations is None and annotations_moved)
     category = "moved" if same_otherwise and only_moved(old_code, new_code) else "updated"
     return Patch(qualname, category, apply, {id(old_code): (old_code, new_code)})
 
