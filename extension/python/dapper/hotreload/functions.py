@@ -392,7 +392,7 @@ def make_function(
     function.__doc__ = code_doc(code)
     function.__module__ = ctx.module_name
     annotate = _lazy_annotations(function, definition, cells)
-    if annotate is not None and annotate is not _UNCHANGED:
+    if isinstance(annotate, types.FunctionType):
         function.__annotate__ = annotate
     else:
         annotations = new_annotations(function, definition.node, code, namespaces)

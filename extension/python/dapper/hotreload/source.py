@@ -18,7 +18,7 @@ from .errors import COMPILE_ERROR, NOT_A_PYTHON_SOURCE, NOT_LOADED, ReloadError
 _DEF_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _CO_NEWLOCALS = 0x0002
 _HAS_QUALNAME = sys.version_info >= (3, 11)
-LAZY_ANNOTATIONS = sys.version_info >= (3, 14)
+_LAZY_ANNOTATIONS = sys.version_info >= (3, 14)
 _COMPILE_NAMES_MODULE = sys.version_info >= (3, 15)
 
 
@@ -174,7 +174,7 @@ def index_definitions(tree: ast.Module, module_code: types.CodeType) -> list[Def
                 qualname = prefix + statement.name
                 definition = Definition(qualname, statement, parent, direct)
                 definition.code = codes.get((qualname, first_line(statement)))
-                if LAZY_ANNOTATIONS and not definition.is_class and _annotated(statement):
+                if _LAZY_ANNOTATIONS and not definition.is_class and _annotated(statement):
                     definition.annotate = _annotate_code(codes, definition, prefix)
                 inner = qualname + ("." if definition.is_class else ".<locals>.")
                 definition.children = walk(statement.body, inner, definition, True)
