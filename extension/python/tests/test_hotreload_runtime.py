@@ -195,7 +195,7 @@ def test_stale_bytecode_is_rewritten(tmp_path):
                 import cached_mod
                 from dapper.hotreload import reload_file
                 path = cached_mod.__file__
-                assert os.path.exists(cached_mod.__cached__)
+                assert os.path.exists(cached_mod.__spec__.cached)
                 stat = os.stat(path)
                 with open(path) as file:
                     text = file.read()
@@ -213,6 +213,42 @@ def test_stale_bytecode_is_rewritten(tmp_path):
         "main.py",
     )
     assert out == {"here": "new", "child": "new", "warnings": []}
+
+
+def test_compiler_warnings_are_filtered_as_on_import(tmp_path):
+    """3.15 compiles an imported module with its name (``compile(module=...)``), so a
+    warnings filter naming the module applies: it must apply to the reload's compile too
+    (before 3.15 the compiler names the file, on import as on reload)."""
+    out = run(
+        tmp_path,
+        {
+            "warn_mod.py": """
+                def f():
+                    return 1 is 1
+            """,
+            "main.py": """
+                from edits import edit
+                import io, json, sys, warnings
+                sys.dont_write_bytecode = True
+                import importlib.util
+                # Loaded under a name its path does not give (as plugin loaders do).
+                name = "plugins.warn_mod"
+                warnings.filterwarnings("ignore", category=SyntaxWarning, module=name)
+                shown = []
+                warnings.showwarning = lambda message, *rest: shown.append(str(message))
+                spec = importlib.util.spec_from_file_location(name, "warn_mod.py")
+                warn_mod = sys.modules[name] = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(warn_mod)
+                on_import = len(shown)
+                from dapper.hotreload import reload_file
+                edit(warn_mod.__file__, "1 is 1", "2 is 2")
+                reload_file(warn_mod.__file__)
+                print(json.dumps({"import": on_import, "reload": len(shown) - on_import}))
+            """,
+        },
+        "main.py",
+    )
+    assert out["reload"] == out["import"], out
 
 
 def test_errors_change_nothing(tmp_path):

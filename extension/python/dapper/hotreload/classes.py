@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import sys
 import types
 
 from .errors import Refusal
@@ -51,15 +52,29 @@ def layout_change(live: type, node: ast.ClassDef, namespaces: tuple) -> str | No
     if new_slots is not _UNKNOWN and new_slots != old_slots:
         return "its __slots__ changed: instances have another layout"
     if dataclasses.is_dataclass(live) and "__dataclass_fields__" in live.__dict__:
-        own = live.__dict__.get("__annotations__", {})
+        own = own_annotation_names(live)
         new_fields = [
             s.target.id
             for s in node.body
             if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
         ]
-        if new_fields != list(own):
+        if own is not None and new_fields != own:
             return "its dataclass fields changed: __init__ and instances have another layout"
     return None
+
+
+def own_annotation_names(cls: type) -> list[str] | None:
+    """The names the class's own body annotates, in order, without evaluating them (None
+    when they cannot be read). 3.14+ keeps them lazily in ``__annotate__``: the STRING
+    format runs it with stand-ins for every name, so no program code runs."""
+    if sys.version_info < (3, 14):
+        return list(cls.__dict__.get("__annotations__", {}))
+    import annotationlib  # 3.14+
+
+    try:
+        return list(annotationlib.get_annotations(cls, format=annotationlib.Format.STRING))
+    except Exception:  # noqa: BLE001 (a hand-written __annotate__ may raise)
+        return None
 
 
 def _slot_names(value):
@@ -132,9 +147,7 @@ def _plan_nested_class(live, raw, child: Definition, ctx: Context, plan: Plan) -
 def _define_in_class(live: type, child: Definition, ctx: Context) -> None:
     """Run only the nested ``class`` statement, with the live class body as its locals."""
     namespace = dict(live.__dict__)
-    code = compile(
-        ast.Module([child.node], []), ctx.filename, "exec", flags=ctx.future, dont_inherit=True
-    )
+    code = ctx.compile(ast.Module([child.node], []))
     exec(code, ctx.namespace, namespace)
     made = namespace[child.name]
     made.__qualname__ = child.qualname
@@ -167,7 +180,7 @@ def _replace_for_super(live, raw, function, child, ctx, namespaces) -> Patch | R
     cells = {}
     for name, cell in zip(function.__code__.co_freevars, function.__closure__ or ()):
         cells[name] = cell
-    cells["__class__"] = types.CellType(live)
+    cells.update(_class_cells(live))
     made = make_function(child.code, child, ctx, namespaces, cells)
     if isinstance(made, str):
         return Refusal(child.qualname, made)
@@ -195,18 +208,24 @@ def _replace_for_super(live, raw, function, child, ctx, namespaces) -> Patch | R
     )
 
 
+def _class_cells(live: type) -> dict:
+    """The cells a function compiled in the class body may close over: ``__class__``
+    (zero-argument super()) and, for its 3.14+ ``__annotate__``, the class namespace."""
+    return {"__class__": types.CellType(live), "__classdict__": types.CellType(live.__dict__)}
+
+
 def _plan_new_method(live, child: Definition, ctx: Context, namespaces, plan: Plan) -> None:
     if not child.direct or child.code is None:
         plan.warnings.append(f"{child.qualname} is defined under a condition: not run")
         return
-    cells = {"__class__": types.CellType(live)}
+    cells = _class_cells(live)
     made = make_function(child.code, child, ctx, namespaces, cells)
     if isinstance(made, str):
         plan.refused.append(Refusal(child.qualname, made))
         return
     decorators = []
     for node in child.node.decorator_list:
-        decorators.append(compile(ast.Expression(node), ctx.filename, "eval", dont_inherit=True))
+        decorators.append(ctx.compile(ast.Expression(node), "eval"))
 
     def apply() -> None:
         value = made

@@ -93,7 +93,7 @@ def _reload(path, new_source, old_source, modules, frames, while_running) -> Rel
     key = normalize(path)
     filename = _code_filename(loaded[0][1], path)
     functions = _live_functions(loaded)
-    tree, module_code = compile_source(source, filename, path)
+    tree, module_code = compile_source(source, filename, path, loaded[0][0])
     definitions = index_definitions(tree, module_code)
 
     plan = Plan()
@@ -222,14 +222,13 @@ def _plan_module(definitions: list[Definition], ctx: Context, plan: Plan, functi
 def _defined_here(raw, qualname: str, ctx: Context) -> bool:
     if isinstance(raw, type):
         return raw.__qualname__ == qualname and raw.__module__ == ctx.module_name
-    return is_definition_of(raw, qualname, ctx)
+    # 3.14+: the compiler's function evaluating the module's own annotations.
+    return qualname != "__annotate__" and is_definition_of(raw, qualname, ctx)
 
 
 def _definer(definition: Definition, ctx: Context):
     """Run only this ``def``/``class`` statement (decorators included) in the module."""
-    code = compile(
-        ast.Module([definition.node], []), ctx.filename, "exec", flags=ctx.future, dont_inherit=True
-    )
+    code = ctx.compile(ast.Module([definition.node], []))
 
     def apply() -> None:
         exec(code, ctx.namespace)

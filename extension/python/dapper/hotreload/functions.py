@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .errors import Refusal
-from .source import Definition, normalize
+from .source import Definition, compiler_module, normalize
 
 _UNKNOWN = object()
+_UNCHANGED = object()
 _CO_FUTURE_ANNOTATIONS = 0x1000000
 _ROLE_ATTRIBUTE = {"function": "fget", "getter": "fget", "setter": "fset", "deleter": "fdel"}
 _C_TYPES = (
@@ -36,6 +37,14 @@ class Context:
     path: str  # normalized
     future: int = 0  # compiler flags of the module's __future__ imports
     _same_file: dict = field(default_factory=dict)
+
+    def compile(self, tree: ast.Module | ast.Expression, mode: str = "exec") -> types.CodeType:
+        """Compile part of the new source as the module was compiled (its ``__future__``
+        imports; on 3.15+ its name, which warnings filters match)."""
+        return compile(
+            tree, self.filename, mode, flags=self.future, dont_inherit=True,
+            **compiler_module(self.module_name),
+        )
 
     def is_ours(self, code: types.CodeType) -> bool:
         filename = code.co_filename
@@ -311,17 +320,23 @@ def plan_function(
     if isinstance(defaults, str):
         return Refusal(qualname, defaults)
     doc = code_doc(new_code)
-    annotations = new_annotations(function, definition.node, new_code, namespaces)
-    try:
-        if annotations == function.__annotations__:
-            annotations = None
-    except Exception:  # noqa: BLE001 (3.14 lazy annotations may raise)
-        annotations = None
+    annotate = _lazy_annotations(function, definition)
+    annotations = None
+    if annotate is None:
+        annotations = new_annotations(function, definition.node, new_code, namespaces)
+        try:
+            if annotations == function.__annotations__:
+                annotations = None
+        except Exception:  # noqa: BLE001 (3.14+: the old lazy annotations may raise)
+            pass
+    elif annotate is _UNCHANGED:
+        annotate = None
     unchanged = (
         same_code(old_code, new_code)
         and defaults == (function.__defaults__, function.__kwdefaults__)
         and doc == function.__doc__
         and annotations is None
+        and annotate is None
     )
     if unchanged:
         return None
@@ -330,11 +345,18 @@ def plan_function(
         function.__code__ = new_code
         function.__defaults__, function.__kwdefaults__ = defaults
         function.__doc__ = doc
-        if annotations is not None:
+        if annotate is not None:
+            function.__annotate__ = annotate  # and forgets the annotations it computed
+        elif annotations is not None:
             function.__annotations__ = annotations
 
+    old_annotate = getattr(function, "__annotate__", None)
+    annotations_moved = annotate is None or (
+        isinstance(old_annotate, types.FunctionType)
+        and only_moved(old_annotate.__code__, annotate.__code__)
+    )
     same_otherwise = (defaults == (function.__defaults__, function.__kwdefaults__)
-                      and doc == function.__doc__ and annotations is None)
+                      and doc == function.__doc__ and annotations is None and annotations_moved)
     category = "moved" if same_otherwise and only_moved(old_code, new_code) else "updated"
     return Patch(qualname, category, apply, {id(old_code): (old_code, new_code)})
 
@@ -357,7 +379,7 @@ def make_function(
     class_namespace, module_namespace = namespaces
 
     def evaluate(expression: ast.expr):
-        code = compile(ast.Expression(expression), ctx.filename, "eval", dont_inherit=True)
+        code = ctx.compile(ast.Expression(expression), "eval")
         return eval(code, module_namespace, dict(class_namespace))
 
     try:
@@ -369,10 +391,37 @@ def make_function(
     function.__defaults__, function.__kwdefaults__ = defaults
     function.__doc__ = code_doc(code)
     function.__module__ = ctx.module_name
-    annotations = new_annotations(function, definition.node, code, namespaces)
-    if annotations:
-        function.__annotations__ = annotations
+    annotate = _lazy_annotations(function, definition, cells)
+    if isinstance(annotate, types.FunctionType):
+        function.__annotate__ = annotate
+    else:
+        annotations = new_annotations(function, definition.node, code, namespaces)
+        if annotations:
+            function.__annotations__ = annotations
     return function
+
+
+def _lazy_annotations(function, definition: Definition, cells: dict | None = None):
+    """3.14+: the new ``__annotate__`` function (annotations stay lazy, evaluated when read,
+    as the ``def`` statement would leave them), ``_UNCHANGED`` when the old one has the
+    same code, or None when there is none to make (no annotations, eager ones, or a free
+    variable no cell can be found for): then they are computed statically."""
+    code = definition.annotate
+    if code is None:
+        return None
+    old = getattr(function, "__annotate__", None)
+    if isinstance(old, types.FunctionType):
+        if same_code(old.__code__, code):
+            return _UNCHANGED
+        cells = dict(cells or {})
+        cells.update(zip(old.__code__.co_freevars, old.__closure__ or ()))
+    cells = cells or {}
+    if any(name not in cells for name in code.co_freevars):
+        return None
+    closure = tuple(cells[name] for name in code.co_freevars) or None
+    annotate = types.FunctionType(code, function.__globals__, "__annotate__", None, closure)
+    annotate.__qualname__ = code_name(annotate)
+    return annotate
 
 
 @dataclass

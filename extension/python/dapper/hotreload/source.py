@@ -18,6 +18,8 @@ from .errors import COMPILE_ERROR, NOT_A_PYTHON_SOURCE, NOT_LOADED, ReloadError
 _DEF_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _CO_NEWLOCALS = 0x0002
 _HAS_QUALNAME = sys.version_info >= (3, 11)
+_LAZY_ANNOTATIONS = sys.version_info >= (3, 14)
+_COMPILE_NAMES_MODULE = sys.version_info >= (3, 15)
 
 
 def normalize(path: str) -> str:
@@ -70,11 +72,20 @@ def read_source(path: str, new_source: str | bytes | None) -> str:
         ) from error
 
 
-def compile_source(source: str, filename: str, path: str) -> tuple[ast.Module, types.CodeType]:
-    """Parse once and compile the tree (no second parse); errors carry the line and column."""
+def compiler_module(name: str) -> dict:
+    """The keyword naming the module to the compiler (3.15+), as import passes it."""
+    return {"module": name} if _COMPILE_NAMES_MODULE else {}
+
+
+def compile_source(
+    source: str, filename: str, path: str, module_name: str
+) -> tuple[ast.Module, types.CodeType]:
+    """Parse once and compile the tree (no second parse); errors carry the line and column.
+    3.15+ compiles with the module's name, as import does, for its warnings filters."""
+    named = compiler_module(module_name)
     try:
-        tree = ast.parse(source, filename)
-        code = compile(tree, filename, "exec", dont_inherit=True)
+        tree = ast.parse(source, filename, **named)
+        code = compile(tree, filename, "exec", dont_inherit=True, **named)
     except (SyntaxError, ValueError) as error:
         line = getattr(error, "lineno", None)
         column = getattr(error, "offset", None)
@@ -97,6 +108,9 @@ class Definition:
     # ``if``/``try``/``with``): only such statements may be executed to add a definition.
     direct: bool
     code: types.CodeType | None = None
+    # 3.14+: the code of the function's lazy ``__annotate__`` (None without annotations,
+    # or with ``from __future__ import annotations``, which keeps them eager strings).
+    annotate: types.CodeType | None = None
     children: list[Definition] = field(default_factory=list)
 
     @property
@@ -160,6 +174,8 @@ def index_definitions(tree: ast.Module, module_code: types.CodeType) -> list[Def
                 qualname = prefix + statement.name
                 definition = Definition(qualname, statement, parent, direct)
                 definition.code = codes.get((qualname, first_line(statement)))
+                if _LAZY_ANNOTATIONS and not definition.is_class and _annotated(statement):
+                    definition.annotate = _annotate_code(codes, definition, prefix)
                 inner = qualname + ("." if definition.is_class else ".<locals>.")
                 definition.children = walk(statement.body, inner, definition, True)
                 out.append(definition)
@@ -169,6 +185,22 @@ def index_definitions(tree: ast.Module, module_code: types.CodeType) -> list[Def
         return out
 
     return walk(tree.body, "", None, True)
+
+
+def _annotated(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    args = node.args
+    every = args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]
+    return node.returns is not None or any(a is not None and a.annotation for a in every)
+
+
+def _annotate_code(codes: dict, definition: Definition, prefix: str) -> types.CodeType | None:
+    """A function's ``__annotate__`` is compiled next to it, starting on its ``def`` line:
+    named ``f.__annotate__`` on 3.15+, plain ``__annotate__`` in f's scope on 3.14 (the
+    module's or class's own starts on another line or comes later: the first one wins)."""
+    line = definition.node.lineno
+    return codes.get((f"{definition.qualname}.__annotate__", line)) or codes.get(
+        (f"{prefix}__annotate__", line)
+    )
 
 
 def _blocks(statement: ast.stmt):
