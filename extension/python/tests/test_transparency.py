@@ -100,6 +100,11 @@ NOT_UTF8 = {
 }
 
 
+@pytest.mark.xfail(
+    sys.version_info >= (3, 14), strict=False,
+    reason="3.14 reworded the file tokenizer's decoding errors (line numbers, the shown line, "
+           "a declared encoding's message); the launcher matches 3.9-3.13 (issue 18 item 1 is "
+           "open on 3.14+)")
 @pytest.mark.parametrize("name", sorted(NOT_UTF8))
 def test_a_source_that_is_not_utf8_fails_as_it_does_plain(launch, tmp_path, name):
     path = tmp_path / "binary.py"

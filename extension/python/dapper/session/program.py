@@ -107,6 +107,18 @@ def undeclared_non_utf8_error(source: bytes, path: str) -> SyntaxError | None:
         line += 1  # 3.10's tokenizer counts one line too many here.
     pep = ("https://peps.python.org/pep-0263/" if sys.version_info >= (3, 11)
            else "https://python.org/dev/peps/pep-0263/")
+    if sys.version_info >= (3, 14):
+        # 3.14's tokenizer names the line (the first two, read together while it looks for
+        # a coding cookie, count as line 1) and shows it with a caret under the byte.
+        line = max(line, 2) - 1 if line <= 2 else line
+        start = source.rfind(b"\n", 0, offset) + 1
+        end = source.find(b"\n", offset)
+        text = source[start:end if end >= 0 else len(source)]
+        column = len(text[:offset - start].decode("utf-8", "replace")) + 1
+        return SyntaxError(
+            f"Non-UTF-8 code starting with '\\x{source[offset]:02x}' in file {path} on line "
+            f"{line}, but no encoding declared; see {pep} for details",
+            (path, line, column, text.decode("utf-8", "replace") + "\n"))
     return SyntaxError(
         f"Non-UTF-8 code starting with '\\x{source[offset]:02x}' in file {path} on line "
         f"{line}, but no encoding declared; see {pep} for details")
@@ -143,7 +155,8 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
     remember_source(absolute, decode_source(source))
     module = _fresh_main_module()
     module.__file__ = absolute
-    module.__cached__ = None
+    if sys.version_info < (3, 15):
+        module.__cached__ = None  # 3.15 no longer gives __main__ a __cached__.
     module.__loader__ = SourceFileLoader("__main__", absolute)
     module.__spec__ = None
     module.__package__ = None
