@@ -16,6 +16,11 @@ import { inputJson, type DapMessage, type EngineOptions, type Input, type Output
 import { formatInput, formatOutput } from "./transcript";
 import type { EngineCore, EngineFactory } from "./wasm";
 
+/** A session token is this many bytes of OS randomness (core/src/token.rs). */
+const TOKEN_BYTES = 16;
+/** Tokens' worth the engine starts with, and the most one `gatherRandomness` is given. */
+const INITIAL_TOKENS = 32;
+
 export interface EngineHostOptions {
   createEngine: EngineFactory;
   logger: Logger;
@@ -243,6 +248,12 @@ export class EngineHost implements ClientHost {
         return runtime.timers.cancelTimer(output.timer);
       case "gatherFacts":
         return this.gatherFacts(runtime, output.request, output.queries);
+      case "gatherRandomness": {
+        // Session tokens: bytes from the OS CSPRNG, never a seeded generator's.
+        const bytes = Math.min(Math.max(0, Math.floor(output.bytes)), TOKEN_BYTES * INITIAL_TOKENS);
+        this.enqueue({ type: "randomnessGathered", hex: crypto.randomBytes(bytes).toString("hex") }, runtime.generation);
+        return;
+      }
       case "log":
         this.logger.log(isLogLevel(output.level) ? output.level : "info", output.message);
         return;
@@ -280,7 +291,7 @@ export class EngineHost implements ClientHost {
       pythonPackageDir: this.options.pythonPackageDir,
       // The engine treats platforms other than linux, darwin and win32 as POSIX.
       platform: (this.options.platform ?? process.platform) as EngineOptions["platform"],
-      seed: crypto.randomBytes(32).toString("hex"),
+      randomness: crypto.randomBytes(TOKEN_BYTES * INITIAL_TOKENS).toString("hex"),
       adapterVersion: this.options.adapterVersion,
     };
     let engine: EngineCore;
