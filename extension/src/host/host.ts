@@ -164,7 +164,7 @@ export class EngineHost implements ClientHost {
   private handleOne(input: Input): void {
     const runtime = this.ensureRuntime();
     if (runtime === undefined) return;
-    if (this.logger.enabled("trace")) this.logger.trace(formatInput(input));
+    if (this.logger.enabled("trace")) this.logger.trace(formatInput(input, this.redact));
     let outputsJson: string;
     const stderr: string[] = [];
     try {
@@ -189,7 +189,7 @@ export class EngineHost implements ClientHost {
       return;
     }
     for (const output of outputs) {
-      if (this.logger.enabled("trace")) this.logger.trace(formatOutput(withData(runtime.engine, output)));
+      if (this.logger.enabled("trace")) this.logger.trace(formatOutput(withData(runtime.engine, output), this.redact));
       // A failure executing one output is logged and the rest still run: the engine has
       // already moved on, and skipping outputs would leave it and the world out of step.
       try {
@@ -249,9 +249,8 @@ export class EngineHost implements ClientHost {
       case "gatherFacts":
         return this.gatherFacts(runtime, output.request, output.queries);
       case "gatherRandomness": {
-        // Session tokens: bytes from the OS CSPRNG, never a seeded generator's.
         const bytes = Math.min(Math.max(0, Math.floor(output.bytes)), TOKEN_BYTES * INITIAL_TOKENS);
-        this.enqueue({ type: "randomnessGathered", hex: crypto.randomBytes(bytes).toString("hex") }, runtime.generation);
+        this.enqueue({ type: "randomnessGathered", hex: this.tokenRandomness(bytes) }, runtime.generation);
         return;
       }
       case "log":
@@ -272,6 +271,18 @@ export class EngineHost implements ClientHost {
     return entry;
   }
 
+  /**
+   * Bytes for session tokens, from the OS CSPRNG (never a seeded generator's), as hex;
+   * the logger learns them first, so that no log line shows a token.
+   */
+  private tokenRandomness(bytes: number): string {
+    const hex = crypto.randomBytes(bytes).toString("hex");
+    this.logger.secrets.addTokens(hex);
+    return hex;
+  }
+
+  private readonly redact = (text: string): string => this.logger.secrets.redact(text);
+
   private gatherFacts(runtime: Runtime, request: number, queries: unknown): void {
     const list = Array.isArray(queries) ? queries : [];
     if (!Array.isArray(queries)) this.logger.error(`gatherFacts ${request}: queries is not an array`);
@@ -291,7 +302,7 @@ export class EngineHost implements ClientHost {
       pythonPackageDir: this.options.pythonPackageDir,
       // The engine treats platforms other than linux, darwin and win32 as POSIX.
       platform: (this.options.platform ?? process.platform) as EngineOptions["platform"],
-      randomness: crypto.randomBytes(TOKEN_BYTES * INITIAL_TOKENS).toString("hex"),
+      randomness: this.tokenRandomness(TOKEN_BYTES * INITIAL_TOKENS),
       adapterVersion: this.options.adapterVersion,
     };
     let engine: EngineCore;
