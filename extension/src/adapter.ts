@@ -128,7 +128,9 @@ function admitOwner(socket: net.Socket, logger: Logger, allowRemote: boolean, se
   const peer = `${socket.remoteAddress ?? "?"}:${socket.remotePort ?? "?"}`;
   const ownerUid = process.getuid?.() ?? -1;
   void judgePeer(socket, ownerUid, allowRemote).then((verdict) => {
-    if (verdict.admit) {
+    if (socket.destroyed) {
+      logger.debug(`The connection from ${peer} closed before it was admitted`);
+    } else if (verdict.admit) {
       logger.debug(`Admitting ${peer}: ${verdict.why}`);
       serve();
     } else {
