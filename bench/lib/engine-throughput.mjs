@@ -229,7 +229,7 @@ export function measureWasmThroughput({ framing, mix: mixName, rounds }) {
   if (!mix) throw new Error(`unknown message mix ${JSON.stringify(mixName)}`);
   const { WasmEngine, engineMemory } = require(path.join(root, "wasm-pkg", "dapper_core.js"));
   if (typeof engineMemory !== "function") throw new Error("wasm-pkg/ predates the buffered fast path; run npm run build");
-  const engine = new WasmEngine(JSON.stringify({ pythonPackageDir: "/ext/python", platform: "linux", seed: "5a".repeat(32), adapterVersion: "bench" }));
+  const engine = new WasmEngine(JSON.stringify({ pythonPackageDir: "/ext/python", platform: "linux", randomness: "5a".repeat(32), adapterVersion: "bench" }));
   try {
     const world = new ScriptedWorld(hostGlue(engine, engineMemory()));
     const client = 1;

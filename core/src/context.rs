@@ -7,7 +7,7 @@
 use crate::dap::message::Request;
 use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello::ChildHello;
-use crate::token::TokenGenerator;
+use crate::token::TokenPool;
 use crate::{
     ConnectRequestId, ConnectionId, EngineOptions, FactQuery, FactRequestId, KillTarget,
     ListenerId, ListenerPurpose, LogLevel, Output, ProcessId, Signal, TimerId, Transport,
@@ -166,7 +166,7 @@ pub struct Context {
     pub python_cache: BTreeMap<String, PythonInfo>,
     /// Processes already sent SIGKILL, so releasing their session does not repeat it.
     killed: BTreeSet<ProcessId>,
-    tokens: TokenGenerator,
+    tokens: TokenPool,
     next_listener: u32,
     next_process: u32,
     next_timer: u32,
@@ -177,7 +177,7 @@ pub struct Context {
 
 impl Context {
     pub fn new(options: EngineOptions) -> Result<Context, String> {
-        let tokens = TokenGenerator::from_hex_seed(&options.seed)?;
+        let tokens = TokenPool::from_hex(&options.randomness)?;
         Ok(Context {
             options,
             notes: Default::default(),
@@ -207,8 +207,24 @@ impl Context {
         });
     }
 
-    pub fn new_token(&mut self) -> String {
-        self.tokens.next_token()
+    /// A fresh secret token of the host's randomness; None when the host has not
+    /// answered the requests for more (an internal error: the launch fails).
+    pub fn new_token(&mut self) -> Option<String> {
+        let token = self.tokens.take();
+        if let Some(bytes) = self.tokens.refill_bytes() {
+            self.emit(Output::GatherRandomness { bytes });
+        }
+        token
+    }
+
+    /// The host's answer to `gatherRandomness`.
+    pub fn randomness_gathered(&mut self, hex: &str) {
+        if let Err(error) = self.tokens.add_hex(hex) {
+            self.log(
+                LogLevel::Error,
+                format!("randomnessGathered: the host's randomness {error}"),
+            );
+        }
     }
 
     /// The `--session-id` of the next debuggee: "s1", "s2", ….
@@ -437,5 +453,39 @@ mod tests {
         tree.forget(grandchild);
         assert!(!tree.has_live_children(a));
         assert_eq!(tree.parent(a), Some(root));
+    }
+
+    #[test]
+    fn tokens_are_the_hosts_randomness_and_the_engine_asks_for_more() {
+        use super::Context;
+        use crate::{EngineOptions, Input, Output, Platform};
+        let randomness: String = (0..32u32).map(|index| format!("{index:032x}")).collect();
+        let mut ctx = Context::new(EngineOptions {
+            python_package_dir: "/ext/python".to_string(),
+            platform: Platform::Linux,
+            randomness,
+            adapter_version: String::new(),
+        })
+        .unwrap();
+        let tokens: Vec<String> = (0..32).map(|_| ctx.new_token().unwrap()).collect();
+        assert_eq!(tokens[0], format!("{:032x}", 0));
+        assert_eq!(tokens[31], format!("{:032x}", 31));
+        assert_eq!(ctx.new_token(), None, "every byte is used once");
+        let asks: Vec<&Output> = ctx
+            .outputs
+            .iter()
+            .filter(|output| matches!(output, Output::GatherRandomness { .. }))
+            .collect();
+        assert_eq!(asks, [&Output::GatherRandomness { bytes: 17 * 16 }]);
+        let answer: Input = serde_json::from_str(&format!(
+            r#"{{"type":"randomnessGathered","hex":"{}"}}"#,
+            "7e".repeat(16)
+        ))
+        .unwrap();
+        let Input::RandomnessGathered { hex } = answer else {
+            unreachable!()
+        };
+        ctx.randomness_gathered(&hex);
+        assert_eq!(ctx.new_token().unwrap(), "7e".repeat(16));
     }
 }

@@ -79,8 +79,9 @@ pub struct EngineOptions {
     /// The directory holding the `dapper` Python package; prepended to `PYTHONPATH`.
     pub python_package_dir: String,
     pub platform: Platform,
-    /// 64 hex characters (32 bytes) of OS randomness for the session tokens.
-    pub seed: String,
+    /// OS randomness for the session tokens, as hex: 16 bytes (32 characters) a token,
+    /// each used once; the engine asks for more with `gatherRandomness`.
+    pub randomness: String,
     #[serde(default)]
     pub adapter_version: String,
 }
@@ -298,6 +299,10 @@ pub enum Input {
         request: ConnectRequestId,
         error: String,
     },
+    /// The answer to `gatherRandomness`: that many bytes from the OS CSPRNG, as hex.
+    RandomnessGathered {
+        hex: String,
+    },
 }
 
 /// What `kill` signals.
@@ -405,6 +410,11 @@ pub enum Output {
     Log {
         level: LogLevel,
         message: String,
+    },
+    /// Answer with `randomnessGathered`: this many bytes from the OS CSPRNG, for the
+    /// session tokens.
+    GatherRandomness {
+        bytes: u32,
     },
     /// Open an outgoing TCP connection (attach to a debuggee started with
     /// `python -m dapper --listen`); answered by `connected` or `connectFailed`.

@@ -29,8 +29,8 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Builds an engine. Fails only when the options themselves are unusable (a seed
-    /// that is not 64 hex characters), which is a host bug rather than user input.
+    /// Builds an engine. Fails only when the options themselves are unusable (randomness
+    /// that is not whole 16-byte tokens of hex), which is a host bug rather than user input.
     pub fn new(options: EngineOptions) -> Result<Engine, String> {
         Ok(Engine {
             router: router::Router::new(options)?,

@@ -274,6 +274,7 @@ impl Router {
                     |session, ctx| session.on_connect_failed(ctx, request, &error),
                 )
             }
+            Input::RandomnessGathered { hex } => self.ctx.randomness_gathered(&hex),
             Input::FactsGathered { request, facts } => {
                 let owner = self.ctx.owners.facts.get(&request).copied();
                 self.ctx.facts_answered(request);

@@ -1,93 +1,122 @@
-//! Secret session tokens.
+//! Secret session tokens, made of the host's OS randomness.
 //!
-//! A token only has to stop *other local users* from talking to a debuggee listener on
-//! loopback: they cannot read our process environment (where the token travels), so
-//! all they could do is guess. A 128-bit value drawn from xoshiro256** seeded with 256
-//! bits of OS randomness (the host's `crypto.randomBytes(32)`) makes guessing hopeless,
-//! and the generator is not exposed to anyone who could observe its outputs and
-//! reconstruct its state. A cryptographic generator would add a dependency for no gain.
+//! A token stops other local users from talking to a debuggee listener on loopback:
+//! they cannot read our process environment (where the token travels), so all they can
+//! do is guess or predict it. The engine reads no randomness of its own (it does no IO),
+//! and it runs no generator either, whose outputs would tell something about the next
+//! one: the host hands it bytes from its CSPRNG (`crypto.randomBytes`) when it creates
+//! the engine and again whenever the engine asks (`gatherRandomness`), and each token is
+//! 16 of those bytes, used once.
 
-/// xoshiro256** seeded from the host's 32-byte seed.
-pub struct TokenGenerator {
-    state: [u64; 4],
+use std::collections::VecDeque;
+
+/// The bytes in one token (128 bits), written as 32 lowercase hex characters.
+pub const TOKEN_BYTES: usize = 16;
+/// How many tokens the pool is topped up to.
+pub const POOL_TOKENS: usize = 32;
+/// Below this many tokens left the engine asks the host for more.
+const LOW_WATER: usize = 16;
+
+/// Unused tokens, each 16 bytes of the host's randomness.
+pub struct TokenPool {
+    tokens: VecDeque<String>,
+    /// A `gatherRandomness` is outstanding; asking again before it is answered is noise.
+    asked: bool,
 }
 
-impl TokenGenerator {
-    /// Builds the generator from 64 hex characters.
-    pub fn from_hex_seed(seed: &str) -> Result<TokenGenerator, String> {
-        let seed = seed.trim();
-        if seed.len() != 64 || !seed.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(
-                "EngineOptions.seed must be 64 hex characters (32 random bytes)".to_string(),
-            );
+impl TokenPool {
+    /// The pool the engine starts with: `EngineOptions.randomness`.
+    pub fn from_hex(hex: &str) -> Result<TokenPool, String> {
+        let mut pool = TokenPool {
+            tokens: VecDeque::new(),
+            asked: false,
+        };
+        pool.add_hex(hex)
+            .map_err(|error| format!("EngineOptions.randomness {error}"))?;
+        if pool.tokens.is_empty() {
+            return Err("EngineOptions.randomness is empty; it must hold OS randomness for the session tokens".to_string());
         }
-        let mut state = [0u64; 4];
-        for (index, word) in state.iter_mut().enumerate() {
-            let part = &seed[index * 16..index * 16 + 16];
-            *word = u64::from_str_radix(part, 16)
-                .map_err(|error| format!("EngineOptions.seed is not hex: {error}"))?;
-        }
-        // An all-zero state would make xoshiro output zeros forever; run the words
-        // through splitmix64 so that even such a seed yields a usable state.
-        let mut mix = state[0]
-            ^ state[1].rotate_left(17)
-            ^ state[2].rotate_left(31)
-            ^ state[3].rotate_left(47);
-        for word in state.iter_mut() {
-            *word ^= splitmix64(&mut mix);
-        }
-        Ok(TokenGenerator { state })
+        Ok(pool)
     }
 
-    fn next_u64(&mut self) -> u64 {
-        let result = self.state[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let shifted = self.state[1] << 17;
-        self.state[2] ^= self.state[0];
-        self.state[3] ^= self.state[1];
-        self.state[1] ^= self.state[2];
-        self.state[0] ^= self.state[3];
-        self.state[2] ^= shifted;
-        self.state[3] = self.state[3].rotate_left(45);
-        result
+    /// Adds the host's answer to a `gatherRandomness`: whole tokens of hex.
+    pub fn add_hex(&mut self, hex: &str) -> Result<(), String> {
+        self.asked = false;
+        let hex = hex.trim();
+        if !hex.len().is_multiple_of(2 * TOKEN_BYTES) || !hex.bytes().all(|b| b.is_ascii_hexdigit())
+        {
+            return Err(format!(
+                "must be hex, a multiple of {} characters ({TOKEN_BYTES} random bytes a token), not {} characters",
+                2 * TOKEN_BYTES,
+                hex.len()
+            ));
+        }
+        for index in (0..hex.len()).step_by(2 * TOKEN_BYTES) {
+            let token = hex[index..index + 2 * TOKEN_BYTES].to_ascii_lowercase();
+            self.tokens.push_back(token);
+        }
+        Ok(())
     }
 
-    /// A fresh 128-bit token as 32 lowercase hex characters.
-    pub fn next_token(&mut self) -> String {
-        format!("{:016x}{:016x}", self.next_u64(), self.next_u64())
+    /// The next unused token; None when the host has not refilled the pool in time.
+    pub fn take(&mut self) -> Option<String> {
+        self.tokens.pop_front()
     }
-}
 
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    /// How many bytes to ask the host for, once, when the pool runs low.
+    pub fn refill_bytes(&mut self) -> Option<u32> {
+        if self.asked || self.tokens.len() >= LOW_WATER {
+            return None;
+        }
+        self.asked = true;
+        u32::try_from((POOL_TOKENS - self.tokens.len()) * TOKEN_BYTES).ok()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn tokens_are_128_bit_hex_distinct_and_seed_dependent() {
-        let mut first = TokenGenerator::from_hex_seed(&"0".repeat(64)).unwrap();
-        let mut second = TokenGenerator::from_hex_seed(&"1".repeat(64)).unwrap();
-        let a = first.next_token();
-        let b = first.next_token();
-        let c = second.next_token();
-        for token in [&a, &b, &c] {
-            assert_eq!(token.len(), 32);
-            assert!(token.bytes().all(|byte| byte.is_ascii_hexdigit()));
-        }
-        assert_ne!(a, b);
-        assert_ne!(a, c);
+    fn hex_tokens(count: usize) -> String {
+        (0..count).map(|index| format!("{index:032x}")).collect()
     }
 
     #[test]
-    fn rejects_bad_seeds() {
-        for seed in ["", "abc", &"g".repeat(64), &"0".repeat(63)] {
-            assert!(TokenGenerator::from_hex_seed(seed).is_err());
+    fn tokens_are_the_hosts_bytes_each_used_once() {
+        let mut pool = TokenPool::from_hex(&format!(
+            "{}{}",
+            "AB".repeat(TOKEN_BYTES),
+            "cd".repeat(TOKEN_BYTES)
+        ))
+        .unwrap();
+        assert_eq!(pool.take().unwrap(), "ab".repeat(TOKEN_BYTES));
+        assert_eq!(pool.take().unwrap(), "cd".repeat(TOKEN_BYTES));
+        assert_eq!(pool.take(), None);
+    }
+
+    #[test]
+    fn asks_once_for_a_refill_when_low() {
+        let mut pool = TokenPool::from_hex(&hex_tokens(POOL_TOKENS)).unwrap();
+        for _ in 0..POOL_TOKENS - LOW_WATER {
+            pool.take().unwrap();
+            assert_eq!(pool.refill_bytes(), None);
         }
+        pool.take().unwrap();
+        let wanted = pool.refill_bytes().unwrap() as usize;
+        assert_eq!(wanted, (POOL_TOKENS - LOW_WATER + 1) * TOKEN_BYTES);
+        pool.take().unwrap();
+        assert_eq!(pool.refill_bytes(), None, "already asked");
+        pool.add_hex(&hex_tokens(wanted / TOKEN_BYTES)).unwrap();
+        assert_eq!(pool.refill_bytes(), None);
+    }
+
+    #[test]
+    fn rejects_what_is_not_whole_tokens_of_hex() {
+        for hex in ["", "abc", &"g".repeat(32), &"0".repeat(31), &"0".repeat(48)] {
+            assert!(TokenPool::from_hex(hex).is_err(), "{hex:?}");
+        }
+        let mut pool = TokenPool::from_hex(&hex_tokens(1)).unwrap();
+        assert!(pool.add_hex("xyz").is_err());
+        assert!(pool.add_hex("").is_ok(), "an empty refill adds nothing");
     }
 }

@@ -23,7 +23,7 @@ pub fn engine_memory() -> JsValue {
 #[wasm_bindgen]
 impl WasmEngine {
     /// Builds an engine from `EngineOptions` JSON. Throws (the host's bug, not the
-    /// user's) when the options cannot be parsed or the seed is unusable.
+    /// user's) when the options cannot be parsed or the randomness is unusable.
     #[wasm_bindgen(constructor)]
     pub fn new(options_json: &str) -> Result<WasmEngine, JsError> {
         console_error_panic_hook::set_once();

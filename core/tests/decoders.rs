@@ -111,10 +111,10 @@ fn engine() -> Engine {
     Engine::new(EngineOptions {
         python_package_dir: "/ext/python".to_string(),
         platform: Platform::Linux,
-        seed: "ab".repeat(32),
+        randomness: "ab".repeat(32),
         adapter_version: "0.1.0".to_string(),
     })
-    .expect("a valid seed")
+    .expect("valid randomness")
 }
 
 #[test]

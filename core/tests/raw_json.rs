@@ -336,7 +336,7 @@ fn engine() -> Engine {
     Engine::new(EngineOptions {
         python_package_dir: "/ext/python".into(),
         platform: Platform::Linux,
-        seed: "00".repeat(32),
+        randomness: "00".repeat(32),
         adapter_version: "test".into(),
     })
     .expect("the options are valid")

@@ -11,14 +11,24 @@ use serde_json::{Map, Value};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// The fixed seed that makes tokens, and so transcripts, reproducible.
-const SEED: &str = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+/// The fixed randomness that makes tokens, and so transcripts, reproducible: 32 tokens
+/// (the first is 3b7f04c3…, the token the transcripts' debuggees say hello with).
+const RANDOMNESS: &str = concat!(
+    "3b7f04c3719303f8d77736f7777678907988cf5cd48bf5d232781b048fdac775fda95d2dd0e8097864c5cd33582687e06871c20d6d5d73fd31b1623fbffe4f42",
+    "e905032a1b46c39b5bfd2be2dd28920dab3665e762dfcfa7064c316569fbdb4fc6ada512e59df5684f841449443ab7ca5fb6057aaef7401ffb6a927dc23c9685",
+    "d7407d50d18ce9c784eae05a460fbdbbe48972e854848efa9958f1b9ee062498160a2e7523f458e0d0fb7771662de06f28e9e80ab81ea5aca81ce0411f3952e6",
+    "f614efd0a096e6008c84c5db1e112012124f8e25e2ec751f0477333404451616cc393a47361e7a62229388519424f30ca8ad5db46a5663e41bd56495b26776d4",
+    "3a3ef6478c5d6e24daa88f94f35118468490964bb11cf8bb7e0e109813e7032ca1b7ddb032924a9fe0c49e29b363b4e6fe655679c1d55f68b0b4ae3fff376529",
+    "f63495bb877010c4938a41c7cd0fe46dfb58c9347e1308e0746739a3b6a0cc81bd6df57e8bb60e549fef70924480940660e46d46c43054b0337b689453c9833d",
+    "e94f6a37a99bf85bf3308fcef24de14f8cfb42937ee4c5f8060715ca62ec2afd1297d6edc4418dbdaf9d49e741ef98e4bf9f9df053d7b0725edb3bca68d0b466",
+    "d2dd94f54ff1df2aea1e854c4b6ab9efa72e18212d32f69e63668c0123fae953f538cf3804a52e212b52eed4acd2ed311db5d53174961333cd06650c988c91da",
+);
 
 fn default_options() -> Value {
     serde_json::json!({
         "pythonPackageDir": "/ext/python",
         "platform": "linux",
-        "seed": SEED,
+        "randomness": RANDOMNESS,
         "adapterVersion": "0.1.0",
     })
 }

@@ -9,6 +9,7 @@ import * as net from "net";
 import { format } from "util";
 import { hostSocketClient, hostStreamClient } from "./standalone/streamClient";
 import { parseAdapterArgs, USAGE, type AdapterArgs } from "./standalone/args";
+import { CAN_TELL_PEER_UID, judgePeer } from "./standalone/peer";
 import { EngineHost } from "./host/host";
 import type { LogLevel } from "./host/protocol";
 import { createWasmEngine } from "./host/wasm";
@@ -56,13 +57,13 @@ function main(): void {
     pythonPackageDir,
     adapterVersion: root.version,
     // Child sessions of a stdio client connect back to the engine's client listener.
-    acceptChildClient: (socket) => hostSocketClient(host, socket, logger, "childClient"),
+    acceptChildClient: (socket) => admitOwner(socket, logger, false, () => hostSocketClient(host, socket, logger, "childClient")),
   });
   installProcessHandlers(host, logger);
   logger.info(`Dapper adapter ${root.version} (node ${process.version}, pid ${process.pid}) starting in ${args.mode.kind} mode`);
 
   if (args.mode.kind === "stdio") runStdio(host, logger);
-  else runServer(host, logger, args.mode.host, args.mode.port);
+  else runServer(host, logger, args.mode.host, args.mode.port, args.mode.allowRemote);
 }
 
 /** One session on stdin/stdout; the process exits when it is over. */
@@ -90,8 +91,8 @@ function runStdio(host: EngineHost, logger: Logger): void {
 }
 
 /** A DAP server: every accepted connection is a client of the one engine. */
-function runServer(host: EngineHost, logger: Logger, address: string, port: number): void {
-  const server = net.createServer((socket) => hostSocketClient(host, socket, logger, "tcp"));
+function runServer(host: EngineHost, logger: Logger, address: string, port: number, allowRemote: boolean): void {
+  const server = net.createServer((socket) => admitOwner(socket, logger, allowRemote, () => hostSocketClient(host, socket, logger, "tcp")));
   server.on("error", (error) => {
     logger.error(`The DAP server failed: ${error.message}`);
     process.stderr.write(`dapper adapter: cannot serve on ${formatHostPort(address, port)}: ${error.message}\n`);
@@ -103,6 +104,39 @@ function runServer(host: EngineHost, logger: Logger, address: string, port: numb
     const realPort = typeof bound === "object" && bound !== null ? bound.port : port;
     // The one line scripts wait for; always on stderr, even with --log-file.
     process.stderr.write(`Dapper listening on ${formatHostPort(address, realPort)}\n`);
+    if (allowRemote) {
+      process.stderr.write(
+        `dapper adapter: WARNING: --allow-remote: anyone who can reach ${formatHostPort(address, realPort)} from another host ` +
+          "can launch programs and run code as this user; only use it on a network you trust.\n",
+      );
+    }
+    if (!CAN_TELL_PEER_UID) {
+      process.stderr.write(
+        `dapper adapter: WARNING: on ${process.platform} the adapter cannot tell which user a connection comes from, ` +
+          "so any local user who can reach the port can run code as this user.\n",
+      );
+    }
+  });
+}
+
+/**
+ * Serves a connection only if it comes from the adapter's own user (where the OS can
+ * tell) or, with --allow-remote, from another host; otherwise logs why and closes it
+ * before reading a byte.
+ */
+function admitOwner(socket: net.Socket, logger: Logger, allowRemote: boolean, serve: () => void): void {
+  const peer = `${socket.remoteAddress ?? "?"}:${socket.remotePort ?? "?"}`;
+  const ownerUid = process.getuid?.() ?? -1;
+  void judgePeer(socket, ownerUid, allowRemote).then((verdict) => {
+    if (socket.destroyed) {
+      logger.debug(`The connection from ${peer} closed before it was admitted`);
+    } else if (verdict.admit) {
+      logger.debug(`Admitting ${peer}: ${verdict.why}`);
+      serve();
+    } else {
+      logger.warn(`Refused the connection from ${peer}: ${verdict.why}`);
+      socket.destroy();
+    }
   });
 }
 

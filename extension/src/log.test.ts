@@ -39,3 +39,13 @@ test("a sink that throws never takes the caller down", () => {
   };
   assert.doesNotThrow(() => new Logger(broken, "info").error("still fine"));
 });
+
+// Session tokens never reach a sink, wherever they sit in a line.
+test("the logger redacts the session tokens it was told of", () => {
+  const sink = new MemorySink();
+  const logger = new Logger(sink, "trace");
+  const [a, b] = ["3b7f04c3719303f8d77736f777767890", "7988cf5cd48bf5d232781b048fdac775"];
+  logger.secrets.addTokens(a + b.toUpperCase());
+  logger.trace(`env {"DAPPER_SESSION_TOKEN":"${a}"} key c${b} both ${a}${b} partial ${a.slice(0, 31)} other ${"0".repeat(32)}`);
+  assert.equal(sink.lines[0].line, `env {"DAPPER_SESSION_TOKEN":"<token>"} key c<token> both <token><token> partial ${a.slice(0, 31)} other ${"0".repeat(32)}`);
+});

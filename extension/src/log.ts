@@ -12,6 +12,44 @@ export function isLogLevel(value: unknown): value is LogLevel {
   return typeof value === "string" && (LOG_LEVELS as readonly string[]).includes(value);
 }
 
+/** What a session token becomes in the log. */
+export const REDACTED_TOKEN = "<token>";
+const TOKEN_CHARS = 32;
+
+/**
+ * The session tokens the host has handed to the engine (32 hex characters each): no log
+ * line may show one, since it is the key to a debuggee.
+ */
+export class Secrets {
+  private readonly tokens = new Set<string>();
+
+  /** Takes the host's randomness as the engine will cut it: 32 hex characters a token. */
+  addTokens(hex: string): void {
+    for (let index = 0; index + TOKEN_CHARS <= hex.length; index += TOKEN_CHARS) {
+      this.tokens.add(hex.slice(index, index + TOKEN_CHARS).toLowerCase());
+    }
+  }
+
+  /** `text` with every known token replaced. Only runs of 32+ hex characters are looked at. */
+  redact(text: string): string {
+    if (this.tokens.size === 0) return text;
+    return text.replace(/[0-9a-fA-F]{32,}/g, (run) => {
+      let out = "";
+      let index = 0;
+      while (index + TOKEN_CHARS <= run.length) {
+        if (this.tokens.has(run.slice(index, index + TOKEN_CHARS).toLowerCase())) {
+          out += REDACTED_TOKEN;
+          index += TOKEN_CHARS;
+        } else {
+          out += run[index];
+          index++;
+        }
+      }
+      return out + run.slice(index);
+    });
+  }
+}
+
 /** Receives finished lines; a sink never filters. */
 export interface LogSink {
   write(level: LogLevel, line: string): void;
@@ -19,6 +57,8 @@ export interface LogSink {
 
 export class Logger {
   private level: LogLevel;
+  /** Redacted from every line this logger writes. */
+  readonly secrets = new Secrets();
 
   constructor(
     private readonly sink: LogSink,
@@ -39,7 +79,7 @@ export class Logger {
   log(level: LogLevel, message: string): void {
     if (!this.enabled(level)) return;
     try {
-      this.sink.write(level, message);
+      this.sink.write(level, this.secrets.redact(message));
     } catch {
       // A broken sink (a closed stderr, a full disk) must not take the debugger down with it.
     }

@@ -280,9 +280,9 @@ export async function waitUntil(condition: () => boolean, timeoutMs: number, wha
   }
 }
 
-/** The adapter in `--port 0` mode; resolves once it reported its port. */
-export async function startServer(): Promise<{ port: number; process: ChildProcess; stop: () => void }> {
-  const server = spawn(process.execPath, [adapterScript, "--port", "0"], {
+/** The adapter in `--port 0` mode (and `extraArgs`); resolves once it reported its port. */
+export async function startServer(extraArgs: string[] = []): Promise<{ port: number; process: ChildProcess; stop: () => void }> {
+  const server = spawn(process.execPath, [adapterScript, "--port", "0", ...extraArgs], {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
     // DAPPER_E2E_ADAPTER_LOG=trace keeps the adapter's trace log (for debugging a test).

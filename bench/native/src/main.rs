@@ -252,7 +252,7 @@ fn measure(framing: &str, mix_name: &str, mix: &[&str], rounds: u32) -> Result<V
     let engine = Engine::new(EngineOptions {
         python_package_dir: "/ext/python".into(),
         platform: Platform::Linux,
-        seed: "5a".repeat(32),
+        randomness: "5a".repeat(32),
         adapter_version: "bench".into(),
     })?;
     let mut world = World {

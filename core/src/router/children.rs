@@ -39,7 +39,9 @@ impl Router {
             );
             return;
         };
-        let child = self.pending_child(&session_id, parent);
+        let Some(child) = self.pending_child(&session_id, parent) else {
+            return;
+        };
         if child.announcement.is_some() {
             self.ctx.log(
                 LogLevel::Warn,
@@ -74,7 +76,10 @@ impl Router {
             self.ctx.close_connection(conn);
             return;
         }
-        let child = self.pending_child(&session_id, root);
+        let Some(child) = self.pending_child(&session_id, root) else {
+            self.ctx.close_connection(conn);
+            return;
+        };
         child.connection = Some(ChildConnection {
             conn,
             decoder,
@@ -84,23 +89,32 @@ impl Router {
         self.try_start_child(&session_id);
     }
 
-    /// The entry for a child, made (with its match time-out) if it is new.
-    fn pending_child(&mut self, session_id: &str, owner: SessionKey) -> &mut PendingChild {
-        let ctx = &mut self.ctx;
-        self.children
-            .children
-            .entry(session_id.to_string())
-            .or_insert_with(|| {
-                let timer = ctx.for_session(owner).set_timer(CHILD_MATCH_TIMEOUT_MS);
-                PendingChild {
-                    key: format!("c{}", ctx.new_token()),
-                    parent: None,
-                    announcement: None,
-                    connection: None,
-                    timer: Some(timer),
-                    start_requested: false,
-                }
-            })
+    /// The entry for a child, made (with its match time-out) if it is new; None (logged)
+    /// when a new one cannot get its secret key because the host gave no randomness.
+    fn pending_child(&mut self, session_id: &str, owner: SessionKey) -> Option<&mut PendingChild> {
+        if !self.children.children.contains_key(session_id) {
+            let Some(token) = self.ctx.new_token() else {
+                self.ctx.log(
+                    LogLevel::Error,
+                    format!("Child {session_id} is ignored: the host has not answered gatherRandomness, so there is no secret key for it."),
+                );
+                return None;
+            };
+            let timer = self
+                .ctx
+                .for_session(owner)
+                .set_timer(CHILD_MATCH_TIMEOUT_MS);
+            let child = PendingChild {
+                key: format!("c{token}"),
+                parent: None,
+                announcement: None,
+                connection: None,
+                timer: Some(timer),
+                start_requested: false,
+            };
+            self.children.children.insert(session_id.to_string(), child);
+        }
+        self.children.children.get_mut(session_id)
     }
 
     /// Once both halves of a child are known, asks the parent's client for a session.

@@ -76,6 +76,14 @@ impl Session {
             roles.push(FactRole::EnvFile);
             queries.push(FactQuery::File { path: path.clone() });
         }
+        let Some(token) = ctx.new_token() else {
+            let error = DapError::internal(
+                codes::LAUNCH_FAILED,
+                "The adapter has no randomness left for the session's secret token (its host did not answer gatherRandomness).",
+            );
+            self.respond_error(ctx, request.seq, "launch", &error);
+            return;
+        };
         let fact_request = ctx.gather_facts(queries);
         self.pending
             .insert(PendingKey::Client(request.seq), Pending::Launch);
@@ -85,7 +93,7 @@ impl Session {
         };
         let mut launch = Program::new(config, Origin::Launched, stage);
         launch.session_id = ctx.new_debuggee_session_id();
-        launch.token = ctx.new_token();
+        launch.token = token;
         self.program = Some(launch);
     }
 

@@ -243,3 +243,41 @@ def test_bad_starts_say_why(argv, message):
                             capture_output=True, text=True, timeout=TIMEOUT)
     assert result.returncode in (1, 2)
     assert result.stderr.startswith(message), result.stderr
+
+
+# Whoever is attached controls the program, so on Linux only the program's own user may
+# attach: another account (here nobody, a real second uid) is refused and closed.
+STRANGER = """
+import socket, sys
+sock = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+data = b""
+while True:
+    chunk = sock.recv(65536)
+    if not chunk:
+        break
+    data += chunk
+print(data.decode("latin1"))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or os.geteuid() != 0
+                    or not os.path.exists("/usr/bin/python3"),
+                    reason="needs Linux, root (to run a client as nobody) and /usr/bin/python3")
+def test_another_user_is_refused(tmp_path):
+    process, port, program = start(tmp_path)
+    try:
+        stranger = subprocess.run(
+            ["/usr/bin/python3", "-c", STRANGER, str(port)], user=65534, group=65534,
+            extra_groups=[], capture_output=True, text=True, timeout=TIMEOUT, cwd="/")
+        assert "dapper/refused" in stranger.stdout, stranger
+        assert "dapper/hello" not in stranger.stdout
+        assert "uid 65534" in stranger.stdout
+        # The owner still attaches.
+        owner = Client(port)
+        owner.attach(program)
+        assert owner.until(lambda m: m.get("event") == "stopped")["body"]["reason"] == "breakpoint"
+        owner.close()
+    finally:
+        process.kill()
+        _, stderr = process.communicate(timeout=TIMEOUT)
+    assert "dapper: refused a debugger from 127.0.0.1" in stderr, stderr

@@ -60,7 +60,7 @@ export type Platform =
 /**
  * How the engine is configured once, when the host creates it.
  */
-export type EngineOptions = { /** The directory holding the `dapper` Python package; prepended to `PYTHONPATH`. */ pythonPackageDir: string, platform: Platform, /** 64 hex characters (32 bytes) of OS randomness for the session tokens. */ seed: string, adapterVersion: string, };
+export type EngineOptions = { /** The directory holding the `dapper` Python package; prepended to `PYTHONPATH`. */ pythonPackageDir: string, platform: Platform, /** OS randomness for the session tokens, as hex: 16 bytes (32 characters) a token, each used once; the engine asks for more with `gatherRandomness`. */ randomness: string, adapterVersion: string, };
 
 /**
  * How a DAP client's messages reach the engine.
@@ -142,7 +142,8 @@ export type Input =
   | { "type": "timerFired", timer: TimerId, }
   | { "type": "factsGathered", request: FactRequestId, facts: Array<FactAnswer>, }
   | { "type": "connected", request: ConnectRequestId, conn: ConnectionId, }
-  | { "type": "connectFailed", request: ConnectRequestId, error: string, };
+  | { "type": "connectFailed", request: ConnectRequestId, error: string, }
+  | { "type": "randomnessGathered", hex: string, };
 
 /**
  * What `kill` signals.
@@ -186,4 +187,5 @@ export type Output =
   | { "type": "cancelTimer", timer: TimerId, }
   | { "type": "gatherFacts", request: FactRequestId, queries: Array<FactQuery>, }
   | { "type": "log", level: LogLevel, message: string, }
+  | { "type": "gatherRandomness", bytes: number, }
   | { "type": "connect", request: ConnectRequestId, host: string, port: number, };

@@ -29,7 +29,7 @@ function streamClient(host: EngineHost) {
 
 const types = (inputs: contract.Input[]) => inputs.map((input) => input.type);
 
-test("the engine is created lazily with the host's options and a fresh seed", () => {
+test("the engine is created lazily with the host's options and fresh OS randomness", () => {
   const { host, engines } = makeHost(() => []);
   assert.equal(engines.length, 0);
   messagesClient(host);
@@ -38,7 +38,7 @@ test("the engine is created lazily with the host's options and a fresh seed", ()
   assert.equal(options.pythonPackageDir, "/opt/dapper/extension/python");
   assert.equal(options.platform, "linux");
   assert.equal(options.adapterVersion, "9.9.9");
-  assert.match(options.seed, /^[0-9a-f]{64}$/);
+  assert.match(options.randomness, /^[0-9a-f]{1024}$/);
   host.dispose();
   assert.equal(engines[0].freed, true);
 });
@@ -159,6 +159,22 @@ for (const bad of badOutputs) {
     host.dispose();
   });
 }
+
+test("gatherRandomness is answered with that many fresh bytes of OS randomness, different each time", async () => {
+  const { host, engines } = makeHost((input) => (input.type === "clientOpened" ? [{ type: "gatherRandomness", bytes: 48 }] : []));
+  messagesClient(host);
+  messagesClient(host);
+  const inputs = engines[0].inputs;
+  const answers = await waitFor(() => {
+    const found = inputs.filter((input) => input.type === "randomnessGathered");
+    return found.length === 2 ? found : undefined;
+  }, "two randomnessGathered");
+  const [first, second] = answers.map((input) => (input.type === "randomnessGathered" ? input.hex : ""));
+  assert.match(first, /^[0-9a-f]{96}$/);
+  assert.match(second, /^[0-9a-f]{96}$/);
+  assert.notEqual(first, second);
+  host.dispose();
+});
 
 test("timers, facts, listeners and processes report back through the engine", async () => {
   const { host, engines } = makeHost((input) => {

@@ -16,6 +16,11 @@ import { inputJson, type DapMessage, type EngineOptions, type Input, type Output
 import { formatInput, formatOutput } from "./transcript";
 import type { EngineCore, EngineFactory } from "./wasm";
 
+/** A session token is this many bytes of OS randomness (core/src/token.rs). */
+const TOKEN_BYTES = 16;
+/** Tokens' worth the engine starts with, and the most one `gatherRandomness` is given. */
+const INITIAL_TOKENS = 32;
+
 export interface EngineHostOptions {
   createEngine: EngineFactory;
   logger: Logger;
@@ -159,7 +164,7 @@ export class EngineHost implements ClientHost {
   private handleOne(input: Input): void {
     const runtime = this.ensureRuntime();
     if (runtime === undefined) return;
-    if (this.logger.enabled("trace")) this.logger.trace(formatInput(input));
+    if (this.logger.enabled("trace")) this.logger.trace(formatInput(input, this.redact));
     let outputsJson: string;
     const stderr: string[] = [];
     try {
@@ -184,7 +189,7 @@ export class EngineHost implements ClientHost {
       return;
     }
     for (const output of outputs) {
-      if (this.logger.enabled("trace")) this.logger.trace(formatOutput(withData(runtime.engine, output)));
+      if (this.logger.enabled("trace")) this.logger.trace(formatOutput(withData(runtime.engine, output), this.redact));
       // A failure executing one output is logged and the rest still run: the engine has
       // already moved on, and skipping outputs would leave it and the world out of step.
       try {
@@ -243,6 +248,11 @@ export class EngineHost implements ClientHost {
         return runtime.timers.cancelTimer(output.timer);
       case "gatherFacts":
         return this.gatherFacts(runtime, output.request, output.queries);
+      case "gatherRandomness": {
+        const bytes = Math.min(Math.max(0, Math.floor(output.bytes)), TOKEN_BYTES * INITIAL_TOKENS);
+        this.enqueue({ type: "randomnessGathered", hex: this.tokenRandomness(bytes) }, runtime.generation);
+        return;
+      }
       case "log":
         this.logger.log(isLogLevel(output.level) ? output.level : "info", output.message);
         return;
@@ -260,6 +270,18 @@ export class EngineHost implements ClientHost {
     }
     return entry;
   }
+
+  /**
+   * Bytes for session tokens, from the OS CSPRNG (never a seeded generator's), as hex;
+   * the logger learns them first, so that no log line shows a token.
+   */
+  private tokenRandomness(bytes: number): string {
+    const hex = crypto.randomBytes(bytes).toString("hex");
+    this.logger.secrets.addTokens(hex);
+    return hex;
+  }
+
+  private readonly redact = (text: string): string => this.logger.secrets.redact(text);
 
   private gatherFacts(runtime: Runtime, request: number, queries: unknown): void {
     const list = Array.isArray(queries) ? queries : [];
@@ -280,7 +302,7 @@ export class EngineHost implements ClientHost {
       pythonPackageDir: this.options.pythonPackageDir,
       // The engine treats platforms other than linux, darwin and win32 as POSIX.
       platform: (this.options.platform ?? process.platform) as EngineOptions["platform"],
-      seed: crypto.randomBytes(32).toString("hex"),
+      randomness: this.tokenRandomness(TOKEN_BYTES * INITIAL_TOKENS),
       adapterVersion: this.options.adapterVersion,
     };
     let engine: EngineCore;

@@ -18,3 +18,11 @@ const cases: [string, () => string, string][] = [
 for (const [name, format, expected] of cases) {
   test(`transcript: ${name}`, () => assert.equal(format(), expected));
 }
+
+test("secrets are redacted from binary bytes too, which the logger sees only as base64", () => {
+  const token = "3b7f04c3719303f8d77736f777767890";
+  const frame = Buffer.concat([Buffer.from([0x44, 0x50, 1, 1, 0, 0, 0, 0xc8]), Buffer.from(`{"token":"${token}"}`)]);
+  const line = formatInput({ type: "connectionBytes", conn: 1, data: frame }, (text) => text.split(token).join("<token>"));
+  const data = (JSON.parse(line.slice(2)) as { data: string }).data;
+  assert.equal(Buffer.from(data, "base64").toString("latin1"), '\u0044P\u0001\u0001\u0000\u0000\u0000\u00c8{"token":"<token>"}');
+});

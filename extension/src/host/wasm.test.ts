@@ -13,7 +13,7 @@ test("the buffered fast path gives the outputs of the JSON form, also across mem
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const module = require(wasmPkg) as DapperCoreModule;
   assert.equal(typeof module.engineMemory, "function", "wasm-pkg/ has the buffered fast path");
-  const options = JSON.stringify({ pythonPackageDir: "/ext/python", platform: "linux", seed: "cd".repeat(32), adapterVersion: "test" });
+  const options = JSON.stringify({ pythonPackageDir: "/ext/python", platform: "linux", randomness: "cd".repeat(32), adapterVersion: "test" });
   const reference = new module.WasmEngine(options);
   const raw = new module.WasmEngine(options) as Required<Pick<WasmEngine, "inputBuffer" | "handleBuffered" | "outputAddress">> & WasmEngine;
   const fast = wrapEngine(raw, module.engineMemory?.());

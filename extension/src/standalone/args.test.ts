@@ -7,8 +7,12 @@ const defaults: AdapterArgs = { mode: { kind: "stdio" }, logLevel: "info", logFi
 // Each case: argv, environment, and the parsed arguments or the error expected.
 const cases: [string[], NodeJS.ProcessEnv, Partial<AdapterArgs> | RegExp][] = [
   [[], {}, {}],
-  [["--port", "4711"], {}, { mode: { kind: "tcp", host: "127.0.0.1", port: 4711 } }],
-  [["--port=0", "--host", "0.0.0.0"], {}, { mode: { kind: "tcp", host: "0.0.0.0", port: 0 } }],
+  [["--port", "4711"], {}, { mode: { kind: "tcp", host: "127.0.0.1", port: 4711, allowRemote: false } }],
+  [["--port=0", "--host", "::1"], {}, { mode: { kind: "tcp", host: "::1", port: 0, allowRemote: false } }],
+  [["--port=0", "--host", "0.0.0.0", "--allow-remote"], {}, { mode: { kind: "tcp", host: "0.0.0.0", port: 0, allowRemote: true } }],
+  [["--port=0", "--host", "0.0.0.0"], {}, /--host 0\.0\.0\.0 lets other hosts run programs as you; add --allow-remote/],
+  [["--port=0", "--host", "192.168.1.5"], {}, /add --allow-remote/],
+  [["--allow-remote"], {}, /--allow-remote only makes sense with --port/],
   [["--log-level", "trace", "--log-file", "/tmp/d.log"], {}, { logLevel: "trace", logFile: "/tmp/d.log" }],
   [[], { DAPPER_LOG_LEVEL: "debug" }, { logLevel: "debug" }],
   [["--log-level=warn"], { DAPPER_LOG_LEVEL: "debug" }, { logLevel: "warn" }],

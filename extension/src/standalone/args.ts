@@ -5,7 +5,7 @@ import type { LogLevel } from "../host/protocol";
 
 export interface AdapterArgs {
   /** stdio: DAP on stdin/stdout. tcp: a server, one DAP client per connection. */
-  mode: { kind: "stdio" } | { kind: "tcp"; host: string; port: number };
+  mode: { kind: "stdio" } | { kind: "tcp"; host: string; port: number; allowRemote: boolean };
   logLevel: LogLevel;
   logFile: string | undefined;
   help: boolean;
@@ -18,7 +18,11 @@ stdin/stdout; with --port it serves it over TCP, one session per connection.
 
 Options:
   --port N          serve DAP over TCP on port N (0 picks a free port)
-  --host H          the address to listen on with --port (default 127.0.0.1)
+  --host H          the address to listen on with --port (default 127.0.0.1); an
+                    address other hosts can reach also needs --allow-remote
+  --allow-remote    serve clients on other hosts too: anyone who can reach the
+                    port can run programs as you (on Linux, local connections
+                    are still admitted only from your own user id)
   --log-level L     one of ${LOG_LEVELS.join(", ")} (default info, or $DAPPER_LOG_LEVEL)
   --log-file F      append the log to file F instead of stderr
   --help            print this help and exit
@@ -31,6 +35,7 @@ export function parseAdapterArgs(argv: readonly string[], env: NodeJS.ProcessEnv
   let logLevel: string | undefined;
   let logFile: string | undefined;
   let help = false;
+  let allowRemote = false;
 
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -57,6 +62,10 @@ export function parseAdapterArgs(argv: readonly string[], env: NodeJS.ProcessEnv
         host = value();
         if (host === "") throw new Error("--host must not be empty");
         break;
+      case "--allow-remote":
+        if (inlineValue !== undefined) throw new Error("--allow-remote takes no value");
+        allowRemote = true;
+        break;
       case "--log-level":
         logLevel = value();
         break;
@@ -74,15 +83,24 @@ export function parseAdapterArgs(argv: readonly string[], env: NodeJS.ProcessEnv
   }
 
   if (host !== undefined && port === undefined) throw new Error("--host only makes sense with --port");
+  if (allowRemote && port === undefined) throw new Error("--allow-remote only makes sense with --port");
+  if (host !== undefined && !isLoopback(host) && !allowRemote) {
+    throw new Error(`--host ${host} lets other hosts run programs as you; add --allow-remote if that is what you want`);
+  }
   const level = logLevel ?? (env.DAPPER_LOG_LEVEL !== undefined && env.DAPPER_LOG_LEVEL !== "" ? env.DAPPER_LOG_LEVEL : "info");
   if (!isLogLevel(level)) {
     const source = logLevel !== undefined ? "--log-level" : "DAPPER_LOG_LEVEL";
     throw new Error(`${source} must be one of ${LOG_LEVELS.join(", ")}, not ${JSON.stringify(level)}`);
   }
   return {
-    mode: port === undefined ? { kind: "stdio" } : { kind: "tcp", host: host ?? "127.0.0.1", port },
+    mode: port === undefined ? { kind: "stdio" } : { kind: "tcp", host: host ?? "127.0.0.1", port, allowRemote },
     logLevel: level,
     logFile,
     help,
   };
+}
+
+/** Whether an address to listen on is reachable from this machine only. */
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host) || /^::ffff:127\.\d+\.\d+\.\d+$/i.test(host);
 }

@@ -9,7 +9,8 @@ is *detached* (no breakpoints, no stops), and every debugger that disconnects le
 so again, for the next one to attach.
 
 There is no token: the listener is the server here, and whoever can connect to it
-controls the program. That is why it listens on loopback unless told otherwise.
+controls the program. That is why it listens on loopback unless told otherwise, and on
+Linux refuses a connection from another local user (``ipc.peer``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from .. import children, restore_bytecode_setting
 from ..breakpoints.exception_filters import DEFAULT_FILTERS
 from ..ipc.connection import Connection
 from ..ipc.frames import KIND_FROM_DEBUGGEE, encode_frame
+from ..ipc.peer import refusal
 from ..requests.dispatch import dispatch
 from ..session.debugger import Debugger
 from ..session.lifecycle import ExitState, finish_session, flush_output, run_program, start_reader
@@ -136,9 +138,15 @@ class ListeningSession:
     def _accept_loop(self) -> None:
         while True:
             try:
-                sock, _ = self.server.accept()
+                sock, address = self.server.accept()
             except OSError:
                 return  # The listener was closed: the program is ending.
+            why = refusal(sock)
+            if why is not None:
+                print(f"dapper: refused a debugger from {_display(*address[:2])}: {why}",
+                      file=sys.stderr, flush=True)
+                _refuse(sock, f"refused: {why}")
+                continue
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with self._lock:

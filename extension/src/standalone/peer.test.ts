@@ -1,0 +1,48 @@
+import assert from "assert/strict";
+import * as net from "net";
+import * as os from "os";
+import { test } from "node:test";
+import { findUid, judgePeer, peerUid } from "./peer";
+
+// Lines as the kernel writes them on a little-endian machine: 127.0.0.1:4711 ↔ 127.0.0.1:40000.
+const header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n";
+const v4 = "   0: 0100007F:1267 0100007F:9C40 01 00000000:00000000 00:00000000 00000000  1000        0 123 1\n";
+const v4peer = "   1: 0100007F:9C40 0100007F:1267 01 00000000:00000000 00:00000000 00000000    65534        0 124 1\n";
+const mapped = "   0: 0000000000000000FFFF00000100007F:9C40 0000000000000000FFFF00000100007F:1267 01 00000000:00000000 00:00000000 00000000  42 0 125 1\n";
+const v6 = "   0: 00000000000000000000000001000000:9C40 00000000000000000000000001000000:1267 01 00000000:00000000 00:00000000 00000000  7 0 126 1\n";
+const key = (address: string) => `${address}:40000 7f000001:4711`;
+
+const cases: [string, string, number | undefined][] = [
+  ["the peer's line, not ours", header + v4 + v4peer, 65534],
+  ["IPv4-mapped in tcp6", header + mapped, 42],
+  ["no such socket", header + v4, undefined],
+  ["empty table", header, undefined],
+];
+for (const [what, table, uid] of cases) {
+  test(`findUid: ${what}`, { skip: os.endianness() !== "LE" }, () => assert.equal(findUid(table, key("7f000001")), uid));
+}
+test("findUid: ::1 in tcp6", { skip: os.endianness() !== "LE" }, () => {
+  assert.equal(findUid(header + v6, "00000000000000000000000000000001:40000 00000000000000000000000000000001:4711"), 7);
+});
+
+// A real loopback connection: the kernel says it is ours, and the judge admits it.
+test("a real loopback peer is this process's own uid", { skip: process.platform !== "linux" }, async () => {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  const accepted = new Promise<net.Socket>((resolve) => server.once("connection", resolve));
+  const client = net.connect(port, "127.0.0.1");
+  const socket = await accepted;
+  try {
+    const us = { address: socket.localAddress ?? "", port: socket.localPort ?? 0 };
+    assert.equal(await peerUid({ address: socket.remoteAddress ?? "", port: socket.remotePort ?? 0 }, us), process.getuid?.());
+    assert.equal((await judgePeer(socket, process.getuid?.() ?? -1, false)).admit, true);
+    const stranger = await judgePeer(socket, 12345, false);
+    assert.equal(stranger.admit, false);
+    assert.match(stranger.why, /not to the adapter's owner \(uid 12345\)/);
+  } finally {
+    client.destroy();
+    socket.destroy();
+    server.close();
+  }
+});

@@ -1,0 +1,111 @@
+// Who is on the other end of an accepted TCP connection. A debug adapter runs any program
+// its client asks for, so the standalone server admits only its owner: on Linux the
+// kernel says which uid owns the peer's socket (/proc/net/tcp and tcp6 list every socket
+// of the network namespace with its owner), so a connection from another local account
+// is refused. Elsewhere the OS cannot tell, which the README states as the risk.
+
+import * as fs from "fs";
+import * as os from "os";
+import type * as net from "net";
+
+/** Whether the uid of a connection's peer can be known on this OS. */
+export const CAN_TELL_PEER_UID = process.platform === "linux";
+
+export type PeerVerdict = { admit: true; why: string } | { admit: false; why: string };
+
+/**
+ * Decides whether to serve `socket`: a peer on this machine must be owned by `ownerUid`;
+ * one not found among this machine's sockets (a remote host) only when `allowRemote`.
+ */
+export async function judgePeer(socket: net.Socket, ownerUid: number, allowRemote: boolean): Promise<PeerVerdict> {
+  if (!CAN_TELL_PEER_UID) return { admit: true, why: "the OS cannot tell the peer's uid" };
+  const { remoteAddress, remotePort, localAddress, localPort } = socket;
+  if (remoteAddress === undefined || remotePort === undefined || localAddress === undefined || localPort === undefined) {
+    return { admit: false, why: "the connection has no addresses (already closed?)" };
+  }
+  let uid: number | undefined;
+  try {
+    uid = await peerUid({ address: remoteAddress, port: remotePort }, { address: localAddress, port: localPort });
+  } catch (error) {
+    return { admit: false, why: `the peer's owner cannot be read: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  if (uid === undefined) {
+    return allowRemote
+      ? { admit: true, why: "a remote peer (allowed by --allow-remote)" }
+      : { admit: false, why: "the peer is not a socket of this machine, and --allow-remote was not given" };
+  }
+  if (uid !== ownerUid) return { admit: false, why: `the peer belongs to uid ${uid}, not to the adapter's owner (uid ${ownerUid})` };
+  return { admit: true, why: `the peer belongs to the adapter's owner (uid ${uid})` };
+}
+
+interface Endpoint {
+  address: string;
+  port: number;
+}
+
+/**
+ * The uid that owns the socket whose local end is `peer` and remote end is `us`, from
+ * /proc/net/tcp and /proc/net/tcp6; undefined when no socket of this machine matches.
+ */
+export async function peerUid(peer: Endpoint, us: Endpoint): Promise<number | undefined> {
+  const wanted = `${endpointKey(peer)} ${endpointKey(us)}`;
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text: string;
+    try {
+      text = await fs.promises.readFile(table, "latin1");
+    } catch (error) {
+      // A kernel without IPv6 has no tcp6 table.
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+      throw error;
+    }
+    const uid = findUid(text, wanted);
+    if (uid !== undefined) return uid;
+  }
+  return undefined;
+}
+
+/** Scans one table: "sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid …". */
+export function findUid(table: string, wanted: string): number | undefined {
+  for (const line of table.split("\n").slice(1)) {
+    const columns = line.trim().split(/\s+/);
+    if (columns.length < 8) continue;
+    const local = procEndpointKey(columns[1]);
+    const remote = procEndpointKey(columns[2]);
+    if (local === undefined || remote === undefined || `${local} ${remote}` !== wanted) continue;
+    const uid = Number(columns[7]);
+    if (Number.isInteger(uid)) return uid;
+  }
+  return undefined;
+}
+
+/** "127.0.0.1", "::ffff:127.0.0.1" and "::1" as canonical hex bytes (IPv4-mapped as IPv4) and the port. */
+function endpointKey({ address, port }: Endpoint): string {
+  return `${addressBytes(address)}:${port}`;
+}
+
+function addressBytes(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  const v4 = mapped ? mapped[1] : address;
+  if (/^\d+\.\d+\.\d+\.\d+$/.test(v4)) return v4.split(".").map((part) => Number(part).toString(16).padStart(2, "0")).join("");
+  // IPv6: expand "::" to the missing groups of zeros.
+  const [head, tail] = address.split("::");
+  const groups = (text: string | undefined) => (text === undefined || text === "" ? [] : text.split(":"));
+  const before = groups(head);
+  const after = tail === undefined ? [] : groups(tail);
+  const all = [...before, ...Array<string>(8 - before.length - after.length).fill("0"), ...after];
+  return all.map((group) => group.padStart(4, "0").toLowerCase()).join("");
+}
+
+/** A /proc/net/tcp{,6} address "0100007F:1267": 32-bit words in host byte order, port big-endian. */
+function procEndpointKey(field: string): string | undefined {
+  const [hex, portHex] = field.split(":");
+  if (portHex === undefined || (hex.length !== 8 && hex.length !== 32)) return undefined;
+  let bytes = "";
+  for (let word = 0; word < hex.length; word += 8) {
+    const text = hex.slice(word, word + 8).toLowerCase();
+    bytes += os.endianness() === "LE" ? (text.match(/../g) ?? []).reverse().join("") : text;
+  }
+  // An IPv4-mapped IPv6 address is the IPv4 address, as endpointKey writes it.
+  if (bytes.length === 32 && bytes.startsWith("00000000000000000000ffff")) bytes = bytes.slice(24);
+  return `${bytes}:${parseInt(portHex, 16)}`;
+}
