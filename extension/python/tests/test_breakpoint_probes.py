@@ -384,3 +384,38 @@ print("probed", probed, "after", "__dapper_probe__" in f.__code__.co_names, file
 def test_the_instrument_variable(value, expected):
     variables = {} if value is None else {breakpoint_probes.VARIABLE: value}
     assert breakpoint_probes.enabled(variables) is expected
+
+
+def test_the_program_is_compiled_again_when_its_probes_changed_before_it_ran(tmp_path):
+    # A setBreakpoints answered between the launcher's compile of the main program and its
+    # run changed probes that no frame runs yet: the run must use code with the new ones
+    # (this was a race the loop test above lost about 1 run in 18 under load).
+    import subprocess
+    import sys
+
+    from conftest import PACKAGE_DIR
+
+    program = tmp_path / "main.py"
+    program.write_text("print('ran')\n")
+    script = f"""
+import sys
+sys.path.insert(0, {str(PACKAGE_DIR)!r})
+from dapper.session import program
+compiled = []
+def hook(source, filename):
+    compiled.append(filename)
+    return compile(source, filename, "exec")
+current = [True]
+program.compile_program_hook = hook
+program.program_is_current_hook = lambda filename: current[0]
+run = program.prepare_program({str(program)!r}, [])
+run()
+current[0] = False
+run()
+print(len(compiled), file=sys.stderr)
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "ran\nran\n"
+    assert result.stderr == "2\n"  # Once to prepare, once more for the stale run only.

@@ -87,6 +87,8 @@ class BreakpointProbes:
         # canonical -> {line: reason}: probes the copies could not take (the tracer
         # watches those lines itself). For diagnostics and tests.
         self.refused: dict[str, dict[int, str]] = {}
+        # (canonical, applied) the main program was compiled with (compile_program).
+        self._program: tuple[str, object] | None = None
         # canonical -> whether frames were left running code without the file's current
         # probes when they were last applied (the tracer watches those).
         self._stale: dict[str, bool] = {}
@@ -164,6 +166,7 @@ class BreakpointProbes:
         canonical = canonical_path(filename)
         with self._lock:
             applied = self._applied.get(canonical)
+            self._program = (canonical, applied)
             probes = ({line: Probe(applied[1][line], condition)
                        for line, condition in applied[0].items()} if applied else {})
             try:
@@ -176,6 +179,17 @@ class BreakpointProbes:
             if module.refused:
                 self.refused[canonical] = dict(module.refused)
         return module.code if module.accepted else module.plain
+
+    def program_is_current(self, filename: str) -> bool:
+        """Whether the main program's code from ``compile_program`` still has its file's
+        probes (they change when a setBreakpoints comes before the program runs)."""
+        from ..common.paths import canonical_path
+
+        with self._lock:
+            compiled = self._program
+            canonical = canonical_path(filename)
+            return (compiled is None or compiled[0] != canonical
+                    or self._applied.get(canonical) == compiled[1])
 
     def _sync_file(self, instrumentation: Instrumentation, canonical: str,
                    per_line: Mapping[int, tuple]) -> bool:

@@ -128,6 +128,7 @@ class Debugger:
             return False
         self.tracer.copies = self.probes.activate(self.probe_hit, self._file_instrumented)
         program.compile_program_hook = self.probes.compile_program
+        program.program_is_current_hook = self.probes.program_is_current
         # The new copies' lines are the probes', and what they could not take is the
         # tracer's again.
         self.tracer.lines_need_tracing = self.probes.lines_need_tracing

@@ -150,6 +150,7 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
         code = hook(source, absolute)
     else:
         code = compile(source, absolute, "exec", dont_inherit=True)
+    is_current = program_is_current_hook
     # A hot reload then names the top-level statements it did not run again (decoding
     # is a small fraction of the compile just done).
     remember_source(absolute, decode_source(source))
@@ -160,7 +161,17 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
     module.__loader__ = SourceFileLoader("__main__", absolute)
     module.__spec__ = None
     module.__package__ = None
-    return lambda: exec(code, module.__dict__)
+
+    def run() -> None:
+        # Breakpoints answered between the compile above and this moment (a setBreakpoints
+        # right after configurationDone) changed the probes of code no frame runs yet, so
+        # nothing else would give them to it: it is compiled again with them.
+        current = code
+        if hook is not None and is_current is not None and not is_current(absolute):
+            current = hook(source, absolute)
+        exec(current, module.__dict__)
+
+    return run
 
 
 def prepare_module(name: str, args: list[str]) -> Callable[[], None]:
@@ -196,6 +207,8 @@ PREPARERS = {PROGRAM: prepare_program, MODULE: prepare_module, CODE: prepare_cod
 # debugger so that the program's breakpoints are compiled into it as probes. It raises
 # the plain compile's SyntaxError for a source that does not compile.
 compile_program_hook: Callable[[bytes, str], types.CodeType] | None = None
+# Set with it: whether the code it gave for a path still has that file's probes.
+program_is_current_hook: Callable[[str], bool] | None = None
 
 # Called with an exception that ends the program, before its traceback is printed (the
 # debugger stops there when the uncaught exception filter is on). Set by the debugger
