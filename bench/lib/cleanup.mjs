@@ -9,7 +9,7 @@
 // by pid; adapters still get their stdin closed by the client.
 import { readdirSync, readFileSync } from "node:fs";
 
-const MARKERS = ["debugpy", "dist/adapter.js", "dapper.launcher", "/bench/programs/", "dapper-bench-"];
+const MARKERS = ["debugpy", "dist/adapter.js", "dapperdbg.launcher", "/bench/programs/", "dapper-bench-"];
 
 const groups = new Set();
 const pids = new Set();

@@ -417,7 +417,7 @@ pub enum Output {
         bytes: u32,
     },
     /// Open an outgoing TCP connection (attach to a debuggee started with
-    /// `python -m dapper --listen`); answered by `connected` or `connectFailed`.
+    /// `python -m dapperdbg --listen`); answered by `connected` or `connectFailed`.
     Connect {
         request: ConnectRequestId,
         host: String,

@@ -1,4 +1,4 @@
-// Programs started the way users start them for attach, `python -m dapper --listen`,
+// Programs started the way users start them for attach, `python -m dapperdbg --listen`,
 // and the attach half of a session (the launch half is RecordingClient.launchWith).
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -18,10 +18,10 @@ export interface ListeningProgram {
 
 const LISTENING = /dapper: listening for a debugger on (\S+):(\d+)/;
 
-/** Starts `python -m dapper --listen 0 [options] args…` and reads the port it printed. */
+/** Starts `python -m dapperdbg --listen 0 [options] args…` and reads the port it printed. */
 export async function startListening(python: Python, options: string[], args: string[]): Promise<ListeningProgram> {
   const env = { ...process.env, PYTHONPATH: path.join(root, "extension", "python"), PYTHONUNBUFFERED: "1" };
-  const child = spawn(python.executable, ["-m", "dapper", "--listen", "0", ...options, ...args], { cwd: fixtures, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(python.executable, ["-m", "dapperdbg", "--listen", "0", ...options, ...args], { cwd: fixtures, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));

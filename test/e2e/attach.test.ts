@@ -1,4 +1,4 @@
-// Attach to programs the user started with `python -m dapper --listen`, on every CPython
+// Attach to programs the user started with `python -m dapperdbg --listen`, on every CPython
 // of the machine: the standalone adapter connects to them (the engine's `connect`).
 import assert from "node:assert/strict";
 import net from "node:net";

@@ -11,6 +11,11 @@ const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "dapper-launch-options-"))
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 fs.writeFileSync(path.join(scratch, "app.env"), "# settings\nexport FROM_FILE='file value'\nBOTH=from file\n");
 fs.writeFileSync(path.join(scratch, "bad.env"), "OK=1\nthis line is wrong\n");
+// A program with a top-level package of its own named `dapper` (as PyPI's DAPPER is):
+// the debugger's package must not shadow it, nor it the debugger's.
+fs.mkdirSync(path.join(scratch, "shadow", "dapper"), { recursive: true });
+fs.writeFileSync(path.join(scratch, "shadow", "dapper", "__init__.py"), "NAME = 'the program s own dapper'\n");
+fs.writeFileSync(path.join(scratch, "shadow", "main.py"), "import dapper\nprint(dapper.NAME)\n");
 
 /** Prints two variables and exits with 4, so both output and exit code are visible. */
 const printEnv = "import os, sys; print(os.environ.get('FROM_FILE'), '|', os.environ.get('BOTH')); sys.exit(4)";
@@ -37,6 +42,12 @@ const runs: RunCase[] = [
     stdout: "ran\n",
     exitCode: 6,
     refused: { command: "stackTrace", args: { threadId: 1 }, message: /noDebug/ },
+  },
+  {
+    name: "a program with its own top-level package named dapper imports its own",
+    launch: { program: path.join(scratch, "shadow", "main.py") },
+    stdout: "the program s own dapper\n",
+    exitCode: 0,
   },
 ];
 

@@ -1,5 +1,5 @@
 //! The user's `attach` configuration: connect to a program started with
-//! `python -m dapper --listen [HOST:]PORT`. One clear error per mistake, naming the key.
+//! `python -m dapperdbg --listen [HOST:]PORT`. One clear error per mistake, naming the key.
 
 use super::read::{fill_boolean_defaults, get, invalid, optional_string_of};
 use super::schema;
@@ -49,7 +49,7 @@ pub fn validate_attach(arguments: &Value) -> Result<(LaunchConfig, Endpoint), Da
     if get(arguments, "processId").is_some() {
         return Err(DapError::user(
             codes::ATTACH_UNSUPPORTED,
-            "Dapper cannot attach to a process by its 'processId'; start the program with `python -m dapper --listen PORT program.py` and attach with \"connect\": {\"port\": PORT}.",
+            "Dapper cannot attach to a process by its 'processId'; start the program with `python -m dapperdbg --listen PORT program.py` and attach with \"connect\": {\"port\": PORT}.",
         ));
     }
     let endpoint = endpoint(arguments)?;
@@ -112,7 +112,7 @@ pub fn endpoint(arguments: &Map<String, Value>) -> Result<Endpoint, DapError> {
         }
         None => {
             return Err(invalid(
-                "The attach configuration needs 'connect' with the port the program listens on (started with `python -m dapper --listen PORT …`), like \"connect\": {\"port\": 5678}.".to_string(),
+                "The attach configuration needs 'connect' with the port the program listens on (started with `python -m dapperdbg --listen PORT …`), like \"connect\": {\"port\": 5678}.".to_string(),
             ))
         }
     };
@@ -209,7 +209,7 @@ mod tests {
             (json!({"connect": {"host": "devbox.local", "port": 1}}), Ok(("devbox.local", 1))),
             (json!({"connect": {"host": "[::1]", "port": "65535"}}), Ok(("::1", 65535))),
             (json!({"connect": {"host": null, "port": 80}}), Ok(("127.0.0.1", 80))),
-            (json!({}), Err("The attach configuration needs 'connect' with the port the program listens on (started with `python -m dapper --listen PORT …`), like \"connect\": {\"port\": 5678}.")),
+            (json!({}), Err("The attach configuration needs 'connect' with the port the program listens on (started with `python -m dapperdbg --listen PORT …`), like \"connect\": {\"port\": 5678}.")),
             (json!({"port": 5678}), Err("The attach configuration needs 'host' and 'port' inside 'connect': \"connect\": {\"host\": \"127.0.0.1\", \"port\": 5678}.")),
             (json!({"connect": 5678}), Err("The attach configuration's 'connect' must be an object like {\"host\": \"127.0.0.1\", \"port\": 5678}.")),
             (json!({"connect": {"host": "h"}}), Err("The attach configuration's 'connect' needs a 'port': the one the program listens on.")),
@@ -224,7 +224,7 @@ mod tests {
             (json!({"connect": {"host": "my box", "port": 1}}), Err("The attach configuration's 'connect.host' is \"my box\", which is not a host name or an IP address (write only the host, without a scheme, path or port).")),
             (json!({"connect": {"port": 1}, "justMyCode": "no"}), Err("The attach configuration's 'justMyCode' must be true or false.")),
             (json!({"connect": {"port": 1}, "name": 3}), Err("The attach configuration's 'name' must be a string.")),
-            (json!({"processId": 4242}), Err("Dapper cannot attach to a process by its 'processId'; start the program with `python -m dapper --listen PORT program.py` and attach with \"connect\": {\"port\": PORT}.")),
+            (json!({"processId": 4242}), Err("Dapper cannot attach to a process by its 'processId'; start the program with `python -m dapperdbg --listen PORT program.py` and attach with \"connect\": {\"port\": PORT}.")),
             (json!({"connect": {"port": 1}, "pathMappings": [{"localRoot": "/a", "remoteRoot": "/b"}]}), Err("The attach configuration's 'pathMappings' are not supported yet: Dapper attaches where the program's file paths are the editor's (the same machine, or a container that mounts the sources at the same path).")),
             (json!({"connect": {"port": 1}, "pathMappings": []}), Ok(("127.0.0.1", 1))),
             (json!({"connect": {"port": 1}, "subprocessAutoAttach": true}), Err("The attach configuration's 'subprocessAutoAttach' is not supported yet: the child processes of an attached program are not debugged.")),

@@ -4,7 +4,7 @@ use super::types::{LaunchConfig, Target};
 use crate::{Address, Platform};
 use serde_json::{Map, Value};
 
-/// Builds `python [pythonArgs…] -m dapper.launcher --ipc … --session-id … [--no-debug]
+/// Builds `python [pythonArgs…] -m dapperdbg.launcher --ipc … --session-id … [--no-debug]
 /// (--program P | --module M | --code C) [-- args…]`.
 /// `None` for a child session's configuration, which starts no launcher.
 pub fn launcher_argv(
@@ -18,7 +18,7 @@ pub fn launcher_argv(
         Address::Tcp { host, port } => format!("tcp:{host}:{port}"),
         Address::Unix { path } => format!("unix:{path}"),
     };
-    argv.extend(["-m", "dapper.launcher", "--ipc"].map(str::to_string));
+    argv.extend(["-m", "dapperdbg.launcher", "--ipc"].map(str::to_string));
     argv.push(ipc);
     argv.push("--session-id".to_string());
     argv.push(session_id.to_string());
@@ -116,11 +116,11 @@ mod tests {
             port: 5,
         };
         let cases = [
-            (json!({"program": "/a.py"}), &unix, "python3 -m dapper.launcher --ipc unix:/t/s.sock --session-id s1 --program /a.py"),
+            (json!({"program": "/a.py"}), &unix, "python3 -m dapperdbg.launcher --ipc unix:/t/s.sock --session-id s1 --program /a.py"),
             (json!({"module": "m", "args": ["-x", "y"], "python": "/py", "pythonArgs": ["-X", "dev"]}), &tcp,
-             "/py -X dev -m dapper.launcher --ipc tcp:127.0.0.1:5 --session-id s1 --module m -- -x y"),
+             "/py -X dev -m dapperdbg.launcher --ipc tcp:127.0.0.1:5 --session-id s1 --module m -- -x y"),
             (json!({"code": "print(1)", "noDebug": true}), &unix,
-             "python3 -m dapper.launcher --ipc unix:/t/s.sock --session-id s1 --no-debug --code print(1)"),
+             "python3 -m dapperdbg.launcher --ipc unix:/t/s.sock --session-id s1 --no-debug --code print(1)"),
         ];
         for (arguments, address, expected) in cases {
             let config = validate(&arguments, Platform::Linux, false).unwrap();

@@ -6,7 +6,7 @@
 //! the engine accepts.
 //!
 //! `launch` and `attach` are described. The attach keys are those of a user's attach to a
-//! program started with `python -m dapper --listen`; child sessions' attach
+//! program started with `python -m dapperdbg --listen`; child sessions' attach
 //! configurations (built by the engine, with the private `__dapperChildSessionId`) are
 //! not something a user writes, so they are not described.
 
@@ -180,7 +180,7 @@ pub const ATTACH_KEYS: &[Key] = &[
         name: "connect",
         kind: Kind::Endpoint,
         default: Default::Endpoint(DEFAULT_ATTACH_HOST, 5678),
-        description: "Where the program listens, as started with `python -m dapper --listen [HOST:]PORT`: `port` (required) and `host` (default 127.0.0.1).",
+        description: "Where the program listens, as started with `python -m dapperdbg --listen [HOST:]PORT`: `port` (required) and `host` (default 127.0.0.1).",
     },
     JUST_MY_CODE,
     SHOW_RETURN_VALUE,

@@ -1,5 +1,5 @@
 //! A user's `attach`: the engine asks the host to connect to a program started with
-//! `python -m dapper --listen [HOST:]PORT`, reads its `dapper/hello` and then runs the
+//! `python -m dapperdbg --listen [HOST:]PORT`, reads its `dapper/hello` and then runs the
 //! session as a launched one, except that the program is not ours: `disconnect` leaves
 //! it running, and `terminate` asks it to end itself (`dapper/terminate`), because its
 //! pid may be on another machine.
@@ -113,7 +113,7 @@ impl Session {
             .map_or(0, |endpoint| endpoint.port);
         let error = DapError::user(
             codes::ATTACH_FAILED,
-            format!("Dapper could not connect to the program at {endpoint} ({error}). Is it running under `python -m dapper --listen {port} …`, and is 'connect' right?"),
+            format!("Dapper could not connect to the program at {endpoint} ({error}). Is it running under `python -m dapperdbg --listen {port} …`, and is 'connect' right?"),
         );
         self.fail_launch(ctx, error);
     }
@@ -127,7 +127,7 @@ impl Session {
         let message = if launch.stage.is_connecting() {
             format!("Dapper could not connect to the program at {endpoint} within {seconds} seconds; check 'connect' and that nothing (a firewall) is in the way.")
         } else {
-            format!("The program at {endpoint} accepted the connection but did not say hello within {seconds} seconds; is it a program started with `python -m dapper --listen`?")
+            format!("The program at {endpoint} accepted the connection but did not say hello within {seconds} seconds; is it a program started with `python -m dapperdbg --listen`?")
         };
         self.fail_launch(ctx, DapError::user(codes::ATTACH_FAILED, message));
     }
@@ -238,7 +238,7 @@ impl Session {
     fn fail_not_dapper(&mut self, ctx: &mut SessionContext<'_>, endpoint: &str, reason: &str) {
         let error = DapError::user(
             codes::ATTACH_FAILED,
-            format!("The program at {endpoint} is not a Dapper debuggee ({reason}); start it with `python -m dapper --listen`."),
+            format!("The program at {endpoint} is not a Dapper debuggee ({reason}); start it with `python -m dapperdbg --listen`."),
         );
         self.fail_launch(ctx, error);
     }

@@ -16,7 +16,7 @@ pub enum Origin {
     Launched,
     /// Its parent debuggee started it, and it waits for this session (attach).
     Child,
-    /// The user started it with `python -m dapper --listen`; the session attached to
+    /// The user started it with `python -m dapperdbg --listen`; the session attached to
     /// it at this endpoint.
     Remote(Endpoint),
 }

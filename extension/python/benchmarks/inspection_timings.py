@@ -18,8 +18,8 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from parked import Parked  # noqa: E402
 
-from dapper.common.paths import PathCache  # noqa: E402
-from dapper.inspection.inspector import Container, Inspector  # noqa: E402
+from dapperdbg.common.paths import PathCache  # noqa: E402
+from dapperdbg.inspection.inspector import Container, Inspector  # noqa: E402
 
 
 def thousand_locals(parked: Parked):

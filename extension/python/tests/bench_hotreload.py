@@ -22,7 +22,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from dapper.hotreload import reload_file  # noqa: E402
+from dapperdbg.hotreload import reload_file  # noqa: E402
 
 
 def generate(lines: int, version: int) -> str:

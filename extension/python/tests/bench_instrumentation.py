@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from dapper.instrumentation import Probe, instrument_source, set_probe_handler  # noqa: E402
+from dapperdbg.instrumentation import Probe, instrument_source, set_probe_handler  # noqa: E402
 
 FIB = """\
 def fib(n):

@@ -21,7 +21,7 @@ import pytest
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PACKAGE_DIR))
 
-from dapper.ipc.frames import KIND_TO_DEBUGGEE, FrameDecoder, encode_frame  # noqa: E402
+from dapperdbg.ipc.frames import KIND_TO_DEBUGGEE, FrameDecoder, encode_frame  # noqa: E402
 
 TIMEOUT = 15.0
 TOKEN = "secret-token-1234"
@@ -269,7 +269,7 @@ def launch(tmp_path):
 
     def start(*target, tracer=None, transport="unix", env=None, cwd=None, connect=True,
               launcher_options=(), session_id="s1", python_options=()):
-        argv = [sys.executable, *python_options, "-m", "dapper.launcher", "--ipc", "{ipc}",
+        argv = [sys.executable, *python_options, "-m", "dapperdbg.launcher", "--ipc", "{ipc}",
                 "--session-id", session_id, *launcher_options, *map(str, target)]
         debuggee = Debuggee(argv, engine_environment(env, tracer), cwd or tmp_path,
                             transport, tmp_path)

@@ -7,7 +7,7 @@ import contextlib
 import sys
 import threading
 
-from dapper.inspection.stopped_work import ResumeSignal, run_on_stopped_thread
+from dapperdbg.inspection.stopped_work import ResumeSignal, run_on_stopped_thread
 
 MODULE_CONSTANT = "module level"
 

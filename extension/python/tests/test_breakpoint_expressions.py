@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dapper.breakpoints.expressions import (
+from dapperdbg.breakpoints.expressions import (
     ExpressionError,
     compile_condition,
     parse_hit_condition,

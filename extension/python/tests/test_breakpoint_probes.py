@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from dapper.instrumentation import breakpoint_probes
+from dapperdbg.instrumentation import breakpoint_probes
 
 MODES = ["copies", "traced"]
 
@@ -400,7 +400,7 @@ def test_the_program_is_compiled_again_when_its_probes_changed_before_it_ran(tmp
     script = f"""
 import sys
 sys.path.insert(0, {str(PACKAGE_DIR)!r})
-from dapper.session import program
+from dapperdbg.session import program
 compiled = []
 def hook(source, filename):
     compiled.append(filename)

@@ -187,7 +187,7 @@ def test_breakpoint_in_a_thread(launch, write, backend):
     names = {t["id"]: t["name"] for t in debuggee.request("threads")["threads"]}
     assert names[1] == "MainThread"
     assert names[stopped["threadId"]] == "worker-1"
-    assert "dapper.ipc" not in names.values()
+    assert "dapperdbg.ipc" not in names.values()
     frames = debuggee.request("stackTrace", {"threadId": stopped["threadId"]})["stackFrames"]
     assert frames[0]["name"] == "worker"
     debuggee.request("continue", {"threadId": stopped["threadId"]})
@@ -332,7 +332,7 @@ def test_breakpoints_in_the_debugger_itself_are_refused(launch, write, backend):
     path = write("main.py", "x = 1\n")
     debuggee = launch("--program", path, tracer=backend)
     debuggee.configure()
-    own_file = PACKAGE_DIR / "dapper" / "requests" / "dispatch.py"
+    own_file = PACKAGE_DIR / "dapperdbg" / "requests" / "dispatch.py"
     [breakpoint] = debuggee.set_breakpoints(own_file, [70])
     assert not breakpoint["verified"]
     assert "debugger" in breakpoint["message"]

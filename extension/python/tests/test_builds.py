@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from dapper.tracing import choose_backend_name, is_free_threaded
+from dapperdbg.tracing import choose_backend_name, is_free_threaded
 
 
 def test_the_pythons_under_test_are_standard_builds():

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from dapper.children.commands import (
+from dapperdbg.children.commands import (
     CODE,
     MODULE,
     PROGRAM,
@@ -17,10 +17,10 @@ from dapper.children.commands import (
     parse_python_arguments,
     python_name_verdict,
 )
-from dapper.children.planning import NOT_PYTHON, plan_argv, plan_shell
-from dapper.children.shell import ComplexShellCommand, split_simple_command
-from dapper.children.state import PACKAGE_DIR, ChildHooks
-from dapper.session.link import SessionLink, format_address
+from dapperdbg.children.planning import NOT_PYTHON, plan_argv, plan_shell
+from dapperdbg.children.shell import ComplexShellCommand, split_simple_command
+from dapperdbg.children.state import PACKAGE_DIR, ChildHooks
+from dapperdbg.session.link import SessionLink, format_address
 
 PY = sys.executable
 
@@ -91,13 +91,13 @@ def test_python_command_lines_that_cannot_run_under_the_launcher(words, reason):
 
 @pytest.mark.parametrize("words, expected", [
     (["-u", "s.py", "a", "--x"],
-     [PY, "-u", "-m", "dapper.launcher", "--ipc", "unix:/l", "--session-id", "s1.2",
+     [PY, "-u", "-m", "dapperdbg.launcher", "--ipc", "unix:/l", "--session-id", "s1.2",
       "--program", "s.py", "--", "a", "--x"]),
     (["-m", "pkg"],
-     [PY, "-m", "dapper.launcher", "--ipc", "unix:/l", "--session-id", "s1.2",
+     [PY, "-m", "dapperdbg.launcher", "--ipc", "unix:/l", "--session-id", "s1.2",
       "--module", "pkg"]),
     (["-c", "print(1)", "--multiprocessing-fork"],
-     [PY, "-m", "dapper.launcher", "--ipc", "unix:/l", "--session-id", "s1.2",
+     [PY, "-m", "dapperdbg.launcher", "--ipc", "unix:/l", "--session-id", "s1.2",
       "--code", "print(1)", "--", "--multiprocessing-fork"]),
 ])
 def test_rewriting_puts_the_launcher_between_options_and_target(words, expected):
@@ -154,7 +154,7 @@ def _rewritten(plan):
     return plan.rewritten("unix:/l", "s1.1", "/pkg")
 
 
-LAUNCH = ["-m", "dapper.launcher", "--ipc", "unix:/l", "--session-id", "s1.1"]
+LAUNCH = ["-m", "dapperdbg.launcher", "--ipc", "unix:/l", "--session-id", "s1.1"]
 
 
 @pytest.mark.parametrize("argv, executable, name, rewritten", [

@@ -16,7 +16,7 @@ import threading
 import pytest
 
 from conftest import TIMEOUT, TOKEN
-from dapper.ipc.frames import KIND_TO_DEBUGGEE, FrameDecoder, encode_frame
+from dapperdbg.ipc.frames import KIND_TO_DEBUGGEE, FrameDecoder, encode_frame
 
 ENV_REPORT = """
 import json, os, sys

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from dapper.children import import_hooks
+from dapperdbg.children import import_hooks
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from dapper.children.watcher import ExitWatcher
+from dapperdbg.children.watcher import ExitWatcher
 
 MODES = ["polling"] + (["pidfd"] if hasattr(os, "pidfd_open") else [])
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dapper.ipc.connection import AddressError, parse_address
-from dapper.launcher.cli import UsageError, parse_arguments
+from dapperdbg.ipc.connection import AddressError, parse_address
+from dapperdbg.launcher.cli import UsageError, parse_arguments
 
 BASE = ["--ipc", "unix:/s", "--session-id", "id"]
 

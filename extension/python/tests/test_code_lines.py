@@ -7,14 +7,14 @@ import textwrap
 
 import pytest
 
-from dapper.breakpoints.store import BreakpointStore
-from dapper.common.code_lines import (
+from dapperdbg.breakpoints.store import BreakpointStore
+from dapperdbg.common.code_lines import (
     ExecutableLinesCache,
     SourceError,
     executable_lines_of_source,
     resolve_line,
 )
-from dapper.common.paths import canonical_path
+from dapperdbg.common.paths import canonical_path
 
 SOURCE = textwrap.dedent('''\
     """Docstring."""

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from dapper.launcher.environment import remove_pythonpath_entry, take_dapper_environment
+from dapperdbg.launcher.environment import remove_pythonpath_entry, take_dapper_environment
 
 
 def test_dapper_variables_are_taken_out():

@@ -7,7 +7,7 @@ import parked as parked_module
 import pytest
 from parked import parked_thread
 
-from dapper.inspection.evaluation import (
+from dapperdbg.inspection.evaluation import (
     NO_RESULT,
     EvaluationError,
     assign_expression,

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from dapper.breakpoints.exception_filters import (
+from dapperdbg.breakpoints.exception_filters import (
     FilterError,
     parse_filters,
     parse_type_names,

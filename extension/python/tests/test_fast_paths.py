@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from dapper.instrumentation import bytecode
-from dapper.instrumentation.self_check import copies_unavailable
-from dapper.tracing.fast_paths import copies_notice, tracer_notice
+from dapperdbg.instrumentation import bytecode
+from dapperdbg.instrumentation.self_check import copies_unavailable
+from dapperdbg.tracing.fast_paths import copies_notice, tracer_notice
 
 
 @pytest.mark.parametrize("backend,requested,fallback,says", [

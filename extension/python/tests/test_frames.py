@@ -7,7 +7,7 @@ import struct
 
 import pytest
 
-from dapper.ipc.frames import (
+from dapperdbg.ipc.frames import (
     KIND_FROM_DEBUGGEE,
     KIND_TO_DEBUGGEE,
     MAX_PAYLOAD,

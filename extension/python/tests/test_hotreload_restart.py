@@ -84,7 +84,7 @@ def test_restart_after_reload_reruns_the_code_the_frame_started_with(outcome):
 def test_a_frame_of_another_thread_is_never_jumped():
     import threading
 
-    from dapper.hotreload import RestartPlan, plan_restart
+    from dapperdbg.hotreload import RestartPlan, plan_restart
 
     ready, release = threading.Event(), threading.Event()
     frames = []

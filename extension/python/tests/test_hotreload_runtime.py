@@ -67,7 +67,7 @@ def test_frames_running_old_code_are_named(tmp_path):
                 from edits import edit
                 import json, threading
                 import worker
-                from dapper.hotreload import reload_file
+                from dapperdbg.hotreload import reload_file
                 thread = threading.Thread(target=lambda: results.append(worker.work()), name="w1")
                 results = []
                 thread.start()
@@ -101,7 +101,7 @@ def test_reload_while_running_defers_functions_on_a_stack(tmp_path):
                 from edits import edit
                 import json, threading
                 import worker
-                from dapper.hotreload import apply_deferred, pending, reload_file
+                from dapperdbg.hotreload import apply_deferred, pending, reload_file
                 thread = threading.Thread(target=worker.work)
                 thread.start()
                 worker.started.wait()
@@ -132,7 +132,7 @@ def test_main_script_loop_is_not_restarted(tmp_path):
     fresh ``__main__``), edits itself mid-loop and reloads: the loop goes on, state kept."""
     script = """
         import json, sys
-        from dapper.hotreload import reload_file
+        from dapperdbg.hotreload import reload_file
         from edits import edit
         total = 0
         calls = []
@@ -193,7 +193,7 @@ def test_stale_bytecode_is_rewritten(tmp_path):
                 import json, os, subprocess, sys
                 sys.dont_write_bytecode = False
                 import cached_mod
-                from dapper.hotreload import reload_file
+                from dapperdbg.hotreload import reload_file
                 path = cached_mod.__file__
                 assert os.path.exists(cached_mod.__spec__.cached)
                 stat = os.stat(path)
@@ -240,7 +240,7 @@ def test_compiler_warnings_are_filtered_as_on_import(tmp_path):
                 warn_mod = sys.modules[name] = importlib.util.module_from_spec(spec)
                 spec.loader.exec_module(warn_mod)
                 on_import = len(shown)
-                from dapper.hotreload import reload_file
+                from dapperdbg.hotreload import reload_file
                 edit(warn_mod.__file__, "1 is 1", "2 is 2")
                 reload_file(warn_mod.__file__)
                 print(json.dumps({"import": on_import, "reload": len(shown) - on_import}))
@@ -263,7 +263,7 @@ def test_errors_change_nothing(tmp_path):
             "main.py": """
                 import json, os
                 import mod
-                from dapper.hotreload import ReloadError, reload_file
+                from dapperdbg.hotreload import ReloadError, reload_file
                 out = {}
                 for path, source in [("notes.txt", None), ("elsewhere.py", None),
                                      (mod.__file__, "def f():\\n    return 2\\n  x = (\\n")]:
@@ -301,7 +301,7 @@ def test_reloaded_function_is_a_plain_function_with_the_new_code(tmp_path):
                 from edits import edit
                 import json, types
                 import loop
-                from dapper.hotreload import reload_file
+                from dapperdbg.hotreload import reload_file
                 before = loop.spin
                 edit(loop.__file__, "total += i", "total += 2 * i")
                 reload_file(loop.__file__)

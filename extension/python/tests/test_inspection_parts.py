@@ -10,11 +10,11 @@ import threading
 import pytest
 from parked import parked_thread
 
-from dapper.common.paths import PathCache
-from dapper.inspection.completions import complete, split_reference
-from dapper.inspection.inspector import RETURN_VALUE_PREFIX, Inspector
-from dapper.inspection.output_capture import OutputCapture, StreamTee
-from dapper.inspection.sources import SourceError, SourceRegistry, modules_body
+from dapperdbg.common.paths import PathCache
+from dapperdbg.inspection.completions import complete, split_reference
+from dapperdbg.inspection.inspector import RETURN_VALUE_PREFIX, Inspector
+from dapperdbg.inspection.output_capture import OutputCapture, StreamTee
+from dapperdbg.inspection.sources import SourceError, SourceRegistry, modules_body
 
 
 @pytest.mark.parametrize("text,names,partial", [

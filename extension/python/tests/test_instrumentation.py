@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from dapper.common.code_lines import code_tree_lines
-from dapper.instrumentation import Probe, instrument_source, set_probe_handler
+from dapperdbg.common.code_lines import code_tree_lines
+from dapperdbg.instrumentation import Probe, instrument_source, set_probe_handler
 
 FILENAME = "/virtual/instrumented_case.py"
 _MARKER = re.compile(r"#@ (\d+)(?:: (.*))?$")

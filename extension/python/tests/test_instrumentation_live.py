@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from dapper.instrumentation import Instrumentation, Probe, instrument_source, set_probe_handler
+from dapperdbg.instrumentation import Instrumentation, Probe, instrument_source, set_probe_handler
 
 _counter = itertools.count()
 
@@ -335,7 +335,7 @@ def test_functions_outside_the_files_modules_are_not_found(workspace, hits):
 
 
 def test_the_debuggers_own_code_is_never_instrumented(hits):
-    from dapper.instrumentation import probes
+    from dapperdbg.instrumentation import probes
 
     instrumentation = Instrumentation()
     result = instrumentation.set_probes(probes.__file__, {1: Probe(1)})

@@ -21,7 +21,7 @@ import types
 
 import pytest
 
-from dapper.instrumentation import (
+from dapperdbg.instrumentation import (
     Instrumentation,
     Probe,
     bytecode,

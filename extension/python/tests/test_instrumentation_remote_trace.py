@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from dapper.tracing.remote import RemoteTrace
+from dapperdbg.tracing.remote import RemoteTrace
 
 pytestmark = pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.12+ use sys.monitoring")
 

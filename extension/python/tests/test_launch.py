@@ -55,7 +55,7 @@ def test_hello_facts_match_what_platform_says():
     # The launcher does not import platform (it costs every debuggee ~5 ms).
     import platform
 
-    from dapper.session.link import python_implementation, python_version
+    from dapperdbg.session.link import python_implementation, python_version
 
     assert python_version() == platform.python_version()
     assert python_implementation() == platform.python_implementation()
@@ -204,7 +204,7 @@ def test_connection_failure_is_reported_and_exits_1(tmp_path):
 
     from conftest import engine_environment
 
-    argv = [sys.executable, "-m", "dapper.launcher", "--ipc", f"unix:{tmp_path}/none.sock",
+    argv = [sys.executable, "-m", "dapperdbg.launcher", "--ipc", f"unix:{tmp_path}/none.sock",
             "--session-id", "s", "--code", "pass"]
     result = subprocess.run(argv, env=engine_environment(), capture_output=True, text=True,
                             timeout=30, cwd=tmp_path)
@@ -222,7 +222,7 @@ def test_bad_command_lines_fail_clearly(tmp_path, argv, message):
 
     from conftest import engine_environment
 
-    result = subprocess.run([sys.executable, "-m", "dapper.launcher", *argv],
+    result = subprocess.run([sys.executable, "-m", "dapperdbg.launcher", *argv],
                             env=engine_environment(), capture_output=True, text=True,
                             timeout=30, cwd=tmp_path)
     assert result.returncode in (1, 2)
@@ -235,7 +235,7 @@ def test_missing_token_fails_clearly(tmp_path):
     from conftest import engine_environment
 
     result = subprocess.run(
-        [sys.executable, "-m", "dapper.launcher", "--ipc", "tcp:127.0.0.1:9",
+        [sys.executable, "-m", "dapperdbg.launcher", "--ipc", "tcp:127.0.0.1:9",
          "--session-id", "s", "--code", "pass"],
         env=engine_environment({"DAPPER_SESSION_TOKEN": None}),
         capture_output=True, text=True, timeout=30, cwd=tmp_path)
@@ -334,7 +334,7 @@ def test_the_package_caches_its_own_bytecode_but_the_program_keeps_its_setting(
     import shutil
 
     package_copy = tmp_path / "package"
-    shutil.copytree(PACKAGE_DIR / "dapper", package_copy / "dapper",
+    shutil.copytree(PACKAGE_DIR / "dapperdbg", package_copy / "dapperdbg",
                     ignore=shutil.ignore_patterns("__pycache__"))
     write("helper.py", "VALUE = 1\n")
     program = write("main.py", """
@@ -349,7 +349,7 @@ def test_the_package_caches_its_own_bytecode_but_the_program_keeps_its_setting(
     })
     run_to_exit(debuggee)
     assert debuggee.stdout() == "True 1\n"
-    root = package_copy / "dapper"
+    root = package_copy / "dapperdbg"
     cached = {
         ".".join([*cache.parent.relative_to(root).parts, name.split(".")[0]])
         for cache in root.rglob("__pycache__") for name in os.listdir(cache)

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from dapper.common.library_code import is_library_canonical
-from dapper.common.paths import canonical_path
+from dapperdbg.common.library_code import is_library_canonical
+from dapperdbg.common.paths import canonical_path
 
 
 @pytest.mark.parametrize("path, library", [

@@ -1,4 +1,4 @@
-"""``python -m dapper --listen``: its command line, and a real listening program driven
+"""``python -m dapperdbg --listen``: its command line, and a real listening program driven
 the way the engine drives it after `connect` (hello without a token, configure,
 configurationDone, detach, a second client, dapper/refused, dapper/terminate)."""
 
@@ -15,8 +15,8 @@ import time
 import pytest
 
 from conftest import PACKAGE_DIR, TIMEOUT
-from dapper.ipc.frames import KIND_TO_DEBUGGEE, FrameDecoder, encode_frame
-from dapper.launcher.listen_cli import UsageError, parse_arguments, parse_endpoint
+from dapperdbg.ipc.frames import KIND_TO_DEBUGGEE, FrameDecoder, encode_frame
+from dapperdbg.launcher.listen_cli import UsageError, parse_arguments, parse_endpoint
 
 GOOD = [
     (["--listen", "5678", "app.py"], ("127.0.0.1", 5678, False, "program", "app.py", [])),
@@ -136,7 +136,7 @@ def start(tmp_path, *options: str, seconds: str = "30"):
     program.write_text(PROGRAM)
     env = dict(os.environ, PYTHONPATH=str(PACKAGE_DIR))
     process = subprocess.Popen(
-        [sys.executable, "-m", "dapper", "--listen", "0", *options, str(program), seconds],
+        [sys.executable, "-m", "dapperdbg", "--listen", "0", *options, str(program), seconds],
         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = process.stderr.readline()
     match = re.match(r"dapper: listening for a debugger on 127\.0\.0\.1:(\d+)", line)
@@ -239,7 +239,7 @@ def test_output_and_the_exit_are_announced_to_the_attached_client(tmp_path):
 ])
 def test_bad_starts_say_why(argv, message):
     env = dict(os.environ, PYTHONPATH=str(PACKAGE_DIR))
-    result = subprocess.run([sys.executable, "-m", "dapper", *argv], env=env,
+    result = subprocess.run([sys.executable, "-m", "dapperdbg", *argv], env=env,
                             capture_output=True, text=True, timeout=TIMEOUT)
     assert result.returncode in (1, 2)
     assert result.stderr.startswith(message), result.stderr

@@ -27,7 +27,7 @@ import pytest
 from conftest import PACKAGE_DIR
 
 ROOT = Path(PACKAGE_DIR)
-PACKAGE = ROOT / "dapper"
+PACKAGE = ROOT / "dapperdbg"
 
 
 def module_names() -> dict[str, Path]:
@@ -149,7 +149,7 @@ def test_the_import_graph_has_no_cycle():
 
 
 def test_the_packages_form_layers():
-    """Collapsed to its packages (dapper.session.debugger counts as dapper.session), the
+    """Collapsed to its packages (dapperdbg.session.debugger counts as dapperdbg.session), the
     graph has no cycle either: each package imports only packages below it (the
     README's layout table lists them in that order)."""
     packages: dict[str, set[str]] = {}
@@ -176,14 +176,14 @@ def test_find_cycles_reports_each_cycle(graph, expected):
 def test_the_graph_counts_function_level_imports_and_not_type_checking_ones():
     graph = import_graph()
     # children/__init__.py imports its hooks inside activate(), for start-up cost.
-    assert "dapper.children.fork" in graph["dapper.children"]
+    assert "dapperdbg.children.fork" in graph["dapperdbg.children"]
     # The handlers name the Debugger for the type checker only.
-    assert "dapper.session.debugger" not in graph["dapper.requests.execution"]
-    assert "dapper.requests.dispatch" in graph["dapper.session.lifecycle"]
+    assert "dapperdbg.session.debugger" not in graph["dapperdbg.requests.execution"]
+    assert "dapperdbg.requests.dispatch" in graph["dapperdbg.session.lifecycle"]
 
 
 def test_each_request_is_registered_once():
-    from dapper.requests.dispatch import HANDLERS
+    from dapperdbg.requests.dispatch import HANDLERS
 
     source = (PACKAGE / "requests" / "dispatch.py").read_text()
     [table] = [node.value for node in ast.walk(ast.parse(source))

@@ -11,9 +11,9 @@ import types
 
 import pytest
 
-from dapper.breakpoints.loaded_files import LoadedFiles
-from dapper.breakpoints.store import NOT_LOADED_YET, BreakpointStore
-from dapper.common.paths import canonical_path
+from dapperdbg.breakpoints.loaded_files import LoadedFiles
+from dapperdbg.breakpoints.store import NOT_LOADED_YET, BreakpointStore
+from dapperdbg.common.paths import canonical_path
 
 SOURCE = "x = 1\n\n# a comment\ny = 2\n"
 

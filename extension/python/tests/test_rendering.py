@@ -6,7 +6,7 @@ import collections
 
 import pytest
 
-from dapper.inspection.rendering import (
+from dapperdbg.inspection.rendering import (
     CLASS_GROUP,
     FUNCTION_GROUP,
     SPECIAL_GROUP,

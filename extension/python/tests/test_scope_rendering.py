@@ -8,11 +8,11 @@ import sys
 
 import pytest
 
-from dapper.common.paths import PathCache
-from dapper.inspection.inspector import Container, Inspector
-from dapper.inspection.rendering import DEFAULT_FORMAT, TRUNCATION_MARKER, Format, safe_repr
-from dapper.ipc import frames
-from dapper.ipc.frames import EncodedJson, encode_frame
+from dapperdbg.common.paths import PathCache
+from dapperdbg.inspection.inspector import Container, Inspector
+from dapperdbg.inspection.rendering import DEFAULT_FORMAT, TRUNCATION_MARKER, Format, safe_repr
+from dapperdbg.ipc import frames
+from dapperdbg.ipc.frames import EncodedJson, encode_frame
 
 HUGE_INT = 10**5000
 # Python 3.11+ refuses to turn ints of more than 4,300 digits into decimal text.

@@ -9,8 +9,8 @@ import time
 import pytest
 from parked import parked_thread
 
-from dapper.inspection import rendering
-from dapper.inspection.stopped_work import InspectionWorker, WorkRefused, WorkTimedOut
+from dapperdbg.inspection import rendering
+from dapperdbg.inspection.stopped_work import InspectionWorker, WorkRefused, WorkTimedOut
 
 
 def test_work_runs_on_the_parked_thread():

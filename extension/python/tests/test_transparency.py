@@ -170,7 +170,7 @@ def test_output_not_captured_keeps_the_streams_as_they_are(launch, write, tmp_pa
 
 
 @pytest.mark.parametrize("orig_argv,argv", [
-    (["py", "-X", "dev", "-m", "dapper.launcher", "--ipc", "i", "--program", "p.py", "a"],
+    (["py", "-X", "dev", "-m", "dapperdbg.launcher", "--ipc", "i", "--program", "p.py", "a"],
      ["/d/launcher/__main__.py", "--ipc", "i", "--program", "p.py", "a"]),
     (["py", "-I", "-c", "bootstrap", "--ipc", "i", "--program", "p.py", "a"],
      ["-c", "--ipc", "i", "--program", "p.py", "a"]),
@@ -179,7 +179,7 @@ def test_output_not_captured_keeps_the_streams_as_they_are(launch, write, tmp_pa
 ])
 def test_orig_argv_is_the_interpreter_and_its_options_then_the_target(monkeypatch, orig_argv,
                                                                         argv):
-    from dapper.session import program
+    from dapperdbg.session import program
 
     monkeypatch.setattr(sys, "orig_argv", orig_argv, raising=False)
     monkeypatch.setattr(sys, "argv", argv)

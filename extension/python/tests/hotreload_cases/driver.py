@@ -15,7 +15,7 @@ import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
-from dapper.hotreload import ReloadError, reload_file, remember_source  # noqa: E402
+from dapperdbg.hotreload import ReloadError, reload_file, remember_source  # noqa: E402
 
 
 def sections(text):

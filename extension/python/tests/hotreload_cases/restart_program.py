@@ -9,7 +9,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
-from dapper.hotreload import (  # noqa: E402
+from dapperdbg.hotreload import (  # noqa: E402
     RestartPlan,
     capture_arguments,
     plan_restart,

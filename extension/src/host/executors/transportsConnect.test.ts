@@ -1,4 +1,4 @@
-// The host's side of `connect` (attach to a program started with `python -m dapper
+// The host's side of `connect` (attach to a program started with `python -m dapperdbg
 // --listen`): real sockets, one helper, a table of the ways a connect can end.
 import assert from "assert/strict";
 import * as net from "net";

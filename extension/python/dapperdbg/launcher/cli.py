@@ -1,6 +1,6 @@
 """The launcher's command line (docs/ipc.md):
 
-    python -m dapper.launcher --ipc ADDRESS --session-id ID [--no-debug]
+    python -m dapperdbg.launcher --ipc ADDRESS --session-id ID [--no-debug]
            (--program PATH | --module NAME | --code TEXT) [--] [args...]
 
 Launcher options come first. The target option ends them, as a script name ends
@@ -11,7 +11,7 @@ program, even words that look like options.
 from __future__ import annotations
 
 USAGE = (
-    "usage: python -m dapper.launcher --ipc unix:PATH|tcp:HOST:PORT --session-id ID "
+    "usage: python -m dapperdbg.launcher --ipc unix:PATH|tcp:HOST:PORT --session-id ID "
     "[--no-debug] (--program PATH | --module NAME | --code TEXT) [--] [args...]"
 )
 

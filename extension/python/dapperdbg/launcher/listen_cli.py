@@ -1,6 +1,6 @@
-"""The command line of ``python -m dapper`` (README, "Attaching to a program you started"):
+"""The command line of ``python -m dapperdbg`` (README, "Attaching to a program you started"):
 
-    python -m dapper --listen [HOST:]PORT [--wait-for-client]
+    python -m dapperdbg --listen [HOST:]PORT [--wait-for-client]
                      (PATH | -m MODULE | -c CODE) [args...]
 
 Dapper's options come first. The target ends them, as it ends Python's own options:
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 USAGE = (
-    "usage: python -m dapper --listen [HOST:]PORT [--wait-for-client] "
+    "usage: python -m dapperdbg --listen [HOST:]PORT [--wait-for-client] "
     "(PATH | -m MODULE | -c CODE) [args...]"
 )
 

@@ -1,6 +1,6 @@
 """Who a session is: its hello, and what a launched session knows about itself for
 child-process support (its id, its parent's, the token, and the tree's child listener
-from dapper/configure).
+from dapperdbg/configure).
 
 Kept free of heavy imports: every debuggee imports it (``platform`` alone would cost
 ~5 ms, most of it ``re``).
@@ -49,7 +49,7 @@ def hello(session_id: str, *, token: str | None = None, parent_session_id: str |
           name: str | None = None) -> tuple[str, dict]:
     """The first message of every connection (docs/ipc.md, "Hello"): ``dapper/hello``, or
     ``dapper/sessionHello`` for a child session (one with a parent). A launched session
-    proves itself with the ``token``; a listening program (``python -m dapper
+    proves itself with the ``token``; a listening program (``python -m dapperdbg
     --listen``) has none and gives its ``name`` instead."""
     body: dict = {
         "sessionId": session_id,

@@ -15,7 +15,7 @@ import select
 import threading
 from collections.abc import Callable
 
-THREAD_NAME = "dapper.children"
+THREAD_NAME = "dapperdbg.children"
 _POLL_SECONDS = 0.5
 
 

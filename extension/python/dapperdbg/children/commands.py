@@ -33,7 +33,7 @@ OLDEST_MINOR = 9
 # the package directory goes on sys.path by hand, and the launcher's own clean-up
 # removes it again before the program runs.
 _BOOTSTRAP = ("import sys; sys.path.insert(0, {dir!r}); "
-              "from dapper.launcher import main; sys.exit(main())")
+              "from dapperdbg.launcher import main; sys.exit(main())")
 
 
 class NotAttachable(Exception):
@@ -180,7 +180,7 @@ def launcher_command(command: PythonCommand, ipc: str, session_id: str,
     if command.ignores_environment:
         start = ["-c", _BOOTSTRAP.format(dir=package_dir)]
     else:
-        start = ["-m", "dapper.launcher"]
+        start = ["-m", "dapperdbg.launcher"]
     return [*command.interpreter, *command.options, *start, *launcher_options]
 
 

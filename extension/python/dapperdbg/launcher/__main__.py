@@ -1,9 +1,9 @@
-"""``python -m dapper.launcher …``: the command line the engine builds
+"""``python -m dapperdbg.launcher …``: the command line the engine builds
 (core/src/config/launcher.rs) and the child-process hooks rewrite children to."""
 
 import sys
 
-from dapper.launcher.launch import main
+from dapperdbg.launcher.launch import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -5,9 +5,9 @@
 
 The steps are written once, here, and run in three places:
 
-- ``python -m dapper.launcher`` (launcher/launch.py): a launched program, or a child
+- ``python -m dapperdbg.launcher`` (launcher/launch.py): a launched program, or a child
   process started under the launcher by the hooks of a debugged parent;
-- ``python -m dapper --listen`` (launcher/listen.py): the connection comes the other
+- ``python -m dapperdbg --listen`` (launcher/listen.py): the connection comes the other
   way, from every debugger that attaches, and the tracer runs from the start;
 - a fork child (children/fork.py), which becomes a session of its own in the middle
   of the program it copied.
@@ -92,7 +92,7 @@ def start_reader(debugger: Debugger, connection: Connection,
             print(f"dapper: the debugger connection failed: {reason}", file=sys.stderr)
         on_end()
 
-    reader = threading.Thread(target=read, name="dapper.ipc", daemon=True)
+    reader = threading.Thread(target=read, name="dapperdbg.ipc", daemon=True)
     reader.start()
     debugger.tracer.ignore_thread(reader.ident)
 

@@ -1,4 +1,4 @@
-"""``python -m dapper --listen [HOST:]PORT …``: run a program that a debugger attaches to
+"""``python -m dapperdbg --listen [HOST:]PORT …``: run a program that a debugger attaches to
 later (docs/ipc.md, "Attach").
 
 The roles of the launcher are turned around: the program listens and the engine

@@ -619,7 +619,7 @@ class Debugger:
         self.configuration_done.set()
 
     def attach(self) -> None:
-        """A debugger attached to a listening program (python -m dapper --listen) and
+        """A debugger attached to a listening program (python -m dapperdbg --listen) and
         finished configuring: stops are allowed again until the next ``detach``."""
         with self._lock:
             self._detached = False

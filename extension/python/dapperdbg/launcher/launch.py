@@ -1,4 +1,4 @@
-"""Entry point: ``python -m dapper.launcher --ipc ADDRESS --session-id ID [--no-debug]
+"""Entry point: ``python -m dapperdbg.launcher --ipc ADDRESS --session-id ID [--no-debug]
 (--program PATH | --module NAME | --code TEXT) [--] [args...]`` (docs/ipc.md).
 
 Order matters here: the environment is cleaned and the hello sent before anything

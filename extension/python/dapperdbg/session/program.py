@@ -63,7 +63,7 @@ def _set_command_line(argv: list[str], target_words: list[str]) -> None:
     if original:
         launcher_words = len(sys.argv) - 1
         head = list(original[:len(original) - launcher_words] if launcher_words else original)
-        # What started the launcher ends ``head``: "-m dapper.launcher" (or "-m dapper"
+        # What started the launcher ends ``head``: "-m dapperdbg.launcher" (or "-m dapperdbg"
         # for --listen), "-c" with the bootstrap for children that ignore PYTHONPATH, or
         # one word ("-mdapper", a script).
         if len(head) >= 2:
