@@ -1,7 +1,8 @@
 // `npm test`: every test of the project. It builds first (installing what is missing),
 // then runs the Rust, TypeScript, Python and end-to-end suites, each once, and goes on
 // after a failure so one run shows everything that is red.
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { build } from "./build.mjs";
 import { packageVsix } from "./package.mjs";
@@ -12,6 +13,10 @@ import { provisionSidPythons, sidVersions } from "./sid.mjs";
 requirePrerequisites("npm test");
 
 const results = [];
+// Each node:test run also writes its failures here (scripts/reporters/failures.mjs);
+// the summary repeats them.
+const failuresDir = mkdtempSync(path.join(os.tmpdir(), "dapper-test-failures-"));
+let failureFiles = 0;
 
 async function suite(name, body) {
   step(name);
@@ -36,7 +41,10 @@ function testFiles(dir) {
 
 function nodeTests(files, env = {}) {
   if (files.length === 0) throw new Error("no test files found");
-  run(process.execPath, ["--test", "--test-timeout=180000", "--test-reporter=spec", ...files], { env });
+  const failures = path.join(failuresDir, `${String(++failureFiles).padStart(3, "0")}.txt`);
+  const reporters = ["--test-reporter=spec", "--test-reporter-destination=stdout"];
+  reporters.push(`--test-reporter=${path.join(root, "scripts", "reporters", "failures.mjs")}`, `--test-reporter-destination=${failures}`);
+  run(process.execPath, ["--test", "--test-timeout=180000", ...reporters, ...files], { env });
 }
 
 await suite("Build", () => build());
@@ -136,6 +144,9 @@ if (built) {
 }
 
 step("Summary");
+const failureTexts = readdirSync(failuresDir).sort().map((name) => readFileSync(path.join(failuresDir, name), "utf8")).filter((text) => text !== "");
+rmSync(failuresDir, { recursive: true, force: true });
+if (failureTexts.length > 0) console.log(`Failed tests (each suite's full output is above):\n${failureTexts.join("")}`);
 for (const r of results) console.log(`   ${r.ok ? "ok  " : "FAIL"}  ${r.name}  (${r.seconds.toFixed(1)} s)`);
 const failed = results.filter((r) => !r.ok).length;
 console.log(`\nsuites: ${results.length - failed} passed, ${failed} failed`);
