@@ -9,6 +9,7 @@ use super::error::DapError;
 use super::json::{token_bool, token_i64, token_str};
 pub use super::raw::Unsequenced;
 use super::raw::{self, LazyJson, RawMessage};
+use super::surrogates;
 use serde_json::{json, Map, Value};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -85,7 +86,10 @@ pub fn parse_text(text: &str) -> Result<Incoming, TextError> {
         }
         None => match serde_json::from_str::<Value>(text) {
             Ok(value) => parse(value).map_err(TextError::Envelope),
-            Err(error) => Err(TextError::NotJson(error.to_string())),
+            Err(error) => match surrogates::replace_lone_surrogates(text) {
+                Some(repaired) => parse_text(&repaired),
+                None => Err(TextError::NotJson(error.to_string())),
+            },
         },
     }
 }

@@ -9,3 +9,4 @@ pub mod framing;
 pub mod json;
 pub mod message;
 pub mod raw;
+pub mod surrogates;
