@@ -60,6 +60,12 @@ fn environment(arguments: &Map<String, Value>) -> Result<Vec<(String, Option<Str
         Some(Value::Object(entries)) => entries
             .iter()
             .map(|(name, value)| match value {
+                _ if name.is_empty() || name.contains(['=', '\0']) => Err(invalid(format!(
+                    "The launch configuration's 'env' has the variable name {name:?}, which no environment can hold: a name must be non-empty, without '=' or NUL."
+                ))),
+                Value::String(text) if text.contains('\0') => Err(invalid(format!(
+                    "The launch configuration's 'env' value for '{name}' holds a NUL character, which no environment can hold."
+                ))),
                 Value::String(text) => Ok((name.clone(), Some(text.clone()))),
                 Value::Null => Ok((name.clone(), None)),
                 _ => Err(invalid(format!(

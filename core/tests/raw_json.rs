@@ -17,6 +17,7 @@ use base64::Engine as _;
 use dapper_core::boundary::IoBuffers;
 use dapper_core::dap::json::scan_object;
 use dapper_core::dap::message::{parse, parse_slice, Incoming, TextError};
+use dapper_core::dap::surrogates::replace_lone_surrogates;
 use dapper_core::{Engine, EngineOptions, Input, LogLevel, Output, Platform};
 use serde_json::{json, Value};
 
@@ -234,10 +235,20 @@ fn damage(rng: &mut Rng, text: &str) -> Vec<u8> {
 }
 
 /// The verdict of the full parse, as the engine reached it before the scan existed.
+/// The reference: serde_json's verdict, except that a text it refuses only for lone
+/// surrogate escapes is read with those replaced by U+FFFD (dap::surrogates).
 fn full_parse(bytes: &[u8]) -> Result<Incoming, TextError> {
     match serde_json::from_slice::<Value>(bytes) {
         Ok(value) => parse(value).map_err(TextError::Envelope),
-        Err(error) => Err(TextError::NotJson(error.to_string())),
+        Err(error) => {
+            let repaired = std::str::from_utf8(bytes)
+                .ok()
+                .and_then(replace_lone_surrogates);
+            match repaired.map(|text| serde_json::from_str::<Value>(&text)) {
+                Some(Ok(value)) => parse(value).map_err(TextError::Envelope),
+                _ => Err(TextError::NotJson(error.to_string())),
+            }
+        }
     }
 }
 

@@ -86,9 +86,15 @@ pub fn parse_text(text: &str) -> Result<Incoming, TextError> {
         }
         None => match serde_json::from_str::<Value>(text) {
             Ok(value) => parse(value).map_err(TextError::Envelope),
-            Err(error) => match surrogates::replace_lone_surrogates(text) {
-                Some(repaired) => parse_text(&repaired),
-                None => Err(TextError::NotJson(error.to_string())),
+            // Still not JSON once repaired: the error is the one the client's own
+            // text gets.
+            Err(error) => match surrogates::replace_lone_surrogates(text)
+                .map(|repaired| parse_text(&repaired))
+            {
+                Some(Err(TextError::NotJson(_))) | None => {
+                    Err(TextError::NotJson(error.to_string()))
+                }
+                Some(verdict) => verdict,
             },
         },
     }

@@ -52,7 +52,9 @@ fn escape_at(bytes: &[u8], at: usize) -> Option<u32> {
         return None;
     }
     let hex = std::str::from_utf8(&escape[2..]).ok()?;
-    u32::from_str_radix(hex, 16).ok().filter(|_| hex.bytes().all(|b| b.is_ascii_hexdigit()))
+    u32::from_str_radix(hex, 16)
+        .ok()
+        .filter(|_| hex.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 #[cfg(test)]
@@ -67,7 +69,10 @@ mod tests {
             (r#"{"a":"\uDE00 tail"}"#, Some(r#"{"a":"\uFFFD tail"}"#)),
             // A pair is a character; only its missing half is replaced.
             (r#"{"a":"\ud83d\ude00"}"#, None),
-            (r#"{"a":"\ud83d\ud83d\ude00"}"#, Some(r#"{"a":"\uFFFD\ud83d\ude00"}"#)),
+            (
+                r#"{"a":"\ud83d\ud83d\ude00"}"#,
+                Some(r#"{"a":"\uFFFD\ud83d\ude00"}"#),
+            ),
             (r#"{"a":"\ude00\ud83d"}"#, Some(r#"{"a":"\uFFFD\uFFFD"}"#)),
             // An escaped backslash followed by text that looks like an escape.
             (r#"{"a":"\\ud83d"}"#, None),
@@ -79,7 +84,11 @@ mod tests {
             ("é\\ud800", Some("é\\uFFFD")),
         ];
         for (text, expected) in cases {
-            assert_eq!(replace_lone_surrogates(text).as_deref(), *expected, "{text}");
+            assert_eq!(
+                replace_lone_surrogates(text).as_deref(),
+                *expected,
+                "{text}"
+            );
         }
     }
 }

@@ -292,6 +292,19 @@ impl Session {
                 format!("'{command}' needs a debuggee, and the client has not launched one."),
             )),
             Some(launch) if launch.stage.connection().is_some() => None,
+            Some(launch) if launch.stage.got_hello() => {
+                let code = launch.process.exit_code.or(launch.process.announced_exit_code);
+                let exited = match (launch.stage.is_over(), code) {
+                    (true, Some(code)) => format!("has exited with code {code}"),
+                    (true, None) => "has exited".to_string(),
+                    (false, Some(code)) => format!("is exiting with code {code}"),
+                    (false, None) => "closed its connection".to_string(),
+                };
+                Some(DapError::silent(
+                    codes::DEBUGGEE_GONE,
+                    format!("The debuggee {exited}, so '{command}' cannot be handled."),
+                ))
+            }
             Some(launch) if launch.stage.is_over() => Some(DapError::silent(
                 codes::DEBUGGEE_GONE,
                 format!("The debuggee has exited, so '{command}' cannot be handled."),

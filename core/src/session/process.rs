@@ -32,6 +32,8 @@ pub struct DebuggeeProcess {
     stderr_tail: String,
     /// The exit code the debuggee announced in `dapper/exiting`.
     pub announced_exit_code: Option<i64>,
+    /// The code it exited with (a signal as 128 + its number), once it has.
+    pub exit_code: Option<i64>,
 }
 
 impl DebuggeeProcess {

@@ -114,6 +114,7 @@ impl Session {
         let we_killed = launch.process.was_signalled();
         let exit_code =
             code.or_else(|| signal.map(|name| 128 + signal_number(name, platform).unwrap_or(0)));
+        launch.process.exit_code = exit_code;
         let connected = launch.stage.got_hello();
         self.cancel_timers_for(ctx, TimerPurpose::HelloDeadline);
         self.cancel_timers_for(ctx, TimerPurpose::TerminateEscalation);
