@@ -62,6 +62,8 @@ RESOLUTIONS = [
     (26, 26),   # last line
     (27, None),  # past the end
     (100, None),
+    (0, "not a line"),   # before the first line: never moved to line 1
+    (-5, "not a line"),
 ]
 
 
@@ -69,9 +71,10 @@ RESOLUTIONS = [
 def test_resolution(requested, expected):
     lines = executable_lines_of_source(SOURCE, "example.py")
     resolution = resolve_line(lines, requested)
-    if expected is None:
+    if expected is None or isinstance(expected, str):
         assert not resolution.verified
-        assert "past the last executable line" in resolution.message
+        assert (expected or "past the last executable line") in resolution.message
+        assert resolution.line == requested
     else:
         assert resolution.verified, resolution
         assert resolution.line == expected

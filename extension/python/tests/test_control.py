@@ -187,3 +187,27 @@ def test_a_failing_condition_is_reported_once(launch, write, backend):
     assert len(outputs) == 1 and "NameError" in outputs[0]
 
 
+
+
+def test_malformed_control_arguments_are_refused_and_change_nothing(launch, write, backend):
+    path = write("program.py", PROGRAM)
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure()
+    body = debuggee.request("setBreakpoints", {"source": {"path": str(path)},
+                                               "breakpoints": [{"line": 0}, {"line": -5},
+                                                               {"line": 10}]})
+    zero, negative, good = body["breakpoints"]
+    for refused, line in ((zero, 0), (negative, -5)):
+        assert not refused["verified"] and refused["line"] == line, refused
+        assert "not a line of the file" in refused["message"]
+    assert good["verified"] and good["line"] == 10
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    for arguments in ({"threadId": "x"}, {}, {"threadId": True}):
+        response = debuggee.request_raw("continue", arguments)
+        assert not response["success"] and "'threadId' must be" in response["message"], response
+    # Still stopped where it was.
+    assert debuggee.top_frame(1)["line"] == 10
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "103\n"

@@ -43,6 +43,9 @@ ERRORS = [
     ("number = 1", False, "SyntaxError"),
     ("def broken(:", True, "SyntaxError"),
     ("raise KeyError('k')", True, "KeyError: 'k'"),
+    # An exception without a message is named, never an empty reason.
+    ("bytearray(2 ** 60)", False, "MemoryError"),
+    ("raise RuntimeError", True, "RuntimeError"),
 ]
 
 

@@ -60,7 +60,11 @@ class Resolution:
 
 def resolve_line(executable: tuple[int, ...], requested: int) -> Resolution:
     """A breakpoint on an executable line stays; on any other line it moves to the next
-    executable line; past the last executable line it cannot be verified."""
+    executable line; before the first line or past the last executable line it cannot
+    be verified."""
+    if requested < 1:
+        return Resolution(False, requested, f"Line {requested} is not a line of the file: "
+                                            "the first line is 1.")
     index = bisect.bisect_left(executable, requested)
     if index == len(executable):
         return Resolution(False, requested, f"Line {requested} is past the last executable "

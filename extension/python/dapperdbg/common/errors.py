@@ -17,6 +17,16 @@ class RequestError(ValueError):
     traceback goes to stderr for the log."""
 
 
+def describe_exception(error: BaseException) -> str:
+    """``Type: message``, or the type alone when the message is empty (a MemoryError
+    has none), so that no error is ever answered with an empty reason."""
+    try:
+        detail = str(error)
+    except Exception:
+        detail = "<unprintable>"
+    return f"{type(error).__name__}: {detail}" if detail else type(error).__name__
+
+
 def report_internal_error(where: str) -> None:
     """Print a debugger bug (the exception being handled) to stderr, which the host shows,
     without raising: a bug in the debugger must not become an exception in the program."""

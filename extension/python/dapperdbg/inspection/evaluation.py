@@ -19,7 +19,7 @@ import sys
 import textwrap
 import types
 
-from ..common.errors import RequestError
+from ..common.errors import RequestError, describe_exception
 from .rendering import Format
 
 _LOCALS_WRITE_THROUGH = sys.version_info >= (3, 13)
@@ -36,14 +36,6 @@ _VALUE_NAME = "__dapper_new_value__"
 
 class EvaluationError(RequestError):
     """The expression could not be evaluated; the message is shown to the user."""
-
-
-def describe_exception(error: BaseException) -> str:
-    try:
-        detail = str(error)
-    except Exception:
-        detail = "<unprintable>"
-    return f"{type(error).__name__}: {detail}" if detail else type(error).__name__
 
 
 # Hover evaluates what the mouse points at, often without the user meaning to run

@@ -21,6 +21,7 @@ import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Union
 
+from ..common.errors import describe_exception
 from . import breakpoints, configuration, execution, hot_reload, inspection
 from .handling import RequestError, Then
 
@@ -86,10 +87,14 @@ def dispatch(debugger: Debugger, message: dict) -> None:
     try:
         body = handler(debugger, arguments)
     except Exception as error:
-        if not isinstance(error, RequestError):
-            # An unexpected failure is a bug in the debuggee: leave a trace for the log.
+        if isinstance(error, RequestError):
+            reason = str(error) or type(error).__name__
+        else:
+            # An unexpected failure is a bug in the debuggee (or the machine ran out of
+            # memory): leave a trace for the log, and name it in the answer.
             traceback.print_exc(file=sys.stderr)
-        debugger.connection.send_response(message, error=f"{command} failed: {error}")
+            reason = describe_exception(error)
+        debugger.connection.send_response(message, error=f"{command} failed: {reason}")
         return
     if isinstance(body, Then):
         try:

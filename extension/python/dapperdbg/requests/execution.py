@@ -21,6 +21,9 @@ _GOTO_SECONDS = 2.0
 
 
 def continue_(debugger: Debugger, arguments: dict):
+    # Every thread resumes whichever one is named (allThreadsContinued), but a request
+    # that names none properly is refused rather than taken for another.
+    argument(arguments, "threadId", int)
     return Then({"allThreadsContinued": True}, debugger.resume_all)
 
 
