@@ -505,6 +505,18 @@ fn the_buffered_path_answers_as_the_direct_one() {
                 let text = input(&mut rng);
                 (damage(&mut rng, &text), None)
             }
+            // Unreadable messages are reported only at first (client.rs), so requests,
+            // which are always answered, keep the client's writes coming.
+            2 if rng.below(2) == 0 => (
+                br#"{"type":"clientBytes","client":2}"#.to_vec(),
+                Some(framed(
+                    format!(
+                        r#"{{"seq":{},"type":"request","command":"threads"}}"#,
+                        rng.below(1000)
+                    )
+                    .as_bytes(),
+                )),
+            ),
             2 => (
                 br#"{"type":"clientBytes","client":2}"#.to_vec(),
                 Some(framed(message(&mut rng).as_bytes())),

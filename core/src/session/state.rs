@@ -219,11 +219,10 @@ impl Session {
                 Ok(Some(body)) => match message::parse_slice(&body) {
                     Ok(incoming) => self.on_client_incoming(ctx, Ok(incoming)),
                     Err(TextError::Envelope(error)) => self.on_client_incoming(ctx, Err(error)),
-                    Err(TextError::NotJson(error)) => {
-                        let text = format!("Dapper skipped a message from the client whose body is not JSON ({error}).");
-                        ctx.log(LogLevel::Error, text.clone());
-                        self.send_output(ctx, "important", &format!("{text}\n"));
-                    }
+                    Err(TextError::NotJson(error)) => self.report_unreadable(
+                        ctx,
+                        format!("Dapper skipped a message from the client whose body is not JSON ({error})."),
+                    ),
                 },
                 Ok(None) => break,
                 Err(error) => {
@@ -287,11 +286,19 @@ impl Session {
                 );
                 self.respond_error(ctx, seq, &command, &error);
             }
-            Err(error @ EnvelopeError::Unusable(_)) => {
-                let text = format!("Dapper ignored a message from the client: {error}.");
-                ctx.log(LogLevel::Error, text.clone());
-                self.send_output(ctx, "important", &format!("{text}\n"));
-            }
+            Err(error @ EnvelopeError::Unusable(_)) => self.report_unreadable(
+                ctx,
+                format!("Dapper ignored a message from the client: {error}."),
+            ),
+        }
+    }
+
+    /// Logs and shows a client message that could not be read, as often as the
+    /// client's count of them allows.
+    fn report_unreadable(&mut self, ctx: &mut SessionContext<'_>, text: String) {
+        if let Some(text) = self.client.unreadable.report(text) {
+            ctx.log(LogLevel::Error, text.clone());
+            self.send_output(ctx, "important", &format!("{text}\n"));
         }
     }
 
