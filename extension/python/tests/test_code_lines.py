@@ -9,9 +9,11 @@ import pytest
 
 from dapperdbg.breakpoints.store import BreakpointStore
 from dapperdbg.common.code_lines import (
+    MAX_SOURCE_BYTES,
     ExecutableLinesCache,
     SourceError,
     executable_lines_of_source,
+    read_source_bytes,
     resolve_line,
 )
 from dapperdbg.common.paths import canonical_path
@@ -166,3 +168,28 @@ def test_replacing_a_files_breakpoints_drops_the_old_ones(tmp_path):
     assert set(store.lines_by_file[str(path.resolve())]) == {2}
     breakpoint_lines(store, path, [])
     assert store.lines_by_file == {}
+
+
+def test_only_regular_files_of_a_bounded_size_are_read(tmp_path):
+    """A FIFO would block the request for ever and /dev/zero never ends: both are refused
+    at once, as is a file past the size cap, each with a message that says why."""
+    fifo = tmp_path / "pipe.py"
+    os.mkfifo(fifo)
+    big = tmp_path / "big.py"
+    big.write_bytes(b"x = 1\n" * (MAX_SOURCE_BYTES // 6 + 1))
+    small = tmp_path / "small.py"
+    small.write_bytes(b"x = 1\n")
+    cases = [
+        (fifo, "not a regular file"),
+        ("/dev/zero", "not a regular file"),
+        (tmp_path, "not a regular file"),
+        (big, "MiB, and Dapper reads source files of up to 4 MiB"),
+        (tmp_path / "missing.py", "No such file"),
+    ]
+    for path, message in cases:
+        with pytest.raises(SourceError, match=message):
+            read_source_bytes(str(path))
+    assert read_source_bytes(str(small)) == b"x = 1\n"
+    cache = ExecutableLinesCache()
+    with pytest.raises(SourceError, match="not a regular file"):
+        cache.lines(str(fifo))

@@ -201,6 +201,11 @@ def test_malformed_control_arguments_are_refused_and_change_nothing(launch, writ
         assert not refused["verified"] and refused["line"] == line, refused
         assert "not a line of the file" in refused["message"]
     assert good["verified"] and good["line"] == 10
+    # A device is not read (it would never end): the breakpoint says why at once.
+    body = debuggee.request("setBreakpoints", {"source": {"path": "/dev/zero"},
+                                               "breakpoints": [{"line": 1}]})
+    assert not body["breakpoints"][0]["verified"]
+    assert "not a regular file" in body["breakpoints"][0]["message"], body
     debuggee.request("configurationDone")
     debuggee.stopped()
     for arguments in ({"threadId": "x"}, {}, {"threadId": True}):

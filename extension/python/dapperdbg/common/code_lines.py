@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import dis
 import os
+import stat
 import threading
 import types
 from dataclasses import dataclass
@@ -17,6 +18,50 @@ from dataclasses import dataclass
 
 class SourceError(Exception):
     """The file cannot be read or compiled; the message is meant for the user."""
+
+
+# The largest source file read for breakpoints or shown by path. Compiling a file costs
+# about a second per megabyte, during which no other request is answered; the largest
+# file of the standard library is under 1 MiB.
+MAX_SOURCE_BYTES = 4 * 1024 * 1024
+
+
+def read_source_bytes(path: str) -> bytes:
+    """The bytes of a source file a request names, refusing what is not a regular file
+    (a FIFO would block for ever, /dev/zero never ends) or is larger than
+    MAX_SOURCE_BYTES, with a SourceError that says so."""
+    try:
+        # O_NONBLOCK: opening a FIFO with no writer must not wait; what was opened is
+        # checked before anything is read from it.
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as error:
+        raise SourceError(f"Cannot read {path}: {error.strerror or error}") from None
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise SourceError(f"Cannot read {path}: it is not a regular file (a directory, "
+                              "device or pipe), so it is not a Python source file.")
+        if status.st_size > MAX_SOURCE_BYTES:
+            raise SourceError(
+                f"Cannot read {path}: it is {status.st_size / 2**20:.1f} MiB, and Dapper "
+                f"reads source files of up to {MAX_SOURCE_BYTES // 2**20} MiB.")
+        chunks = []
+        size = 0
+        while size <= MAX_SOURCE_BYTES:
+            chunk = os.read(descriptor, MAX_SOURCE_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        data = b"".join(chunks)
+    except OSError as error:
+        raise SourceError(f"Cannot read {path}: {error.strerror or error}") from None
+    finally:
+        os.close(descriptor)
+    if len(data) > MAX_SOURCE_BYTES:
+        raise SourceError(f"Cannot read {path}: it grew past {MAX_SOURCE_BYTES // 2**20} "
+                          "MiB while it was read.")
+    return data
 
 
 def code_own_lines(code: types.CodeType) -> frozenset[int]:
@@ -89,12 +134,7 @@ class ExecutableLinesCache:
             cached = self._entries.get(path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        try:
-            with open(path, "rb") as file:
-                source = file.read()
-        except OSError as error:
-            raise SourceError(f"Cannot read {path}: {error.strerror or error}") from None
-        lines = executable_lines_of_source(source, path)
+        lines = executable_lines_of_source(read_source_bytes(path), path)
         with self._lock:
             self._entries[path] = (stamp, lines)
         return lines

@@ -8,6 +8,7 @@ client can keep an editor open on it across stops.
 
 from __future__ import annotations
 
+import importlib.util
 import linecache
 import os
 import sys
@@ -15,6 +16,8 @@ import threading
 import types
 import weakref
 
+from ..common.code_lines import SourceError as UnreadableSource
+from ..common.code_lines import read_source_bytes
 from ..common.errors import RequestError
 from ..common.paths import canonical_path, is_debugger_path, is_synthetic_filename
 
@@ -158,14 +161,19 @@ def _audit(event: str, arguments: tuple) -> None:
 def read_source_file(path: str) -> str:
     """The text of a file the client asks for by path (a ``source`` request without a
     reference), decoded as Python decodes source files."""
+    # What linecache holds was read already (it may be code the program compiled from
+    # a string); anything else is read as a request may read a file.
+    entry = linecache.cache.get(path)
+    if entry is not None and len(entry) == 4 and entry[2]:
+        return "".join(entry[2])
     try:
-        lines = linecache.getlines(path)
-        if lines:
-            return "".join(lines)
-        with open(path, encoding="utf-8", errors="replace") as file:
-            return file.read()
-    except OSError as error:
-        raise SourceError(f"Cannot read {path}: {error.strerror}") from None
+        source = read_source_bytes(path)
+    except UnreadableSource as error:
+        raise SourceError(str(error)) from None
+    try:
+        return importlib.util.decode_source(source)
+    except (SyntaxError, UnicodeDecodeError):
+        return source.decode("utf-8", errors="replace")
 
 
 def _module_file(module) -> str | None:
