@@ -146,6 +146,39 @@ for (const python of pythons()) {
       }
     });
 
+    test("a killed adapter does not leave its launched program running; a detached one runs on", async () => {
+      // The adapter is SIGKILLed (no disconnect, no goodbye): the program notices its
+      // connection closing without dapper/detach and ends rather than run on as an orphan.
+      const killed = new RecordingClient();
+      await killed.start();
+      let orphan = 0;
+      try {
+        await killed.launchWith({ program: path.join(fixtures, "forever.py"), python: python.executable, console: "internalConsole" });
+        orphan = Number((await killed.next("process")).body.systemProcessId);
+        assert.ok(orphan > 0 && isAlive(orphan));
+        killed.adapterProcess?.kill("SIGKILL");
+        await waitUntil(() => !isAlive(orphan), 15000, `the launched program ${orphan} to end after its adapter was killed`);
+      } finally {
+        if (orphan > 0 && isAlive(orphan)) process.kill(orphan, "SIGKILL");
+        await killed.stop();
+      }
+      // disconnect with terminateDebuggee false: the program runs on, untraced.
+      const detached = new RecordingClient();
+      await detached.start();
+      let pid = 0;
+      try {
+        await detached.launchWith({ program: path.join(fixtures, "forever.py"), python: python.executable, console: "internalConsole" });
+        pid = Number((await detached.next("process")).body.systemProcessId);
+        await detached.disconnectRequest({ terminateDebuggee: false });
+        await detached.stop();
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        assert.ok(isAlive(pid), "a detached program runs on after its adapter ended");
+      } finally {
+        if (pid > 0 && isAlive(pid)) process.kill(pid, "SIGKILL");
+        await detached.stop();
+      }
+    });
+
     test("integratedTerminal: the client runs the program (runInTerminal) and the session still ends with its exit code", async () => {
       const client = new RecordingClient();
       await client.start();

@@ -7,7 +7,7 @@ use super::state::{Session, Terminated};
 use super::timers::TimerPurpose;
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
-use crate::dap::message::Request;
+use crate::dap::message::{self, Request};
 use crate::{LogLevel, Platform, ProcessId, Signal};
 use serde_json::{json, Value};
 
@@ -254,8 +254,11 @@ impl Session {
     }
 
     /// Leaves a launched debuggee running without the debugger (terminateDebuggee
-    /// false): the connection closes and the process is no longer ours to kill.
+    /// false): the connection closes and the process is no longer ours to kill. The
+    /// debuggee is told first (`dapper/detach`, not answered): a launched program whose
+    /// connection closes without it takes the engine for dead and ends itself.
     fn detach(&mut self, ctx: &mut SessionContext<'_>) {
+        self.send_to_debuggee(ctx, message::request("dapper/detach", json!({})));
         self.drop_debuggee_connection(ctx);
         if let Some(launch) = self.program.as_mut() {
             launch.process.gone();

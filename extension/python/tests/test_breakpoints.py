@@ -187,7 +187,7 @@ def test_breakpoint_in_a_thread(launch, write, backend):
     names = {t["id"]: t["name"] for t in debuggee.request("threads")["threads"]}
     assert names[1] == "MainThread"
     assert names[stopped["threadId"]] == "worker-1"
-    assert "dapperdbg.ipc" not in names.values()
+    assert "dapper.ipc" not in names.values()
     frames = debuggee.request("stackTrace", {"threadId": stopped["threadId"]})["stackFrames"]
     assert frames[0]["name"] == "worker"
     debuggee.request("continue", {"threadId": stopped["threadId"]})

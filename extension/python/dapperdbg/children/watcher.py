@@ -15,7 +15,7 @@ import select
 import threading
 from collections.abc import Callable
 
-THREAD_NAME = "dapperdbg.children"
+THREAD_NAME = "dapper.children"
 _POLL_SECONDS = 0.5
 
 

@@ -61,7 +61,10 @@ def main(argv: list[str] | None = None) -> int:
     if not session.say_hello():
         return _fail(f"the debugger at {arguments.ipc} closed the connection")
     session.finish_at_exit()
-    session.start_reader()
+    # The launched program ends when its engine dies. A child runs on, as it does when
+    # its session could not start: the engine also closes a child's connection on
+    # purpose (its client cannot start sessions), and ending the parent ends the tree.
+    session.start_reader(end_with_engine=not link.is_child)
     remove_pythonpath_entry(environment.pythonpath_entry)
 
     if not session.wait_until_configured() and not link.is_child:

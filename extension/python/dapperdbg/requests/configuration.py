@@ -47,3 +47,10 @@ def _configure_inspection(debugger: Debugger, launch: dict) -> None:
 def configuration_done(debugger: Debugger, arguments: dict):
     # The main thread starts the program once this response is on its way.
     return Then({}, debugger.configuration_done.set)
+
+
+def detach(debugger: Debugger, arguments: dict):
+    """dapper/detach: the engine leaves the program running and closes the connection
+    next; this only notes that the close is meant."""
+    debugger.detach_requested = True
+    return {}

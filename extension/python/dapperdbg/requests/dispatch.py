@@ -64,6 +64,8 @@ HANDLERS: dict[str, Handler] = {
     "loadedSources": inspection.loaded_sources,
     # Hot reload.
     "dapper/hotReload": hot_reload.hot_reload,
+    # The engine's own.
+    "dapper/detach": configuration.detach,
 }
 
 

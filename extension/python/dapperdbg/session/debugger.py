@@ -70,6 +70,10 @@ class Debugger:
         # Set by configurationDone, or by the connection dropping (then `detached`).
         self.configuration_done = threading.Event()
         self.no_debug = False
+        # Set by dapper/detach: the engine closes the connection on purpose next, and the
+        # program runs on. A launched program whose connection closes without it takes
+        # the engine for dead (session/lifecycle.py).
+        self.detach_requested = False
         # The DAPPER_* variables the launcher took out of os.environ, kept for the
         # child-process support to hand on.
         self.environment = None

@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import os
+import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 
 from ..ipc.connection import Connection, connect
@@ -35,6 +38,8 @@ class ExitState:
 
     def __init__(self) -> None:
         self.code = 0
+        # Set once the program has ended and the session is closing its connection.
+        self.finished = False
 
 
 class Session:
@@ -64,16 +69,24 @@ class Session:
         that it runs after the user's own handlers."""
         atexit.register(finish_session, self.debugger, self.exit_state)
 
-    def start_reader(self) -> None:
+    def start_reader(self, end_with_engine: bool = False) -> None:
         """Start the thread that answers the engine's requests until the connection ends,
-        when the debugger detaches (the program runs on)."""
-        debugger, link = self.debugger, self.link
+        when the debugger detaches and the program runs on; but with ``end_with_engine``
+        (a launched program) a connection that ends without ``dapper/detach`` means the
+        engine died, and the program ends as a launched program ends with its debugger
+        instead of running on as an orphan."""
+        debugger, link, exit_state = self.debugger, self.link, self.exit_state
 
         def on_message(message: dict) -> None:
             link.observe(message)
             dispatch(debugger, message)
 
-        start_reader(debugger, debugger.connection, on_message, debugger.detach)
+        def on_end() -> None:
+            debugger.detach()
+            if end_with_engine and not debugger.detach_requested and not exit_state.finished:
+                end_without_engine()
+
+        start_reader(debugger, debugger.connection, on_message, on_end)
 
     def wait_until_configured(self) -> bool:
         """Wait for configurationDone; False when the engine went away first."""
@@ -92,9 +105,30 @@ def start_reader(debugger: Debugger, connection: Connection,
             print(f"dapper: the debugger connection failed: {reason}", file=sys.stderr)
         on_end()
 
-    reader = threading.Thread(target=read, name="dapperdbg.ipc", daemon=True)
+    reader = threading.Thread(target=read, name="dapper.ipc", daemon=True)
     reader.start()
     debugger.tracer.ignore_thread(reader.ident)
+
+
+# How long a launched program whose engine died has to end on SIGTERM (its own handler
+# may shut it down cleanly) before it is ended without one.
+END_WITHOUT_ENGINE_SECONDS = 5.0
+
+
+def end_without_engine() -> None:
+    """End this process because its engine is gone: SIGTERM, as the engine's own
+    `terminate` would send, then an exit without cleanup if that did not end it."""
+    # The engine read this process's output: stderr may be a broken pipe now.
+    with contextlib.suppress(Exception):
+        print("dapper: the debugger's connection closed without a detach (the debugger "
+              "ended); ending the program it launched.", file=sys.stderr, flush=True)
+
+    def last_resort() -> None:
+        time.sleep(END_WITHOUT_ENGINE_SECONDS)
+        os._exit(128 + int(signal.SIGTERM))
+
+    threading.Thread(target=last_resort, name="dapper.end", daemon=True).start()
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def start_tracing(debugger: Debugger) -> None:
@@ -147,6 +181,7 @@ def flush_output() -> None:
 def finish_session(debugger: Debugger, state: ExitState) -> None:
     """The last step: runs last among the atexit handlers, after the user's handlers and
     after Python has waited for the non-daemon threads."""
+    state.finished = True
     flush_output()
     debugger.connection.send_event("dapper/exiting", {"exitCode": state.code})
     debugger.detach()
