@@ -177,7 +177,7 @@ impl PathMappings {
 
     /// A Python traceback with the files of its `File "…"` lines translated; `None`
     /// when none of them is mapped.
-    pub(super) fn traceback(&self, text: &str, direction: Direction) -> Option<String> {
+    fn traceback(&self, text: &str, direction: Direction) -> Option<String> {
         const OPEN: &str = "File \"";
         let mut out = String::with_capacity(text.len());
         let mut rest = text;
