@@ -14,6 +14,7 @@ pub use launcher::{launcher_argv, launcher_env, LauncherEnv};
 pub use types::{Console, LaunchConfig, Target};
 
 use crate::dap::error::DapError;
+use crate::path_mappings::PathMappings;
 use crate::Platform;
 use read::{fill_boolean_defaults, get, invalid, optional_string_of};
 use serde_json::{Map, Value};
@@ -178,6 +179,7 @@ pub fn validate(
         }
     }
     let env = environment(arguments)?;
+    PathMappings::from_configuration(arguments, "launch")?;
     let env_file = optional_string(arguments, "envFile")?;
     if env_file
         .as_deref()
@@ -258,6 +260,7 @@ pub fn validate_child(arguments: &Value, name: &str) -> Result<LaunchConfig, Dap
     };
     let python = optional_string(arguments, "python")?.unwrap_or_else(|| "python".to_string());
     let console = console(arguments, false)?;
+    PathMappings::from_configuration(arguments, "attach")?;
     let mut normalised = arguments.clone();
     // The key is the engine's secret for binding; the debuggee has no use for it.
     normalised.remove(CHILD_SESSION_KEY);

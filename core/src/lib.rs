@@ -12,6 +12,7 @@ mod context;
 mod contract;
 pub mod dap;
 pub mod ipc;
+mod path_mappings;
 mod router;
 mod session;
 mod token;

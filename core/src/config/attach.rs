@@ -5,6 +5,7 @@ use super::read::{fill_boolean_defaults, get, invalid, optional_string_of};
 use super::schema;
 use super::types::{Console, LaunchConfig, Target};
 use crate::dap::error::{codes, DapError};
+use crate::path_mappings::PathMappings;
 use serde_json::{Map, Value};
 
 /// Where an attach connects.
@@ -56,11 +57,7 @@ pub fn validate_attach(arguments: &Value) -> Result<(LaunchConfig, Endpoint), Da
     for key in ["name", "type", "request"] {
         optional_string_of(arguments, key, "attach")?;
     }
-    if get(arguments, "pathMappings").is_some_and(|value| value != &Value::Array(Vec::new())) {
-        return Err(invalid(
-            "The attach configuration's 'pathMappings' are not supported yet: Dapper attaches where the program's file paths are the editor's (the same machine, or a container that mounts the sources at the same path).".to_string(),
-        ));
-    }
+    PathMappings::from_configuration(arguments, "attach")?;
     if get(arguments, "subprocessAutoAttach") == Some(&Value::Bool(true)) {
         return Err(invalid(
             "The attach configuration's 'subprocessAutoAttach' is not supported yet: the child processes of an attached program are not debugged.".to_string(),
@@ -225,7 +222,8 @@ mod tests {
             (json!({"connect": {"port": 1}, "justMyCode": "no"}), Err("The attach configuration's 'justMyCode' must be true or false.")),
             (json!({"connect": {"port": 1}, "name": 3}), Err("The attach configuration's 'name' must be a string.")),
             (json!({"processId": 4242}), Err("Dapper cannot attach to a process by its 'processId'; start the program with `python -m dapperdbg --listen PORT program.py` and attach with \"connect\": {\"port\": PORT}.")),
-            (json!({"connect": {"port": 1}, "pathMappings": [{"localRoot": "/a", "remoteRoot": "/b"}]}), Err("The attach configuration's 'pathMappings' are not supported yet: Dapper attaches where the program's file paths are the editor's (the same machine, or a container that mounts the sources at the same path).")),
+            (json!({"connect": {"port": 1}, "pathMappings": [{"localRoot": "/a", "remoteRoot": "/b"}]}), Ok(("127.0.0.1", 1))),
+            (json!({"connect": {"port": 1}, "pathMappings": [{"localRoot": "/a"}]}), Err("The attach configuration's 'pathMappings[0].remoteRoot' must be a non-empty string: the folder on the machine the program runs on.")),
             (json!({"connect": {"port": 1}, "pathMappings": []}), Ok(("127.0.0.1", 1))),
             (json!({"connect": {"port": 1}, "subprocessAutoAttach": true}), Err("The attach configuration's 'subprocessAutoAttach' is not supported yet: the child processes of an attached program are not debugged.")),
             (json!("attach"), Err("The attach arguments must be a JSON object.")),

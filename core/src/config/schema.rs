@@ -27,6 +27,8 @@ pub enum Kind {
     Choice(&'static [&'static str]),
     /// Where to connect: an object `{host, port}`; `port` is required.
     Endpoint,
+    /// A list of `{localRoot, remoteRoot}` objects.
+    PathMappings,
 }
 
 /// What the schema offers as the key's default. For booleans it is also the value the
@@ -42,6 +44,8 @@ pub enum Default {
     EmptyObject,
     /// An endpoint `{host, port}`.
     Endpoint(&'static str, u16),
+    /// One path mapping `[{localRoot, remoteRoot}]`.
+    PathMapping(&'static str, &'static str),
 }
 
 /// One key of a launch configuration.
@@ -186,6 +190,12 @@ pub const ATTACH_KEYS: &[Key] = &[
     SHOW_RETURN_VALUE,
     KEEP_EXEC_SOURCES,
     Key {
+        name: "pathMappings",
+        kind: Kind::PathMappings,
+        default: Default::PathMapping("${workspaceFolder}", "/app"),
+        description: "Where your files are on the machine or in the container the program runs in, when that is not where VS Code sees them: each localRoot (a folder here) is the remoteRoot (the same folder there). Breakpoints, stack frames, loaded sources, exceptions, hot reload and child processes are mapped both ways; the longest root that holds a path maps it, and a path under no root is left as it is. Default: none.",
+    },
+    Key {
         name: "redirectOutput",
         kind: Kind::Boolean,
         default: Default::Boolean(true),
@@ -235,6 +245,23 @@ fn property(key: &Key) -> Value {
             "required": ["port"],
             "additionalProperties": false
         }),
+        Kind::PathMappings => json!({
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "localRoot": {
+                        "type": "string",
+                        "description": "A folder on this machine, as VS Code sees it."
+                    },
+                    "remoteRoot": {
+                        "type": "string",
+                        "description": "The same folder where the program runs."
+                    }
+                },
+                "required": ["localRoot", "remoteRoot"]
+            }
+        }),
     };
     let default = match key.default {
         Default::None => None,
@@ -243,6 +270,9 @@ fn property(key: &Key) -> Value {
         Default::EmptyList => Some(json!([])),
         Default::EmptyObject => Some(json!({})),
         Default::Endpoint(host, port) => Some(json!({"host": host, "port": port})),
+        Default::PathMapping(local, remote) => {
+            Some(json!([{"localRoot": local, "remoteRoot": remote}]))
+        }
     };
     if let Value::Object(fields) = &mut property {
         fields.insert(
@@ -295,6 +325,7 @@ fn type_name(kind: Kind) -> String {
             .collect::<Vec<_>>()
             .join(", "),
         Kind::Endpoint => "object `{host, port}`".to_string(),
+        Kind::PathMappings => "list of `{localRoot, remoteRoot}`".to_string(),
     }
 }
 
@@ -306,6 +337,9 @@ fn default_text(default: Default) -> String {
         Default::EmptyList => "`[]`".to_string(),
         Default::EmptyObject => "`{}`".to_string(),
         Default::Endpoint(host, port) => format!("`{{\"host\": \"{host}\", \"port\": {port}}}`"),
+        Default::PathMapping(local, remote) => {
+            format!("`[{{\"localRoot\": \"{local}\", \"remoteRoot\": \"{remote}\"}}]`")
+        }
     }
 }
 
@@ -357,6 +391,7 @@ mod tests {
                 (Kind::TextList | Kind::TextListOrText, Default::EmptyList) => true,
                 (Kind::Environment, Default::EmptyObject) => true,
                 (Kind::Endpoint, Default::Endpoint(_, _)) => true,
+                (Kind::PathMappings, Default::PathMapping(_, _)) => true,
                 _ => false,
             };
             assert!(fits, "the default of {} does not fit its type", key.name);

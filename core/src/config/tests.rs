@@ -57,6 +57,8 @@ fn validates_and_normalises() {
         (json!({"program": "/a.py", "console": "tty"}), Err("The launch configuration's 'console' is \"tty\"; it must be one of 'internalConsole', 'integratedTerminal' or 'externalTerminal'.")),
         (json!({"program": "/a.py", "justMyCode": "yes"}), Err("The launch configuration's 'justMyCode' must be true or false.")),
         (json!([1]), Err("The launch arguments must be a JSON object.")),
+        (json!({"program": "/a.py", "pathMappings": [{"localRoot": "/a", "remoteRoot": "/b"}]}), Ok(json!({"pathMappings": [{"localRoot": "/a", "remoteRoot": "/b"}]}))),
+        (json!({"program": "/a.py", "pathMappings": [{"localRoot": "", "remoteRoot": "/b"}]}), Err("The launch configuration's 'pathMappings[0].localRoot' must be a non-empty string: the folder on this machine.")),
     ];
     for (arguments, expected) in cases {
         check(arguments, expected);
@@ -73,7 +75,7 @@ fn the_validator_reads_every_key_of_the_schema() {
             Kind::Text | Kind::TextListOrText => json!(3),
             Kind::Boolean | Kind::TextList | Kind::Environment => json!("x"),
             Kind::Choice(_) => json!("not one of them"),
-            Kind::Endpoint => json!(3),
+            Kind::Endpoint | Kind::PathMappings => json!(3),
         };
         let mut arguments = if key.name == "code" {
             json!({"program": "/a.py"})

@@ -12,6 +12,7 @@ use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Event, Incoming, Request, Response, Unsequenced};
 use crate::ipc::frame::FrameKind;
 use crate::ipc::hello;
+use crate::path_mappings::{Direction, PathMappings};
 use crate::{ConnectionId, LogLevel, ProcessId, Stream};
 use serde_json::{json, Value};
 
@@ -157,10 +158,17 @@ impl Session {
                 client_seq,
                 command,
             }) => {
-                let forwarded = response.raw.forwarded(vec![
+                let mut changes = vec![
                     ("request_seq", Value::from(client_seq)),
                     ("command", Value::String(command.clone())),
-                ]);
+                ];
+                if let Some(body) = self
+                    .mappings()
+                    .and_then(|mappings| mappings.response_body(&command, &response.body))
+                {
+                    changes.push(("body", body));
+                }
+                let forwarded = response.raw.forwarded(changes);
                 self.send(ctx, forwarded);
                 match command.as_str() {
                     "continue" if response.success => self.set_stopped(false),
@@ -209,7 +217,11 @@ impl Session {
         if let Stage::Connected(connected) = &mut launch.stage {
             connected.step = Step::Configured;
         }
-        let name = launch.process_name();
+        // An attached program names itself by its own path, which the client knows by
+        // the mapped one.
+        let name = launch
+            .path_mappings
+            .translated(Direction::ToLocal, &launch.process_name());
         // A child process was started by its parent and has waited for this session; a
         // program the user started runs already (and may run on another machine).
         let start_method = match launch.origin {
@@ -270,7 +282,22 @@ impl Session {
         if is_dapper_event(&event.event) && !self.wants_dapper_events() {
             return;
         }
-        self.send(ctx, event.raw.forwarded(Vec::new()));
+        let changes = match self
+            .mappings()
+            .and_then(|mappings| mappings.event_body(&event.event, &event.body))
+        {
+            Some(body) => vec![("body", body)],
+            None => Vec::new(),
+        };
+        self.send(ctx, event.raw.forwarded(changes));
+    }
+
+    /// The session's `pathMappings`, when it has any.
+    fn mappings(&self) -> Option<&PathMappings> {
+        self.program
+            .as_ref()
+            .map(|launch| &launch.path_mappings)
+            .filter(|mappings| !mappings.is_empty())
     }
 
     fn set_stopped(&mut self, stopped: bool) {
@@ -318,7 +345,14 @@ impl Session {
             self.respond_error(ctx, request.seq, &command, &error);
             return;
         }
-        if let Some(seq) = self.send_to_debuggee(ctx, request.raw.forwarded(Vec::new())) {
+        let changes = match self
+            .mappings()
+            .and_then(|mappings| mappings.request_arguments(&command, &request.arguments))
+        {
+            Some(arguments) => vec![("arguments", arguments)],
+            None => Vec::new(),
+        };
+        if let Some(seq) = self.send_to_debuggee(ctx, request.raw.forwarded(changes)) {
             self.pending.insert(
                 PendingKey::Debuggee(seq),
                 Pending::Forwarded {

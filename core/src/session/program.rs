@@ -7,6 +7,7 @@ use super::process::DebuggeeProcess;
 use super::stage::Stage;
 use crate::config::{Endpoint, LaunchConfig, Target};
 use crate::ipc::frame::FrameDecoder;
+use crate::path_mappings::PathMappings;
 use crate::{Address, ConnectionId, ListenerId};
 use std::collections::BTreeMap;
 
@@ -56,11 +57,17 @@ pub struct Program {
     pub process: DebuggeeProcess,
     /// Connections accepted on the listener that have not said hello yet.
     pub candidates: BTreeMap<ConnectionId, FrameDecoder>,
+    /// Where the client's files are on the debuggee's side (`pathMappings`).
+    pub path_mappings: PathMappings,
 }
 
 impl Program {
     pub fn new(config: LaunchConfig, origin: Origin, stage: Stage) -> Program {
+        // Validated with the configuration (config.rs), so the fallback is unreachable.
+        let path_mappings =
+            PathMappings::from_configuration(&config.normalised, "launch").unwrap_or_default();
         Program {
+            path_mappings,
             config,
             stage,
             session_id: String::new(),

@@ -14,7 +14,11 @@ interface Manifest {
   contributes: {
     commands: { command: string; title: string }[];
     menus: Record<string, { command: string; when?: string }[]>;
-    debuggers: { type: string }[];
+    debuggers: {
+      type: string;
+      configurationSnippets?: { label: string; body: Record<string, unknown> }[];
+      configurationAttributes?: Record<string, { properties: Record<string, unknown> }>;
+    }[];
     keybindings?: { command: string; key: string; mac?: string; when?: string }[];
   };
 }
@@ -65,6 +69,20 @@ test("every menu entry names a contributed command", () => {
   const contributed = new Set(commands.map(({ command }) => command));
   for (const [menu, items] of Object.entries(menus)) {
     for (const { command } of items) assert.ok(contributed.has(command), `${menu} names ${command}, which is not contributed`);
+  }
+});
+
+test("every configuration snippet writes only keys its request's schema describes", () => {
+  const debuggerContribution = manifest().contributes.debuggers[0];
+  const snippets = debuggerContribution?.configurationSnippets ?? [];
+  assert.ok(snippets.length > 0, "there are configuration snippets");
+  for (const { label, body } of snippets) {
+    const request = String(body.request);
+    const described = debuggerContribution?.configurationAttributes?.[request]?.properties ?? {};
+    for (const key of Object.keys(body)) {
+      if (["name", "type", "request"].includes(key)) continue;
+      assert.ok(key in described, `the snippet '${label}' writes '${key}', which the ${request} schema does not describe`);
+    }
   }
 });
 
