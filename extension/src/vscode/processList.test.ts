@@ -45,7 +45,7 @@ const LINUX_EXPECTED: ProcessInfo[] = [
 ];
 
 test("ps on Linux (captured): every row, names with spaces, unicode, a process in one table only", () => {
-  assert.deepEqual(parsePsOutput(LINUX_COMMAND_LINES, LINUX_NAMES), LINUX_EXPECTED);
+  assert.deepEqual(parsePsOutput(LINUX_COMMAND_LINES, LINUX_NAMES, "linux"), LINUX_EXPECTED);
 });
 
 // Hand-written in the shape of macOS's BSD ps: comm is the executable's whole path, which
@@ -70,7 +70,7 @@ const MAC_NAMES = [
 ].join("\n");
 
 test("ps on macOS (hand-written): whole paths with spaces as names, CRLF, a user cut short, an empty command line", () => {
-  assert.deepEqual(parsePsOutput(MAC_COMMAND_LINES, MAC_NAMES), [
+  assert.deepEqual(parsePsOutput(MAC_COMMAND_LINES, MAC_NAMES, "darwin"), [
     { pid: 1, ppid: 0, user: "root", name: "launchd", commandLine: "/sbin/launchd" },
     {
       pid: 153,
@@ -94,7 +94,7 @@ test("ps on macOS (hand-written): whole paths with spaces as names, CRLF, a user
 
 test("ps: a command line of 100,000 characters is kept whole", () => {
   const long = `/usr/bin/python3 -c pass ${"x".repeat(100_000)}`;
-  const [parsed] = parsePsOutput(`  77     1 bob      ${long}\n`, "  77 python3\n");
+  const [parsed] = parsePsOutput(`  77     1 bob      ${long}\n`, "  77 python3\n", "linux");
   assert.equal(parsed?.commandLine, long);
   assert.equal(parsed?.name, "python3");
 });

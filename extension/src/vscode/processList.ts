@@ -35,11 +35,11 @@ export const PS_NAMES_ARGS = ["-A", "-ww", "-o", "pid=,comm="] as const;
 
 /**
  * Parses the two ps tables: `pid ppid user args` lines and `pid comm` lines, joined by
- * pid. A process that appears in only one table (it started or ended between the two
+ * pid (`platform`: "darwin" for macOS's ps, whose comm is a path; any other for Linux's). A process that appears in only one table (it started or ended between the two
  * runs) is listed when its command line is known, named after the command line's first
  * word. Lines that are not a table row (none, in practice) are skipped.
  */
-export function parsePsOutput(commandLines: string, names: string): ProcessInfo[] {
+export function parsePsOutput(commandLines: string, names: string, platform: NodeJS.Platform): ProcessInfo[] {
   const nameOf = new Map<number, string>();
   for (const line of names.split("\n")) {
     const match = /^\s*(\d+)\s(.*)$/.exec(line.replace(/\r$/, ""));
@@ -53,7 +53,7 @@ export function parsePsOutput(commandLines: string, names: string): ProcessInfo[
     const commandLine = match[4].trim();
     // Linux's comm is a name, and may hold "/" (kworker/0:1); macOS's is the executable's path.
     const comm = nameOf.get(pid);
-    const name = comm ? (comm.startsWith("/") ? baseName(comm) : comm) : baseName(firstWord(commandLine) ?? "");
+    const name = comm ? (platform === "darwin" ? baseName(comm) : comm) : baseName(firstWord(commandLine) ?? "");
     processes.push({ pid, ppid: Number(match[2]), user: match[3], name, commandLine });
   }
   return processes;
@@ -144,7 +144,7 @@ export async function listProcesses(platform: NodeJS.Platform = process.platform
     runListing(commands.ps, PS_COMMAND_LINES_ARGS, PS_LISTING),
     runListing(commands.ps, PS_NAMES_ARGS, PS_LISTING),
   ]);
-  return withoutPids(parsePsOutput(commandLines.stdout, names.stdout), [...commandLines.pids, ...names.pids]);
+  return withoutPids(parsePsOutput(commandLines.stdout, names.stdout, platform), [...commandLines.pids, ...names.pids]);
 }
 
 function withoutPids(processes: ProcessInfo[], pids: readonly number[]): ProcessInfo[] {
