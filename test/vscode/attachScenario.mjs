@@ -3,17 +3,21 @@
 // to Process" from the command palette shows the picker, the test types part of the
 // program's name, checks the row (pid, whole command line), takes a screenshot and picks
 // it. Then either the engine refuses the pid (what it does until attach by pid is
-// merged, issue 16) or the session stops at the breakpoint; the program runs on after.
+// merged, issue 16) or the session stops at the breakpoint. The same again through a
+// launch.json configuration with "processId": "${command:pickProcess}", started as
+// "Debug: Select and Start Debugging" does, after cancelling the picker once (which must start
+// nothing). The program runs on after all of it.
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { waitFor } from "./processes.mjs";
+import { delay, waitFor } from "./processes.mjs";
 import * as workbench from "./workbench.mjs";
 
 const PROGRAM = "sleeper.py";
 const BREAKPOINT_LINE = 9;
 const COMMAND_TITLE = "Dapper: Attach to Process";
 const REFUSAL = "Dapper cannot attach to a process by its 'processId'";
+const PICKER_CONFIGURATION = "Dapper: attach to a picked process";
 
 // TODO(integrator, issue 16): the engine still refuses `processId` (error 1015), so the
 // case expects that refusal and proves, from the Dapper log, that the attach request
@@ -56,63 +60,98 @@ export async function scenarioAttachToProcess(page, context) {
     await waitFor(`a breakpoint glyph on line ${BREAKPOINT_LINE}`, async () => (await workbench.breakpointLines(page)).includes(BREAKPOINT_LINE), stepMs);
 
     start(`"${COMMAND_TITLE}" from the command palette; typing "${PROGRAM}" shows the program with its pid and command line`);
-    await waitFor(
-      `the quick pick "${COMMAND_TITLE}"`,
-      async () => {
-        if ((await workbench.quickPick(page))?.title === COMMAND_TITLE) return true;
-        await workbench.runPaletteCommand(page, COMMAND_TITLE);
-        return waitFor("the picker", async () => (await workbench.quickPick(page))?.title === COMMAND_TITLE, 5_000).catch(() => false);
-      },
-      stepMs,
-      1_000,
-    );
-    await workbench.typeInQuickPick(page, PROGRAM);
-    // Not \b: in a row's whole text the label runs into the description ("python3pid 42").
-    const pidPattern = new RegExp(`pid ${program.pid}(?!\\d)`);
-    const row = await waitFor(
-      `a row with pid ${program.pid} and the command line "${program.commandLine}"`,
-      async () => (await workbench.quickPick(page))?.rows.find((candidate) => pidPattern.test(candidate.description)),
-      stepMs,
-    );
-    if (!row.text.includes(program.commandLine)) throw new Error(`the row says ${JSON.stringify(row.text)}, without the command line ${JSON.stringify(program.commandLine)}`);
-    if (!/^python/i.test(row.label)) throw new Error(`the row's label is ${JSON.stringify(row.label)}, not the interpreter's name`);
-    const rows = (await workbench.quickPick(page)).rows;
-    if (rows[0]?.description !== row.description) throw new Error(`the program is not the first row: ${JSON.stringify(rows.map((r) => r.text))}`);
+    await openPicker(page, () => workbench.runPaletteCommand(page, COMMAND_TITLE), stepMs);
+    await findRow(page, program, stepMs);
     await page.screenshot({ path: path.join(artifacts, "vscode-attach-picker.png") });
-    log(`the row: ${row.label} | ${row.description} | ${row.text}`);
+    await pickAndExpect(page, program, `"processId":${program.pid}`, context, "vscode-attach");
 
-    if (OUTCOME === "refused") {
-      start(`pick it: the engine refuses the pid (issue 16 not merged yet), and it got pid ${program.pid}`);
-      await page.locator(".quick-input-list .monaco-list-row", { hasText: pidPattern }).first().click({ timeout: 10_000 });
-      const dialog = await waitFor("VS Code's error dialog", () => workbench.dialogText(page), stepMs);
-      if (!dialog.includes(REFUSAL)) throw new Error(`the dialog says ${JSON.stringify(dialog.trim())}, expected ${JSON.stringify(REFUSAL)}`);
-      await page.screenshot({ path: path.join(artifacts, "vscode-attach-refused.png") });
-      const request = `"processId":${program.pid}`;
-      await waitFor(`the Dapper log to show an attach request with ${request}`, () => dapperLogContains(context.userData, request), stepMs);
-      await page.keyboard.press("Escape");
-      await waitFor("the dialog to close", async () => (await workbench.dialogText(page)) === undefined, stepMs);
-      if (await workbench.debugToolbarVisible(page)) throw new Error("a session is still running after the refusal");
-    } else {
-      start(`pick it: the session stops on line ${BREAKPOINT_LINE} of ${PROGRAM}`);
-      await page.locator(".quick-input-list .monaco-list-row", { hasText: pidPattern }).first().click({ timeout: 10_000 });
-      await context.waitForDebugger(page, `the editor to show the paused line ${BREAKPOINT_LINE}`, async () => {
-        const lines = await workbench.pausedLines(page);
-        return lines.length === 1 && lines[0] === BREAKPOINT_LINE;
-      });
-      await context.waitForDebugger(page, "the Variables view to show ticks", async () => (await workbench.variableRows(page)).some((text) => text.startsWith("ticks = ")));
-      await page.screenshot({ path: path.join(artifacts, "vscode-attach-stopped.png") });
+    start(`launch.json's "processId": "\${command:pickProcess}": cancelling the picker starts nothing`);
+    writeFileSync(
+      path.join(workspace, ".vscode", "launch.json"),
+      JSON.stringify({ version: "0.2.0", configurations: [{ name: PICKER_CONFIGURATION, type: "dapper", request: "attach", processId: "${command:pickProcess}" }] }, null, 2),
+    );
+    // VS Code reads launch.json through its file watcher; nothing on the page shows when.
+    await delay(2_000);
+    const selectAndStart = () => workbench.startDebugConfiguration(page, PICKER_CONFIGURATION);
+    await openPicker(page, selectAndStart, stepMs);
+    await findRow(page, program, stepMs);
+    await page.keyboard.press("Escape");
+    await delay(2_000);
+    if ((await workbench.dialogText(page)) !== undefined || (await workbench.debugToolbarVisible(page))) throw new Error("cancelling the picker started a session or showed an error");
 
-      start("Shift+F5 detaches: the session ends");
-      await workbench.focusEditor(page);
-      await page.keyboard.press("Shift+F5");
-      await waitFor("the debug toolbar to go away (the session ended)", async () => !(await workbench.debugToolbarVisible(page)), stepMs);
-    }
+    start(`launch.json's "processId": "\${command:pickProcess}": picking the program attaches with its pid as a string`);
+    await openPicker(page, selectAndStart, stepMs);
+    await findRow(page, program, stepMs);
+    await pickAndExpect(page, program, `"processId":"${program.pid}"`, context, "vscode-attach-variable");
 
     start(`${PROGRAM} runs on`);
     if (!program.running()) throw new Error(`${PROGRAM} ended: ${program.output()}`);
   } finally {
     program.stop();
   }
+}
+
+/** Opens the picker with `open` (retried until the picker shows). */
+async function openPicker(page, open, stepMs) {
+  await waitFor(
+    `the quick pick "${COMMAND_TITLE}"`,
+    async () => {
+      if ((await workbench.quickPick(page))?.title === COMMAND_TITLE) return true;
+      await open();
+      return waitFor("the picker", async () => (await workbench.quickPick(page))?.title === COMMAND_TITLE, 5_000).catch(() => false);
+    },
+    stepMs,
+    1_000,
+  );
+}
+
+/**
+ * Types the program's name into the picker and checks its row: the first one, labelled
+ * with the interpreter's name, described with its pid, with the whole command line.
+ */
+async function findRow(page, program, stepMs) {
+  await workbench.typeInQuickPick(page, PROGRAM);
+  const row = await waitFor(
+    `a row with pid ${program.pid} and the command line "${program.commandLine}"`,
+    async () => (await workbench.quickPick(page))?.rows.find((candidate) => program.pidPattern.test(candidate.description)),
+    stepMs,
+  );
+  if (!row.text.includes(program.commandLine)) throw new Error(`the row says ${JSON.stringify(row.text)}, without the command line ${JSON.stringify(program.commandLine)}`);
+  if (!/^python/i.test(row.label)) throw new Error(`the row's label is ${JSON.stringify(row.label)}, not the interpreter's name`);
+  const rows = (await workbench.quickPick(page)).rows;
+  if (rows[0]?.description !== row.description) throw new Error(`the program is not the first row: ${JSON.stringify(rows.map((r) => r.text))}`);
+}
+
+/**
+ * Clicks the program's row, then checks what attaching does: until attach by pid is
+ * merged, the engine's refusal in a dialog and `request` (the pid as the attach request
+ * carried it) in the Dapper log; then, a stop at the breakpoint and a detach. The
+ * screenshot is `<shot>-refused.png` or `<shot>-stopped.png`.
+ */
+async function pickAndExpect(page, program, request, { log, artifacts, stepMs, userData, waitForDebugger }, shot) {
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: program.pidPattern }).first().click({ timeout: 10_000 });
+  if (OUTCOME === "refused") {
+    log(`the engine refuses the pid (issue 16 not merged yet); the request carried ${request}`);
+    const dialog = await waitFor("VS Code's error dialog", () => workbench.dialogText(page), stepMs);
+    if (!dialog.includes(REFUSAL)) throw new Error(`the dialog says ${JSON.stringify(dialog.trim())}, expected ${JSON.stringify(REFUSAL)}`);
+    await page.screenshot({ path: path.join(artifacts, `${shot}-refused.png`) });
+    await waitFor(`the Dapper log to show an attach request with ${request}`, () => dapperLogContains(userData, request), stepMs);
+    await page.keyboard.press("Escape");
+    await waitFor("the dialog to close", async () => (await workbench.dialogText(page)) === undefined, stepMs);
+    if (await workbench.debugToolbarVisible(page)) throw new Error("a session is still running after the refusal");
+    return;
+  }
+  log(`the session stops on line ${BREAKPOINT_LINE} of ${PROGRAM}`);
+  await waitForDebugger(page, `the editor to show the paused line ${BREAKPOINT_LINE}`, async () => {
+    const lines = await workbench.pausedLines(page);
+    return lines.length === 1 && lines[0] === BREAKPOINT_LINE;
+  });
+  await waitForDebugger(page, "the Variables view to show ticks", async () => (await workbench.variableRows(page)).some((text) => text.startsWith("ticks = ")));
+  await page.screenshot({ path: path.join(artifacts, `${shot}-stopped.png`) });
+  log("Shift+F5 detaches: the session ends");
+  await workbench.focusEditor(page);
+  await page.keyboard.press("Shift+F5");
+  await waitFor("the debug toolbar to go away (the session ended)", async () => !(await workbench.debugToolbarVisible(page)), stepMs);
 }
 
 /** Starts the program and waits for its first line; the result can say whether it still runs. */
@@ -130,6 +169,8 @@ async function startProgram(python, script, cwd) {
   }, 30_000);
   return {
     pid: child.pid,
+    // Not \b: in a row's whole text the label runs into the description ("python3pid 42").
+    pidPattern: new RegExp(`pid ${child.pid}(?!\\d)`),
     // What ps shows: argv joined by spaces.
     commandLine: `${python} ${script}`,
     output: () => output,

@@ -258,3 +258,16 @@ export async function runPaletteCommand(page, title) {
 export async function typeInQuickPick(page, text) {
   await page.locator(".quick-input-widget input").fill(text, { timeout: 5_000 });
 }
+
+/**
+ * Starts the launch.json configuration `name` as *Debug: Select and Start Debugging*
+ * does: Quick Open with its "debug " prefix, then the configuration's row; once.
+ */
+export async function startDebugConfiguration(page, name) {
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Control+P");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 5_000 });
+  await input.fill(`debug ${name}`);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().click({ timeout: 5_000 });
+}
