@@ -6,7 +6,8 @@
 // merged, issue 16) or the session stops at the breakpoint. The same again through a
 // launch.json configuration with "processId": "${command:pickProcess}", started as
 // "Debug: Select and Start Debugging" does, after cancelling the picker once (which must start
-// nothing). The program runs on after all of it.
+// nothing). Then the refresh button lists a second run started meanwhile, and a run
+// launched under Dapper is marked as debugged. The first program runs on after all of it.
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -18,6 +19,9 @@ const BREAKPOINT_LINE = 9;
 const COMMAND_TITLE = "Dapper: Attach to Process";
 const REFUSAL = "Dapper cannot attach to a process by its 'processId'";
 const PICKER_CONFIGURATION = "Dapper: attach to a picked process";
+const REFRESH_TOOLTIP = "Refresh the list";
+const DEBUGGED_MARK = "being debugged by Dapper";
+const DEBUG_FILE_TITLE = "Dapper: Debug Python File";
 
 // TODO(integrator, issue 16): the engine still refuses `processId` (error 1015), so the
 // case expects that refusal and proves, from the Dapper log, that the attach request
@@ -43,6 +47,8 @@ export async function scenarioAttachToProcess(page, context) {
   };
   const script = path.join(workspace, PROGRAM);
   const program = await startProgram(python, script, workspace);
+  // A second run of the program, started while the picker is open.
+  let later;
   try {
     start(`start ${PROGRAM} outside the debugger and set a breakpoint on its line ${BREAKPOINT_LINE}`);
     log(`${PROGRAM} runs as pid ${program.pid}`);
@@ -84,11 +90,46 @@ export async function scenarioAttachToProcess(page, context) {
     await findRow(page, program, stepMs);
     await pickAndExpect(page, program, `"processId":"${program.pid}"`, context, "vscode-attach-variable");
 
+    start("the refresh button lists a program started after the picker opened");
+    await openPicker(page, () => workbench.runPaletteCommand(page, COMMAND_TITLE), stepMs);
+    await findRow(page, program, stepMs);
+    later = await startProgram(python, script, workspace);
+    if ((await workbench.quickPick(page)).rows.some((row) => later.pidPattern.test(row.description))) throw new Error("the new program is listed before the refresh");
+    await workbench.clickQuickPickButton(page, REFRESH_TOOLTIP);
+    await waitFor(`a row with pid ${later.pid} after the refresh`, async () => (await workbench.quickPick(page))?.rows.some((row) => later.pidPattern.test(row.description)), stepMs);
+    await page.keyboard.press("Escape");
+
+    start(`a program that a Dapper session debugs is marked: ${PROGRAM} launched with "${DEBUG_FILE_TITLE}"`);
+    await workbench.runEditorTitleCommand(page, DEBUG_FILE_TITLE);
+    await context.waitForDebugger(page, `the launched ${PROGRAM} to stop on line ${BREAKPOINT_LINE}`, async () => sameLines(await workbench.pausedLines(page), [BREAKPOINT_LINE]));
+    await openPicker(page, () => workbench.runPaletteCommand(page, COMMAND_TITLE), stepMs);
+    await workbench.typeInQuickPick(page, PROGRAM);
+    const marked = await waitFor(
+      `a row marked "${DEBUGGED_MARK}"`,
+      async () => (await workbench.quickPick(page))?.rows.find((row) => row.description.includes(DEBUGGED_MARK)),
+      stepMs,
+    );
+    const unmarked = (await workbench.quickPick(page)).rows.filter((row) => [program, later].some(({ pidPattern }) => pidPattern.test(row.description)));
+    if (unmarked.length !== 2 || unmarked.some((row) => row.description.includes(DEBUGGED_MARK))) {
+      throw new Error(`the programs started outside the debugger are not listed unmarked: ${JSON.stringify(unmarked)}`);
+    }
+    await page.screenshot({ path: path.join(artifacts, "vscode-attach-marked.png") });
+    log(`the launched program's row: ${marked.label} | ${marked.description}`);
+    await page.keyboard.press("Escape");
+    await workbench.focusEditor(page);
+    await page.keyboard.press("Shift+F5");
+    await waitFor("the debug toolbar to go away (the session ended)", async () => !(await workbench.debugToolbarVisible(page)), stepMs);
+
     start(`${PROGRAM} runs on`);
     if (!program.running()) throw new Error(`${PROGRAM} ended: ${program.output()}`);
   } finally {
     program.stop();
+    later?.stop();
   }
+}
+
+function sameLines(actual, expected) {
+  return actual.length === expected.length && actual.every((line, index) => line === expected[index]);
 }
 
 /** Opens the picker with `open` (retried until the picker shows). */

@@ -271,3 +271,9 @@ export async function startDebugConfiguration(page, name) {
   await input.fill(`debug ${name}`);
   await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().click({ timeout: 5_000 });
 }
+
+/** Clicks the open quick pick's title-bar button whose tooltip is `tooltip`. */
+export async function clickQuickPickButton(page, tooltip) {
+  const widget = page.locator(".quick-input-widget");
+  await widget.locator(`.action-label[aria-label="${tooltip}"], .action-label[title="${tooltip}"]`).first().click({ timeout: 5_000 });
+}
