@@ -122,7 +122,7 @@ function firstWord(commandLine: string): string | undefined {
   return commandWords(commandLine, 1)[0];
 }
 
-/** Where the listing commands are found; tests point them at files that do not exist. */
+/** The programs that list: ps and PowerShell as found on PATH; tests put missing and failing ones there. */
 export interface ListCommands {
   ps: string;
   powershell: string;
