@@ -5,13 +5,16 @@ import * as vscode from "vscode";
 import { pythonPackageDirOf } from "./extensionRoot";
 import { EngineHost } from "./host/host";
 import { createWasmEngine } from "./host/wasm";
+import { registerAttachCommands } from "./vscode/attachCommands";
 import { DapperConfigurationProvider } from "./vscode/configurationProvider";
+import { DebuggedProcesses } from "./vscode/debuggedProcesses";
 import { exitCodeReporter } from "./vscode/exitCode";
 import { registerFileCommands } from "./vscode/fileCommands";
 import { DEBUG_TYPE, dynamicConfigurations } from "./vscode/fileConfiguration";
 import { registerHotReload } from "./vscode/hotReload";
 import { InlineDebugAdapter } from "./vscode/inlineAdapter";
 import { channelLogger } from "./vscode/logChannel";
+import { pickProcessConfiguration } from "./vscode/processChoice";
 
 let host: EngineHost | undefined;
 
@@ -34,20 +37,24 @@ export function activate(context: vscode.ExtensionContext): void {
   process.once("exit", killOnExit);
   context.subscriptions.push({ dispose: () => process.removeListener("exit", killOnExit) });
 
+  const debugged = new DebuggedProcesses();
   context.subscriptions.push(
     vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, {
       createDebugAdapterDescriptor: () => new vscode.DebugAdapterInlineImplementation(new InlineDebugAdapter(engineHost())),
     }),
     vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new DapperConfigurationProvider(logger)),
     vscode.debug.registerDebugAdapterTrackerFactory(DEBUG_TYPE, exitCodeReporter()),
-    // "Dapper: Current File" in the Run and Debug view's list, with or without launch.json.
+    // "Dapper: Current File" and "Dapper: Attach to Process" in the Run and Debug view's
+    // list, with or without launch.json.
     vscode.debug.registerDebugConfigurationProvider(
       DEBUG_TYPE,
-      { provideDebugConfigurations: () => dynamicConfigurations() },
+      { provideDebugConfigurations: () => [...dynamicConfigurations(), pickProcessConfiguration()] },
       vscode.DebugConfigurationProviderTriggerKind.Dynamic,
     ),
     ...registerFileCommands(),
     ...registerHotReload(),
+    ...debugged.register(),
+    ...registerAttachCommands(debugged),
   );
 }
 

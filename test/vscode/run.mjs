@@ -6,7 +6,8 @@
 // new behaviour and exit code at the end. Scenario 2, without launch.json: an
 // interpreter that does not exist gets an error with a "Select Interpreter" button, the
 // button's list writes dapper.python, and the editor title's "Debug Python File" then
-// stops at the breakpoint.
+// stops at the breakpoint. Scenario 3 (attachScenario.mjs): "Dapper: Attach to Process"
+// picks a program started outside the debugger from the list.
 //
 // Usage: node test/vscode/run.mjs [--vsix PATH] [--readme-screenshot] [--keep]
 //   --vsix PATH            the .vsix to test (default: dapper-<version>.vsix at the root,
@@ -21,7 +22,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statS
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { findPythons } from "../../scripts/lib.mjs";
+import { findPythons, isSidWrapper } from "../../scripts/lib.mjs";
+import { scenarioAttachToProcess } from "./attachScenario.mjs";
 import { delay, freePort, runBounded, startGroup, waitFor, watchdog, withTimeout } from "./processes.mjs";
 import { setup } from "./setup.mjs";
 import * as workbench from "./workbench.mjs";
@@ -244,13 +246,7 @@ async function main() {
       "inventory.py to open in the editor",
       async () => {
         if (await workbench.editorShows(page, "inventory.py")) return true;
-        await page.keyboard.press("Escape");
-        await page.keyboard.press("Control+P");
-        const input = page.locator(".quick-input-widget input");
-        await input.waitFor({ state: "visible", timeout: 5_000 });
-        await input.fill("inventory.py");
-        await page.locator(".quick-input-list .monaco-list-row", { hasText: "inventory.py" }).first().waitFor({ timeout: 5_000 });
-        await page.keyboard.press("Enter");
+        await workbench.quickOpen(page, "inventory.py");
         return waitFor("the editor", () => workbench.editorShows(page, "inventory.py"), 5_000).catch(() => false);
       },
       LIMITS.workbench,
@@ -340,6 +336,16 @@ async function main() {
     await page.screenshot({ path: path.join(artifacts, "vscode-ended.png") });
 
     await scenarioWithoutLaunchJson(page, { begin, scratch, workspace: dirs.workspace });
+    await scenarioAttachToProcess(page, {
+      begin,
+      log,
+      python: [pythons.fromExtension, ...findPythons({ minimum: "3.9" }).map((python) => python.executable).reverse()].find((python) => !isSidWrapper(python)),
+      workspace: dirs.workspace,
+      userData: dirs.userData,
+      artifacts,
+      stepMs: LIMITS.step,
+      waitForDebugger,
+    });
 
     begin(undefined);
     log(`PASSED in ${((Date.now() - started) / 1000).toFixed(1)} s (screenshots in ${path.relative(root, artifacts)}/)`);

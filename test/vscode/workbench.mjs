@@ -213,7 +213,10 @@ export async function clickNotificationButton(page, text, label) {
   await toast.locator(".notification-list-item-buttons-container .monaco-button", { hasText: label }).first().click({ timeout: 10_000 });
 }
 
-/** The open quick pick's title and rows ("label description"), or undefined when none is open. */
+/**
+ * The open quick pick's title and rows, or undefined when none is open. Each row has its
+ * label, its description and its whole text (label, description, detail, separator).
+ */
 export async function quickPick(page) {
   return page.evaluate(() => {
     const widget = document.querySelector(".quick-input-widget");
@@ -223,7 +226,54 @@ export async function quickPick(page) {
       rows: [...widget.querySelectorAll(".quick-input-list .monaco-list-row")].map((row) => ({
         label: (row.querySelector(".monaco-icon-label .label-name")?.textContent ?? row.textContent ?? "").trim(),
         description: (row.querySelector(".label-description")?.textContent ?? "").trim(),
+        text: (row.textContent ?? "").trim(),
       })),
     };
   });
+}
+
+/** Opens Quick Open (Ctrl+P), types `fileName` and opens the first match, once; callers retry. */
+export async function quickOpen(page, fileName) {
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Control+P");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 5_000 });
+  await input.fill(fileName);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: fileName }).first().waitFor({ timeout: 5_000 });
+  await page.keyboard.press("Enter");
+}
+
+/** Runs a command by its title from the command palette (Ctrl+Shift+P), once; callers retry. */
+export async function runPaletteCommand(page, title) {
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Control+Shift+P");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 5_000 });
+  await input.fill(`>${title}`);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor({ timeout: 5_000 });
+  await page.keyboard.press("Enter");
+}
+
+/** Types `text` into the open quick pick's input, replacing what is there. */
+export async function typeInQuickPick(page, text) {
+  await page.locator(".quick-input-widget input").fill(text, { timeout: 5_000 });
+}
+
+/**
+ * Starts the launch.json configuration `name` as *Debug: Select and Start Debugging*
+ * does: Quick Open with its "debug " prefix, then the configuration's row; once.
+ */
+export async function startDebugConfiguration(page, name) {
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Control+P");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 5_000 });
+  await input.fill(`debug ${name}`);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().click({ timeout: 5_000 });
+}
+
+/** Clicks the open quick pick's title-bar button whose tooltip is `tooltip`. */
+export async function clickQuickPickButton(page, tooltip) {
+  const widget = page.locator(".quick-input-widget");
+  await widget.locator(`.action-label[aria-label="${tooltip}"], .action-label[title="${tooltip}"]`).first().click({ timeout: 5_000 });
 }

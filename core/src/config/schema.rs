@@ -29,6 +29,9 @@ pub enum Kind {
     Endpoint,
     /// A list of `{localRoot, remoteRoot}` objects.
     PathMappings,
+    /// A process id: a positive integer, or the decimal string that VS Code's
+    /// `${command:pickProcess}` gives.
+    ProcessId,
 }
 
 /// What the schema offers as the key's default. For booleans it is also the value the
@@ -186,6 +189,12 @@ pub const ATTACH_KEYS: &[Key] = &[
         default: Default::Endpoint(DEFAULT_ATTACH_HOST, 5678),
         description: "Where the program listens, as started with `python -m dapperdbg --listen [HOST:]PORT`: `port` (required) and `host` (default 127.0.0.1).",
     },
+    Key {
+        name: "processId",
+        kind: Kind::ProcessId,
+        default: Default::Text("${command:pickProcess}"),
+        description: "The running Python process to attach to, by its pid; `${command:pickProcess}` picks it from a list. Instead of `connect`.",
+    },
     JUST_MY_CODE,
     SHOW_RETURN_VALUE,
     KEEP_EXEC_SOURCES,
@@ -245,6 +254,11 @@ fn property(key: &Key) -> Value {
             "required": ["port"],
             "additionalProperties": false
         }),
+        Kind::ProcessId => json!({
+            "type": ["integer", "string"],
+            "minimum": 1,
+            "pattern": "^([1-9][0-9]*|\\$\\{command:pickProcess\\})$"
+        }),
         Kind::PathMappings => json!({
             "type": "array",
             "items": {
@@ -295,7 +309,8 @@ pub fn configuration_attributes() -> Value {
     };
     json!({
         "launch": {"properties": properties(LAUNCH_KEYS)},
-        "attach": {"required": ["connect"], "properties": properties(ATTACH_KEYS)},
+        // `connect` or `processId`: the engine says which is missing.
+        "attach": {"properties": properties(ATTACH_KEYS)},
     })
 }
 
@@ -326,6 +341,7 @@ fn type_name(kind: Kind) -> String {
             .join(", "),
         Kind::Endpoint => "object `{host, port}`".to_string(),
         Kind::PathMappings => "list of `{localRoot, remoteRoot}`".to_string(),
+        Kind::ProcessId => "integer, or string".to_string(),
     }
 }
 
@@ -392,6 +408,7 @@ mod tests {
                 (Kind::Environment, Default::EmptyObject) => true,
                 (Kind::Endpoint, Default::Endpoint(_, _)) => true,
                 (Kind::PathMappings, Default::PathMapping(_, _)) => true,
+                (Kind::ProcessId, Default::Text(_)) => true,
                 _ => false,
             };
             assert!(fits, "the default of {} does not fit its type", key.name);
@@ -430,7 +447,7 @@ mod tests {
             connect["default"],
             json!({"host": "127.0.0.1", "port": 5678})
         );
-        assert_eq!(attributes["attach"]["required"], json!(["connect"]));
+        assert_eq!(attributes["attach"].get("required"), None);
         assert_eq!(
             attributes["attach"]["properties"]["redirectOutput"]["default"],
             json!(true)

@@ -76,6 +76,7 @@ fn the_validator_reads_every_key_of_the_schema() {
             Kind::Boolean | Kind::TextList | Kind::Environment => json!("x"),
             Kind::Choice(_) => json!("not one of them"),
             Kind::Endpoint | Kind::PathMappings => json!(3),
+            Kind::ProcessId => json!(true),
         };
         let mut arguments = if key.name == "code" {
             json!({"program": "/a.py"})

@@ -8,6 +8,7 @@ import { test } from "node:test";
 import { findExtensionRoot } from "../extensionRoot";
 import { DEBUG_FILE_COMMAND, DEBUG_TYPE, RUN_FILE_COMMAND } from "./fileConfiguration";
 import { HOT_RELOAD_COMMAND } from "./hotReloadReport";
+import { ATTACH_TO_PROCESS_COMMAND, PICK_PROCESS_COMMAND, PICK_PROCESS_VARIABLE } from "./processChoice";
 
 interface Manifest {
   activationEvents: string[];
@@ -16,7 +17,9 @@ interface Manifest {
     menus: Record<string, { command: string; when?: string }[]>;
     debuggers: {
       type: string;
-      configurationSnippets?: { label: string; body: Record<string, unknown> }[];
+      variables?: Record<string, string>;
+      initialConfigurations: Record<string, unknown>[];
+      configurationSnippets: { label: string; body: Record<string, unknown> }[];
       configurationAttributes?: Record<string, { properties: Record<string, unknown> }>;
     }[];
     keybindings?: { command: string; key: string; mac?: string; when?: string }[];
@@ -35,7 +38,21 @@ test("the contributed commands are exactly the ones the extension registers, wit
     [DEBUG_FILE_COMMAND]: "Dapper: Debug Python File",
     [RUN_FILE_COMMAND]: "Dapper: Run Python File",
     [HOT_RELOAD_COMMAND]: "Dapper: Hot Reload Current File",
+    [ATTACH_TO_PROCESS_COMMAND]: "Dapper: Attach to Process",
   });
+});
+
+test("${command:pickProcess} runs the picker command, and launch.json offers it in a new file and as a snippet", () => {
+  const [dapper] = manifest().contributes.debuggers;
+  assert.deepEqual(dapper?.variables, { [PICK_PROCESS_VARIABLE]: PICK_PROCESS_COMMAND });
+  const variable = `\${command:${PICK_PROCESS_VARIABLE}}`;
+  assert.ok(
+    dapper.initialConfigurations.some((configuration) => configuration.request === "attach" && configuration.processId === variable),
+    "a new launch.json has an attach configuration with the picker",
+  );
+  // A snippet's body is a snippet: its `$` is escaped, and `^"…"` keeps the quotes.
+  const snippet = dapper.configurationSnippets.find(({ body }) => body.request === "attach" && "processId" in body);
+  assert.equal(snippet?.body.processId, `^"\\${variable}"`);
 });
 
 const menuCases: { menu: string; command: string; when: string }[] = [
