@@ -258,12 +258,24 @@ def test_failing_condition_stops_and_says_why(launch, write, backend):
     debuggee.finish(0)
 
 
-def test_disconnect_while_stopped_lets_the_program_finish(launch, write, backend):
+def test_a_detach_while_stopped_lets_the_program_finish(launch, write, backend):
     debuggee, _ = start(launch, write, backend, {"main": [4]})
     debuggee.stopped()
+    debuggee.request("dapper/detach")
     debuggee.disconnect()
     assert debuggee.wait_exit() == 0
     assert debuggee.stdout() == "result 10 20\n"
+
+
+def test_an_engine_gone_without_a_detach_ends_the_launched_program(launch, write, backend):
+    """The engine was killed: the launched program must not run on as an orphan. It gets
+    SIGTERM, as from the engine's own terminate."""
+    debuggee, _ = start(launch, write, backend, {"main": [4]})
+    debuggee.stopped()
+    debuggee.disconnect()
+    assert debuggee.wait_exit() == -15
+    assert debuggee.stdout() == ""
+    assert "connection closed without a detach" in debuggee.stderr()
 
 
 def test_lines_counted_from_zero(launch, write, backend):

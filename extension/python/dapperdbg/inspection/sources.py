@@ -15,6 +15,7 @@ import sys
 import threading
 import types
 import weakref
+from collections.abc import Callable
 
 from ..common.code_lines import SourceError as UnreadableSource
 from ..common.code_lines import read_source_bytes
@@ -139,10 +140,23 @@ class SourceRegistry:
                  "presentationHint": "deemphasize"} for name, text in keys]
 
 
-# The registry that keeps the texts of code compiled from strings, and whether the one
-# audit hook of the process is installed.
+# The registry that keeps the texts of code compiled from strings, the observer of code
+# run by ``exec`` (observe_exec), and whether the one audit hook of the process is
+# installed.
 _capturing_registry: SourceRegistry | None = None
+_exec_observer: Callable[[types.CodeType], None] | None = None
 _hook_installed = False
+
+
+def observe_exec(observer: Callable[[types.CodeType], None] | None) -> None:
+    """Call ``observer`` with every code object the program runs through ``exec`` (a
+    module body run by any loader, a script run by a tool such as cProfile), before it
+    runs, on the thread that runs it. ``observer`` must not raise."""
+    global _exec_observer, _hook_installed
+    _exec_observer = observer
+    if observer is not None and not _hook_installed:
+        _hook_installed = True
+        sys.addaudithook(_audit)
 
 
 def _audit(event: str, arguments: tuple) -> None:
@@ -156,6 +170,10 @@ def _audit(event: str, arguments: tuple) -> None:
     registry = _capturing_registry
     if registry is not None:
         registry._audited(event, arguments)
+    if event == "exec":
+        observer = _exec_observer
+        if observer is not None:
+            observer(arguments[0])
 
 
 def read_source_file(path: str) -> str:

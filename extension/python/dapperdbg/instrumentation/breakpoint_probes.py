@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import sys
 import threading
+import types
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -92,13 +93,36 @@ class BreakpointProbes:
         # canonical -> whether frames were left running code without the file's current
         # probes when they were last applied (the tracer watches those).
         self._stale: dict[str, bool] = {}
+        # Files whose code was run from a compile of someone else's (a loader other
+        # than the finder, such as pytest's, or a tool that execs a script, such as
+        # cProfile or coverage): that code has no probes, so the tracer watches it.
+        self._foreign: set[str] = set()
 
     @property
     def lines_need_tracing(self) -> bool:
         """Whether some armed breakpoint line is the tracer's alone: not active yet,
-        refused by the copies, or in frames that run old code."""
+        refused by the copies, in frames that run old code, or in code compiled by
+        someone else."""
         return self.instrumentation is None or any(self.refused.values()) or any(
-            self._stale.values())
+            self._stale.values()) or any(
+            canonical in self._foreign for canonical in self._store.lines_by_file)
+
+    def foreign_code(self, canonical: str, code: types.CodeType) -> bool:
+        """``code``, of ``canonical`` (a file with breakpoints), is about to run: True
+        (and from now on the file's lines are the tracer's too) when it is no copy of
+        ours, that is when none of its code objects is one."""
+        instrumentation = self.instrumentation
+        if instrumentation is None or canonical in self._foreign:
+            return False
+        registry = instrumentation.registry
+        pending = [code]
+        while pending:
+            current = pending.pop()
+            if registry.known_copy(current) is not None:
+                return False
+            pending.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+        self._foreign.add(canonical)
+        return True
 
     @property
     def registry(self) -> InstrumentationRegistry | None:

@@ -28,10 +28,11 @@ from ..breakpoints.exception_filters import (
 )
 from ..breakpoints.exception_stops import ExceptionStop, innermost_frame
 from ..breakpoints.store import Breakpoint, BreakpointStore
-from ..common.errors import RequestError
+from ..common.errors import RequestError, report_internal_error
 from ..common.library_code import is_library_canonical
 from ..common.paths import PathCache, is_debugger_path, is_runpy_path
 from ..inspection.inspector import Inspector
+from ..inspection.sources import observe_exec
 from ..instrumentation import breakpoint_probes
 from ..instrumentation.probes import StopAtLineEvent
 from ..instrumentation.self_check import copies_unavailable
@@ -74,6 +75,8 @@ class Debugger:
         # program runs on. A launched program whose connection closes without it takes
         # the engine for dead (session/lifecycle.py).
         self.detach_requested = False
+        # Whether the user was told that the program's own tracer hides lines.
+        self._foreign_tracer_told = False
         # The DAPPER_* variables the launcher took out of os.environ, kept for the
         # child-process support to hand on.
         self.environment = None
@@ -133,11 +136,39 @@ class Debugger:
         self.tracer.copies = self.probes.activate(self.probe_hit, self._file_instrumented)
         program.compile_program_hook = self.probes.compile_program
         program.program_is_current_hook = self.probes.program_is_current
+        if self.tracer.name == "settrace":
+            # Untraced while nothing needs tracing (3.9-3.11): code the copies never saw
+            # would run past its breakpoints. sys.monitoring sees all code anyway.
+            observe_exec(self._code_executed)
         # The new copies' lines are the probes', and what they could not take is the
         # tracer's again.
         self.tracer.lines_need_tracing = self.probes.lines_need_tracing
         self.tracer.breakpoints_changed()
         return True
+
+    def _code_executed(self, code: types.CodeType) -> None:
+        """The program is about to run ``code`` through ``exec`` (the audit hook): when
+        it is code of a file with breakpoints that was not compiled with their probes,
+        the tracer takes the file's lines, from now on, on every thread."""
+        try:
+            if self._detached or not isinstance(code, types.CodeType):
+                return
+            canonical = self.paths.lookup(code.co_filename)
+            if canonical is None:
+                canonical = self.paths.canonical(code.co_filename)
+            if canonical in self.store.lines_by_file and self.probes.foreign_code(
+                    canonical, code):
+                self.tracer.lines_need_tracing = True
+                self.tracer.ensure_tracing()
+                if self.tracer.foreign_tracer() and not self._foreign_tracer_told:
+                    self._foreign_tracer_told = True
+                    self.send_output(
+                        "The program runs its own trace function (sys.settrace: coverage, "
+                        "trace, …). On Python before 3.12 a thread has only one, so Dapper "
+                        "leaves it in place and cannot stop at breakpoints in code that "
+                        "runs while it is on. Python 3.12 and later have no such limit.\n")
+        except Exception:
+            report_internal_error("code run by exec")
 
     def _settle_tracing(self) -> None:
         """Let the tracer stop tracing if nothing needs it (never while a thread is

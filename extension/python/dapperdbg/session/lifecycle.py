@@ -82,9 +82,13 @@ class Session:
             dispatch(debugger, message)
 
         def on_end() -> None:
-            debugger.detach()
-            if end_with_engine and not debugger.detach_requested and not exit_state.finished:
+            # Before configurationDone the launcher itself ends, saying why. The signal
+            # goes before the stopped threads are released: the program must not run on
+            # meanwhile (its own SIGTERM handler runs once they are).
+            if (end_with_engine and debugger.configuration_done.is_set()
+                    and not debugger.detach_requested and not exit_state.finished):
                 end_without_engine()
+            debugger.detach()
 
         start_reader(debugger, debugger.connection, on_message, on_end)
 

@@ -210,6 +210,11 @@ class Tracer:
     def ensure_tracing(self) -> None:
         """Start tracing every thread if something needs it now (and it is off)."""
 
+    def foreign_tracer(self) -> bool:
+        """Whether the program's own trace function keeps this one off the calling
+        thread (only sys.settrace has one function per thread)."""
+        return False
+
     def settle_tracing(self) -> None:
         """Stop tracing if nothing needs it any more. Called when no thread is stopped
         (a stopped thread sits in a trace event, where CPython allows a jump)."""

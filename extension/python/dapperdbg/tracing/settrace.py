@@ -103,9 +103,13 @@ class SettraceTracer(Tracer):
             if self._tracing:
                 return
             self._tracing = self._some_traced = True
-            threading.settrace(self._global)
+            # A trace function of the program's own (coverage, trace) is never replaced:
+            # its results would change. Python < 3.12 has one per thread; the debugger
+            # then cannot see that thread's lines (foreign_tracer says so).
+            if _threading_hook() in (None, self._global):
+                threading.settrace(self._global)
             me = _get_ident()
-            if me not in self._debugger_threads:
+            if me not in self._debugger_threads and sys.gettrace() in (None, self._global):
                 sys.settrace(self._global)
             if self._remote is not None:
                 self._remote.give(self._other_threads())
@@ -121,7 +125,8 @@ class SettraceTracer(Tracer):
 
     def _drop_tracing(self) -> None:
         """Take this tracer's trace functions off every thread and frame."""
-        threading.settrace(None)  # type: ignore[arg-type]
+        if _threading_hook() is self._global:
+            threading.settrace(None)  # type: ignore[arg-type]
         if sys.gettrace() is self._global:
             sys.settrace(None)
         if self._remote is not None:
@@ -219,6 +224,12 @@ class SettraceTracer(Tracer):
                 self._exception_raised(frame, exception)
         return self._local
 
+    def foreign_tracer(self) -> bool:
+        """Whether this thread runs a trace function of the program's own instead of
+        the debugger's (see ensure_tracing)."""
+        current = sys.gettrace()
+        return current is not None and current is not self._global
+
     def _watch_frame_events(self, frame) -> bool:
         if sys.gettrace() is None:
             if not (self.installed and self._may_idle()):
@@ -289,3 +300,9 @@ def _instantiate(exception_type, value):
         return exception_type(*value) if isinstance(value, tuple) else exception_type(value)
     except Exception:
         return None
+
+
+def _threading_hook():
+    """The trace function threading gives new threads (threading.gettrace is 3.10+)."""
+    gettrace = getattr(threading, "gettrace", None)
+    return gettrace() if gettrace is not None else getattr(threading, "_trace_hook", None)
