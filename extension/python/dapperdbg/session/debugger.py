@@ -77,6 +77,7 @@ class Debugger:
         self.detach_requested = False
         # Whether the user was told that the program's own tracer hides lines.
         self._foreign_tracer_told = False
+        self._watching_exec = False
         # The DAPPER_* variables the launcher took out of os.environ, kept for the
         # child-process support to hand on.
         self.environment = None
@@ -136,15 +137,23 @@ class Debugger:
         self.tracer.copies = self.probes.activate(self.probe_hit, self._file_instrumented)
         program.compile_program_hook = self.probes.compile_program
         program.program_is_current_hook = self.probes.program_is_current
-        if self.tracer.name == "settrace":
-            # Untraced while nothing needs tracing (3.9-3.11): code the copies never saw
-            # would run past its breakpoints. sys.monitoring sees all code anyway.
-            observe_exec(self._code_executed)
         # The new copies' lines are the probes', and what they could not take is the
         # tracer's again.
         self.tracer.lines_need_tracing = self.probes.lines_need_tracing
         self.tracer.breakpoints_changed()
+        self._watch_foreign_code()
         return True
+
+    def _watch_foreign_code(self) -> None:
+        """On the settrace backend with copies (untraced while nothing needs tracing,
+        3.9-3.11), once there are line breakpoints: watch the code run by ``exec`` for
+        code of their files the copies never saw (``_code_executed``). An audit hook,
+        which costs every audited call a little, so not before it is needed; on
+        sys.monitoring every code object is seen anyway."""
+        if (not self._watching_exec and self.tracer.name == "settrace" and self.probes.active
+                and self.store.lines_by_file):
+            self._watching_exec = True
+            observe_exec(self._code_executed)
 
     def _code_executed(self, code: types.CodeType) -> None:
         """The program is about to run ``code`` through ``exec`` (the audit hook): when
@@ -633,6 +642,7 @@ class Debugger:
         self.store.verify_loaded(swapped, self.announce_verified)
         self.tracer.lines_need_tracing = self.probes.lines_need_tracing
         self.tracer.breakpoints_changed()
+        self._watch_foreign_code()
         self._settle_tracing()
 
     def detach(self) -> None:
