@@ -3,6 +3,8 @@ over the wire, on both tracer backends."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 PROGRAM = """
@@ -233,6 +235,43 @@ def test_a_hanging_repr_times_out_and_the_program_goes_on(launch, write, backend
     debuggee.request("continue", {"threadId": 1})
     debuggee.finish(0)
     assert debuggee.stdout() == "stopped\nwent on\n"
+
+
+MANY_SLOW = """
+import time
+
+class Slow:
+    def __repr__(self):
+        time.sleep(0.2)
+        return "slow"
+
+items = [Slow() for _ in range(300)]
+print("stopped")  # BP
+"""
+
+
+def test_many_slow_reprs_cannot_keep_a_request_past_its_deadline(launch, write, backend):
+    """Each repr is within its own limit, but 300 of them would take a minute: the
+    request answers within its deadline, with the values it had time for, and the thread
+    stays controllable."""
+    path = write("slow.py", MANY_SLOW)
+    line = next(i for i, text in enumerate(MANY_SLOW.strip("\n").split("\n"), 1) if "# BP" in text)
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure()
+    debuggee.set_breakpoints(path, [line])
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    local_vars = debuggee.locals_of(debuggee.top_frame(1)["id"])
+    started = time.monotonic()
+    items = debuggee.variables(local_vars["items"]["variablesReference"])
+    # Within the request's deadline (RENDER_SECONDS, 5 s), not the minute of all reprs.
+    assert time.monotonic() - started < 6
+    values = [item["value"] for item in items.values()]
+    assert values[0] == "slow"
+    assert values[-1] == "<repr not run: this request's time for the program's code ran out>"
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "stopped\n"
 
 
 EXECUTED = '''

@@ -15,7 +15,7 @@ import inspect
 import itertools
 import types
 
-from .stopped_work import call_with_time_limit
+from .stopped_work import call_with_time_limit, user_code_time_spent
 
 MAX_VALUE_LENGTH = 1000
 MAX_CHILDREN = 1000
@@ -57,6 +57,8 @@ def _describe_error(prefix: str, error: BaseException) -> str:
 
 
 def _timed_out(what: str) -> str:
+    if user_code_time_spent():
+        return f"<{what} not run: this request's time for the program's code ran out>"
     return f"<{what} timed out after {USER_CODE_SECONDS:g} s>"
 
 

@@ -30,6 +30,9 @@ try:
 except Exception:  # pragma: no cover - interpreters without ctypes
     _set_async_exc = None
 
+# The share of an item's time that user code inside it may take; the rest is for
+# rendering what is left without it.
+USER_CODE_SHARE = 0.8
 # How often the waiting IPC thread checks the deadlines of the item it waits for.
 _POLL_SECONDS = 0.01
 # How long to wait for interrupted code to give up before answering without it.
@@ -61,6 +64,10 @@ class _Item:
         self.lock = threading.Lock()
         self.section_deadline: float | None = None
         self.interrupt_sent = False
+        # When the time for user code (reprs, properties) inside this item runs out,
+        # a little before its own deadline: from then on call_with_time_limit does not
+        # start user code, so the item still ends in time, with what it has.
+        self.user_code_until: float | None = None
 
 
 _current = threading.local()
@@ -107,17 +114,31 @@ def _nothing() -> None:
     pass
 
 
+def user_code_time_spent() -> bool:
+    """Whether the current work item's time for user code has run out (so that what
+    was skipped can say so)."""
+    item = getattr(_current, "item", None)
+    until = item.user_code_until if item is not None else None
+    return until is not None and time.monotonic() >= until
+
+
 def call_with_time_limit(function: Callable[[], object], seconds: float,
                          on_timeout: Callable[[], object]):
     """Run ``function`` with a deadline when called inside a work item (otherwise just
-    run it). Returns ``on_timeout()`` when the deadline interrupted it. Deadlines do not
-    nest: an inner one replaces the outer one while it runs."""
+    run it). Returns ``on_timeout()`` when the deadline interrupted it, or at once when
+    the item's time for user code is spent: a thousand slow reprs, each within its own
+    limit, cannot keep the thread past the request's deadline. Deadlines do not nest:
+    an inner one replaces the outer one while it runs."""
     item = getattr(_current, "item", None)
     if item is None:
         return function()
+    now = time.monotonic()
+    until = item.user_code_until
+    if until is not None and now >= until:
+        return on_timeout()
     with item.lock:
         outer = item.section_deadline
-        item.section_deadline = time.monotonic() + seconds
+        item.section_deadline = now + seconds if until is None else min(now + seconds, until)
     timed_out = False
     try:
         try:
@@ -192,8 +213,11 @@ class ResumeSignal:
                     "finish in time"
                 )
             item = _Item(function)
-            # The whole item is one deadline; reprs inside it set shorter ones.
-            item.section_deadline = time.monotonic() + timeout
+            # The whole item is one deadline; reprs inside it set shorter ones, and stop
+            # being started a little before it.
+            now = time.monotonic()
+            item.section_deadline = now + timeout
+            item.user_code_until = now + timeout * USER_CODE_SHARE
             self._items.append(item)
             self._condition.notify_all()
             return item
