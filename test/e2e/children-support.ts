@@ -5,7 +5,7 @@
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import path from "node:path";
 import type { Writable } from "node:stream";
-import { type InitializeArguments, notLoadedYet, RecordingClient, waitUntil } from "./support";
+import { type InitializeArguments, RecordingClient, waitUntil } from "./support";
 
 const childEvents = ["dapper/childProcess", "dapper/childProcessExited", "dapper/childProcessCandidate"];
 
@@ -70,10 +70,10 @@ export class TreeClient extends RecordingClient {
     for (const [file, lines] of Object.entries(this.tree.breakpoints)) {
       const response = await this.setBreakpointsRequest({ source: { path: file }, breakpoints: lines.map((bp) => (typeof bp === "number" ? { line: bp } : bp)) });
       // A child's program is not known to its session (an attach): its breakpoints, like
-      // those of files the child never runs, wait for the code to load.
+      // those of files the child never runs, wait for the code to load (shown verified,
+      // confirmed by an event unless the code was loaded already).
       for (const bp of response.body.breakpoints) {
-        if (bp.verified) continue;
-        if (!notLoadedYet.test(bp.message ?? "")) throw new Error(`breakpoint in ${file} not verified: ${JSON.stringify(bp)}`);
+        if (!bp.verified) throw new Error(`breakpoint in ${file} not verified: ${JSON.stringify(bp)}`);
         this.laterBreakpoints.push(bp);
       }
     }

@@ -219,14 +219,10 @@ describe("nvim-dap: a breakpoint in a module the program imports later", () => {
     assert.deepEqual(warnings(report), []);
   });
 
-  test(
-    "is not shown as rejected before the import (docs/editors.md: pending breakpoints)",
-    { todo: "issue 19 item 4: the debuggee answers such a breakpoint verified: false, reason pending, which nvim-dap shows as rejected" },
-    () => {
-      const late = report.breakpointsAtFirstStop?.find((bp) => bp.path.endsWith("late.py"));
-      assert.equal(late?.sign, "DapBreakpoint", JSON.stringify(late));
-    },
-  );
+  test("is not shown as rejected before the import (docs/editors.md: pending breakpoints)", () => {
+    const late = report.breakpointsAtFirstStop?.find((bp) => bp.path.endsWith("late.py"));
+    assert.equal(late?.sign, "DapBreakpoint", JSON.stringify(late));
+  });
 });
 
 /** A child, and a child's child: each a session under its parent, with nvim-dap's own adapter per session in the executable form. */

@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { SessionTree } from "../e2e/children-support";
-import { notLoadedYet, pythons, startServer, waitUntil, type Python } from "../e2e/support";
+import { pythons, startServer, waitUntil, type Python } from "../e2e/support";
 
 // One `python -m unittest` run each (a run's words are split on spaces).
 const modules = [
@@ -122,7 +122,7 @@ async function underTheDebugger(python: Python, cwd: string, module: string, bre
     await initialized;
     for (const [file, set] of Object.entries(conditional)) {
       const response = await tree.root.setBreakpointsRequest({ source: { path: file }, breakpoints: set });
-      assert.ok(response.body.breakpoints.every((bp) => bp.verified || notLoadedYet.test(bp.message ?? "")), JSON.stringify(response.body.breakpoints));
+      assert.ok(response.body.breakpoints.every((bp) => bp.verified), JSON.stringify(response.body.breakpoints));
     }
     await tree.root.configurationDoneRequest();
     await launched;

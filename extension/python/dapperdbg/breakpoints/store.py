@@ -9,9 +9,11 @@ A line breakpoint is in one of three states:
 - verified: its file's code exists in the process (``loaded_files.py`` says when) and the
   line resolved to an executable one;
 - pending: the file compiles and the line resolved, but no code of the file has been
-  loaded yet. It is armed (the tracer stops at it) and answered ``verified: false``;
-  the first time code of the file is seen, it becomes verified and a ``breakpoint``
-  event says so, before any line of that code runs;
+  loaded yet. It is armed (the tracer stops at it) and shown to the client verified, at
+  the line it resolved to (``to_dap``; as debugpy does: clients draw an unverified one
+  as rejected); the first time code of the file is seen, it becomes verified and a
+  ``breakpoint`` event says so (with its line, should the file have changed), before
+  any line of that code runs;
 - unverified: the file cannot be read or compiled, the line is past the end, or an
   expression is invalid. It never stops.
 
@@ -94,18 +96,21 @@ class Breakpoint:
         return self.verified or self.pending
 
     def to_dap(self, line_offset: int) -> dict:
+        # A pending breakpoint is shown verified, at the line it resolved to in its file:
+        # it is armed and will stop there. Shown unverified ("pending"), nvim-dap and
+        # others draw it as rejected (docs/editors.md). The event that verifies it when
+        # its module loads still comes, and says so if the line moved meanwhile.
+        shown_verified = self.verified or self.pending
         result = {
             "id": self.id,
-            "verified": self.verified,
+            "verified": shown_verified,
             "line": self.line - line_offset,
             "source": self.source,
         }
-        if self.message:
+        if self.message and not shown_verified:
             result["message"] = self.message
-        if not self.verified:
-            # DAP's machine-readable reason: "pending" may still be verified (its file is
-            # not loaded yet); "failed" will not be without the user's intervention.
-            result["reason"] = "pending" if self.pending else "failed"
+            # DAP's machine-readable reason: it will not be verified without the user.
+            result["reason"] = "failed"
         return result
 
 
