@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { findPythons, probe, run, step } from "../../scripts/lib.mjs";
+import { findPythons, isSidWrapper, probe, run, step, writeSidWrapper } from "../../scripts/lib.mjs";
 import { benchCacheDir, root } from "./paths.mjs";
 
 /**
@@ -45,9 +45,17 @@ export function choosePythons(requested) {
  * three modes run the very same python.
  */
 export function ensureVenv(python, { withDebugpy }) {
-  const dir = path.join(benchCacheDir, python.version);
-  const bin = path.join(dir, "bin", "python");
-  if (!existsSync(bin)) {
+  // A Debian sid Python (3.14, 3.15 on this Debian 12) runs inside the sid root: so does
+  // its venv, through a host-side wrapper, as for the test environments.
+  const sid = isSidWrapper(python.executable);
+  const dir = path.join(benchCacheDir, sid ? `${python.version}-sid` : python.version);
+  const inside = path.join(dir, "bin", "python");
+  const bin = sid ? path.join(dir, "python-from-host") : inside;
+  if (sid) {
+    mkdirSync(dir, { recursive: true });
+    writeSidWrapper(bin, inside);
+  }
+  if (!existsSync(inside)) {
     step(`Creating the benchmark environment for Python ${python.version}`);
     mkdirSync(benchCacheDir, { recursive: true });
     run(python.executable, ["-m", "venv", dir]);
