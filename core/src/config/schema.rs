@@ -27,6 +27,8 @@ pub enum Kind {
     Choice(&'static [&'static str]),
     /// Where to connect: an object `{host, port}`; `port` is required.
     Endpoint,
+    /// A process id: a whole number, or the string of digits a VS Code command gives.
+    ProcessId,
 }
 
 /// What the schema offers as the key's default. For booleans it is also the value the
@@ -182,6 +184,18 @@ pub const ATTACH_KEYS: &[Key] = &[
         default: Default::Endpoint(DEFAULT_ATTACH_HOST, 5678),
         description: "Where the program listens, as started with `python -m dapperdbg --listen [HOST:]PORT`: `port` (required) and `host` (default 127.0.0.1).",
     },
+    Key {
+        name: "processId",
+        kind: Kind::ProcessId,
+        default: Default::Text("${command:pickProcess}"),
+        description: "Instead of 'connect': the process id of a running Python program (3.9 or later) to attach to, with nothing to prepare. Python 3.14+ is attached through sys.remote_exec; older Pythons through gdb or lldb, which must be installed and allowed to attach (ptrace).",
+    },
+    Key {
+        name: "debuggerPath",
+        kind: Kind::Text,
+        default: Default::None,
+        description: "With 'processId' on Python 3.9-3.13: the gdb or lldb to attach with (default: the DAPPER_INJECT_DEBUGGER environment variable, else gdb, else lldb found on PATH).",
+    },
     JUST_MY_CODE,
     SHOW_RETURN_VALUE,
     KEEP_EXEC_SOURCES,
@@ -235,6 +249,7 @@ fn property(key: &Key) -> Value {
             "required": ["port"],
             "additionalProperties": false
         }),
+        Kind::ProcessId => json!({"type": ["integer", "string"]}),
     };
     let default = match key.default {
         Default::None => None,
@@ -265,7 +280,7 @@ pub fn configuration_attributes() -> Value {
     };
     json!({
         "launch": {"properties": properties(LAUNCH_KEYS)},
-        "attach": {"required": ["connect"], "properties": properties(ATTACH_KEYS)},
+        "attach": {"properties": properties(ATTACH_KEYS)},
     })
 }
 
@@ -295,6 +310,7 @@ fn type_name(kind: Kind) -> String {
             .collect::<Vec<_>>()
             .join(", "),
         Kind::Endpoint => "object `{host, port}`".to_string(),
+        Kind::ProcessId => "integer, or string of digits".to_string(),
     }
 }
 
@@ -357,6 +373,7 @@ mod tests {
                 (Kind::TextList | Kind::TextListOrText, Default::EmptyList) => true,
                 (Kind::Environment, Default::EmptyObject) => true,
                 (Kind::Endpoint, Default::Endpoint(_, _)) => true,
+                (Kind::ProcessId, Default::Text(text)) => text.starts_with("${command:"),
                 _ => false,
             };
             assert!(fits, "the default of {} does not fit its type", key.name);
@@ -395,7 +412,8 @@ mod tests {
             connect["default"],
             json!({"host": "127.0.0.1", "port": 5678})
         );
-        assert_eq!(attributes["attach"]["required"], json!(["connect"]));
+        // 'connect' or 'processId': the engine says which is missing.
+        assert!(attributes["attach"].get("required").is_none());
         assert_eq!(
             attributes["attach"]["properties"]["redirectOutput"]["default"],
             json!(true)

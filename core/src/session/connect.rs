@@ -104,7 +104,7 @@ impl Session {
     }
 
     fn check_candidate_frame(&mut self, ctx: &mut SessionContext<'_>, conn: ConnectionId) {
-        if self.is_user_attach() {
+        if self.is_listening_attach() {
             self.check_attach_hello(ctx, conn);
             return;
         }
@@ -207,6 +207,7 @@ impl Session {
                 ));
                 let waiting: Vec<ConnectionId> = launch.candidates.keys().copied().collect();
                 self.cancel_timers_for(ctx, TimerPurpose::HelloDeadline);
+                self.cancel_timers_for(ctx, TimerPurpose::InjectDeadline);
                 // Peers that connected while the launch was starting lose the launch's
                 // deadline with it; each gets its own, as later peers do.
                 for other in waiting {
