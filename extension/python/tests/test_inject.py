@@ -12,7 +12,7 @@ import sys
 from conftest import PACKAGE_DIR, TOKEN, Debuggee, engine_environment
 
 PROGRAM = """
-import builtins, sys, threading, time, json
+import builtins, os, sys, threading, time, json
 
 def snapshot():
     main = sys._current_frames()[threading.main_thread().ident]
@@ -29,6 +29,7 @@ def snapshot():
         "meta_path": [repr(entry) for entry in sys.meta_path],
         "frame_trace": repr(main.f_trace),
         "dont_write_bytecode": sys.dont_write_bytecode,
+        "os_exit": repr(os._exit),
     }
 
 before = snapshot()

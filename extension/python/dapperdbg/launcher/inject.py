@@ -26,6 +26,7 @@ import sys
 import threading
 
 from .. import restore_bytecode_setting
+from ..children import fork_safety
 from ..requests.dispatch import dispatch
 from ..session.lifecycle import ExitState, Session, finish_session, start_reader, start_tracing
 from ..session.link import SessionLink
@@ -90,6 +91,7 @@ def _session(address: str, token: str, session_id: str) -> None:
     def on_end() -> None:
         # Stopped threads are released first (detach), then the hooks go.
         atexit.unregister(finish_session)
+        fork_safety.uninstall()
         debugger.remove_from_process()
         debugger.connection.close()
         ended.set()
@@ -99,6 +101,8 @@ def _session(address: str, token: str, session_id: str) -> None:
     start_reader(debugger, debugger.connection, on_message, on_end)
     if not session.wait_until_configured():
         return
+    # A fork child drops its copy of the connection; os._exit still reports the exit.
+    fork_safety.install(debugger)
     debugger.activate_instrumentation()
     start_tracing(debugger)
     # The program's frames run already: the tracer looks at them for breakpoints now, as
@@ -106,4 +110,5 @@ def _session(address: str, token: str, session_id: str) -> None:
     debugger.breakpoints_changed()
     if ended.is_set():
         # The debugger went away while the tracer was being installed.
+        fork_safety.uninstall()
         debugger.remove_from_process()

@@ -66,7 +66,9 @@ async function run(command: OutputOf<"inject">, logger: Logger): Promise<string>
 }
 
 interface Bootstrap {
+  /** Where the host wrote it. */
   directory: string;
+  /** The file as the target sees it (its root may not be the host's). */
   file: string;
 }
 
@@ -105,15 +107,22 @@ finally:
 `;
 }
 
+/**
+ * Writes the bootstrap where the target can read it: the host's temporary directory, or
+ * the /tmp of the target's own root (a container or chroot), reached through /proc.
+ */
 function writeBootstrap(command: OutputOf<"inject">, facts: TargetFacts): Bootstrap {
+  const ownRoot = facts.root === undefined || facts.root === "/";
+  const base = ownRoot ? os.tmpdir() : `/proc/${facts.pid}/root/tmp`;
   // mkdtemp makes the directory 0700; the file is 0600 inside it.
-  const directory = fs.mkdtempSync(path.join(os.tmpdir(), "dapper-inject-"));
-  const file = path.join(directory, "bootstrap.py");
-  fs.writeFileSync(file, bootstrapSource(command, file), { mode: 0o600 });
+  const directory = fs.mkdtempSync(path.join(base, "dapper-inject-"));
+  const written = path.join(directory, "bootstrap.py");
+  const file = ownRoot ? written : path.posix.join("/tmp", path.basename(directory), "bootstrap.py");
+  fs.writeFileSync(written, bootstrapSource(command, file), { mode: 0o600 });
   if (facts.uid !== undefined && process.getuid?.() === 0 && facts.uid !== 0) {
     // Root attaching to another user's process: that user must read and remove it.
     fs.chownSync(directory, facts.uid, facts.gid ?? facts.uid);
-    fs.chownSync(file, facts.uid, facts.gid ?? facts.uid);
+    fs.chownSync(written, facts.uid, facts.gid ?? facts.uid);
   }
   return { directory, file };
 }
