@@ -81,3 +81,27 @@ def test_an_injected_session_stops_in_running_code_and_leaves_no_trace(tmp_path,
         assert debuggee.stderr() == ""
     finally:
         debuggee.close()
+
+
+def test_the_end_of_a_program_attached_to_is_reported_without_a_status(tmp_path, write):
+    # Python code never sees the exit status, so none is made up.
+    program = write("ends.py", f"""
+        import sys, time
+        sys.path.insert(0, {str(PACKAGE_DIR)!r})
+        from dapperdbg.launcher import inject
+        inject.attach(sys.argv[1], {TOKEN!r}, "s8")
+        time.sleep(1.0)
+        sys.exit(3)
+        """)
+    environment = {name: value for name, value in engine_environment().items()
+                   if not name.startswith("DAPPER_") and name != "PYTHONPATH"}
+    debuggee = Debuggee([sys.executable, str(program), "{ipc}"], environment, tmp_path,
+                        "unix", tmp_path)
+    try:
+        debuggee.accept()
+        debuggee.configure({"console": "externalTerminal", "redirectOutput": True})
+        debuggee.request("configurationDone")
+        assert debuggee.wait_event("dapper/exiting") == {"exitCode": None}
+        assert debuggee.wait_exit() == 3
+    finally:
+        debuggee.close()

@@ -65,6 +65,9 @@ def _session(address: str, token: str, session_id: str) -> None:
     restore_bytecode_setting()
     environment = DapperEnvironment({"DAPPER_SESSION_TOKEN": token})
     exit_state = ExitState()
+    # The program's exit status never reaches Python code (atexit handlers run without
+    # it): its end is reported without one, as `terminated` without `exited`.
+    exit_state.code = None
     link = SessionLink(session_id, None, token, environment.variables, exit_state)
     try:
         session = Session.connect(address, choose_backend_name(None), environment, link,

@@ -31,10 +31,11 @@ from .link import SessionLink
 
 
 class ExitState:
-    """The exit status to report in ``dapper/exiting``; set once the program ends."""
+    """The exit status to report in ``dapper/exiting``; set once the program ends (None:
+    unknown, for a program that was running before the session)."""
 
     def __init__(self) -> None:
-        self.code = 0
+        self.code: int | None = 0
 
 
 class Session:
