@@ -10,6 +10,8 @@ pub struct Hello {
     pub session_id: String,
     pub pid: Option<u32>,
     pub python_version: Option<String>,
+    /// What the program is (a program attached to by its process id names itself).
+    pub name: Option<String>,
 }
 
 /// What a valid `dapper/sessionHello` told us about a child process.
@@ -193,6 +195,12 @@ pub fn check(message: &Incoming, token: &str, session_id: &str) -> Result<Hello,
             .body
             .get("pythonVersion")
             .and_then(Value::as_str)
+            .map(str::to_string),
+        name: event
+            .body
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|name| !name.is_empty())
             .map(str::to_string),
     })
 }

@@ -3,9 +3,11 @@
 //! peers that say nothing or the wrong thing.
 
 use super::connection::{parse_payload, Connection};
+use super::program::Origin;
 use super::stage::Stage;
 use super::state::Session;
 use super::timers::TimerPurpose;
+use crate::config::Target;
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
 use crate::ipc::frame::FrameDecoder;
@@ -197,6 +199,10 @@ impl Session {
                     ),
                 );
                 launch.process.hello_pid = hello.pid;
+                if let (Origin::Injected(_), Some(name)) = (&launch.origin, hello.name) {
+                    // A program attached to by its process id says what it runs.
+                    launch.config.target = Target::Child(name);
+                }
                 launch.stage = Stage::connected(Connection::new(
                     conn,
                     decoder,

@@ -62,8 +62,8 @@ def test_an_injected_session_stops_in_running_code_and_leaves_no_trace(tmp_path,
                         "unix", tmp_path)
     try:
         hello = debuggee.accept()
-        assert (hello["token"], hello["sessionId"], hello["pid"]) == (
-            TOKEN, "s7", debuggee.process.pid)
+        assert (hello["token"], hello["sessionId"], hello["pid"], hello["name"]) == (
+            TOKEN, "s7", debuggee.process.pid, str(program))
         debuggee.configure({"console": "externalTerminal", "redirectOutput": True,
                             "processId": debuggee.process.pid})
         debuggee.set_breakpoints(program, [LOOP_LINE])

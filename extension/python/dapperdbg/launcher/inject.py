@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import os
 import sys
 import threading
 
@@ -29,7 +30,7 @@ from .. import restore_bytecode_setting
 from ..children import fork_safety
 from ..requests.dispatch import dispatch
 from ..session.lifecycle import ExitState, Session, finish_session, start_reader, start_tracing
-from ..session.link import SessionLink
+from ..session.link import SessionLink, hello
 from ..tracing import choose_backend_name
 from .environment import DapperEnvironment
 from .listen import end_program
@@ -41,6 +42,16 @@ def _say(message: str) -> None:
     # A closed or missing stderr: nothing else to tell.
     with contextlib.suppress(Exception):
         print(f"dapper: {message}", file=sys.stderr, flush=True)
+
+
+def _program_name() -> str:
+    """The running program: its main script's path, else its command line's first word."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if isinstance(path, str) and path:
+        return os.path.abspath(path)
+    argv = getattr(sys, "argv", None) or [""]
+    return argv[0] or f"python (pid {os.getpid()})"
 
 
 def attach(address: str, token: str, session_id: str) -> None:
@@ -77,7 +88,8 @@ def _session(address: str, token: str, session_id: str) -> None:
         return
     debugger = session.debugger
     debugger.ignore_current_thread()
-    if not session.say_hello():
+    # The launcher's hello, naming the program (the engine shows it in place of a pid).
+    if not debugger.connection.send_event(*hello(session_id, token=token, name=_program_name())):
         debugger.connection.close()
         return
     ended = threading.Event()
