@@ -84,6 +84,7 @@ for (const python of all) {
         const processEvent = await first.next("process");
         assert.equal(processEvent.body.startMethod, "attach");
         assert.equal(processEvent.body.systemProcessId, program.pid);
+        assert.equal(processEvent.body.name, path.join(fixtures, RUNNING));
 
         const atTick = await stopIn(first, "breakpoint");
         assert.deepEqual([atTick.name, atTick.line], ["tick_forever", tickLine]);
