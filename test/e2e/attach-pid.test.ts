@@ -5,12 +5,12 @@
 // running with its output unchanged, and a second attach works. Then each refusal.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { attachWith, startRunning, type RunningProgram } from "./attach-support";
-import { fixtures, isAlive, marker, pythons, RecordingClient, waitUntil, type Python } from "./support";
+import { fixtures, isAlive, marker, pythons, RecordingClient, root, waitUntil, type Python } from "./support";
 
 const RUNNING = "attach/running.py";
 const tickLine = marker(RUNNING, "tick");
@@ -23,8 +23,12 @@ const all = pythons();
  * product documents); without a sid root they use whatever gdb is on PATH.
  */
 function sidGdb(): string | undefined {
-  for (const python of all) {
-    const sidRun = path.join(path.dirname(python.executable), "sid-run");
+  const sidBin = path.join(root, ".cache", "sid", "bin");
+  const candidates = [
+    ...all.map((python) => path.join(path.dirname(python.executable), "sid-run")),
+    ...(existsSync(sidBin) ? readdirSync(sidBin).map((name) => path.join(sidBin, name, "sid-run")) : []),
+  ];
+  for (const sidRun of candidates) {
     if (existsSync(sidRun)) {
       const dir = mkdtempSync(path.join(os.tmpdir(), "dapper-e2e-gdb-"));
       const wrapper = path.join(dir, "gdb");
@@ -135,6 +139,40 @@ for (const python of all) {
     });
   });
 }
+
+/**
+ * As root, the program of another user (nobody, through setpriv, with the system's
+ * Python 3.9-3.13): the bootstrap and the listener are given to that user.
+ */
+function asNobody(): Python | undefined {
+  const system = ["/usr/bin/python3.13", "/usr/bin/python3.12", "/usr/bin/python3.11", "/usr/bin/python3.10", "/usr/bin/python3.9"].find((file) => existsSync(file));
+  if (process.getuid?.() !== 0 || system === undefined || !existsSync("/usr/bin/setpriv")) return undefined;
+  const dir = mkdtempSync(path.join(os.tmpdir(), "dapper-e2e-nobody-"));
+  const wrapper = path.join(dir, "python");
+  writeFileSync(wrapper, `#!/bin/sh\nexec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups ${system} "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  return { version: path.basename(system).slice("python".length), executable: wrapper };
+}
+
+const nobody = asNobody();
+test("root attaches to another user's program", { skip: nobody === undefined ? "needs root, setpriv and a system Python 3.9-3.13" : false }, async () => {
+  const program = await run(nobody as Python);
+  const client = new RecordingClient();
+  try {
+    await client.start();
+    await attachWith(client, attachTo(program.pid), { [RUNNING]: [tickLine] });
+    const stop = await stopIn(client, "breakpoint");
+    assert.deepEqual([stop.name, stop.line], ["tick_forever", tickLine]);
+    await client.disconnectRequest({});
+    await client.next("terminated");
+    const printed = program.stdout().length;
+    await waitUntil(() => program.stdout().length > printed, 5000, "the program to go on printing after the detach");
+    assert.equal(program.stderr(), "");
+  } finally {
+    await client.stop();
+    program.process.kill("SIGKILL");
+  }
+});
 
 /** An attach that must fail with `message`. */
 async function refused(attach: Record<string, unknown>, message: RegExp): Promise<void> {

@@ -55,6 +55,7 @@ async function run(command: OutputOf<"inject">, logger: Logger): Promise<string>
   logger.debug(`Injecting into process ${command.pid}: ${describeTarget(facts)}; ${method.kind} ${method.tool}`);
   const bootstrap = writeBootstrap(command, facts);
   try {
+    shareListener(command, facts);
     return await runMethod(method, facts, bootstrap);
   } catch (error) {
     // It never ran (or failed before reading itself): nothing may keep the token.
@@ -119,12 +120,28 @@ function writeBootstrap(command: OutputOf<"inject">, facts: TargetFacts): Bootst
   const written = path.join(directory, "bootstrap.py");
   const file = ownRoot ? written : path.posix.join("/tmp", path.basename(directory), "bootstrap.py");
   fs.writeFileSync(written, bootstrapSource(command, file), { mode: 0o600 });
-  if (facts.uid !== undefined && process.getuid?.() === 0 && facts.uid !== 0) {
+  if (forOtherUser(facts)) {
     // Root attaching to another user's process: that user must read and remove it.
     fs.chownSync(directory, facts.uid, facts.gid ?? facts.uid);
     fs.chownSync(written, facts.uid, facts.gid ?? facts.uid);
   }
   return { directory, file };
+}
+
+/** Whether Dapper is root attaching to another user's process, which must then be let in. */
+function forOtherUser(facts: TargetFacts): facts is TargetFacts & { uid: number } {
+  return facts.uid !== undefined && process.getuid?.() === 0 && facts.uid !== 0;
+}
+
+/**
+ * Root attaching to another user's process: the listener's private directory (one per
+ * listener) and socket are given to that user, or the bootstrap could not connect. The
+ * token still guards the connection.
+ */
+function shareListener(command: OutputOf<"inject">, facts: TargetFacts): void {
+  if (command.address.transport !== "unix" || !forOtherUser(facts)) return;
+  const socket = command.address.path;
+  for (const file of [path.dirname(socket), socket]) fs.chownSync(file, facts.uid, facts.gid ?? facts.uid);
 }
 
 function removeBootstrap(bootstrap: Bootstrap): void {
