@@ -5,7 +5,7 @@
 // running with its output unchanged, and a second attach works. Then each refusal.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
@@ -210,6 +210,19 @@ describe("attach by process id refused", () => {
       await refused(attachTo(program.pid, { debuggerPath: "/nonexistent/gdb" }), /the debugger "\/nonexistent\/gdb" \(the attach configuration's "debuggerPath" or DAPPER_INJECT_DEBUGGER\) does not exist/);
       assert.ok(isAlive(program.pid));
     } finally {
+      program.process.kill("SIGKILL");
+    }
+  });
+
+  test("a process another tracer holds (strace), on Python 3.9-3.13", { skip: older === undefined || !existsSync("/usr/bin/strace") }, async () => {
+    const program = await run(older as Python);
+    const strace = spawn("/usr/bin/strace", ["-p", String(program.pid), "-o", "/dev/null"], { stdio: "ignore" });
+    try {
+      await waitUntil(() => /TracerPid:\s*[1-9]/.test(readFileSync(`/proc/${program.pid}/status`, "utf8")), 5000, "strace to attach");
+      await refused(attachTo(program.pid), new RegExp(`process ${program.pid} is being traced already by process ${strace.pid} \\(strace\\)`));
+      assert.ok(isAlive(program.pid));
+    } finally {
+      strace.kill("SIGKILL");
       program.process.kill("SIGKILL");
     }
   });

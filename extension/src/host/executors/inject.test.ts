@@ -65,6 +65,8 @@ test("the method and every refusal follow from the target's facts", () => {
     { name: "unreadable", facts: { unreadable: "EACCES reading /proc/42/exe (is it another user's process?)" }, expect: /Dapper cannot inspect process 42: EACCES/ },
     { name: "not Python", facts: { version: undefined, exe: "/usr/bin/sleep" }, expect: /process 42 is not a Python process \(it runs \/usr\/bin\/sleep\)/ },
     { name: "too old", facts: { version: python(8) }, expect: /process 42 runs Python 3\.8; Dapper debugs Python 3\.9 and later/ },
+    { name: "traced already (3.9-3.13 need ptrace)", facts: { tracer: { pid: 7, name: "strace" } }, path: { gdb: "/usr/bin/gdb" }, expect: /process 42 is being traced already by process 7 \(strace\), and a process has one tracer at a time/ },
+    { name: "traced already does not matter to sys.remote_exec", facts: { version: python(14), tracer: { pid: 7, name: "strace" } }, expect: { kind: "remoteExec", tool: "/usr/bin/python3.12", argv: ["/usr/bin/python3.12"] } },
     { name: "free-threaded", facts: { version: python(13, true) }, expect: /the free-threaded build of Python 3\.13t, which Dapper cannot attach to yet/ },
   ];
   for (const { name, facts, chosen, path, expect } of cases) {

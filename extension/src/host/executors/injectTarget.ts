@@ -34,6 +34,8 @@ export interface TargetFacts {
   remoteDebugDisabled?: string;
   /** /proc/sys/kernel/yama/ptrace_scope, when Yama is there. */
   ptraceScope?: number;
+  /** The process that traces it already (a debugger, strace), from /proc/PID/status. */
+  tracer?: { pid: number; name: string };
 }
 
 export type Method =
@@ -110,6 +112,11 @@ export function pickMethod(facts: TargetFacts, chosenDebugger: string | undefine
     }
     return { kind: "remoteExec", ...interpreterOf(facts) };
   }
+  if (facts.tracer !== undefined) {
+    return fail(
+      `process ${pid} is being traced already by process ${facts.tracer.pid} (${facts.tracer.name}), and a process has one tracer at a time; end or detach that debugger (or strace) first, ${LISTEN_HINT}.`,
+    );
+  }
   const tool = chosenDebugger ?? findOnPath("gdb") ?? findOnPath("lldb");
   if (tool === undefined) {
     return fail(
@@ -152,6 +159,7 @@ export async function readTargetFacts(pid: number): Promise<TargetFacts> {
   const ids = (key: string) => /^\s*(\d+)/.exec(status.split("\n").find((line) => line.startsWith(`${key}:`))?.slice(key.length + 1) ?? "");
   const uid = ids("Uid");
   const gid = ids("Gid");
+  const tracerPid = ids("TracerPid");
   const facts: TargetFacts = {
     pid,
     uid: uid ? Number(uid[1]) : undefined,
@@ -159,6 +167,10 @@ export async function readTargetFacts(pid: number): Promise<TargetFacts> {
     ownUid: process.getuid?.(),
     ptraceScope: readNumber("/proc/sys/kernel/yama/ptrace_scope"),
   };
+  if (tracerPid && tracerPid[1] !== "0") {
+    const tracer = Number(tracerPid[1]);
+    facts.tracer = { pid: tracer, name: readText(`/proc/${tracer}/comm`).trim() || "unknown" };
+  }
   try {
     facts.exe = fs.readlinkSync(`${proc}/exe`);
     facts.root = fs.readlinkSync(`${proc}/root`);
