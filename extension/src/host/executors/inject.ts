@@ -51,7 +51,8 @@ async function run(command: OutputOf<"inject">, logger: Logger): Promise<string>
     );
   }
   const facts = await readTargetFacts(command.pid);
-  const method = pickMethod(facts, command.debugger ?? process.env[DEBUGGER_VARIABLE], findOnPath);
+  // An empty variable counts as unset.
+  const method = pickMethod(facts, command.debugger ?? (process.env[DEBUGGER_VARIABLE] || undefined), findOnPath);
   logger.debug(`Injecting into process ${command.pid}: ${describeTarget(facts)}; ${method.kind} ${method.tool}`);
   const bootstrap = writeBootstrap(command, facts);
   try {
