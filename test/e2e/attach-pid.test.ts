@@ -174,6 +174,26 @@ test("root attaches to another user's program", { skip: nobody === undefined ? "
   }
 });
 
+const lldbTarget = all.find((python) => Number(python.version.split(".")[1]) < 14);
+test("lldb named by debuggerPath", { skip: lldbTarget === undefined || !existsSync("/usr/bin/lldb") ? "needs /usr/bin/lldb and a Python 3.9-3.13" : false }, async () => {
+  const program = await run(lldbTarget as Python);
+  const client = new RecordingClient();
+  try {
+    await client.start();
+    await attachWith(client, attachTo(program.pid, { debuggerPath: "/usr/bin/lldb" }), { [RUNNING]: [tickLine] });
+    const stop = await stopIn(client, "breakpoint");
+    assert.deepEqual([stop.name, stop.line], ["tick_forever", tickLine]);
+    await client.disconnectRequest({});
+    await client.next("terminated");
+    const printed = program.stdout().length;
+    await waitUntil(() => program.stdout().length > printed, 5000, "the program to go on printing after the detach");
+    assertOwnOutput(program);
+  } finally {
+    await client.stop();
+    program.process.kill("SIGKILL");
+  }
+});
+
 /** An attach that must fail with `message`. */
 async function refused(attach: Record<string, unknown>, message: RegExp): Promise<void> {
   const client = new RecordingClient();

@@ -88,6 +88,7 @@ test("what gdb, lldb and sys.remote_exec say becomes the reason", () => {
     ["gdb", result('No symbol "PyGILState_Ensure" in current context.\n'), /gdb could not find Python's C API in process 42/],
     ["gdb", result("$1 = 1\n$2 = -1\n", 0), /the bootstrap failed inside process 42 \(PyRun_SimpleString returned -1\)/],
     ["gdb", result("", null, true), /gdb did not finish within 25 seconds/],
+    ["lldb", result("(int) $0 = 1\n(int) $1 = 0\nerror: no matching function for call to 'PyGILState_Release'\n", 0), /the bootstrap ran in process 42, but lldb could not give the GIL back \(error: no matching function/],
     ["gdb", result("warning: something\nCould not attach to process.\n"), /gdb \(\/usr\/bin\/gdb\) could not run the bootstrap in process 42: Could not attach to process\./],
     [undefined, result("RuntimeError: Remote debugging is not enabled in the remote process\n"), /remote debugging is disabled in process 42/],
     [undefined, result("PermissionError: [Errno 1] Operation not permitted\n"), /does not allow Dapper to attach to process 42/],
@@ -95,7 +96,8 @@ test("what gdb, lldb and sys.remote_exec say becomes the reason", () => {
     [undefined, result("OSError: something else\n"), /sys\.remote_exec failed: OSError: something else/],
   ];
   for (const [kind, tool, expected] of cases) {
-    const reason = kind === undefined ? remoteExecFailure(tool, facts) : debuggerFailure(gdb, tool, facts);
+    const method = kind === "lldb" ? { kind: "lldb" as const, tool: "/usr/bin/lldb" } : gdb;
+    const reason = kind === undefined ? remoteExecFailure(tool, facts) : debuggerFailure(method, tool, facts);
     assert.match(reason ?? "", expected);
   }
 });

@@ -230,7 +230,9 @@ async function runMethod(method: Method, facts: TargetFacts, bootstrap: Bootstra
           "-o",
           `expr (int)PyRun_SimpleString(${cString(code)})`,
           "-o",
-          "expr (void)PyGILState_Release($0)",
+          // Through a cast pointer: with the C API's types known, lldb refuses an int for
+          // PyGILState_STATE.
+          "expr ((void (*)(int))PyGILState_Release)($0)",
         ];
   const result = await runTool(argv);
   const failure = debuggerFailure(method, result, facts);
@@ -278,6 +280,9 @@ export function debuggerFailure(method: Method, result: ToolResult, facts: Targe
   // gdb prints `$2 = 0`, lldb `(int) $1 = 0`, for PyRun_SimpleString's result.
   const results = [...text.matchAll(/\$(\d+) = (-?\d+)/g)].map((match) => Number(match[2]));
   if (results.length >= 2) {
+    if (results[1] === 0 && method.kind === "lldb" && /^error:/m.test(text)) {
+      return `the bootstrap ran in process ${facts.pid}, but lldb could not give the GIL back (${lastLine(text.split("\n").filter((line) => line.startsWith("error:")).join("\n"))}): the program may hang; use gdb (debuggerPath).`;
+    }
     if (results[1] === 0) return undefined;
     return `the bootstrap failed inside process ${facts.pid} (PyRun_SimpleString returned ${results[1]}); the program's stderr shows the Python error.`;
   }
