@@ -247,6 +247,25 @@ describe("attach by process id refused", () => {
     }
   });
 
+  test("a program Dapper debugs already", { skip: older === undefined }, async () => {
+    const launched = new RecordingClient();
+    try {
+      await launched.start();
+      await launched.launchWith({ type: "dapper", request: "launch", program: path.join(fixtures, RUNNING), python: (older as Python).executable, console: "internalConsole" });
+      const processEvent = await launched.next("process");
+      const pid = Number(processEvent.body.systemProcessId);
+      await waitUntil(() => launched.output("stdout").includes("started"), 10000, "the launched program to run");
+      await refused(attachTo(pid), new RegExp(`Dapper could not attach to process ${pid}: it is debugged by Dapper already`));
+      assert.ok(isAlive(pid));
+      // The first session goes on: a breakpoint still stops.
+      await launched.setBreakpointsRequest({ source: { path: path.join(fixtures, RUNNING) }, breakpoints: [{ line: tickLine }] });
+      const stop = await stopIn(launched, "breakpoint");
+      assert.equal(stop.line, tickLine);
+    } finally {
+      await launched.stop();
+    }
+  });
+
   const newer = all.find((python) => Number(python.version.split(".")[1]) >= 14);
   test("remote debugging disabled on Python 3.14+", { skip: newer === undefined }, async () => {
     const program = await run(newer as Python, { PYTHON_DISABLE_REMOTE_DEBUG: "1" });

@@ -151,6 +151,22 @@ fn same_secret(a: &str, b: &str) -> bool {
         == 0
 }
 
+/// The event a debuggee sends instead of its hello when it will not be debugged.
+pub const REFUSED: &str = "dapper/refused";
+
+/// The reason of a `dapper/refused` that carries `token` (a bootstrap injected into a
+/// process that Dapper debugs already says so); `None` for anything else.
+pub fn check_refusal(message: &Incoming, token: &str) -> Option<String> {
+    match message {
+        Incoming::Event(event) if event.event == REFUSED => {
+            check_token(&event.body, token).ok()?;
+            let reason = event.body.get("message").and_then(Value::as_str);
+            Some(reason.unwrap_or("no reason given").to_string())
+        }
+        _ => None,
+    }
+}
+
 /// Checks that `message` is the hello of session `session_id` with `token`.
 pub fn check(message: &Incoming, token: &str, session_id: &str) -> Result<Hello, HelloError> {
     let event = match message {

@@ -116,43 +116,54 @@ impl Session {
         let Some(decoder) = launch.candidates.get_mut(&conn) else {
             return;
         };
-        let verdict =
-            match decoder.next_frame() {
-                Ok(None) => return,
-                Err(error) => Err(Refusal::quiet(&error.to_string())),
-                Ok(Some(frame)) => match parse_payload(&frame.payload) {
-                    Err(error) => Err(Refusal::quiet(&error)),
-                    Ok(incoming) if hello::is_child_hello(&incoming) => {
-                        match hello::check_child(&incoming, &launch.token) {
-                            Ok(child) => {
-                                // The router matches it with the child's announcement.
-                                if let Some(decoder) = launch.candidates.remove(&conn) {
-                                    ctx.note(Note::ChildHello {
-                                        conn,
-                                        decoder,
-                                        hello: child,
-                                    });
-                                }
-                                return;
+        let verdict = match decoder.next_frame() {
+            Ok(None) => return,
+            Err(error) => Err(Refusal::quiet(&error.to_string())),
+            Ok(Some(frame)) => match parse_payload(&frame.payload) {
+                Err(error) => Err(Refusal::quiet(&error)),
+                Ok(incoming) if hello::is_child_hello(&incoming) => {
+                    match hello::check_child(&incoming, &launch.token) {
+                        Ok(child) => {
+                            // The router matches it with the child's announcement.
+                            if let Some(decoder) = launch.candidates.remove(&conn) {
+                                ctx.note(Note::ChildHello {
+                                    conn,
+                                    decoder,
+                                    hello: child,
+                                });
                             }
-                            Err(error) => Err(Refusal {
-                                reason: format!("{error} (a child's {})", hello::CHILD_HELLO),
-                                for_user: error.protocol_mismatch(),
-                                child: true,
-                            }),
+                            return;
                         }
+                        Err(error) => Err(Refusal {
+                            reason: format!("{error} (a child's {})", hello::CHILD_HELLO),
+                            for_user: error.protocol_mismatch(),
+                            child: true,
+                        }),
                     }
-                    Ok(_) if !launch.stage.is_starting() => Err(Refusal::quiet(
-                        "this session's debuggee has already connected",
-                    )),
-                    Ok(incoming) => hello::check(&incoming, &launch.token, &launch.session_id)
-                        .map_err(|error| Refusal {
+                }
+                Ok(_) if !launch.stage.is_starting() => Err(Refusal::quiet(
+                    "this session's debuggee has already connected",
+                )),
+                Ok(incoming) => match hello::check_refusal(&incoming, &launch.token) {
+                    // A bootstrap injected into a process that Dapper debugs already.
+                    Some(reason) => Err(Refusal {
+                        for_user: Some(format!(
+                            "Dapper could not attach to {}: {reason}",
+                            launch.process_name()
+                        )),
+                        reason,
+                        child: false,
+                    }),
+                    None => hello::check(&incoming, &launch.token, &launch.session_id).map_err(
+                        |error| Refusal {
                             reason: error.to_string(),
                             for_user: error.protocol_mismatch(),
                             child: false,
-                        }),
+                        },
+                    ),
                 },
-            };
+            },
+        };
         match verdict {
             Err(refusal) => {
                 launch.candidates.remove(&conn);
@@ -168,7 +179,14 @@ impl Session {
                         "important",
                         &format!("Dapper did not debug a child process: {text}\n"),
                     ),
-                    Some(text) => self.fail_launch(ctx, DapError::user(codes::LAUNCH_FAILED, text)),
+                    Some(text) => {
+                        let code = if matches!(launch.origin, Origin::Injected(_)) {
+                            codes::ATTACH_FAILED
+                        } else {
+                            codes::LAUNCH_FAILED
+                        };
+                        self.fail_launch(ctx, DapError::user(code, text));
+                    }
                     None => {}
                 }
             }

@@ -29,6 +29,11 @@ class _Session:
     pid = 0
 
 
+def session_debugger():
+    """The debugger of this process's session, if it has one (launched, --listen, attached)."""
+    return _Session.debugger
+
+
 def set_session(debugger) -> None:
     _Session.debugger = debugger
     _Session.pid = os.getpid()

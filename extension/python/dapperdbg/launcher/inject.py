@@ -87,6 +87,14 @@ def _session(address: str, token: str, session_id: str) -> None:
         _say(f"cannot connect to the debugger at {address}: {error}")
         return
     debugger = session.debugger
+    if fork_safety.session_debugger() is not None:
+        # Launched under Dapper, started with --listen, or attached to already: one
+        # debugger at a time. Said with the token, so the engine tells the user why.
+        message = ("it is debugged by Dapper already (a debug session, or python -m "
+                   "dapperdbg --listen); use that session, or attach with 'connect'")
+        debugger.connection.send_event("dapper/refused", {"token": token, "message": message})
+        debugger.connection.close()
+        return
     debugger.ignore_current_thread()
     # The launcher's hello, naming the program (the engine shows it in place of a pid).
     if not debugger.connection.send_event(*hello(session_id, token=token, name=_program_name())):
