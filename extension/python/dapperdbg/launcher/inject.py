@@ -36,6 +36,8 @@ from .environment import DapperEnvironment
 from .listen import end_program
 
 THREAD_NAME = "dapper.attach"
+# Taken while an attach checks that no other session debugs the process and claims it.
+_CLAIM = threading.Lock()
 
 
 def _say(message: str) -> None:
@@ -87,7 +89,13 @@ def _session(address: str, token: str, session_id: str) -> None:
         _say(f"cannot connect to the debugger at {address}: {error}")
         return
     debugger = session.debugger
-    if fork_safety.session_debugger() is not None:
+    with _CLAIM:
+        debugged = fork_safety.session_debugger() is not None
+        if not debugged:
+            # The process's session from now on. A fork child drops its copy of the
+            # connection; os._exit reports the exit.
+            fork_safety.install(debugger)
+    if debugged:
         # Launched under Dapper, started with --listen, or attached to already: one
         # debugger at a time. Said with the token, so the engine tells the user why.
         message = ("it is debugged by Dapper already (a debug session, or python -m "
@@ -98,6 +106,7 @@ def _session(address: str, token: str, session_id: str) -> None:
     debugger.ignore_current_thread()
     # The launcher's hello, naming the program (the engine shows it in place of a pid).
     if not debugger.connection.send_event(*hello(session_id, token=token, name=_program_name())):
+        fork_safety.uninstall()
         debugger.connection.close()
         return
     ended = threading.Event()
@@ -124,8 +133,6 @@ def _session(address: str, token: str, session_id: str) -> None:
     start_reader(debugger, debugger.connection, on_message, on_end)
     if not session.wait_until_configured():
         return
-    # A fork child drops its copy of the connection; os._exit still reports the exit.
-    fork_safety.install(debugger)
     debugger.activate_instrumentation()
     start_tracing(debugger)
     # The program's frames run already: the tracer looks at them for breakpoints now, as
