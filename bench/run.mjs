@@ -9,6 +9,7 @@ import { run, step } from "../scripts/lib.mjs";
 import { describeActivation, measureActivation, renderActivation } from "./lib/activation.mjs";
 import { describeHotReload, measureHotReload, renderHotReload } from "./lib/hotreload.mjs";
 import { DAPPER, DEBUGPY } from "./lib/adapters.mjs";
+import { AttachUnavailable, measureAttachPidLatency } from "./lib/attachpid.mjs";
 import { FeatureMissing, measureChildLatency } from "./lib/child.mjs";
 import { measureWasmThroughput, MIXES } from "./lib/engine-throughput.mjs";
 import { choosePythons, DEBUGPY_VERSION, ensureBuilt, ensureVenv, machineFacts } from "./lib/environment.mjs";
@@ -37,7 +38,8 @@ async function main() {
   const debuggers = options.debugpy ? [DAPPER, DEBUGPY] : [DAPPER];
 
   ensureBuilt();
-  const pythons = choosePythons(options.pythons).map((python) => ensureVenv(python, { withDebugpy: options.debugpy }));
+  const chosen = choosePythons(options.pythons);
+  const pythons = chosen.map((python) => ensureVenv(python, { withDebugpy: options.debugpy }));
   const machine = machineFacts();
   const versions = { pythons: pythons.map((p) => p.fullVersion), debugpy: options.debugpy ? pythons[0].debugpy : undefined };
   step("Benchmark");
@@ -146,6 +148,29 @@ async function main() {
         log(`${kind}: ${results.child.unavailable ?? `failed: ${results.child.error}`}`);
       }
     }
+  }
+
+  if (selected(options, "attachpid")) {
+    // One figure per injection method: the newest chosen Python before 3.14 (gdb) and the
+    // newest from 3.14 on (sys.remote_exec). The plain interpreter: the program runs
+    // without a debugger until the attach.
+    const older = chosen.filter((python) => Number(python.version.split(".")[1]) < 14).at(-1);
+    const newer = chosen.filter((python) => Number(python.version.split(".")[1]) >= 14).at(-1);
+    const reps = options.quick ? 3 : Math.min(options.reps, 20);
+    for (const python of [older, newer].filter((p) => p !== undefined)) {
+      step(`Attach by process id on Python ${python.version}`);
+      for (const kind of debuggers) {
+        const results = ((latency[python.version] ??= {})[kind] ??= {});
+        try {
+          results.attachPid = await measureAttachPidLatency({ kind, python: python.executable, reps });
+          log(`${kind}: median ${results.attachPid.median.toFixed(1)} ms`);
+        } catch (error) {
+          results.attachPid = error instanceof AttachUnavailable ? { unavailable: error.message } : { error: error.message.split("\n")[0] };
+          log(`${kind}: ${results.attachPid.unavailable ?? `failed: ${results.attachPid.error}`}`);
+        }
+      }
+    }
+    save(true);
   }
 
   if (selected(options, "hotreload")) {

@@ -24,6 +24,7 @@ export const LATENCIES = {
   page: "a page of 100 children at the end of a 1,000,000-item list",
   evaluate: "evaluate (`v0001 + v0002` in a frame)",
   child: "a child process: `python child.py` spawned → its session `stopped` at a breakpoint",
+  attachPid: "attach by process id (a running program's loop) → first `stopped`, through an adapter already running",
 };
 
 /** The issue's targets, in milliseconds (median). */

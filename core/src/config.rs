@@ -3,6 +3,7 @@
 
 mod attach;
 pub mod dotenv;
+mod inject;
 mod launcher;
 mod read;
 pub mod schema;
@@ -10,6 +11,7 @@ mod shell_words;
 mod types;
 
 pub use attach::{endpoint, validate_attach, Endpoint};
+pub use inject::{validate_attach_to_process, ProcessTarget};
 pub use launcher::{launcher_argv, launcher_env, LauncherEnv};
 pub use types::{Console, LaunchConfig, Target};
 

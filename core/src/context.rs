@@ -9,8 +9,9 @@ use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello::ChildHello;
 use crate::token::TokenPool;
 use crate::{
-    ConnectRequestId, ConnectionId, EngineOptions, FactQuery, FactRequestId, KillTarget,
-    ListenerId, ListenerPurpose, LogLevel, Output, ProcessId, Signal, TimerId, Transport,
+    Address, ConnectRequestId, ConnectionId, EngineOptions, FactQuery, FactRequestId, InjectionId,
+    KillTarget, ListenerId, ListenerPurpose, LogLevel, Output, ProcessId, Signal, TimerId,
+    Transport,
 };
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -30,6 +31,8 @@ pub struct Owners {
     pub conns: BTreeMap<ConnectionId, SessionKey>,
     /// Outgoing connections asked for and not answered yet (attach).
     pub connects: BTreeMap<ConnectRequestId, SessionKey>,
+    /// Injections asked for and not answered yet (attach by process id).
+    pub injections: BTreeMap<InjectionId, SessionKey>,
 }
 
 impl Owners {
@@ -55,8 +58,18 @@ impl Owners {
         take(&mut self.facts, session);
         // A connection that succeeds after its session ended is closed by the router.
         take(&mut self.connects, session);
+        take(&mut self.injections, session);
         owned
     }
+}
+
+/// What an injection needs besides the package directory (the engine's option).
+pub struct InjectRequest {
+    pub pid: u32,
+    pub address: Address,
+    pub token: String,
+    pub session_id: String,
+    pub debugger: Option<String>,
 }
 
 /// The ids a finished session still held.
@@ -173,6 +186,7 @@ pub struct Context {
     next_fact: u32,
     next_debuggee_session: u32,
     next_connect: u32,
+    next_injection: u32,
 }
 
 impl Context {
@@ -193,6 +207,7 @@ impl Context {
             next_fact: 0,
             next_debuggee_session: 0,
             next_connect: 0,
+            next_injection: 0,
         })
     }
 
@@ -425,6 +440,27 @@ impl SessionContext<'_> {
             port,
         });
         request
+    }
+
+    /// Asks the host to inject the debuggee's bootstrap into the running process `pid`.
+    pub fn inject(&mut self, request: InjectRequest) -> InjectionId {
+        self.shared.next_injection += 1;
+        let injection = InjectionId(self.shared.next_injection);
+        self.shared
+            .owners
+            .injections
+            .insert(injection, self.session);
+        let package_dir = self.shared.options.python_package_dir.clone();
+        self.emit(Output::Inject {
+            injection,
+            pid: request.pid,
+            address: request.address,
+            token: request.token,
+            session_id: request.session_id,
+            package_dir,
+            debugger: request.debugger,
+        });
+        injection
     }
 
     pub fn adopt_connection(&mut self, conn: ConnectionId) {

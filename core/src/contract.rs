@@ -19,7 +19,8 @@ use serde_json::Value;
 
 pub use crate::dap::raw::JsonText;
 pub use ids::{
-    ClientId, ConnectRequestId, ConnectionId, FactRequestId, ListenerId, ProcessId, TimerId,
+    ClientId, ConnectRequestId, ConnectionId, FactRequestId, InjectionId, ListenerId, ProcessId,
+    TimerId,
 };
 
 /// The base64 of byte payloads in JSON: the standard alphabet, written padded; read
@@ -303,6 +304,19 @@ pub enum Input {
     RandomnessGathered {
         hex: String,
     },
+    /// The bootstrap of `inject` was handed to the target process (it runs there at the
+    /// interpreter's next chance; its connection arrives on the listener).
+    Injected {
+        injection: InjectionId,
+        /// How it was injected, for the log and the deadline's error ("sys.remote_exec
+        /// with /usr/bin/python3.14", "gdb /usr/bin/gdb").
+        method: String,
+    },
+    /// The bootstrap could not be injected: the reason names the cause and the fix.
+    InjectFailed {
+        injection: InjectionId,
+        reason: String,
+    },
 }
 
 /// What `kill` signals.
@@ -422,5 +436,22 @@ pub enum Output {
         request: ConnectRequestId,
         host: String,
         port: u16,
+    },
+    /// Run a bootstrap inside the running Python process `pid` (attach by process id:
+    /// `sys.remote_exec` on 3.14+, gdb or lldb before) that imports the debuggee package
+    /// from `package_dir` and connects to `address` with `token` (never on a command
+    /// line, never in a world-readable file) as session `session_id`; answered by
+    /// `injected` or `injectFailed`.
+    Inject {
+        injection: InjectionId,
+        pid: u32,
+        address: Address,
+        token: String,
+        session_id: String,
+        package_dir: String,
+        /// The debugger to inject with (the attach configuration's `debuggerPath`);
+        /// absent: the host's choice (sys.remote_exec, else gdb or lldb on PATH).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        debugger: Option<String>,
     },
 }

@@ -274,6 +274,22 @@ impl Router {
                     |session, ctx| session.on_connect_failed(ctx, request, &error),
                 )
             }
+            Input::Injected { injection, method } => {
+                let owner = self.ctx.owners.injections.remove(&injection);
+                self.with_session(
+                    owner,
+                    format_args!("injection {injection} done"),
+                    |session, ctx| session.on_injected(ctx, injection, method),
+                )
+            }
+            Input::InjectFailed { injection, reason } => {
+                let owner = self.ctx.owners.injections.remove(&injection);
+                self.with_session(
+                    owner,
+                    format_args!("injection {injection} failed"),
+                    |session, ctx| session.on_inject_failed(ctx, injection, &reason),
+                )
+            }
             Input::RandomnessGathered { hex } => self.ctx.randomness_gathered(&hex),
             Input::FactsGathered { request, facts } => {
                 let owner = self.ctx.owners.facts.get(&request).copied();

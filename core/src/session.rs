@@ -14,6 +14,7 @@ mod connect;
 mod connection;
 mod debuggee;
 mod facts;
+mod inject;
 mod launch;
 mod pending;
 mod process;

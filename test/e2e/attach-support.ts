@@ -72,3 +72,33 @@ export async function attachWith(
 export function ensureGone(program: ListeningProgram | undefined): void {
   if (program !== undefined && program.process.exitCode === null && program.process.signalCode === null) program.process.kill("SIGKILL");
 }
+
+/** A program started without a debugger (to attach to by its process id), with what it printed. */
+export interface RunningProgram {
+  process: ChildProcess;
+  pid: number;
+  stdout: () => string;
+  stderr: () => string;
+}
+
+/** Starts `python file args…` (file in test/fixtures) and waits until it printed `ready`. */
+export async function startRunning(python: Python, file: string, ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<RunningProgram> {
+  const child = spawn(python.executable, [path.join(fixtures, file)], { cwd: fixtures, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${file} did not start within 10 s; stderr: ${stderr}`)), 10000);
+    const look = () => {
+      if (ready.test(stdout)) {
+        clearTimeout(timer);
+        child.stdout.off("data", look);
+        resolve();
+      }
+    };
+    child.stdout.on("data", look);
+    child.once("exit", () => reject(new Error(`${file} exited before it was ready; stderr: ${stderr}`)));
+  });
+  return { process: child, pid: child.pid ?? 0, stdout: () => stdout, stderr: () => stderr };
+}

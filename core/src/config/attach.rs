@@ -4,7 +4,7 @@
 use super::read::{fill_boolean_defaults, get, invalid, optional_string_of};
 use super::schema;
 use super::types::{Console, LaunchConfig, Target};
-use crate::dap::error::{codes, DapError};
+use crate::dap::error::DapError;
 use crate::path_mappings::PathMappings;
 use serde_json::{Map, Value};
 
@@ -47,12 +47,6 @@ pub fn validate_attach(arguments: &Value) -> Result<(LaunchConfig, Endpoint), Da
             ))
         }
     };
-    if get(arguments, "processId").is_some() {
-        return Err(DapError::user(
-            codes::ATTACH_UNSUPPORTED,
-            "Dapper cannot attach to a process by its 'processId'; start the program with `python -m dapperdbg --listen PORT program.py` and attach with \"connect\": {\"port\": PORT}.",
-        ));
-    }
     let endpoint = endpoint(arguments)?;
     for key in ["name", "type", "request"] {
         optional_string_of(arguments, key, "attach")?;
@@ -221,7 +215,6 @@ mod tests {
             (json!({"connect": {"host": "my box", "port": 1}}), Err("The attach configuration's 'connect.host' is \"my box\", which is not a host name or an IP address (write only the host, without a scheme, path or port).")),
             (json!({"connect": {"port": 1}, "justMyCode": "no"}), Err("The attach configuration's 'justMyCode' must be true or false.")),
             (json!({"connect": {"port": 1}, "name": 3}), Err("The attach configuration's 'name' must be a string.")),
-            (json!({"processId": 4242}), Err("Dapper cannot attach to a process by its 'processId'; start the program with `python -m dapperdbg --listen PORT program.py` and attach with \"connect\": {\"port\": PORT}.")),
             (json!({"connect": {"port": 1}, "pathMappings": [{"localRoot": "/a", "remoteRoot": "/b"}]}), Ok(("127.0.0.1", 1))),
             (json!({"connect": {"port": 1}, "pathMappings": [{"localRoot": "/a"}]}), Err("The attach configuration's 'pathMappings[0].remoteRoot' must be a non-empty string: the folder on the machine the program runs on.")),
             (json!({"connect": {"port": 1}, "pathMappings": []}), Ok(("127.0.0.1", 1))),

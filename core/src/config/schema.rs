@@ -29,8 +29,7 @@ pub enum Kind {
     Endpoint,
     /// A list of `{localRoot, remoteRoot}` objects.
     PathMappings,
-    /// A process id: a positive integer, or the decimal string that VS Code's
-    /// `${command:pickProcess}` gives.
+    /// A process id: a whole number, or the string of digits a VS Code command gives.
     ProcessId,
 }
 
@@ -193,7 +192,13 @@ pub const ATTACH_KEYS: &[Key] = &[
         name: "processId",
         kind: Kind::ProcessId,
         default: Default::Text("${command:pickProcess}"),
-        description: "The running Python process to attach to, by its pid; `${command:pickProcess}` picks it from a list. Instead of `connect`.",
+        description: "Instead of 'connect': the process id of a running Python program (3.9 or later) to attach to, with nothing to prepare. Python 3.14+ is attached through sys.remote_exec; older Pythons through gdb or lldb, which must be installed and allowed to attach (ptrace).",
+    },
+    Key {
+        name: "debuggerPath",
+        kind: Kind::Text,
+        default: Default::None,
+        description: "With 'processId' on Python 3.9-3.13: the gdb or lldb to attach with (default: the DAPPER_INJECT_DEBUGGER environment variable, else gdb, else lldb found on PATH).",
     },
     JUST_MY_CODE,
     SHOW_RETURN_VALUE,
@@ -341,7 +346,7 @@ fn type_name(kind: Kind) -> String {
             .join(", "),
         Kind::Endpoint => "object `{host, port}`".to_string(),
         Kind::PathMappings => "list of `{localRoot, remoteRoot}`".to_string(),
-        Kind::ProcessId => "integer, or string".to_string(),
+        Kind::ProcessId => "integer, or string of digits".to_string(),
     }
 }
 
@@ -408,7 +413,7 @@ mod tests {
                 (Kind::Environment, Default::EmptyObject) => true,
                 (Kind::Endpoint, Default::Endpoint(_, _)) => true,
                 (Kind::PathMappings, Default::PathMapping(_, _)) => true,
-                (Kind::ProcessId, Default::Text(_)) => true,
+                (Kind::ProcessId, Default::Text(text)) => text.starts_with("${command:"),
                 _ => false,
             };
             assert!(fits, "the default of {} does not fit its type", key.name);
@@ -447,7 +452,8 @@ mod tests {
             connect["default"],
             json!({"host": "127.0.0.1", "port": 5678})
         );
-        assert_eq!(attributes["attach"].get("required"), None);
+        // 'connect' or 'processId': the engine says which is missing.
+        assert!(attributes["attach"].get("required").is_none());
         assert_eq!(
             attributes["attach"]["properties"]["redirectOutput"]["default"],
             json!(true)

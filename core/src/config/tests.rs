@@ -95,9 +95,15 @@ fn the_validator_reads_every_key_of_the_schema() {
     let names: Vec<&str> = Console::ALL.iter().map(|console| console.name()).collect();
     assert_eq!(names, schema::CONSOLES);
     for key in schema::ATTACH_KEYS {
-        let mut arguments = json!({"connect": {"port": 5678}});
-        arguments[key.name] = json!("x");
-        let error = validate_attach(&arguments).unwrap_err();
+        let (mut arguments, wrong) = match key.kind {
+            Kind::Text => (json!({"processId": 1}), json!(3)),
+            _ => (json!({"connect": {"port": 5678}}), json!("x")),
+        };
+        arguments[key.name] = wrong;
+        let error = match validate_attach_to_process(&arguments) {
+            Some(result) => result.map(|_| ()).unwrap_err(),
+            None => validate_attach(&arguments).map(|_| ()).unwrap_err(),
+        };
         assert!(
             error.message.contains(&format!("'{}'", key.name)),
             "{}: {}",

@@ -48,3 +48,8 @@ id_type!(
     /// A `connect` request: an outgoing connection the engine asked the host to open.
     ConnectRequestId
 );
+id_type!(
+    /// An `inject` request: a bootstrap the engine asked the host to run inside a
+    /// running process (attach by process id).
+    InjectionId
+);

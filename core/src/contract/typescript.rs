@@ -40,6 +40,7 @@ fn declarations(cfg: &Config) -> Vec<String> {
         one::<TimerId>(cfg),
         one::<FactRequestId>(cfg),
         one::<ConnectRequestId>(cfg),
+        one::<InjectionId>(cfg),
         one::<Bytes>(cfg),
         one::<Platform>(cfg),
         one::<EngineOptions>(cfg),

@@ -10,6 +10,8 @@ pub struct Hello {
     pub session_id: String,
     pub pid: Option<u32>,
     pub python_version: Option<String>,
+    /// What the program is (a program attached to by its process id names itself).
+    pub name: Option<String>,
 }
 
 /// What a valid `dapper/sessionHello` told us about a child process.
@@ -149,6 +151,22 @@ fn same_secret(a: &str, b: &str) -> bool {
         == 0
 }
 
+/// The event a debuggee sends instead of its hello when it will not be debugged.
+pub const REFUSED: &str = "dapper/refused";
+
+/// The reason of a `dapper/refused` that carries `token` (a bootstrap injected into a
+/// process that Dapper debugs already says so); `None` for anything else.
+pub fn check_refusal(message: &Incoming, token: &str) -> Option<String> {
+    match message {
+        Incoming::Event(event) if event.event == REFUSED => {
+            check_token(&event.body, token).ok()?;
+            let reason = event.body.get("message").and_then(Value::as_str);
+            Some(reason.unwrap_or("no reason given").to_string())
+        }
+        _ => None,
+    }
+}
+
 /// Checks that `message` is the hello of session `session_id` with `token`.
 pub fn check(message: &Incoming, token: &str, session_id: &str) -> Result<Hello, HelloError> {
     let event = match message {
@@ -193,6 +211,12 @@ pub fn check(message: &Incoming, token: &str, session_id: &str) -> Result<Hello,
             .body
             .get("pythonVersion")
             .and_then(Value::as_str)
+            .map(str::to_string),
+        name: event
+            .body
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|name| !name.is_empty())
             .map(str::to_string),
     })
 }

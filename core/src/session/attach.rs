@@ -38,6 +38,10 @@ impl Session {
             self.respond_error(ctx, request.seq, "attach", &error);
             return;
         }
+        if let Some(validated) = config::validate_attach_to_process(&request.arguments) {
+            self.on_attach_to_process(ctx, request, validated);
+            return;
+        }
         let (config, endpoint) = match config::validate_attach(&request.arguments) {
             Ok(validated) => validated,
             Err(error) => {
@@ -61,6 +65,14 @@ impl Session {
 
     /// Whether this session attached to a program the user started (not a child).
     pub(super) fn is_user_attach(&self) -> bool {
+        self.program
+            .as_ref()
+            .is_some_and(|launch| launch.origin.is_users_program())
+    }
+
+    /// Whether this session connected to a program started with `--listen`, whose
+    /// hello carries no token.
+    pub(super) fn is_listening_attach(&self) -> bool {
         self.program
             .as_ref()
             .is_some_and(|launch| launch.origin.endpoint().is_some())

@@ -3,9 +3,11 @@
 //! peers that say nothing or the wrong thing.
 
 use super::connection::{parse_payload, Connection};
+use super::program::Origin;
 use super::stage::Stage;
 use super::state::Session;
 use super::timers::TimerPurpose;
+use crate::config::Target;
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
 use crate::ipc::frame::FrameDecoder;
@@ -104,7 +106,7 @@ impl Session {
     }
 
     fn check_candidate_frame(&mut self, ctx: &mut SessionContext<'_>, conn: ConnectionId) {
-        if self.is_user_attach() {
+        if self.is_listening_attach() {
             self.check_attach_hello(ctx, conn);
             return;
         }
@@ -114,43 +116,54 @@ impl Session {
         let Some(decoder) = launch.candidates.get_mut(&conn) else {
             return;
         };
-        let verdict =
-            match decoder.next_frame() {
-                Ok(None) => return,
-                Err(error) => Err(Refusal::quiet(&error.to_string())),
-                Ok(Some(frame)) => match parse_payload(&frame.payload) {
-                    Err(error) => Err(Refusal::quiet(&error)),
-                    Ok(incoming) if hello::is_child_hello(&incoming) => {
-                        match hello::check_child(&incoming, &launch.token) {
-                            Ok(child) => {
-                                // The router matches it with the child's announcement.
-                                if let Some(decoder) = launch.candidates.remove(&conn) {
-                                    ctx.note(Note::ChildHello {
-                                        conn,
-                                        decoder,
-                                        hello: child,
-                                    });
-                                }
-                                return;
+        let verdict = match decoder.next_frame() {
+            Ok(None) => return,
+            Err(error) => Err(Refusal::quiet(&error.to_string())),
+            Ok(Some(frame)) => match parse_payload(&frame.payload) {
+                Err(error) => Err(Refusal::quiet(&error)),
+                Ok(incoming) if hello::is_child_hello(&incoming) => {
+                    match hello::check_child(&incoming, &launch.token) {
+                        Ok(child) => {
+                            // The router matches it with the child's announcement.
+                            if let Some(decoder) = launch.candidates.remove(&conn) {
+                                ctx.note(Note::ChildHello {
+                                    conn,
+                                    decoder,
+                                    hello: child,
+                                });
                             }
-                            Err(error) => Err(Refusal {
-                                reason: format!("{error} (a child's {})", hello::CHILD_HELLO),
-                                for_user: error.protocol_mismatch(),
-                                child: true,
-                            }),
+                            return;
                         }
+                        Err(error) => Err(Refusal {
+                            reason: format!("{error} (a child's {})", hello::CHILD_HELLO),
+                            for_user: error.protocol_mismatch(),
+                            child: true,
+                        }),
                     }
-                    Ok(_) if !launch.stage.is_starting() => Err(Refusal::quiet(
-                        "this session's debuggee has already connected",
-                    )),
-                    Ok(incoming) => hello::check(&incoming, &launch.token, &launch.session_id)
-                        .map_err(|error| Refusal {
+                }
+                Ok(_) if !launch.stage.is_starting() => Err(Refusal::quiet(
+                    "this session's debuggee has already connected",
+                )),
+                Ok(incoming) => match hello::check_refusal(&incoming, &launch.token) {
+                    // A bootstrap injected into a process that Dapper debugs already.
+                    Some(reason) => Err(Refusal {
+                        for_user: Some(format!(
+                            "Dapper could not attach to {}: {reason}",
+                            launch.process_name()
+                        )),
+                        reason,
+                        child: false,
+                    }),
+                    None => hello::check(&incoming, &launch.token, &launch.session_id).map_err(
+                        |error| Refusal {
                             reason: error.to_string(),
                             for_user: error.protocol_mismatch(),
                             child: false,
-                        }),
+                        },
+                    ),
                 },
-            };
+            },
+        };
         match verdict {
             Err(refusal) => {
                 launch.candidates.remove(&conn);
@@ -166,7 +179,14 @@ impl Session {
                         "important",
                         &format!("Dapper did not debug a child process: {text}\n"),
                     ),
-                    Some(text) => self.fail_launch(ctx, DapError::user(codes::LAUNCH_FAILED, text)),
+                    Some(text) => {
+                        let code = if matches!(launch.origin, Origin::Injected(_)) {
+                            codes::ATTACH_FAILED
+                        } else {
+                            codes::LAUNCH_FAILED
+                        };
+                        self.fail_launch(ctx, DapError::user(code, text));
+                    }
                     None => {}
                 }
             }
@@ -197,6 +217,10 @@ impl Session {
                     ),
                 );
                 launch.process.hello_pid = hello.pid;
+                if let (Origin::Injected(_), Some(name)) = (&launch.origin, hello.name) {
+                    // A program attached to by its process id says what it runs.
+                    launch.config.target = Target::Child(name);
+                }
                 launch.stage = Stage::connected(Connection::new(
                     conn,
                     decoder,
@@ -207,6 +231,7 @@ impl Session {
                 ));
                 let waiting: Vec<ConnectionId> = launch.candidates.keys().copied().collect();
                 self.cancel_timers_for(ctx, TimerPurpose::HelloDeadline);
+                self.cancel_timers_for(ctx, TimerPurpose::InjectDeadline);
                 // Peers that connected while the launch was starting lose the launch's
                 // deadline with it; each gets its own, as later peers do.
                 for other in waiting {

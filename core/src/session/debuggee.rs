@@ -225,7 +225,7 @@ impl Session {
         // A child process was started by its parent and has waited for this session; a
         // program the user started runs already (and may run on another machine).
         let start_method = match launch.origin {
-            Origin::Remote(_) => "attach",
+            Origin::Remote(_) | Origin::Injected(_) => "attach",
             Origin::Child => "attachForSuspendedLaunch",
             Origin::Launched => "launch",
         };
@@ -380,7 +380,7 @@ impl Session {
         }
         if launch.candidates.remove(&conn).is_some() {
             self.cancel_timers_for(ctx, TimerPurpose::CandidateHello(conn));
-            if self.is_user_attach() {
+            if self.is_listening_attach() {
                 self.attach_closed_before_hello(ctx);
             }
             return;

@@ -166,7 +166,15 @@ impl Session {
             ctx.close_listener(listener);
             return;
         }
-        self.start_debuggee(ctx, &address);
+        if self
+            .program
+            .as_ref()
+            .is_some_and(|program| matches!(program.origin, Origin::Injected(_)))
+        {
+            self.request_injection(ctx, &address);
+        } else {
+            self.start_debuggee(ctx, &address);
+        }
     }
 
     pub fn on_listener_failed(
@@ -382,6 +390,7 @@ impl Session {
         }
         self.cancel_timers_for(ctx, TimerPurpose::HelloDeadline);
         self.cancel_timers_for(ctx, TimerPurpose::AttachDeadline);
+        self.cancel_timers_for(ctx, TimerPurpose::InjectDeadline);
         let reverse: Vec<_> = self
             .pending
             .drain_where(|_, pending| matches!(pending, Pending::RunInTerminal { .. }));

@@ -5,10 +5,10 @@
 
 use super::process::DebuggeeProcess;
 use super::stage::Stage;
-use crate::config::{Endpoint, LaunchConfig, Target};
+use crate::config::{Endpoint, LaunchConfig, ProcessTarget, Target};
 use crate::ipc::frame::FrameDecoder;
 use crate::path_mappings::PathMappings;
-use crate::{Address, ConnectionId, ListenerId};
+use crate::{Address, ConnectionId, InjectionId, ListenerId};
 use std::collections::BTreeMap;
 
 /// How a session's debuggee came to be.
@@ -20,12 +20,39 @@ pub enum Origin {
     /// The user started it with `python -m dapperdbg --listen`; the session attached to
     /// it at this endpoint.
     Remote(Endpoint),
+    /// The user named its process id; the host injected a bootstrap into it.
+    Injected(Injection),
+}
+
+/// An attach by process id: the process, and how the bootstrap got into it.
+pub struct Injection {
+    pub target: ProcessTarget,
+    /// The `inject` the host has not answered yet.
+    pub request: Option<InjectionId>,
+    /// How the host injected it (`injected`), for the deadline's error.
+    pub method: Option<String>,
+}
+
+impl Injection {
+    pub fn new(target: ProcessTarget) -> Injection {
+        Injection {
+            target,
+            request: None,
+            method: None,
+        }
+    }
 }
 
 impl Origin {
     /// Whether the session attached to a running process rather than launching it.
     pub fn is_attached(&self) -> bool {
         !matches!(self, Origin::Launched)
+    }
+
+    /// Whether the user attached to a program that runs on its own (by `connect`, or
+    /// by process id): it is detached from, never killed.
+    pub fn is_users_program(&self) -> bool {
+        matches!(self, Origin::Remote(_) | Origin::Injected(_))
     }
 
     /// Where a user's attach connects.

@@ -459,6 +459,7 @@ impl Session {
             TimerPurpose::DisconnectDeadline => self.on_disconnect_deadline(ctx),
             TimerPurpose::CandidateHello(conn) => self.on_candidate_hello_deadline(ctx, conn),
             TimerPurpose::AttachDeadline => self.on_attach_deadline(ctx),
+            TimerPurpose::InjectDeadline => self.on_inject_deadline(ctx),
         }
     }
 }

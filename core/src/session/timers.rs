@@ -20,6 +20,8 @@ pub enum TimerPurpose {
     CandidateHello(ConnectionId),
     /// A user's attach must connect and hear the program's hello in time.
     AttachDeadline,
+    /// An attach by process id must inject and hear the bootstrap's hello in time.
+    InjectDeadline,
 }
 
 #[derive(Default)]

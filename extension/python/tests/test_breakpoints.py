@@ -261,7 +261,7 @@ def test_failing_condition_stops_and_says_why(launch, write, backend):
 def test_a_detach_while_stopped_lets_the_program_finish(launch, write, backend):
     debuggee, _ = start(launch, write, backend, {"main": [4]})
     debuggee.stopped()
-    debuggee.request("dapper/detach")
+    debuggee.send_request("dapper/detach")  # not answered
     debuggee.disconnect()
     assert debuggee.wait_exit() == 0
     assert debuggee.stdout() == "result 10 20\n"

@@ -45,6 +45,12 @@ export type FactRequestId = number;
 export type ConnectRequestId = number;
 
 /**
+ * An `inject` request: a bootstrap the engine asked the host to run inside a
+ * running process (attach by process id).
+ */
+export type InjectionId = number;
+
+/**
  * Bytes that travel as a base64 string (standard alphabet, padded) in JSON.
  */
 export type Bytes = string;
@@ -143,7 +149,9 @@ export type Input =
   | { "type": "factsGathered", request: FactRequestId, facts: Array<FactAnswer>, }
   | { "type": "connected", request: ConnectRequestId, conn: ConnectionId, }
   | { "type": "connectFailed", request: ConnectRequestId, error: string, }
-  | { "type": "randomnessGathered", hex: string, };
+  | { "type": "randomnessGathered", hex: string, }
+  | { "type": "injected", injection: InjectionId, /** How it was injected, for the log and the deadline's error ("sys.remote_exec with /usr/bin/python3.14", "gdb /usr/bin/gdb"). */ method: string, }
+  | { "type": "injectFailed", injection: InjectionId, reason: string, };
 
 /**
  * What `kill` signals.
@@ -188,4 +196,5 @@ export type Output =
   | { "type": "gatherFacts", request: FactRequestId, queries: Array<FactQuery>, }
   | { "type": "log", level: LogLevel, message: string, }
   | { "type": "gatherRandomness", bytes: number, }
-  | { "type": "connect", request: ConnectRequestId, host: string, port: number, };
+  | { "type": "connect", request: ConnectRequestId, host: string, port: number, }
+  | { "type": "inject", injection: InjectionId, pid: number, address: Address, token: string, sessionId: string, packageDir: string, /** The debugger to inject with (the attach configuration's `debuggerPath`); absent: the host's choice (sys.remote_exec, else gdb or lldb on PATH). */ debugger?: string, };

@@ -8,6 +8,7 @@ import type * as net from "net";
 import { describeError, isLogLevel, type Logger } from "../log";
 import { ClientRegistry, deliverMessage, frameMessage, type ClientEntry, type ClientHost, type ClientSink, type HostedClient } from "./clients";
 import { gatherFacts } from "./executors/facts";
+import { Injector } from "./executors/inject";
 import { Processes } from "./executors/processes";
 import { Timers } from "./executors/timers";
 import { Transports } from "./executors/transports";
@@ -45,6 +46,7 @@ interface Runtime {
   readonly transports: Transports;
   readonly processes: Processes;
   readonly timers: Timers;
+  readonly injector: Injector;
 }
 
 export class EngineHost implements ClientHost {
@@ -246,6 +248,8 @@ export class EngineHost implements ClientHost {
         return runtime.timers.setTimer(output.timer, output.afterMs);
       case "cancelTimer":
         return runtime.timers.cancelTimer(output.timer);
+      case "inject":
+        return runtime.injector.inject(output);
       case "gatherFacts":
         return this.gatherFacts(runtime, output.request, output.queries);
       case "gatherRandomness": {
@@ -324,6 +328,7 @@ export class EngineHost implements ClientHost {
       transports: new Transports(report, this.logger, () => this.nextConnectionId++, this.options.acceptChildClient),
       processes: new Processes(report, this.logger),
       timers: new Timers(report, this.logger),
+      injector: new Injector(report, this.logger),
     };
     this.runtime = runtime;
     return runtime;

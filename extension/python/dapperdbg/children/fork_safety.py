@@ -19,7 +19,7 @@ import os
 import sys
 
 _original_exit = os._exit
-_installed = False
+_fork_hook_registered = False
 
 
 class _Session:
@@ -27,6 +27,11 @@ class _Session:
 
     debugger = None
     pid = 0
+
+
+def session_debugger():
+    """The debugger of this process's session, if it has one (launched, --listen, attached)."""
+    return _Session.debugger
 
 
 def set_session(debugger) -> None:
@@ -66,11 +71,18 @@ def _exit(status):
 
 
 def install(debugger) -> None:
-    global _installed
+    global _fork_hook_registered
     set_session(debugger)
-    if _installed:
-        return
-    _installed = True
-    if hasattr(os, "register_at_fork"):
+    if not _fork_hook_registered and hasattr(os, "register_at_fork"):
+        _fork_hook_registered = True
         os.register_at_fork(after_in_child=_after_fork_in_child)
     os._exit = _exit
+
+
+def uninstall() -> None:
+    """Give the program its own ``os._exit`` back and forget the session (a detach from a
+    process attached to by its id). The fork hook cannot be unregistered; without a
+    session it does nothing."""
+    _Session.debugger = None
+    if os._exit is _exit:
+        os._exit = _original_exit

@@ -66,6 +66,15 @@ class OutputCapture:
                                              self._capturing))
         self.installed = True
 
+    def uninstall(self) -> None:
+        """Give the program its own streams back (a detach from a process attached to by
+        its id), unless it replaced them since."""
+        for name in ("stdout", "stderr"):
+            stream = getattr(sys, name)
+            if isinstance(stream, StreamTee):
+                setattr(sys, name, stream._original)
+        self.installed = False
+
     @contextlib.contextmanager
     def capturing(self):
         """While active, what the calling thread writes is reported (if installed)."""

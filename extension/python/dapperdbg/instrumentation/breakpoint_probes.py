@@ -146,6 +146,15 @@ class BreakpointProbes:
             self.sync()
             return instrumentation.registry
 
+    def deactivate(self) -> None:
+        """Undo ``activate`` once every probe is gone (``sync`` with no breakpoints): the
+        import finder leaves, live functions keep their own code."""
+        with self._lock:
+            instrumentation, self.instrumentation = self.instrumentation, None
+            if instrumentation is not None:
+                instrumentation.uninstall()
+            self._applied.clear()
+
     def sync(self) -> set[str]:
         """Apply the store's line breakpoints to every file whose probes changed (and
         point unchanged probes at the store's new breakpoint objects). Returns the files

@@ -74,6 +74,9 @@ class Connection:
         self._seq_lock = threading.Lock()
         self._next_seq = 1
         self._closed = False
+        # Whether read_loop ended because the other end closed (or reset) the connection,
+        # not because this process closed it (at exit, in os._exit).
+        self.ended_by_peer = False
 
     @property
     def closed(self) -> bool:
@@ -133,10 +136,12 @@ class Connection:
                 except OSError as error:
                     # After our own close() (at exit) a failing read is expected.
                     reason = None if self._closed else f"read failed: {error}"
+                    self.ended_by_peer = not self._closed
                     break
                 if not data:
                     if decoder.pending_bytes:
                         reason = "the connection closed in the middle of a frame"
+                    self.ended_by_peer = not self._closed
                     break
                 for kind, message in decoder.feed(data):
                     if kind != KIND_TO_DEBUGGEE:

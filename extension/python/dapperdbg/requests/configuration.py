@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..inspection.output_capture import OutputCapture
-from .handling import RequestError, Then
+from .handling import NO_RESPONSE, RequestError, Then
 
 if TYPE_CHECKING:
     from ..session.debugger import Debugger
@@ -51,6 +51,6 @@ def configuration_done(debugger: Debugger, arguments: dict):
 
 def detach(debugger: Debugger, arguments: dict):
     """dapper/detach: the engine leaves the program running and closes the connection
-    next; this only notes that the close is meant."""
+    next; this only notes that the close is meant. Not answered."""
     debugger.detach_requested = True
-    return {}
+    return NO_RESPONSE

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Union
 
 from ..common.errors import describe_exception
 from . import breakpoints, configuration, execution, hot_reload, inspection
-from .handling import RequestError, Then
+from .handling import NO_RESPONSE, RequestError, Then
 
 if TYPE_CHECKING:
     from ..session.debugger import Debugger
@@ -97,6 +97,8 @@ def dispatch(debugger: Debugger, message: dict) -> None:
             traceback.print_exc(file=sys.stderr)
             reason = describe_exception(error)
         debugger.connection.send_response(message, error=f"{command} failed: {reason}")
+        return
+    if body is NO_RESPONSE:
         return
     if isinstance(body, Then):
         try:

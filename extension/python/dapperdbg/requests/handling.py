@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..common.errors import RequestError
 
-__all__ = ["REQUIRED", "RequestError", "Then", "argument", "source_path"]
+__all__ = ["NO_RESPONSE", "REQUIRED", "RequestError", "Then", "argument", "source_path"]
 
 
 @dataclass
@@ -24,6 +24,16 @@ class Then:
 
     body: dict | None
     action: Callable[[], None]
+
+
+class _NoResponse:
+    def __repr__(self) -> str:
+        return "NO_RESPONSE"
+
+
+# A handler's result for a request the engine does not want answered (it may have closed
+# the connection already: an answer would only reset it).
+NO_RESPONSE = _NoResponse()
 
 
 class _Required:

@@ -25,6 +25,14 @@ def install(debugger) -> None:
         sys.breakpointhook = _breakpointhook
 
 
+def uninstall() -> None:
+    """Give ``breakpoint()`` back to pdb (a detach from a process attached to by its id)."""
+    global _debugger
+    _debugger = None
+    if sys.breakpointhook is _breakpointhook:
+        sys.breakpointhook = sys.__breakpointhook__
+
+
 def _breakpointhook(*args, **kwargs):
     chosen = None if sys.flags.ignore_environment else os.environ.get("PYTHONBREAKPOINT")
     if chosen:

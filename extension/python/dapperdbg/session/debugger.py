@@ -41,7 +41,13 @@ from ..tracing import StepState, choose_backend_name, create_tracer
 from ..tracing.base import STEP_ENTRY, STEP_PARK, STEP_PAUSE
 from ..tracing.fast_paths import copies_notice
 from . import breakpoint_hook, hot_reload, program
-from .threads import DEBUGGER_THREAD_PREFIX, StoppedThread, ThreadRegistry, install_thread_events
+from .threads import (
+    DEBUGGER_THREAD_PREFIX,
+    StoppedThread,
+    ThreadRegistry,
+    install_thread_events,
+    uninstall_thread_events,
+)
 
 _STOP_REASONS = {STEP_ENTRY: "entry", STEP_PAUSE: "pause"}
 # How long a thread that loads a file waits for the setBreakpoints response that
@@ -95,6 +101,8 @@ class Debugger:
         # Thread ident -> the exception last stopped on for raised / userUnhandled, so
         # that one exception stops once however many frames it passes through.
         self._reported_exceptions: dict[tuple[int, str], BaseException] = {}
+        # threading.excepthook before tracing_started, and the one it installed.
+        self._hooks: tuple | None = None
         # stepInTargets ids -> (thread id, frame, callee name), valid until a resume.
         self.step_in_targets: dict[int, tuple[int, types.FrameType, str]] = {}
 
@@ -203,6 +211,7 @@ class Debugger:
             original_hook(arguments)
 
         threading.excepthook = thread_excepthook
+        self._hooks = (original_hook, thread_excepthook)
         program.uncaught_exception_hook = lambda error: self.uncaught_exception(
             error, error.__traceback__)
         breakpoint_hook.install(self)
@@ -663,11 +672,38 @@ class Debugger:
         self.resume_all()
         self.configuration_done.set()
 
+    def remove_from_process(self) -> None:
+        """Detach and take out of the process everything the session put in (a detach
+        from a process attached to by its id, which runs on exactly as before): the
+        tracer, the instrumented copies and their import finder, the thread, exception
+        and ``breakpoint()`` hooks, and the output tees."""
+        self.detach()
+        for step in (self.tracer.uninstall, self.probes.deactivate, uninstall_thread_events,
+                     breakpoint_hook.uninstall, self._remove_exception_hooks):
+            try:
+                step()
+            except Exception as error:  # The program must keep running whatever happens.
+                print(f"dapper: could not remove the debugger: {error!r}", file=sys.stderr)
+        output = self.inspector.output
+        if output is not None:
+            output.uninstall()
+
+    def _remove_exception_hooks(self) -> None:
+        if self._hooks is not None:
+            original, installed = self._hooks
+            if threading.excepthook is installed:
+                threading.excepthook = original
+            self._hooks = None
+        program.uncaught_exception_hook = None
+        program.compile_program_hook = None
+        program.program_is_current_hook = None
+
     def attach(self) -> None:
         """A debugger attached to a listening program (python -m dapperdbg --listen) and
         finished configuring: stops are allowed again until the next ``detach``."""
         with self._lock:
             self._detached = False
+            self.detach_requested = False
 
     def abandon_after_fork(self) -> None:
         """In a fork child: this is the parent's debugger, copied. It never stops again

@@ -34,10 +34,11 @@ from .link import SessionLink
 
 
 class ExitState:
-    """The exit status to report in ``dapper/exiting``; set once the program ends."""
+    """The exit status to report in ``dapper/exiting``; set once the program ends (None:
+    unknown, for a program that was running before the session)."""
 
     def __init__(self) -> None:
-        self.code = 0
+        self.code: int | None = 0
         # Set once the program has ended and the session is closing its connection.
         self.finished = False
 
@@ -85,7 +86,8 @@ class Session:
             # Before configurationDone the launcher itself ends, saying why. The signal
             # goes before the stopped threads are released: the program must not run on
             # meanwhile (its own SIGTERM handler runs once they are).
-            if (end_with_engine and debugger.configuration_done.is_set()
+            if (end_with_engine and debugger.connection.ended_by_peer
+                    and debugger.configuration_done.is_set()
                     and not debugger.detach_requested and not exit_state.finished):
                 end_without_engine()
             debugger.detach()
@@ -105,7 +107,9 @@ def start_reader(debugger: Debugger, connection: Connection,
 
     def read() -> None:
         reason = connection.read_loop(on_message)
-        if reason:
+        # After dapper/detach the engine closes on purpose: how the close looks from here
+        # (a reset, say) is no failure.
+        if reason and not debugger.detach_requested:
             print(f"dapper: the debugger connection failed: {reason}", file=sys.stderr)
         on_end()
 

@@ -101,7 +101,16 @@ def install_thread_events(
                 _call_quietly(on_exited, thread)
 
     bootstrap_inner._dapper_wrapped = True  # type: ignore[attr-defined]
+    bootstrap_inner._dapper_original = original  # type: ignore[attr-defined]
     threading.Thread._bootstrap_inner = bootstrap_inner  # type: ignore[attr-defined]
+
+
+def uninstall_thread_events() -> None:
+    """Undo ``install_thread_events`` (threads already started keep the wrapper they ran)."""
+    wrapped = threading.Thread._bootstrap_inner  # type: ignore[attr-defined]
+    original = getattr(wrapped, "_dapper_original", None)
+    if original is not None:
+        threading.Thread._bootstrap_inner = original  # type: ignore[attr-defined]
 
 
 def _call_quietly(function, thread) -> None:
