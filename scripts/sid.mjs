@@ -118,6 +118,12 @@ function bootstrap() {
  * `{ pythons: [{version, executable}], skipped: reason | null }`; it never throws for a
  * machine that cannot do it, only for a set-up that started and broke.
  */
+/** The host-side wrapper of the sid root's gdb, once provisionSidPythons made it. */
+export function sidGdb() {
+  const gdb = path.join(sidBinDir(), "gdb");
+  return existsSync(gdb) ? gdb : undefined;
+}
+
 export function provisionSidPythons() {
   const reason = cannotProvision();
   if (reason) return { pythons: [], skipped: reason };
@@ -136,6 +142,9 @@ export function provisionSidPythons() {
   }
   const binDir = sidBinDir();
   writeSidRun(binDir);
+  // sid's gdb, for attaching by process id: Debian 12's gdb 13.1 kills the target on some
+  // CPUs (AMX state). The tests name it through DAPPER_INJECT_DEBUGGER (sidGdb()).
+  writeExecutable(path.join(binDir, "gdb"), `#!/bin/sh\nexec ${shQuote(path.join(binDir, "sid-run"))} gdb "$@"\n`);
   const pythons = [];
   for (const version of sidVersions) {
     const wrapper = path.join(binDir, `python${version}`);

@@ -17,20 +17,11 @@ import * as workbench from "./workbench.mjs";
 const PROGRAM = "sleeper.py";
 const BREAKPOINT_LINE = 9;
 const COMMAND_TITLE = "Dapper: Attach to Process";
-const REFUSAL = "Dapper cannot attach to a process by its 'processId'";
 const PICKER_CONFIGURATION = "Dapper: attach to a picked process";
 const REFRESH_TOOLTIP = "Refresh the list";
 const DEBUGGED_MARK = "being debugged by Dapper";
 const DEBUG_FILE_TITLE = "Dapper: Debug Python File";
 
-// TODO(integrator, issue 16): the engine still refuses `processId` (error 1015), so the
-// case expects that refusal and proves, from the Dapper log, that the attach request
-// reached the engine with the picked pid. Once core/ and extension/python/ attach by pid,
-// make "stops" the default here (or set DAPPER_VSCODE_ATTACH=stops): the case then asserts
-// that the session stops at the breakpoint on line 9 of sleeper.py (the editor's paused
-// line), that the Variables view shows `ticks = …`, that Shift+F5 ends the session, and
-// that the program is still running afterwards (detach leaves it alone).
-const OUTCOME = process.env.DAPPER_VSCODE_ATTACH ?? "refused";
 
 /**
  * Runs the scenario. `context`: begin(name) counts the steps, log(text), python (the
@@ -39,7 +30,6 @@ const OUTCOME = process.env.DAPPER_VSCODE_ATTACH ?? "refused";
  * waitForDebugger(page, what, probe), which fails at once on an error dialog.
  */
 export async function scenarioAttachToProcess(page, context) {
-  if (!["refused", "stops"].includes(OUTCOME)) throw new Error(`DAPPER_VSCODE_ATTACH is ${OUTCOME}: "refused" or "stops"`);
   const { begin, log, python, workspace, artifacts, stepMs } = context;
   const start = (name) => {
     begin(name);
@@ -164,24 +154,13 @@ async function findRow(page, program, stepMs) {
 }
 
 /**
- * Clicks the program's row, then checks what attaching does: until attach by pid is
- * merged, the engine's refusal in a dialog and `request` (the pid as the attach request
- * carried it) in the Dapper log; then, a stop at the breakpoint and a detach. The
- * screenshot is `<shot>-refused.png` or `<shot>-stopped.png`.
+ * Clicks the program's row, then checks what attaching does: `request` (the pid as the
+ * attach request carried it) in the Dapper log, a stop at the breakpoint, and a detach.
+ * The screenshot is `<shot>-stopped.png`.
  */
 async function pickAndExpect(page, program, request, { log, artifacts, stepMs, userData, waitForDebugger }, shot) {
   await page.locator(".quick-input-list .monaco-list-row", { hasText: program.pidPattern }).first().click({ timeout: 10_000 });
-  if (OUTCOME === "refused") {
-    log(`the engine refuses the pid (issue 16 not merged yet); the request carried ${request}`);
-    const dialog = await waitFor("VS Code's error dialog", () => workbench.dialogText(page), stepMs);
-    if (!dialog.includes(REFUSAL)) throw new Error(`the dialog says ${JSON.stringify(dialog.trim())}, expected ${JSON.stringify(REFUSAL)}`);
-    await page.screenshot({ path: path.join(artifacts, `${shot}-refused.png`) });
-    await waitFor(`the Dapper log to show an attach request with ${request}`, () => dapperLogContains(userData, request), stepMs);
-    await page.keyboard.press("Escape");
-    await waitFor("the dialog to close", async () => (await workbench.dialogText(page)) === undefined, stepMs);
-    if (await workbench.debugToolbarVisible(page)) throw new Error("a session is still running after the refusal");
-    return;
-  }
+  await waitFor(`the Dapper log to show an attach request with ${request}`, () => dapperLogContains(userData, request), stepMs);
   log(`the session stops on line ${BREAKPOINT_LINE} of ${PROGRAM}`);
   await waitForDebugger(page, `the editor to show the paused line ${BREAKPOINT_LINE}`, async () => {
     const lines = await workbench.pausedLines(page);

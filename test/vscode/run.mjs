@@ -23,6 +23,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { findPythons, isSidWrapper } from "../../scripts/lib.mjs";
+import { sidGdb } from "../../scripts/sid.mjs";
 import { scenarioAttachToProcess } from "./attachScenario.mjs";
 import { delay, freePort, runBounded, startGroup, waitFor, watchdog, withTimeout } from "./processes.mjs";
 import { setup } from "./setup.mjs";
@@ -162,6 +163,9 @@ async function main() {
   const stopWatchdog = watchdog(LIMITS.whole, cleanup);
 
   const serverEnv = { ...process.env, PATH: `${path.dirname(tools.node)}${path.delimiter}${process.env.PATH ?? ""}` };
+  // Attach by process id on 3.9-3.13 goes through gdb: sid's, where this machine has it
+  // (Debian 12's kills the target on some CPUs).
+  serverEnv.DAPPER_INJECT_DEBUGGER ??= sidGdb();
   const common = ["--user-data-dir", dirs.userData, "--extensions-dir", dirs.extensions];
   let page;
   // Each step is a check; a step is counted as passed when the next one begins.
