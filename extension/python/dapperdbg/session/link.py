@@ -111,8 +111,15 @@ class SessionLink:
             return None
 
     def observe(self, message: dict) -> None:
-        """Called for each message from the engine: keeps configure's childListener."""
+        """Called for each message from the engine: keeps configure's childListener, and
+        the token children prove themselves with when this session has none of its own
+        (``childToken``: an attached program's, which said no token in its hello)."""
         if message.get("type") == "request" and message.get("command") == "dapper/configure":
             arguments = message.get("arguments")
-            listener = arguments.get("childListener") if isinstance(arguments, dict) else None
+            if not isinstance(arguments, dict):
+                arguments = {}
+            listener = arguments.get("childListener")
             self.child_listener = listener if isinstance(listener, dict) else None
+            token = arguments.get("childToken")
+            if isinstance(token, str) and token:
+                self.token = token
