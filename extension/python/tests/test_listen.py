@@ -259,7 +259,8 @@ def test_output_and_the_exit_are_announced_to_the_attached_client(tmp_path):
 @pytest.mark.parametrize("argv,message", [
     (["--listen", "http", "x.py"], "dapper: --listen 'http': the port must be"),
     (["--listen", "999.1.1.1:0", "x.py"], "dapper: cannot listen on 999.1.1.1:0:"),
-    (["--connect", "127.0.0.1:1", "x.py"], "dapper: cannot connect to the debugger at 127.0.0.1:1:"),
+    (["--connect", "127.0.0.1:1", "x.py"],
+     "dapper: cannot connect to the debugger at 127.0.0.1:1:"),
 ])
 def test_bad_starts_say_why(argv, message):
     env = dict(os.environ, PYTHONPATH=str(PACKAGE_DIR))
