@@ -9,7 +9,7 @@ pub mod schema;
 mod shell_words;
 mod types;
 
-pub use attach::{endpoint, validate_attach, Endpoint};
+pub use attach::{endpoint, validate_attach, AttachMode, Endpoint};
 pub use launcher::{launcher_argv, launcher_env, LauncherEnv};
 pub use types::{Console, LaunchConfig, Target};
 

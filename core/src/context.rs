@@ -388,6 +388,22 @@ impl SessionContext<'_> {
         listener
     }
 
+    /// A TCP listener at the user's own address, for a program to connect to (attach
+    /// `listen`); the host admits only the peers the `attach` purpose allows.
+    pub fn open_attach_listener(&mut self, host: String, port: u16) -> ListenerId {
+        self.shared.next_listener += 1;
+        let listener = ListenerId(self.shared.next_listener);
+        self.shared.owners.listeners.insert(listener, self.session);
+        self.emit(Output::OpenListener {
+            listener,
+            transport: Transport::Tcp,
+            host: Some(host),
+            port: Some(port),
+            purpose: Some(ListenerPurpose::Attach),
+        });
+        listener
+    }
+
     pub fn spawn(
         &mut self,
         argv: Vec<String>,

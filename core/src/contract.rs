@@ -142,6 +142,13 @@ pub enum ClientTransport {
 pub enum ListenerPurpose {
     /// DAP clients (child sessions of stdio clients), Content-Length framed.
     Clients,
+    /// A user's attach that waits for the program to connect (attach `listen`): its
+    /// peers are debuggees, reported as `connectionAccepted` once the host has judged
+    /// them, as the standalone `--port` server judges its clients (on Linux a peer on
+    /// this machine must belong to the host's user; a peer from another machine is
+    /// admitted only when the listener's host is not a loopback address). A refused
+    /// peer is closed and reported as `peerRefused`.
+    Attach,
 }
 
 /// The transport of a listener the engine asks for.
@@ -252,6 +259,11 @@ pub enum Input {
     ConnectionAccepted {
         listener: ListenerId,
         conn: ConnectionId,
+    },
+    /// The host refused (and closed) a peer of an `attach` listener: why.
+    PeerRefused {
+        listener: ListenerId,
+        reason: String,
     },
     ConnectionBytes {
         conn: ConnectionId,

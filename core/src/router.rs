@@ -166,6 +166,14 @@ impl Router {
                     },
                 )
             }
+            Input::PeerRefused { listener, reason } => {
+                let owner = self.ctx.owners.listeners.get(&listener).copied();
+                self.with_session(
+                    owner,
+                    format_args!("a peer refused on listener {listener}"),
+                    |session, ctx| session.on_peer_refused(ctx, listener, &reason),
+                )
+            }
             Input::ConnectionBytes { conn, data } if self.children.by_conn(conn).is_some() => {
                 if let Some(session_id) = self.children.by_conn(conn) {
                     self.on_pending_child_bytes(&session_id, &data.0);

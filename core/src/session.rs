@@ -15,6 +15,7 @@ mod connection;
 mod debuggee;
 mod facts;
 mod launch;
+mod listen_attach;
 mod pending;
 mod process;
 mod program;

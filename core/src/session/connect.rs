@@ -3,6 +3,7 @@
 //! peers that say nothing or the wrong thing.
 
 use super::connection::{parse_payload, Connection};
+use super::program::Origin;
 use super::stage::Stage;
 use super::state::Session;
 use super::timers::TimerPurpose;
@@ -42,15 +43,17 @@ impl Session {
         match self.program.as_mut().filter(|launch| {
             launch.stage.is_starting()
                 || (launch.listener.is_some()
-                    && !launch.origin.is_attached()
+                    && launch.child_listener.is_some()
                     && !launch.stage.is_over())
         }) {
             Some(launch) => {
                 let starting = launch.stage.is_starting();
+                let listening = matches!(launch.origin, Origin::Incoming(_));
                 launch.candidates.insert(conn, FrameDecoder::default());
-                // While starting, the launch's own hello deadline covers every peer;
+                // While starting, the launch's own hello deadline covers every peer
+                // (a listen attach has none, so each of its peers gets its own);
                 // afterwards each peer of the child listener gets its own.
-                if !starting {
+                if !starting || listening {
                     self.set_timer(
                         ctx,
                         CANDIDATE_HELLO_DEADLINE_MS,
@@ -104,7 +107,12 @@ impl Session {
     }
 
     fn check_candidate_frame(&mut self, ctx: &mut SessionContext<'_>, conn: ConnectionId) {
-        if self.is_user_attach() {
+        // A listen attach's listener takes the program first, then its children.
+        let waits_for_program = self
+            .program
+            .as_ref()
+            .is_some_and(|launch| launch.stage.is_starting());
+        if self.is_user_attach() && waits_for_program {
             self.check_attach_hello(ctx, conn);
             return;
         }

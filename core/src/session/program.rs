@@ -19,6 +19,9 @@ pub enum Origin {
     /// The user started it with `python -m dapperdbg --listen`; the session attached to
     /// it at this endpoint.
     Remote(Endpoint),
+    /// The user started it with `python -m dapperdbg --connect` (or it called
+    /// `dapperdbg.connect`); it connects to this session's listener at this endpoint.
+    Incoming(Endpoint),
 }
 
 impl Origin {
@@ -30,7 +33,7 @@ impl Origin {
     /// Where a user's attach connects.
     pub fn endpoint(&self) -> Option<&Endpoint> {
         match self {
-            Origin::Remote(endpoint) => Some(endpoint),
+            Origin::Remote(endpoint) | Origin::Incoming(endpoint) => Some(endpoint),
             _ => None,
         }
     }
