@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import sys
 
-from .. import children, restore_bytecode_setting
+from .. import children
+from ..common.package import restore_bytecode_setting
 from ..ipc.connection import AddressError
 from ..session.lifecycle import ExitState, Session, run_program
 from ..session.link import PARENT_SESSION_VARIABLE, SessionLink

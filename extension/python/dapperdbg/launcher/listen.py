@@ -23,8 +23,9 @@ import socket
 import sys
 import threading
 
-from .. import children, restore_bytecode_setting
+from .. import children
 from ..breakpoints.exception_filters import DEFAULT_FILTERS
+from ..common.package import restore_bytecode_setting
 from ..ipc.connection import Connection
 from ..ipc.frames import KIND_FROM_DEBUGGEE, encode_frame
 from ..ipc.peer import refusal

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .. import PROTOCOL_VERSION
+from ..common.package import PROTOCOL_VERSION
 
 PARENT_SESSION_VARIABLE = "DAPPER_PARENT_SESSION_ID"
 
