@@ -8,12 +8,14 @@ when it starts, so breakpoints apply from then on.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import sys
 import threading
 
 from ..common.package import restore_bytecode_setting
-from ..session.lifecycle import start_tracing
+from ..session.lifecycle import ExitState, start_tracing
 from .listen import CONNECT_TIMEOUT_S, AttachedProgram, open_server, start_attached_program
 from .listen_cli import DEFAULT_HOST, UsageError, parse_endpoint
 
@@ -58,13 +60,46 @@ def _started() -> AttachedProgram:
     with _lock:
         if _session is None:
             name, program = _program()
-            session, _ = start_attached_program(name, program)
+            session, state = start_attached_program(name, program)
+            _observe_exit_status(state)
             session.debugger.activate_instrumentation()
             start_tracing(session.debugger)
             # The debugger's modules are all loaded (and cached) by now.
             restore_bytecode_setting()
             _session = session
         return _session
+
+
+def _observe_exit_status(state: ExitState) -> None:
+    """The status the attached debugger is told at exit. A launcher runs the program and
+    sees how it ended; here the program runs itself, and CPython keeps the status of a
+    SystemExit nowhere an exit handler can read it. So ``sys.exit(status)`` notes its
+    status, and an uncaught exception (which CPython leaves in ``sys.last_value``) makes
+    it 1; a ``raise SystemExit(status)`` of the program's own is reported as 0."""
+    original_exit = sys.exit
+
+    @functools.wraps(original_exit)
+    def exit(status=None):
+        state.code = _status_of(status)
+        original_exit(status)
+
+    sys.exit = exit
+
+    def settle() -> None:
+        if getattr(sys, "last_value", None) is not None:
+            state.code = 1
+
+    # Registered after the session's exit handler, so it runs before it.
+    atexit.register(settle)
+
+
+def _status_of(status) -> int:
+    """The process's exit status for ``sys.exit(status)``, as CPython computes it."""
+    if status is None:
+        return 0
+    if isinstance(status, int):
+        return status & 0xFF if os.name != "nt" else status
+    return 1
 
 
 def listen(address) -> tuple[str, int]:
