@@ -71,6 +71,7 @@ for (const python of pythons()) {
         assert.deepEqual([stop.reason, stop.line], ["breakpoint", apiLine]);
         await client.continueRequest({ threadId: stop.threadId });
         assert.equal(await client.finished(), 7);
+        assert.equal((await program.exited).code, 7);
         assert.match(program.stdout(), /attached: True, answer 42/);
       } finally {
         await client.stop();
@@ -142,6 +143,7 @@ for (const python of pythons()) {
         await waitUntil(() => child.ended, 20000, "the child session's end");
         assert.deepEqual(child.stops, [`worker.py:${workerLine}`]);
         assert.deepEqual(child.all("exited").map((body) => body.exitCode), [3]);
+        assert.equal((await program.exited).code, 0);
         assert.match(program.stdout(), /parent saw 3/);
       } finally {
         await tree.stop();
