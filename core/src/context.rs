@@ -96,8 +96,10 @@ pub enum Note {
     /// The client attached this session to a pending child (`__dapperChildSessionId`);
     /// the request is kept for a relay to the engine that debugs the child.
     AttachChild { child: String, request: Request },
-    /// The session was asked to stop while it has live child sessions: they end first.
-    StopChildren,
+    /// The session was asked to stop while it has live child sessions: they end first,
+    /// killed, or (`detach`: a detach from a program the user started) left running
+    /// without the debugger, as the program is.
+    StopChildren { detach: bool },
     /// The session sent its `terminated` event.
     Terminated,
 }

@@ -7,7 +7,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { attachWith, ensureGone, freePort, startDapper, startListening, startPython } from "./attach-support";
 import { SessionTree } from "./children-support";
-import { fixtures, marker, pythons, RecordingClient, startServer, waitUntil } from "./support";
+import { fixtures, isAlive, marker, pythons, RecordingClient, startServer, waitUntil } from "./support";
 
 const TICKER = "attach/ticker.py";
 const tickLine = marker(TICKER, "tick");
@@ -168,6 +168,46 @@ for (const python of pythons()) {
       } finally {
         await tree.stop();
         ensureGone(program);
+      }
+    });
+
+    test("re-attach: the child still running from the first debugger is announced to the next one and stops at its breakpoints", async () => {
+      const loopChild = path.join(fixtures, "attach", "loop_child.py");
+      const childTick = marker("attach/loop_child.py", "child-tick");
+      const first = new SessionTree(server.port, { [loopChild]: [childTick] });
+      const second = new SessionTree(server.port, { [loopChild]: [childTick] });
+      let program: Awaited<ReturnType<typeof startListening>> | undefined;
+      let childPid = 0;
+      try {
+        program = await startListening(python, ["--wait-for-client"], ["attach/loop_parent.py", "60"]);
+        const configuration = { type: "dapper", request: "attach", connect: { host: program.host, port: program.port } };
+        await first.root.start(server.port);
+        await attachWith(first.root, configuration, {}, initialize);
+        const firstChild = await first.nextChild();
+        const stopped = await firstChild.nextStop();
+        assert.equal(stopped.frames[0].line, childTick);
+        const started = program;
+        await waitUntil(() => /child pid \d+/.test(started.stdout()), 10000, "the child's pid");
+        childPid = Number(/child pid (\d+)/.exec(started.stdout())?.[1]);
+        // Detach: both sessions end; the program and its child run on.
+        await first.root.disconnectRequest({});
+        await first.root.next("terminated");
+        await waitUntil(() => firstChild.ended, 10000, "the child session's end");
+        assert.ok(isAlive(childPid), "the child runs on");
+
+        await second.root.start(server.port);
+        await attachWith(second.root, configuration, {}, initialize);
+        const again = await second.nextChild();
+        const announced = second.root.all("dapper/childProcess");
+        assert.deepEqual(announced.map((body) => body.pid), [childPid]);
+        const stop = await again.nextStop();
+        assert.equal(stop.frames[0].line, childTick);
+        assert.equal((await again.next("process")).body.systemProcessId, childPid);
+      } finally {
+        await second.stop();
+        await first.stop();
+        ensureGone(program);
+        if (childPid !== 0 && isAlive(childPid)) process.kill(childPid, "SIGKILL");
       }
     });
   });

@@ -64,7 +64,7 @@ impl Session {
     }
 
     /// Whether this session attached to a program the user started (not a child).
-    pub(super) fn is_user_attach(&self) -> bool {
+    pub fn is_user_attach(&self) -> bool {
         self.program
             .as_ref()
             .is_some_and(|launch| launch.origin.endpoint().is_some())

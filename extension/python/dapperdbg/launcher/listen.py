@@ -18,6 +18,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import sys
@@ -35,7 +36,8 @@ from ..session.lifecycle import ExitState, finish_session, flush_output, run_pro
 from ..session.link import SessionLink, hello
 from ..tracing import choose_backend_name
 from .environment import DapperEnvironment, take_dapper_environment
-from .listen_cli import USAGE, ListenArguments, UsageError, parse_arguments
+from .listen_cli import USAGE, UsageError, parse_arguments
+from .reattach_file import new_reattach_file, write_reattach_file
 
 # Exit statuses a shell reports for SIGTERM and SIGKILL, announced before ending that way.
 TERMINATED_STATUS = 128 + 15
@@ -105,7 +107,8 @@ def open_server(host: str, port: int) -> socket.socket:
     return server
 
 
-def _program_name(arguments: ListenArguments) -> str:
+def program_name(arguments) -> str:
+    """The hello's name of a launched or listening program's target."""
     if arguments.target_kind == "program":
         return os.path.abspath(arguments.target)
     if arguments.target_kind == "module":
@@ -138,8 +141,13 @@ class AttachedProgram:
         self.configured = threading.Event()
         # Set when a debugger leaves, configured or not.
         self.detached = threading.Event()
+        # How many debuggers the children were told of (the reattach file's generation).
+        self._generation = 0
 
     def hello(self) -> tuple[str, dict]:
+        if self.link.is_child:
+            # A child of an attached program, connecting to the next debugger (reattach.py).
+            return self.link.hello()
         return hello(self.link.session_id, name=self.name)
 
     def listen(self, server: socket.socket) -> None:
@@ -156,10 +164,15 @@ class AttachedProgram:
         sock.settimeout(None)
         with contextlib.suppress(OSError):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.connected_to = (host, port)
+        self.attach_socket(sock)
+
+    def attach_socket(self, sock: socket.socket) -> None:
+        """Attach the debugger at the other end of ``sock``, a connection this program
+        made. Raises OSError when a debugger is attached already."""
         if not self._claim():
             sock.close()
             raise OSError("a debugger is attached to this program already")
-        self.connected_to = (host, port)
         self._attach(sock)
 
     def is_client_connected(self) -> bool:
@@ -223,7 +236,8 @@ class AttachedProgram:
             # Stops are allowed from here on, as after a launch's configurationDone, and
             # the children started from now on are debugged.
             self.debugger.attach()
-            children.activate(self.link, self.debugger)
+            if children.activate(self.link, self.debugger):
+                self._tell_children_where()
             self.configured.set()
 
     def _children_connect_where_this_program_did(self) -> None:
@@ -235,6 +249,22 @@ class AttachedProgram:
                 and listener.get("port") == self.connected_to[1]):
             host, port = self.connected_to
             self.link.child_listener = {"transport": "tcp", "host": host, "port": port}
+
+    def _tell_children_where(self) -> None:
+        """The children still running from an earlier debugger reconnect to this one:
+        they read where from the reattach file (reattach.py), and are announced again."""
+        path = self.link.reattach_file
+        address = self.link.children_address(self.debugger)
+        if path is None or address is None:
+            return
+        self._generation += 1
+        try:
+            write_reattach_file(path, {"generation": self._generation, "address": address[0],
+                                       "token": self.link.token})
+        except OSError as error:
+            print(f"dapper: running children cannot reconnect: {error}", file=sys.stderr)
+            return
+        children.announce_again()
 
     def _detach(self) -> None:
         """The debugger went away: the program runs on, ready for the next one."""
@@ -268,8 +298,8 @@ def start_attached_program(name: str, program: str | None,
     debugger.detach()
     state = ExitState()
     # The token and the child listener come with each debugger's dapper/configure.
-    link = SessionLink(f"listen-{os.getpid()}", None, "", environment.variables,
-                                state)
+    link = SessionLink(f"listen-{os.getpid()}", None, "", environment.variables, state)
+    link.reattach_file = new_reattach_file()
     session = AttachedProgram(debugger, client, link, name, program)
     atexit.register(_on_exit, session, state)
     # Fork children drop their copy of the connection and os._exit still reports; the
@@ -311,6 +341,8 @@ def _on_exit(session: AttachedProgram, state: ExitState) -> None:
     """Runs last among the atexit handlers, as the launcher's does."""
     session.close()
     finish_session(session.debugger, state)
+    if session.link.reattach_file is not None:
+        shutil.rmtree(os.path.dirname(session.link.reattach_file), ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -339,8 +371,8 @@ def main(argv: list[str] | None = None) -> int:
         except OSError as error:
             print(f"dapper: cannot listen on {where}: {error}", file=sys.stderr)
             return 1
-    program = _program_name(arguments) if arguments.target_kind == "program" else None
-    session, state = start_attached_program(_program_name(arguments), program, environment,
+    program = program_name(arguments) if arguments.target_kind == "program" else None
+    session, state = start_attached_program(program_name(arguments), program, environment,
                                             tracer_name)
     if server is not None:
         host, port = server.getsockname()[:2]

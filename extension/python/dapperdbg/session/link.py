@@ -80,6 +80,11 @@ class SessionLink:
         self.variables = dict(variables)
         self.exit_state = exit_state
         self.child_listener: dict | None = None
+        # A program debuggers attach to (launcher/listen.py) lets its children reconnect
+        # to the next debugger: the file where it says where (launcher/reattach.py), and
+        # its live announced children, {pid: (plan, session id, cwd)}, to announce again.
+        self.reattach_file: str | None = None
+        self.live_children: dict = {}
 
     @property
     def is_child(self) -> bool:
