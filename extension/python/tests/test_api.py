@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -14,6 +15,11 @@ from test_listen import Client
 
 from conftest import PACKAGE_DIR, TIMEOUT
 from dapperdbg.launcher.api import parse_address
+from dapperdbg.launcher.reattach_file import (
+    new_reattach_file,
+    read_reattach_file,
+    write_reattach_file,
+)
 
 
 @pytest.mark.parametrize("address,expected", [
@@ -154,3 +160,19 @@ except RuntimeError as error:
     assert process.returncode == 0, err
     assert out == ("OSError ConnectionRefusedError\n127.0.0.1\n"
                    "dapperdbg.listen() was called already\n"), out
+
+
+def test_the_reattach_file_is_private_and_replaced_whole():
+    path = new_reattach_file()
+    try:
+        assert read_reattach_file(path) is None
+        write_reattach_file(path, {"generation": 1, "address": "unix:/x", "token": "t"})
+        write_reattach_file(path, {"generation": 2, "address": "tcp:127.0.0.1:9", "token": "u"})
+        assert read_reattach_file(path) == {"generation": 2, "address": "tcp:127.0.0.1:9",
+                                            "token": "u"}
+        if os.name != "nt":
+            assert os.stat(os.path.dirname(path)).st_mode & 0o777 == 0o700
+            assert os.stat(path).st_mode & 0o777 == 0o600
+        assert os.listdir(os.path.dirname(path)) == ["debugger.json"]
+    finally:
+        shutil.rmtree(os.path.dirname(path))
