@@ -1,8 +1,10 @@
-"""``python -m dapperdbg --listen [HOST:]PORT …``: run a program that a debugger attaches to
-later (docs/ipc.md, "Attach").
+"""``python -m dapperdbg --listen [HOST:]PORT …`` and ``--connect [HOST:]PORT …``: run a
+program that debuggers attach to (docs/ipc.md, "Attach"); the in-code API (api.py)
+makes the running program one.
 
 The roles of the launcher are turned around: the program listens and the engine
-connects. One debugger at a time: a second one is told ``dapper/refused`` and closed.
+connects, or the engine listens and the program connects, with no token either way.
+One debugger at a time: a second one is told ``dapper/refused`` and closed.
 The tracer is installed before the program starts and stays for the whole run, so that
 breakpoints apply as soon as a debugger sets them; while none is attached the debugger
 is *detached* (no breakpoints, no stops), and every debugger that disconnects leaves it
@@ -18,7 +20,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
-import shutil
 import signal
 import socket
 import sys
@@ -37,7 +38,7 @@ from ..session.link import SessionLink, hello
 from ..tracing import choose_backend_name
 from .environment import DapperEnvironment, take_dapper_environment
 from .listen_cli import USAGE, UsageError, parse_arguments
-from .reattach_file import new_reattach_file, write_reattach_file
+from .reattach_file import new_reattach_file, remove_reattach_file, write_reattach_file
 
 # Exit statuses a shell reports for SIGTERM and SIGKILL, announced before ending that way.
 TERMINATED_STATUS = 128 + 15
@@ -253,14 +254,17 @@ class AttachedProgram:
     def _tell_children_where(self) -> None:
         """The children still running from an earlier debugger reconnect to this one:
         they read where from the reattach file (reattach.py), and are announced again."""
-        path = self.link.reattach_file
         address = self.link.children_address(self.debugger)
-        if path is None or address is None:
+        if address is None or self.link.is_child:
             return
         self._generation += 1
         try:
-            write_reattach_file(path, {"generation": self._generation, "address": address[0],
-                                       "token": self.link.token})
+            if self.link.reattach_file is None:
+                # Made before the first child starts: the hooks hand it to each child.
+                self.link.reattach_file = new_reattach_file()
+            write_reattach_file(self.link.reattach_file, {
+                "generation": self._generation, "address": address[0],
+                "token": self.link.token})
         except OSError as error:
             print(f"dapper: running children cannot reconnect: {error}", file=sys.stderr)
             return
@@ -299,7 +303,6 @@ def start_attached_program(name: str, program: str | None,
     state = ExitState()
     # The token and the child listener come with each debugger's dapper/configure.
     link = SessionLink(f"listen-{os.getpid()}", None, "", environment.variables, state)
-    link.reattach_file = new_reattach_file()
     session = AttachedProgram(debugger, client, link, name, program)
     atexit.register(_on_exit, session, state)
     # Fork children drop their copy of the connection and os._exit still reports; the
@@ -342,7 +345,7 @@ def _on_exit(session: AttachedProgram, state: ExitState) -> None:
     session.close()
     finish_session(session.debugger, state)
     if session.link.reattach_file is not None:
-        shutil.rmtree(os.path.dirname(session.link.reattach_file), ignore_errors=True)
+        remove_reattach_file(session.link.reattach_file)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,13 +4,15 @@ its next debugger. Written by the program (listen.py), read by its children.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import tempfile
 
 
 def new_reattach_file() -> str:
     """The reattach file's path, in a fresh private directory (0700); not written yet."""
+    import tempfile  # Only attached programs need it; launched ones never load it.
+
     directory = tempfile.mkdtemp(prefix="dapper-reattach-")
     os.chmod(directory, 0o700)
     return os.path.join(directory, "debugger.json")
@@ -32,3 +34,11 @@ def read_reattach_file(path: str) -> dict | None:
     except (OSError, ValueError):
         return None
     return content if isinstance(content, dict) else None
+
+
+def remove_reattach_file(path: str) -> None:
+    """The file and its directory, at the program's exit."""
+    with contextlib.suppress(OSError):
+        os.remove(path)
+    with contextlib.suppress(OSError):
+        os.rmdir(os.path.dirname(path))
