@@ -375,17 +375,27 @@ impl SessionContext<'_> {
     }
 
     pub fn open_listener(&mut self, transport: Transport) -> ListenerId {
+        let host = (transport == Transport::Tcp).then(|| "127.0.0.1".to_string());
+        let port = (transport == Transport::Tcp).then_some(0);
+        self.open_listener_for(transport, host, port, None)
+    }
+
+    fn open_listener_for(
+        &mut self,
+        transport: Transport,
+        host: Option<String>,
+        port: Option<u16>,
+        purpose: Option<ListenerPurpose>,
+    ) -> ListenerId {
         self.shared.next_listener += 1;
         let listener = ListenerId(self.shared.next_listener);
         self.shared.owners.listeners.insert(listener, self.session);
-        let host = (transport == Transport::Tcp).then(|| "127.0.0.1".to_string());
-        let port = (transport == Transport::Tcp).then_some(0);
         self.emit(Output::OpenListener {
             listener,
             transport,
             host,
             port,
-            purpose: None,
+            purpose,
         });
         listener
     }
@@ -393,17 +403,12 @@ impl SessionContext<'_> {
     /// A TCP listener at the user's own address, for a program to connect to (attach
     /// `listen`); the host admits only the peers the `attach` purpose allows.
     pub fn open_attach_listener(&mut self, host: String, port: u16) -> ListenerId {
-        self.shared.next_listener += 1;
-        let listener = ListenerId(self.shared.next_listener);
-        self.shared.owners.listeners.insert(listener, self.session);
-        self.emit(Output::OpenListener {
-            listener,
-            transport: Transport::Tcp,
-            host: Some(host),
-            port: Some(port),
-            purpose: Some(ListenerPurpose::Attach),
-        });
-        listener
+        self.open_listener_for(
+            Transport::Tcp,
+            Some(host),
+            Some(port),
+            Some(ListenerPurpose::Attach),
+        )
     }
 
     pub fn spawn(
