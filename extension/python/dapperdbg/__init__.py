@@ -42,7 +42,7 @@ def connect(address):
 def wait_for_client():
     """Block until a debugger has attached and finished configuring (its breakpoints are
     set); after ``listen`` or ``connect``."""
-    api = _sys.modules.get(_API)
+    api = _api()
     if api is None:
         raise RuntimeError("dapperdbg.wait_for_client(): call dapperdbg.listen() or "
                            "dapperdbg.connect() first")
@@ -51,16 +51,22 @@ def wait_for_client():
 
 def is_client_connected():
     """Whether a debugger is attached and configured."""
-    api = _sys.modules.get(_API)
+    api = _api()
     return api is not None and api.is_client_connected()
 
 
 def breakpoint():
     """Stop here, in the caller's frame, when a debugger is attached; else do nothing."""
-    api = _sys.modules.get(_API)
+    api = _api()
     if api is not None:
         api.breakpoint(_sys._getframe(1))
 
 
-# Loaded by the first listen() or connect(); until then nothing is debugged.
-_API = "dapperdbg.launcher.api"
+def _api():
+    """launcher/api.py once something debugs this process: a first listen() or connect(),
+    or Dapper's launcher (the program was started under the debugger); else None, and
+    nothing is loaded."""
+    api = _sys.modules.get("dapperdbg.launcher.api")
+    if api is None and "dapperdbg.session.breakpoint_hook" in _sys.modules:
+        from .launcher import api
+    return api

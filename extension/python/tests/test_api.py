@@ -176,3 +176,33 @@ def test_the_reattach_file_is_private_and_replaced_whole():
         assert os.listdir(os.path.dirname(path)) == ["debugger.json"]
     finally:
         shutil.rmtree(os.path.dirname(path))
+
+
+LAUNCHED = """
+import dapperdbg
+dapperdbg.wait_for_client()
+print("connected", dapperdbg.is_client_connected(), flush=True)
+try:
+    dapperdbg.listen(0)
+except RuntimeError as error:
+    print(error, flush=True)
+value = 1
+dapperdbg.breakpoint()
+print("done", value)
+"""
+
+
+def test_a_launched_program_uses_the_api_on_its_session(launch, write, backend):
+    """Under Dapper's launcher the API serves the launched session: breakpoint() stops,
+    wait_for_client() returns at once, listen() and connect() refuse."""
+    program = write("main.py", LAUNCHED)
+    debuggee = launch("--program", program, tracer=backend)
+    debuggee.configure({"program": str(program)})
+    debuggee.request("configurationDone")
+    stopped = debuggee.stopped()
+    assert debuggee.top_frame(stopped["threadId"])["line"] == 9  # write() strips the text
+    debuggee.request("continue", {"threadId": stopped["threadId"]})
+    debuggee.finish(0)
+    assert debuggee.stdout() == (
+        "connected True\n"
+        "dapperdbg.listen(): this program runs under the debugger already\ndone 1\n")

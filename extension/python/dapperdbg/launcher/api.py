@@ -15,6 +15,7 @@ import sys
 import threading
 
 from ..common.package import restore_bytecode_setting
+from ..session.breakpoint_hook import current_debugger
 from ..session.lifecycle import ExitState, start_tracing
 from .listen import CONNECT_TIMEOUT_S, AttachedProgram, open_server, start_attached_program
 from .listen_cli import DEFAULT_HOST, UsageError, parse_endpoint
@@ -54,10 +55,19 @@ def _program() -> tuple[str, str | None]:
     return main or "python", None
 
 
-def _started() -> AttachedProgram:
+def _launched():
+    """The debugger of this process when it runs under Dapper already (launched, a child
+    process, ``--listen``): the API then serves that session."""
+    return current_debugger() if _session is None else None
+
+
+def _started(what: str) -> AttachedProgram:
     """This process's session, started (and traced) on first use."""
     global _session
     with _lock:
+        if _session is None and current_debugger() is not None:
+            raise RuntimeError(f"dapperdbg.{what}(): this program runs under the debugger "
+                               "already")
         if _session is None:
             name, program = _program()
             session, state = start_attached_program(name, program)
@@ -104,7 +114,7 @@ def _status_of(status) -> int:
 
 def listen(address) -> tuple[str, int]:
     host, port = parse_address(address, "listen")
-    session = _started()
+    session = _started("listen")
     if session.server is not None:
         bound = session.server.getsockname()[:2]
         raise RuntimeError(f"dapperdbg.listen() was called already: it listens on {bound}")
@@ -118,11 +128,13 @@ def connect(address) -> None:
     host, port = parse_address(address, "connect")
     if port == 0:
         raise ValueError("dapperdbg.connect(): the port must be the debugger's, from 1 to 65535")
-    _started().connect(host, port, CONNECT_TIMEOUT_S)
+    _started("connect").connect(host, port, CONNECT_TIMEOUT_S)
 
 
 def wait_for_client() -> None:
     session = _session
+    if session is None and _launched() is not None:
+        return  # Its debugger was configured before the program started.
     if session is None:
         raise RuntimeError("dapperdbg.wait_for_client(): call dapperdbg.listen() or "
                            "dapperdbg.connect() first")
@@ -131,10 +143,18 @@ def wait_for_client() -> None:
 
 def is_client_connected() -> bool:
     session = _session
-    return session is not None and session.is_client_connected()
+    if session is not None:
+        return session.is_client_connected()
+    launched = _launched()
+    return launched is not None and not launched.detached and not launched.connection.closed
 
 
 def breakpoint(frame) -> None:
     session = _session
-    if session is not None and session.is_client_connected():
-        session.debugger.breakpoint_called(frame)
+    if session is not None:
+        if session.is_client_connected():
+            session.debugger.breakpoint_called(frame)
+        return
+    launched = _launched()
+    if launched is not None:
+        launched.breakpoint_called(frame)

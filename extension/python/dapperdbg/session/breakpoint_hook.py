@@ -25,6 +25,12 @@ def install(debugger) -> None:
         sys.breakpointhook = _breakpointhook
 
 
+def current_debugger():
+    """The debugger tracing this process (a launched program, a child, an attached one),
+    or None."""
+    return _debugger
+
+
 def _breakpointhook(*args, **kwargs):
     chosen = None if sys.flags.ignore_environment else os.environ.get("PYTHONBREAKPOINT")
     if chosen:
