@@ -401,14 +401,15 @@ impl SessionContext<'_> {
     }
 
     /// A TCP listener at the user's own address, for a program to connect to (attach
-    /// `listen`); the host admits only the peers the `attach` purpose allows.
-    pub fn open_attach_listener(&mut self, host: String, port: u16) -> ListenerId {
-        self.open_listener_for(
-            Transport::Tcp,
-            Some(host),
-            Some(port),
-            Some(ListenerPurpose::Attach),
-        )
+    /// `listen`); the host admits only the peers the purpose allows: `remote`, peers of
+    /// other machines too.
+    pub fn open_attach_listener(&mut self, host: String, port: u16, remote: bool) -> ListenerId {
+        let purpose = if remote {
+            ListenerPurpose::AttachRemote
+        } else {
+            ListenerPurpose::Attach
+        };
+        self.open_listener_for(Transport::Tcp, Some(host), Some(port), Some(purpose))
     }
 
     pub fn spawn(

@@ -5,7 +5,8 @@
 //! Nothing secret guards the listener: the program has no token to prove itself with,
 //! since the user started it. The host guards it instead (`ListenerPurpose::Attach`): on
 //! Linux a peer on this machine must belong to the adapter's user, and a peer from
-//! another machine is admitted only when the user chose a host that is not loopback.
+//! another machine is admitted only when the user chose a host that is not loopback
+//! (`ListenerPurpose::AttachRemote`).
 //! A peer that is refused, or that says the wrong first words, is closed and shown in
 //! the debug console; the attach waits on. Once the program said hello the listener is
 //! the tree's child listener (its children prove themselves with the session's token,
@@ -38,13 +39,14 @@ impl Session {
             self.respond_error(ctx, seq, "attach", &error);
             return;
         };
-        if !endpoint.is_loopback() {
+        let remote = !endpoint.is_loopback();
+        if remote {
             ctx.log(
                 LogLevel::Warn,
                 format!("Listening on {}, which other machines may reach: whoever connects there is debugged, and can run code in this debugger's session.", endpoint.display()),
             );
         }
-        let listener = ctx.open_attach_listener(endpoint.host.clone(), endpoint.port);
+        let listener = ctx.open_attach_listener(endpoint.host.clone(), endpoint.port, remote);
         let stage = Stage::Starting { connect: None };
         let mut program = Program::new(config, Origin::Incoming(endpoint), stage);
         program.listener = Some(listener);

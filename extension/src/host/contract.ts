@@ -97,7 +97,8 @@ export type ClientTransport =
  */
 export type ListenerPurpose =
   | "clients"
-  | "attach";
+  | "attach"
+  | "attachRemote";
 
 /**
  * The transport of a listener the engine asks for.

@@ -165,7 +165,7 @@ export class Transports {
     });
     server.on("connection", (socket) => {
       if (this.disposed) return socket.destroy();
-      if (purpose === "attach") return this.admit(id, socket, !isLoopback(options.host));
+      if (purpose === "attach" || purpose === "attachRemote") return this.admit(id, socket, purpose === "attachRemote");
       if (purpose === undefined) return this.accept(id, socket);
       socket.setNoDelay(true);
       this.acceptClient(socket);
@@ -249,12 +249,6 @@ function addressOf(server: net.Server, options: net.ListenOptions): ListenerAddr
   if (typeof address === "string") return { transport: "unix", path: address };
   if (options.path !== undefined) return { transport: "unix", path: options.path };
   return { transport: "tcp", host: address.address, port: address.port };
-}
-
-function isLoopback(host: string | undefined): boolean {
-  if (host === undefined) return true;
-  const lower = host.toLowerCase();
-  return lower === "localhost" || lower === "::1" || lower.startsWith("127.");
 }
 
 function closeServer(listener: Listener): void {
