@@ -128,27 +128,18 @@ fn listen_endpoint(arguments: &Map<String, Value>) -> Result<Endpoint, DapError>
             "The attach configuration's 'listen' must be an object like {\"host\": \"127.0.0.1\", \"port\": 5678}.".to_string(),
         ));
     };
-    let port = match get(listen, "port") {
-        None => return Err(invalid(
-            "The attach configuration's 'listen' needs a 'port': the one the program connects to (`python -m dapperdbg --connect PORT …`).".to_string(),
-        )),
-        Some(value) if value.as_u64() == Some(0) || value.as_str() == Some("0") => {
-            return Err(invalid(
-                "The attach configuration's 'listen.port' is 0; the program must know where to connect, so choose a port from 1 to 65535.".to_string(),
-            ))
-        }
-        Some(value) => port(value, "listen")?,
-    };
-    let host = match get(listen, "host") {
-        None => schema::DEFAULT_ATTACH_HOST.to_string(),
-        Some(Value::String(host)) => host_name(host, "listen")?,
-        Some(_) => {
-            return Err(invalid(
-                "The attach configuration's 'listen.host' must be a string: a host name or an IP address.".to_string(),
-            ))
-        }
-    };
-    Ok(Endpoint { host, port })
+    if get(listen, "port")
+        .is_some_and(|value| value.as_u64() == Some(0) || value.as_str() == Some("0"))
+    {
+        return Err(invalid(
+            "The attach configuration's 'listen.port' is 0; the program must know where to connect, so choose a port from 1 to 65535.".to_string(),
+        ));
+    }
+    endpoint_in(
+        listen,
+        "listen",
+        "The attach configuration's 'listen' needs a 'port': the one the program connects to (`python -m dapperdbg --connect PORT …`).",
+    )
 }
 
 /// The `connect` address of an attach configuration, checked.
@@ -171,20 +162,31 @@ pub fn endpoint(arguments: &Map<String, Value>) -> Result<Endpoint, DapError> {
             ))
         }
     };
-    let port = match get(connect, "port") {
-        None => return Err(invalid(
-            "The attach configuration's 'connect' needs a 'port': the one the program listens on."
-                .to_string(),
-        )),
-        Some(value) => port(value, "connect")?,
+    endpoint_in(
+        connect,
+        "connect",
+        "The attach configuration's 'connect' needs a 'port': the one the program listens on.",
+    )
+}
+
+/// The `port` and `host` of the endpoint object under `key`; `no_port` says what is
+/// missing without a port.
+fn endpoint_in(
+    object: &Map<String, Value>,
+    key: &str,
+    no_port: &str,
+) -> Result<Endpoint, DapError> {
+    let port = match get(object, "port") {
+        None => return Err(invalid(no_port.to_string())),
+        Some(value) => port(value, key)?,
     };
-    let host = match get(connect, "host") {
+    let host = match get(object, "host") {
         None => schema::DEFAULT_ATTACH_HOST.to_string(),
-        Some(Value::String(host)) => host_name(host, "connect")?,
+        Some(Value::String(host)) => host_name(host, key)?,
         Some(_) => {
-            return Err(invalid(
-                "The attach configuration's 'connect.host' must be a string: a host name or an IP address.".to_string(),
-            ))
+            return Err(invalid(format!(
+                "The attach configuration's '{key}.host' must be a string: a host name or an IP address."
+            )))
         }
     };
     Ok(Endpoint { host, port })

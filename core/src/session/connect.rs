@@ -3,7 +3,7 @@
 //! peers that say nothing or the wrong thing.
 
 use super::connection::{parse_payload, Connection};
-use super::program::Origin;
+use super::program::{Origin, Program};
 use super::stage::Stage;
 use super::state::Session;
 use super::timers::TimerPurpose;
@@ -182,17 +182,7 @@ impl Session {
                 let Some(decoder) = launch.candidates.remove(&conn) else {
                     return;
                 };
-                // Without children to debug nothing else may connect; with them the
-                // listener stays open as the tree's shared child listener.
-                if launch.child_listener.is_none() {
-                    let others = std::mem::take(&mut launch.candidates);
-                    for other in others.into_keys() {
-                        ctx.close_connection(other);
-                    }
-                    if let Some(listener) = launch.listener.take() {
-                        ctx.close_listener(listener);
-                    }
-                }
+                keep_listener_only_for_children(ctx, launch);
                 ctx.log(
                     LogLevel::Info,
                     format!(
@@ -227,6 +217,21 @@ impl Session {
                 self.send_configure(ctx);
                 self.drain_debuggee_frames(ctx);
             }
+        }
+    }
+}
+
+/// The debuggee said hello: without children to debug nothing else may connect (the
+/// others waiting are closed, and the listener); with them the listener stays open as
+/// the tree's shared child listener.
+pub(super) fn keep_listener_only_for_children(ctx: &mut SessionContext<'_>, launch: &mut Program) {
+    if launch.child_listener.is_none() {
+        let others = std::mem::take(&mut launch.candidates);
+        for other in others.into_keys() {
+            ctx.close_connection(other);
+        }
+        if let Some(listener) = launch.listener.take() {
+            ctx.close_listener(listener);
         }
     }
 }

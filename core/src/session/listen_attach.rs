@@ -12,6 +12,7 @@
 //! the tree's child listener (its children prove themselves with the session's token,
 //! sent as `childToken` in `dapper/configure`), or closed when children are not debugged.
 
+use super::connect::keep_listener_only_for_children;
 use super::pending::{Pending, PendingKey};
 use super::program::{Origin, Program};
 use super::stage::Stage;
@@ -138,17 +139,8 @@ impl Session {
         if !self.is_listen_attach() {
             return;
         }
-        let Some(launch) = self.program.as_mut() else {
-            return;
-        };
-        if launch.child_listener.is_none() {
-            let others = std::mem::take(&mut launch.candidates);
-            for other in others.into_keys() {
-                ctx.close_connection(other);
-            }
-            if let Some(listener) = launch.listener.take() {
-                ctx.close_listener(listener);
-            }
+        if let Some(launch) = self.program.as_mut() {
+            keep_listener_only_for_children(ctx, launch);
         }
     }
 }
