@@ -10,7 +10,7 @@ pub mod schema;
 mod shell_words;
 mod types;
 
-pub use attach::{endpoint, validate_attach, Endpoint};
+pub use attach::{endpoint, validate_attach, AttachMode, Endpoint};
 pub use inject::{validate_attach_to_process, ProcessTarget};
 pub use launcher::{launcher_argv, launcher_env, LauncherEnv};
 pub use types::{Console, LaunchConfig, Target};

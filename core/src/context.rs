@@ -109,8 +109,10 @@ pub enum Note {
     /// The client attached this session to a pending child (`__dapperChildSessionId`);
     /// the request is kept for a relay to the engine that debugs the child.
     AttachChild { child: String, request: Request },
-    /// The session was asked to stop while it has live child sessions: they end first.
-    StopChildren,
+    /// The session was asked to stop while it has live child sessions: they end first,
+    /// killed, or (`detach`: a detach from a program the user started) left running
+    /// without the debugger, as the program is.
+    StopChildren { detach: bool },
     /// The session sent its `terminated` event.
     Terminated,
 }
@@ -388,19 +390,41 @@ impl SessionContext<'_> {
     }
 
     pub fn open_listener(&mut self, transport: Transport) -> ListenerId {
+        let host = (transport == Transport::Tcp).then(|| "127.0.0.1".to_string());
+        let port = (transport == Transport::Tcp).then_some(0);
+        self.open_listener_for(transport, host, port, None)
+    }
+
+    fn open_listener_for(
+        &mut self,
+        transport: Transport,
+        host: Option<String>,
+        port: Option<u16>,
+        purpose: Option<ListenerPurpose>,
+    ) -> ListenerId {
         self.shared.next_listener += 1;
         let listener = ListenerId(self.shared.next_listener);
         self.shared.owners.listeners.insert(listener, self.session);
-        let host = (transport == Transport::Tcp).then(|| "127.0.0.1".to_string());
-        let port = (transport == Transport::Tcp).then_some(0);
         self.emit(Output::OpenListener {
             listener,
             transport,
             host,
             port,
-            purpose: None,
+            purpose,
         });
         listener
+    }
+
+    /// A TCP listener at the user's own address, for a program to connect to (attach
+    /// `listen`); the host admits only the peers the purpose allows: `remote`, peers of
+    /// other machines too.
+    pub fn open_attach_listener(&mut self, host: String, port: u16, remote: bool) -> ListenerId {
+        let purpose = if remote {
+            ListenerPurpose::AttachRemote
+        } else {
+            ListenerPurpose::Attach
+        };
+        self.open_listener_for(Transport::Tcp, Some(host), Some(port), Some(purpose))
     }
 
     pub fn spawn(

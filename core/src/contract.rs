@@ -143,6 +143,15 @@ pub enum ClientTransport {
 pub enum ListenerPurpose {
     /// DAP clients (child sessions of stdio clients), Content-Length framed.
     Clients,
+    /// A user's attach that waits for the program to connect (attach `listen` on a
+    /// loopback host): its peers are debuggees, reported as `connectionAccepted` once
+    /// the host has judged them, as the standalone `--port` server judges its clients:
+    /// on Linux a peer must be a socket of this machine that belongs to the host's
+    /// user. A refused peer is closed and reported as `peerRefused`.
+    Attach,
+    /// As `attach`, for a listener the user opened to other machines (a host that is
+    /// not loopback): a peer that is not a socket of this machine is admitted too.
+    AttachRemote,
 }
 
 /// The transport of a listener the engine asks for.
@@ -253,6 +262,11 @@ pub enum Input {
     ConnectionAccepted {
         listener: ListenerId,
         conn: ConnectionId,
+    },
+    /// The host refused (and closed) a peer of an `attach` listener: why.
+    PeerRefused {
+        listener: ListenerId,
+        reason: String,
     },
     ConnectionBytes {
         conn: ConnectionId,

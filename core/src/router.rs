@@ -166,6 +166,14 @@ impl Router {
                     },
                 )
             }
+            Input::PeerRefused { listener, reason } => {
+                let owner = self.ctx.owners.listeners.get(&listener).copied();
+                self.with_session(
+                    owner,
+                    format_args!("a peer refused on listener {listener}"),
+                    |session, ctx| session.on_peer_refused(ctx, listener, &reason),
+                )
+            }
             Input::ConnectionBytes { conn, data } if self.children.by_conn(conn).is_some() => {
                 if let Some(session_id) = self.children.by_conn(conn) {
                     self.on_pending_child_bytes(&session_id, &data.0);
@@ -342,8 +350,8 @@ impl Router {
                 message,
             } => self.on_start_debugging_answered(&child, success, message),
             Note::AttachChild { child, request } => self.on_attach_child(from, &child, request),
-            Note::StopChildren => {
-                self.end_descendants(from);
+            Note::StopChildren { detach } => {
+                self.end_descendants(from, detach);
                 if let Some(session) = self.sessions.get_mut(&from) {
                     session.resume_deferred_stop(&mut self.ctx.for_session(from));
                 }
@@ -354,10 +362,11 @@ impl Router {
 
     /// Ends every child session under `session`, deepest first, each with its own
     /// `terminated`, before the parent goes on stopping.
-    fn end_descendants(&mut self, session: SessionKey) {
+    fn end_descendants(&mut self, session: SessionKey, detach: bool) {
+        let signal = (!detach).then_some(Signal::Kill);
         for key in self.ctx.tree.descendants_deepest_first(session) {
             if let Some(child) = self.sessions.get_mut(&key) {
-                child.end_with_parent(&mut self.ctx.for_session(key), Signal::Kill);
+                child.end_with_parent(&mut self.ctx.for_session(key), signal);
             }
         }
     }
@@ -431,8 +440,10 @@ impl Router {
     /// Removes a finished session and lets go of everything it still held, so that
     /// no timer, listener, connection or process outlives it.
     fn release(&mut self, key: SessionKey) {
-        // Children of a session that goes away end with it (its client closed).
-        self.end_descendants(key);
+        // Children of a session that goes away end with it (its client closed); those
+        // of a program the user started are left running, as the program is.
+        let detach = self.sessions.get(&key).is_some_and(Session::is_user_attach);
+        self.end_descendants(key, detach);
         self.forget_children_of(key);
         let Some(session) = self.sessions.remove(&key) else {
             return;

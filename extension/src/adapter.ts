@@ -9,7 +9,7 @@ import * as net from "net";
 import { format } from "util";
 import { hostSocketClient, hostStreamClient } from "./standalone/streamClient";
 import { parseAdapterArgs, USAGE, type AdapterArgs } from "./standalone/args";
-import { CAN_TELL_PEER_UID, judgePeer } from "./standalone/peer";
+import { CAN_TELL_PEER_UID, judgePeer } from "./host/executors/peer";
 import { EngineHost } from "./host/host";
 import type { LogLevel } from "./host/protocol";
 import { createWasmEngine } from "./host/wasm";

@@ -38,7 +38,7 @@ const localRules: { files: string; mayImport: readonly string[]; why: string }[]
   },
   {
     files: "standalone/",
-    mayImport: ["standalone/", "host/clients.ts", "host/protocol.ts", "log.ts"],
+    mayImport: ["standalone/", "host/clients.ts", "host/protocol.ts", "host/executors/peer.ts", "log.ts"],
     why: "the standalone adapter's parts see the host only as a ClientHost",
   },
   {

@@ -2,8 +2,9 @@
 // and the attach half of a session (the launch half is RecordingClient.launchWith).
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { spawn, type ChildProcess } from "node:child_process";
+import net from "node:net";
 import path from "node:path";
-import { fixtures, root, type Python, type RecordingClient } from "./support";
+import { fixtures, root, type InitializeArguments, type Python, type RecordingClient } from "./support";
 
 /** A program listening for a debugger, with what it printed. */
 export interface ListeningProgram {
@@ -20,27 +21,40 @@ const LISTENING = /dapper: listening for a debugger on (\S+):(\d+)/;
 
 /** Starts `python -m dapperdbg --listen 0 [options] args…` and reads the port it printed. */
 export async function startListening(python: Python, options: string[], args: string[]): Promise<ListeningProgram> {
+  const program = startDapper(python, ["--listen", "0", ...options, ...args]);
+  let stderr = "";
+  const found = await new Promise<RegExpMatchArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the program did not say where it listens within 10 s; stderr: ${program.stderr()}`)), 10000);
+    const look = (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = LISTENING.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        program.process.stderr?.off("data", look);
+        resolve(match);
+      }
+    };
+    program.process.stderr?.on("data", look);
+    void program.exited.then(() => reject(new Error(`the program exited before it listened; stderr: ${program.stderr()}`)));
+  });
+  return { ...program, host: found[1], port: Number(found[2]) };
+}
+
+/** Starts `python args…` (with the package importable) from the fixtures, keeping its output. */
+export function startPython(python: Python, args: string[]): Omit<ListeningProgram, "host" | "port"> {
   const env = { ...process.env, PYTHONPATH: path.join(root, "extension", "python"), PYTHONUNBUFFERED: "1" };
-  const child = spawn(python.executable, ["-m", "dapperdbg", "--listen", "0", ...options, ...args], { cwd: fixtures, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(python.executable, args, { cwd: fixtures, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("close", (code, signal) => resolve({ code, signal })));
-  const found = await new Promise<RegExpMatchArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the program did not say where it listens within 10 s; stderr: ${stderr}`)), 10000);
-    const look = () => {
-      const match = LISTENING.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        child.stderr.off("data", look);
-        resolve(match);
-      }
-    };
-    child.stderr.on("data", look);
-    void exited.then(() => reject(new Error(`the program exited before it listened; stderr: ${stderr}`)));
-  });
-  return { process: child, host: found[1], port: Number(found[2]), stdout: () => stdout, stderr: () => stderr, exited };
+  return { process: child, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+/** Starts `python -m dapperdbg args…` (`--listen …` or `--connect …`). */
+export function startDapper(python: Python, args: string[]): Omit<ListeningProgram, "host" | "port"> {
+  return startPython(python, ["-m", "dapperdbg", ...args]);
 }
 
 /**
@@ -51,8 +65,9 @@ export async function attachWith(
   client: RecordingClient,
   attach: Record<string, unknown>,
   breakpoints: Record<string, number[]> = {},
+  initialize: Partial<InitializeArguments> = {},
 ): Promise<DebugProtocol.AttachResponse> {
-  await client.initializeRequest({ adapterID: "dapper", linesStartAt1: true, columnsStartAt1: true, pathFormat: "path" });
+  await client.initializeRequest({ linesStartAt1: true, columnsStartAt1: true, pathFormat: "path", ...initialize, adapterID: "dapper" });
   const initialized = client.next("initialized");
   const attached = client.attachRequest(attach as DebugProtocol.AttachRequestArguments);
   attached.catch(() => undefined);
@@ -68,8 +83,17 @@ export async function attachWith(
   return attached;
 }
 
+/** A loopback port nothing listens on. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen({ host: "127.0.0.1", port: 0 }, resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
 /** Kills the program if a test left it running. */
-export function ensureGone(program: ListeningProgram | undefined): void {
+export function ensureGone(program: Pick<ListeningProgram, "process"> | undefined): void {
   if (program !== undefined && program.process.exitCode === null && program.process.signalCode === null) program.process.kill("SIGKILL");
 }
 

@@ -1,9 +1,8 @@
 // Attach to programs the user started with `python -m dapperdbg --listen`, on every CPython
 // of the machine: the standalone adapter connects to them (the engine's `connect`).
 import assert from "node:assert/strict";
-import net from "node:net";
 import { describe, test } from "node:test";
-import { attachWith, ensureGone, startListening, type ListeningProgram } from "./attach-support";
+import { attachWith, ensureGone, freePort, startListening, type ListeningProgram } from "./attach-support";
 import { isAlive, marker, pythons, RecordingClient } from "./support";
 
 const TICKER = "attach/ticker.py";
@@ -27,15 +26,6 @@ async function ticksAtStop(client: RecordingClient): Promise<number> {
   const ticks = locals.body.variables.find((variable) => variable.name === "ticks");
   assert.ok(ticks !== undefined, `no 'ticks' among ${JSON.stringify(locals.body.variables.map((variable) => variable.name))}`);
   return Number(ticks.value);
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen({ host: "127.0.0.1", port: 0 }, resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 for (const python of pythons()) {
@@ -111,7 +101,7 @@ test("attach to a port nothing listens on fails with a clear error", async () =>
   try {
     await client.start();
     await client.initializeRequest({ adapterID: "dapper" });
-    const port = await closedPort();
+    const port = await freePort();
     await assert.rejects(
       client.attachRequest({ type: "dapper", request: "attach", connect: { port } } as never),
       new RegExp(`could not connect to the program at 127\\.0\\.0\\.1:${port} \\(connect ECONNREFUSED`),

@@ -1,5 +1,7 @@
 //! The user's `attach` configuration: connect to a program started with
-//! `python -m dapperdbg --listen [HOST:]PORT`. One clear error per mistake, naming the key.
+//! `python -m dapperdbg --listen [HOST:]PORT` (`connect`), or listen for a program that
+//! connects, started with `python -m dapperdbg --connect [HOST:]PORT` (`listen`). One
+//! clear error per mistake, naming the key.
 
 use super::read::{fill_boolean_defaults, get, invalid, optional_string_of};
 use super::schema;
@@ -32,12 +34,21 @@ impl Endpoint {
     }
 }
 
+/// Which way a user's attach goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AttachMode {
+    /// The program listens there and the engine connects (`connect`).
+    Connect(Endpoint),
+    /// The engine listens there and the program connects (`listen`).
+    Listen(Endpoint),
+}
+
 /// The longest host name DNS allows.
 const MAX_HOST_LENGTH: usize = 253;
 
 /// Validates a user's `attach` arguments (not a child session's: those carry
 /// `__dapperChildSessionId` and go through `validate_child`).
-pub fn validate_attach(arguments: &Value) -> Result<(LaunchConfig, Endpoint), DapError> {
+pub fn validate_attach(arguments: &Value) -> Result<(LaunchConfig, AttachMode), DapError> {
     let arguments = match arguments {
         Value::Object(arguments) => arguments,
         Value::Null => &Map::new(),
@@ -47,30 +58,43 @@ pub fn validate_attach(arguments: &Value) -> Result<(LaunchConfig, Endpoint), Da
             ))
         }
     };
-    let endpoint = endpoint(arguments)?;
+    let mode = match get(arguments, "listen") {
+        Some(_) if get(arguments, "connect").is_some() => return Err(invalid(
+            "The attach configuration has both 'connect' and 'listen'; give 'connect' to attach to a program that listens (`python -m dapperdbg --listen`), or 'listen' to wait for a program that connects (`python -m dapperdbg --connect`).".to_string(),
+        )),
+        Some(_) => AttachMode::Listen(listen_endpoint(arguments)?),
+        None => AttachMode::Connect(endpoint(arguments)?),
+    };
     for key in ["name", "type", "request"] {
         optional_string_of(arguments, key, "attach")?;
     }
     PathMappings::from_configuration(arguments, "attach")?;
-    if get(arguments, "subprocessAutoAttach") == Some(&Value::Bool(true)) {
-        return Err(invalid(
-            "The attach configuration's 'subprocessAutoAttach' is not supported yet: the child processes of an attached program are not debugged.".to_string(),
-        ));
-    }
     let mut normalised = arguments.clone();
     fill_boolean_defaults(arguments, &mut normalised, "attach", schema::ATTACH_KEYS)?;
-    normalised.insert(
-        "connect".to_string(),
-        serde_json::json!({"host": endpoint.host, "port": endpoint.port}),
-    );
+    let endpoint = match &mode {
+        AttachMode::Connect(endpoint) => {
+            normalised.insert(
+                "connect".to_string(),
+                serde_json::json!({"host": endpoint.host, "port": endpoint.port}),
+            );
+            endpoint
+        }
+        AttachMode::Listen(endpoint) => {
+            normalised.insert(
+                "listen".to_string(),
+                serde_json::json!({"host": endpoint.host, "port": endpoint.port}),
+            );
+            endpoint
+        }
+    };
     // The program's output goes to its own terminal, which nobody captures: for the
     // debuggee this is a terminal console, so redirectOutput tees it into `output`.
     normalised.insert(
         "console".to_string(),
         Value::String("externalTerminal".to_string()),
     );
-    normalised.insert("subprocessAutoAttach".to_string(), Value::Bool(false));
     normalised.insert("noDebug".to_string(), Value::Bool(false));
+    let subprocess_auto_attach = normalised.get("subprocessAutoAttach") == Some(&Value::Bool(true));
     let config = LaunchConfig {
         target: Target::Child(endpoint.display()),
         args: Vec::new(),
@@ -81,10 +105,32 @@ pub fn validate_attach(arguments: &Value) -> Result<(LaunchConfig, Endpoint), Da
         python_args: Vec::new(),
         console: Console::ExternalTerminal,
         no_debug: false,
-        subprocess_auto_attach: false,
+        subprocess_auto_attach,
         normalised,
     };
-    Ok((config, endpoint))
+    Ok((config, mode))
+}
+
+/// The `listen` address of an attach configuration, checked: the program must be told
+/// where to connect, so port 0 (any free port) is refused.
+fn listen_endpoint(arguments: &Map<String, Value>) -> Result<Endpoint, DapError> {
+    let Some(Value::Object(listen)) = get(arguments, "listen") else {
+        return Err(invalid(
+            "The attach configuration's 'listen' must be an object like {\"host\": \"127.0.0.1\", \"port\": 5678}.".to_string(),
+        ));
+    };
+    if get(listen, "port")
+        .is_some_and(|value| value.as_u64() == Some(0) || value.as_str() == Some("0"))
+    {
+        return Err(invalid(
+            "The attach configuration's 'listen.port' is 0; the program must know where to connect, so choose a port from 1 to 65535.".to_string(),
+        ));
+    }
+    endpoint_in(
+        listen,
+        "listen",
+        "The attach configuration's 'listen' needs a 'port': the one the program connects to (`python -m dapperdbg --connect PORT …`).",
+    )
 }
 
 /// The `connect` address of an attach configuration, checked.
@@ -107,26 +153,37 @@ pub fn endpoint(arguments: &Map<String, Value>) -> Result<Endpoint, DapError> {
             ))
         }
     };
-    let port = match get(connect, "port") {
-        None => return Err(invalid(
-            "The attach configuration's 'connect' needs a 'port': the one the program listens on."
-                .to_string(),
-        )),
-        Some(value) => port(value)?,
+    endpoint_in(
+        connect,
+        "connect",
+        "The attach configuration's 'connect' needs a 'port': the one the program listens on.",
+    )
+}
+
+/// The `port` and `host` of the endpoint object under `key`; `no_port` says what is
+/// missing without a port.
+fn endpoint_in(
+    object: &Map<String, Value>,
+    key: &str,
+    no_port: &str,
+) -> Result<Endpoint, DapError> {
+    let port = match get(object, "port") {
+        None => return Err(invalid(no_port.to_string())),
+        Some(value) => port(value, key)?,
     };
-    let host = match get(connect, "host") {
+    let host = match get(object, "host") {
         None => schema::DEFAULT_ATTACH_HOST.to_string(),
-        Some(Value::String(host)) => host_name(host)?,
+        Some(Value::String(host)) => host_name(host, key)?,
         Some(_) => {
-            return Err(invalid(
-                "The attach configuration's 'connect.host' must be a string: a host name or an IP address.".to_string(),
-            ))
+            return Err(invalid(format!(
+                "The attach configuration's '{key}.host' must be a string: a host name or an IP address."
+            )))
         }
     };
     Ok(Endpoint { host, port })
 }
 
-fn port(value: &Value) -> Result<u16, DapError> {
+fn port(value: &Value, key: &str) -> Result<u16, DapError> {
     // A string of digits is accepted too: VS Code's input variables produce strings.
     let number = match value {
         Value::Number(number) => number.as_u64(),
@@ -138,25 +195,24 @@ fn port(value: &Value) -> Result<u16, DapError> {
     match number.map(u16::try_from) {
         Some(Ok(port)) if port > 0 => Ok(port),
         Some(_) => Err(invalid(format!(
-            "The attach configuration's 'connect.port' is {value}; it must be from 1 to 65535."
+            "The attach configuration's '{key}.port' is {value}; it must be from 1 to 65535."
         ))),
         None => Err(invalid(format!(
-            "The attach configuration's 'connect.port' is {value}; it must be a whole number from 1 to 65535."
+            "The attach configuration's '{key}.port' is {value}; it must be a whole number from 1 to 65535."
         ))),
     }
 }
 
-fn host_name(host: &str) -> Result<String, DapError> {
+fn host_name(host: &str, key: &str) -> Result<String, DapError> {
     let trimmed = host.trim();
     let unbracketed = trimmed
         .strip_prefix('[')
         .and_then(|rest| rest.strip_suffix(']'))
         .unwrap_or(trimmed);
     if unbracketed.is_empty() {
-        return Err(invalid(
-            "The attach configuration's 'connect.host' is empty; leave it out for 127.0.0.1."
-                .to_string(),
-        ));
+        return Err(invalid(format!(
+            "The attach configuration's '{key}.host' is empty; leave it out for 127.0.0.1."
+        )));
     }
     let plausible = unbracketed.len() <= MAX_HOST_LENGTH
         && unbracketed
@@ -164,7 +220,7 @@ fn host_name(host: &str) -> Result<String, DapError> {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':' | '%'));
     if !plausible {
         return Err(invalid(format!(
-            "The attach configuration's 'connect.host' is {host:?}, which is not a host name or an IP address (write only the host, without a scheme, path or port)."
+            "The attach configuration's '{key}.host' is {host:?}, which is not a host name or an IP address (write only the host, without a scheme, path or port)."
         )));
     }
     Ok(unbracketed.to_string())
@@ -180,10 +236,14 @@ mod tests {
 
     fn check(arguments: Value, expected: Expected) {
         match (validate_attach(&arguments), expected) {
-            (Ok((config, endpoint)), Ok((host, port))) => {
+            (Ok((config, mode)), Ok((host, port))) => {
+                let (key, endpoint) = match &mode {
+                    AttachMode::Connect(endpoint) => ("connect", endpoint),
+                    AttachMode::Listen(endpoint) => ("listen", endpoint),
+                };
                 assert_eq!((endpoint.host.as_str(), endpoint.port), (host, port));
                 assert_eq!(
-                    config.normalised["connect"],
+                    config.normalised[key],
                     json!({"host": host, "port": port}),
                     "{arguments}"
                 );
@@ -218,7 +278,16 @@ mod tests {
             (json!({"connect": {"port": 1}, "pathMappings": [{"localRoot": "/a", "remoteRoot": "/b"}]}), Ok(("127.0.0.1", 1))),
             (json!({"connect": {"port": 1}, "pathMappings": [{"localRoot": "/a"}]}), Err("The attach configuration's 'pathMappings[0].remoteRoot' must be a non-empty string: the folder on the machine the program runs on.")),
             (json!({"connect": {"port": 1}, "pathMappings": []}), Ok(("127.0.0.1", 1))),
-            (json!({"connect": {"port": 1}, "subprocessAutoAttach": true}), Err("The attach configuration's 'subprocessAutoAttach' is not supported yet: the child processes of an attached program are not debugged.")),
+            (json!({"connect": {"port": 1}, "subprocessAutoAttach": "yes"}), Err("The attach configuration's 'subprocessAutoAttach' must be true or false.")),
+            (json!({"listen": {"port": 5678}}), Ok(("127.0.0.1", 5678))),
+            (json!({"listen": {"host": "0.0.0.0", "port": "6000"}}), Ok(("0.0.0.0", 6000))),
+            (json!({"listen": {"port": 1}, "connect": {"port": 2}}), Err("The attach configuration has both 'connect' and 'listen'; give 'connect' to attach to a program that listens (`python -m dapperdbg --listen`), or 'listen' to wait for a program that connects (`python -m dapperdbg --connect`).")),
+            (json!({"listen": 5678}), Err("The attach configuration's 'listen' must be an object like {\"host\": \"127.0.0.1\", \"port\": 5678}.")),
+            (json!({"listen": {}}), Err("The attach configuration's 'listen' needs a 'port': the one the program connects to (`python -m dapperdbg --connect PORT …`).")),
+            (json!({"listen": {"port": 0}}), Err("The attach configuration's 'listen.port' is 0; the program must know where to connect, so choose a port from 1 to 65535.")),
+            (json!({"listen": {"port": 65536}}), Err("The attach configuration's 'listen.port' is 65536; it must be from 1 to 65535.")),
+            (json!({"listen": {"host": "a b", "port": 1}}), Err("The attach configuration's 'listen.host' is \"a b\", which is not a host name or an IP address (write only the host, without a scheme, path or port).")),
+            (json!({"listen": {"host": false, "port": 1}}), Err("The attach configuration's 'listen.host' must be a string: a host name or an IP address.")),
             (json!("attach"), Err("The attach arguments must be a JSON object.")),
         ];
         for (arguments, expected) in cases {
@@ -240,11 +309,12 @@ mod tests {
             "keepExecSources": false,
             "redirectOutput": true,
             "console": "externalTerminal",
-            "subprocessAutoAttach": false,
+            "subprocessAutoAttach": true,
             "noDebug": false,
         });
         assert_eq!(Value::Object(config.normalised), expected);
         assert_eq!(config.target, Target::Child("127.0.0.1:5678".to_string()));
+        assert!(config.subprocess_auto_attach);
     }
 
     #[test]

@@ -186,7 +186,13 @@ pub const ATTACH_KEYS: &[Key] = &[
         name: "connect",
         kind: Kind::Endpoint,
         default: Default::Endpoint(DEFAULT_ATTACH_HOST, 5678),
-        description: "Where the program listens, as started with `python -m dapperdbg --listen [HOST:]PORT`: `port` (required) and `host` (default 127.0.0.1).",
+        description: "Where the program listens, as started with `python -m dapperdbg --listen [HOST:]PORT`: `port` (required) and `host` (default 127.0.0.1). Give `connect` or `listen`, not both.",
+    },
+    Key {
+        name: "listen",
+        kind: Kind::Endpoint,
+        default: Default::None,
+        description: "Dapper listens here and waits, until you stop the session, for the program to connect: started with `python -m dapperdbg --connect [HOST:]PORT program.py`, or calling `dapperdbg.connect((HOST, PORT))`. `port` (required, 1 to 65535) and `host` (default 127.0.0.1: only this machine; another host lets other machines connect). On Linux a program of another local user is refused.",
     },
     Key {
         name: "processId",
@@ -214,6 +220,12 @@ pub const ATTACH_KEYS: &[Key] = &[
         kind: Kind::Boolean,
         default: Default::Boolean(true),
         description: "Also show what the program writes to stdout and stderr in the debug console (it still goes to the program's own terminal).",
+    },
+    Key {
+        name: "subprocessAutoAttach",
+        kind: Kind::Boolean,
+        default: Default::Boolean(true),
+        description: "Debug the Python child processes the program starts from now on (subprocess, multiprocessing, os.fork), each in its own session, as a launch does. They connect back to Dapper: with `listen`, to the same address as the program; with `connect`, to a private listener on this machine, so only when the program runs on this machine.",
     },
 ];
 
@@ -247,13 +259,13 @@ fn property(key: &Key) -> Value {
                 "host": {
                     "type": "string",
                     "default": DEFAULT_ATTACH_HOST,
-                    "description": "The host name or IP address the program listens on. Default: 127.0.0.1."
+                    "description": "A host name or IP address. Default: 127.0.0.1."
                 },
                 "port": {
                     "type": "integer",
                     "minimum": 1,
                     "maximum": 65535,
-                    "description": "The port the program listens on."
+                    "description": "The TCP port."
                 }
             },
             "required": ["port"],

@@ -24,7 +24,7 @@ pub struct ChildHello {
 }
 
 /// The version of the IPC protocol this engine speaks: a debuggee's hello names its
-/// own in `protocol` (extension/python/dapperdbg/__init__.py, `PROTOCOL_VERSION`), and a
+/// own in `protocol` (extension/python/dapperdbg/common/package.py, `PROTOCOL_VERSION`), and a
 /// debuggee package of another version is refused with both versions named. A hello
 /// without the field is taken as version 1, which every package before the field
 /// spoke.

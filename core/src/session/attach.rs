@@ -10,13 +10,13 @@ use super::program::{Origin, Program};
 use super::stage::Stage;
 use super::state::Session;
 use super::timers::TimerPurpose;
-use crate::config::{self, Target};
+use crate::config::{self, AttachMode, Target};
 use crate::context::SessionContext;
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Incoming, Request};
 use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello;
-use crate::{ConnectRequestId, ConnectionId, LogLevel, Signal};
+use crate::{Address, ConnectRequestId, ConnectionId, LogLevel, Signal, Transport};
 use serde_json::{json, Value};
 
 /// How long the host has to connect and the program to say its hello.
@@ -43,7 +43,11 @@ impl Session {
             return;
         }
         let (config, endpoint) = match config::validate_attach(&request.arguments) {
-            Ok(validated) => validated,
+            Ok((config, AttachMode::Connect(endpoint))) => (config, endpoint),
+            Ok((config, AttachMode::Listen(endpoint))) => {
+                self.start_listen_attach(ctx, request.seq, config, endpoint);
+                return;
+            }
             Err(error) => {
                 self.respond_error(ctx, request.seq, "attach", &error);
                 return;
@@ -64,7 +68,7 @@ impl Session {
     }
 
     /// Whether this session attached to a program the user started (not a child).
-    pub(super) fn is_user_attach(&self) -> bool {
+    pub fn is_user_attach(&self) -> bool {
         self.program
             .as_ref()
             .is_some_and(|launch| launch.origin.is_users_program())
@@ -78,7 +82,7 @@ impl Session {
             .is_some_and(|launch| launch.origin.endpoint().is_some())
     }
 
-    fn endpoint_text(&self) -> String {
+    pub(super) fn endpoint_text(&self) -> String {
         self.program
             .as_ref()
             .and_then(|launch| launch.origin.endpoint())
@@ -172,7 +176,7 @@ impl Session {
                     codes::ATTACH_FAILED,
                     format!("The program at {endpoint} refused the connection: {reason}"),
                 );
-                self.fail_launch(ctx, error);
+                self.attach_peer_failed(ctx, conn, error);
                 return;
             }
             Ok(other) => {
@@ -183,11 +187,11 @@ impl Session {
                         format!("a response to {:?}", response.command)
                     }
                 };
-                self.fail_not_dapper(ctx, &endpoint, &format!("it said {what} first"));
+                self.fail_not_dapper(ctx, conn, &endpoint, &format!("it said {what} first"));
                 return;
             }
             Err(reason) => {
-                self.fail_not_dapper(ctx, &endpoint, &reason);
+                self.fail_not_dapper(ctx, conn, &endpoint, &reason);
                 return;
             }
         };
@@ -199,7 +203,7 @@ impl Session {
                 codes::ATTACH_FAILED,
                 format!("Dapper cannot attach to the program at {endpoint}. {text}"),
             );
-            self.fail_launch(ctx, error);
+            self.attach_peer_failed(ctx, conn, error);
             return;
         }
         let Some(launch) = self.program.as_mut() else {
@@ -237,22 +241,119 @@ impl Session {
         launch.process.started();
         launch.stage = Stage::connected(Connection::new(conn, decoder, local_pid));
         self.cancel_timers_for(ctx, TimerPurpose::AttachDeadline);
+        self.listen_attach_connected(ctx);
+        if self.open_child_listener_for_attach(ctx) {
+            // dapper/configure waits for the child listener's address.
+            return;
+        }
+        self.send_configure(ctx);
+        self.drain_debuggee_frames(ctx);
+    }
+
+    /// A `connect` attach whose program's children are to be debugged opens a listener
+    /// for them, private to this machine as a launch's is; a program on another machine
+    /// could not reach it, so its children are not debugged. Returns whether it opened one.
+    fn open_child_listener_for_attach(&mut self, ctx: &mut SessionContext<'_>) -> bool {
+        let Some(launch) = self.program.as_mut() else {
+            return false;
+        };
+        let Origin::Remote(endpoint) = &launch.origin else {
+            return false;
+        };
+        if !launch.config.subprocess_auto_attach {
+            return false;
+        }
+        if !endpoint.is_loopback() {
+            ctx.log(
+                LogLevel::Info,
+                format!("The program at {} is not on this machine (as far as its address tells): its child processes are not debugged.", endpoint.display()),
+            );
+            return false;
+        }
+        let Some(token) = ctx.new_token() else {
+            ctx.log(
+                LogLevel::Warn,
+                "No randomness left for a token: the program's child processes are not debugged.",
+            );
+            return false;
+        };
+        launch.token = token;
+        let transport = if ctx.options.platform.is_windows() {
+            Transport::Tcp
+        } else {
+            Transport::Unix
+        };
+        launch.listener = Some(ctx.open_listener(transport));
+        true
+    }
+
+    /// The child listener of a `connect` attach opened (`address`) or failed (`None`):
+    /// the program is configured now.
+    pub(super) fn attach_child_listener_settled(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        address: Option<Address>,
+    ) {
+        let Some(launch) = self.program.as_mut() else {
+            return;
+        };
+        if address.is_none() {
+            launch.listener = None;
+        }
+        launch.child_listener = address;
         self.send_configure(ctx);
         self.drain_debuggee_frames(ctx);
     }
 
     /// The attach's connection closed before the program said anything.
-    pub(super) fn attach_closed_before_hello(&mut self, ctx: &mut SessionContext<'_>) {
+    pub(super) fn attach_closed_before_hello(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        conn: ConnectionId,
+    ) {
         let endpoint = self.endpoint_text();
-        self.fail_not_dapper(ctx, &endpoint, "it closed the connection without a word");
+        self.fail_not_dapper(
+            ctx,
+            conn,
+            &endpoint,
+            "it closed the connection without a word",
+        );
     }
 
-    fn fail_not_dapper(&mut self, ctx: &mut SessionContext<'_>, endpoint: &str, reason: &str) {
-        let error = DapError::user(
-            codes::ATTACH_FAILED,
-            format!("The program at {endpoint} is not a Dapper debuggee ({reason}); start it with `python -m dapperdbg --listen`."),
-        );
-        self.fail_launch(ctx, error);
+    fn fail_not_dapper(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        conn: ConnectionId,
+        endpoint: &str,
+        reason: &str,
+    ) {
+        let error = if self.is_listen_attach() {
+            DapError::user(
+                codes::ATTACH_FAILED,
+                format!("A peer that connected to {endpoint} is not a Dapper debuggee ({reason}); start the program with `python -m dapperdbg --connect {endpoint} …`."),
+            )
+        } else {
+            DapError::user(
+                codes::ATTACH_FAILED,
+                format!("The program at {endpoint} is not a Dapper debuggee ({reason}); start it with `python -m dapperdbg --listen`."),
+            )
+        };
+        self.attach_peer_failed(ctx, conn, error);
+    }
+
+    /// The first words of the attach's peer were wrong: a `connect` attach fails; a
+    /// `listen` attach closes that peer and waits on for the program.
+    fn attach_peer_failed(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        conn: ConnectionId,
+        error: DapError,
+    ) {
+        if self.is_listen_attach() {
+            self.refuse_listen_peer(ctx, conn, &error.message);
+        } else {
+            self.fail_launch(ctx, error);
+        }
     }
 
     /// Asks an attached program to end itself: SIGTERM's way (`force` false: its

@@ -193,9 +193,10 @@ impl Session {
         }
     }
 
-    /// Ends this child session because its parent is stopping: its process is
-    /// signalled and its client gets `terminated` now, before the parent's.
-    pub fn end_with_parent(&mut self, ctx: &mut SessionContext<'_>, signal: Signal) {
+    /// Ends this child session because its parent is stopping: its process is sent
+    /// `signal`, or, without one, left running without the debugger (its connection
+    /// closes); its client gets `terminated` now, before the parent's.
+    pub fn end_with_parent(&mut self, ctx: &mut SessionContext<'_>, signal: Option<Signal>) {
         if self.terminated == Terminated::Sent || self.finished {
             return;
         }
@@ -207,7 +208,9 @@ impl Session {
             self.fail_launch(ctx, error);
         }
         self.drop_debuggee_connection(ctx);
-        self.kill_debuggee(ctx, signal);
+        if let Some(signal) = signal {
+            self.kill_debuggee(ctx, signal);
+        }
         self.cancel_timers_for(ctx, TimerPurpose::TerminateEscalation);
         if let Some(launch) = self.program.as_mut() {
             launch.process.gone();

@@ -3,7 +3,7 @@
 //! peers that say nothing or the wrong thing.
 
 use super::connection::{parse_payload, Connection};
-use super::program::Origin;
+use super::program::{Origin, Program};
 use super::stage::Stage;
 use super::state::Session;
 use super::timers::TimerPurpose;
@@ -44,15 +44,17 @@ impl Session {
         match self.program.as_mut().filter(|launch| {
             launch.stage.is_starting()
                 || (launch.listener.is_some()
-                    && !launch.origin.is_attached()
+                    && launch.child_listener.is_some()
                     && !launch.stage.is_over())
         }) {
             Some(launch) => {
                 let starting = launch.stage.is_starting();
+                let listening = matches!(launch.origin, Origin::Incoming(_));
                 launch.candidates.insert(conn, FrameDecoder::default());
-                // While starting, the launch's own hello deadline covers every peer;
+                // While starting, the launch's own hello deadline covers every peer
+                // (a listen attach has none, so each of its peers gets its own);
                 // afterwards each peer of the child listener gets its own.
-                if !starting {
+                if !starting || listening {
                     self.set_timer(
                         ctx,
                         CANDIDATE_HELLO_DEADLINE_MS,
@@ -106,7 +108,13 @@ impl Session {
     }
 
     fn check_candidate_frame(&mut self, ctx: &mut SessionContext<'_>, conn: ConnectionId) {
-        if self.is_listening_attach() {
+        // A token-less attach (connect, listen) takes the program first, then its
+        // children (which carry the child token).
+        let waits_for_program = self
+            .program
+            .as_ref()
+            .is_some_and(|launch| launch.stage.is_starting());
+        if self.is_listening_attach() && waits_for_program {
             self.check_attach_hello(ctx, conn);
             return;
         }
@@ -194,17 +202,7 @@ impl Session {
                 let Some(decoder) = launch.candidates.remove(&conn) else {
                     return;
                 };
-                // Without children to debug nothing else may connect; with them the
-                // listener stays open as the tree's shared child listener.
-                if launch.child_listener.is_none() {
-                    let others = std::mem::take(&mut launch.candidates);
-                    for other in others.into_keys() {
-                        ctx.close_connection(other);
-                    }
-                    if let Some(listener) = launch.listener.take() {
-                        ctx.close_listener(listener);
-                    }
-                }
+                keep_listener_only_for_children(ctx, launch);
                 ctx.log(
                     LogLevel::Info,
                     format!(
@@ -244,6 +242,21 @@ impl Session {
                 self.send_configure(ctx);
                 self.drain_debuggee_frames(ctx);
             }
+        }
+    }
+}
+
+/// The debuggee said hello: without children to debug nothing else may connect (the
+/// others waiting are closed, and the listener); with them the listener stays open as
+/// the tree's shared child listener.
+pub(super) fn keep_listener_only_for_children(ctx: &mut SessionContext<'_>, launch: &mut Program) {
+    if launch.child_listener.is_none() {
+        let others = std::mem::take(&mut launch.candidates);
+        for other in others.into_keys() {
+            ctx.close_connection(other);
+        }
+        if let Some(listener) = launch.listener.take() {
+            ctx.close_listener(listener);
         }
     }
 }

@@ -62,6 +62,10 @@ impl Session {
             (launch.child_listener.as_ref(), arguments.as_object_mut())
         {
             object.insert("childListener".to_string(), json!(address));
+            // A program the user started has no token of its own to hand its children.
+            if launch.origin.endpoint().is_some() {
+                object.insert("childToken".to_string(), json!(launch.token));
+            }
         }
         if let Some(seq) =
             self.send_to_debuggee(ctx, message::request("dapper/configure", arguments))
@@ -225,7 +229,7 @@ impl Session {
         // A child process was started by its parent and has waited for this session; a
         // program the user started runs already (and may run on another machine).
         let start_method = match launch.origin {
-            Origin::Remote(_) | Origin::Injected(_) => "attach",
+            Origin::Remote(_) | Origin::Injected(_) | Origin::Incoming(_) => "attach",
             Origin::Child => "attachForSuspendedLaunch",
             Origin::Launched => "launch",
         };
@@ -378,10 +382,11 @@ impl Session {
                 format!("Debuggee connection {conn} failed: {error}"),
             );
         }
+        let launch_starting = launch.stage.is_starting();
         if launch.candidates.remove(&conn).is_some() {
             self.cancel_timers_for(ctx, TimerPurpose::CandidateHello(conn));
-            if self.is_listening_attach() {
-                self.attach_closed_before_hello(ctx);
+            if self.is_listening_attach() && launch_starting {
+                self.attach_closed_before_hello(ctx, conn);
             }
             return;
         }

@@ -154,6 +154,19 @@ impl Session {
         listener: ListenerId,
         address: Address,
     ) {
+        let ours = self
+            .program
+            .as_ref()
+            .is_some_and(|launch| launch.listener == Some(listener));
+        if ours && self.is_listen_attach() {
+            self.on_listen_attach_listener_opened(ctx, address);
+            return;
+        }
+        if ours && self.is_listening_attach() {
+            // A `connect` attach's own listener is for the program's children.
+            self.attach_child_listener_settled(ctx, Some(address));
+            return;
+        }
         let waiting = self.program.as_ref().is_some_and(|launch| {
             launch.listener == Some(listener)
                 && matches!(launch.stage, Stage::OpeningListener { .. })
@@ -190,6 +203,18 @@ impl Session {
         {
             if let Some(launch) = self.program.as_mut() {
                 launch.listener = None;
+            }
+            if self.is_listen_attach() {
+                self.on_listen_attach_listener_failed(ctx, error);
+                return;
+            }
+            if self.is_listening_attach() {
+                ctx.log(
+                    LogLevel::Warn,
+                    format!("Dapper could not listen for the program's child processes ({error}); they are not debugged."),
+                );
+                self.attach_child_listener_settled(ctx, None);
+                return;
             }
             let error = DapError::user(
                 codes::LAUNCH_FAILED,

@@ -22,6 +22,9 @@ pub enum Origin {
     Remote(Endpoint),
     /// The user named its process id; the host injected a bootstrap into it.
     Injected(Injection),
+    /// The user started it with `python -m dapperdbg --connect` (or it called
+    /// `dapperdbg.connect`); it connects to this session's listener at this endpoint.
+    Incoming(Endpoint),
 }
 
 /// An attach by process id: the process, and how the bootstrap got into it.
@@ -52,13 +55,16 @@ impl Origin {
     /// Whether the user attached to a program that runs on its own (by `connect`, or
     /// by process id): it is detached from, never killed.
     pub fn is_users_program(&self) -> bool {
-        matches!(self, Origin::Remote(_) | Origin::Injected(_))
+        matches!(
+            self,
+            Origin::Remote(_) | Origin::Injected(_) | Origin::Incoming(_)
+        )
     }
 
     /// Where a user's attach connects.
     pub fn endpoint(&self) -> Option<&Endpoint> {
         match self {
-            Origin::Remote(endpoint) => Some(endpoint),
+            Origin::Remote(endpoint) | Origin::Incoming(endpoint) => Some(endpoint),
             _ => None,
         }
     }

@@ -306,8 +306,12 @@ impl Session {
         let stopping = matches!(request.command.as_str(), "disconnect" | "terminate");
         if stopping && self.deferred_stop.is_none() && ctx.tree.has_live_children(self.key) {
             // Children end before their parent: the router ends them, then resumes.
+            // A detach from a program the user started leaves its children running too.
+            let detach = request.command == "disconnect"
+                && self.is_user_attach()
+                && request.arguments.get("terminateDebuggee") != Some(&Value::Bool(true));
             self.deferred_stop = Some(request);
-            ctx.note(Note::StopChildren);
+            ctx.note(Note::StopChildren { detach });
             return;
         }
         if self.child_client_only && request.command == "launch" {

@@ -1,25 +1,72 @@
 """Dapper's debuggee side: the launcher, the tracer and the IPC client that run inside
 the program being debugged. Standard library only. The packages and their roles are
-listed in extension/python/README.md."""
+listed in extension/python/README.md.
+
+The functions below are the in-code API, as debugpy's: a program makes itself
+debuggable while it runs. Importing the package starts nothing and loads none of the
+debugger; the first call of ``listen`` or ``connect`` does (launcher/api.py).
+"""
 
 import sys as _sys
 
 __version__ = "0.1.0"
 
-# The version of the IPC conversation this package speaks (docs/ipc.md): the
-# ``protocol`` of every hello (session/link.py), so that the engine can tell a debuggee
-# package of another version.
-PROTOCOL_VERSION = 1
+__all__ = ["breakpoint", "connect", "is_client_connected", "listen", "wait_for_client"]
 
-# The package's own modules are compiled once and cached beside them even when the
-# user's environment sets PYTHONDONTWRITEBYTECODE (usual in containers): that setting is
-# about the user's folders, and compiling this package again costs ~100 ms on every start
-# of a debug session. The entry points put the user's setting back before their code
-# runs (restore_bytecode_setting).
-_users_dont_write_bytecode = _sys.dont_write_bytecode
-_sys.dont_write_bytecode = False
+from .common.package import PROTOCOL_VERSION as PROTOCOL_VERSION
+from .common.package import keep_package_bytecode as _keep_package_bytecode
+
+_keep_package_bytecode()
 
 
-def restore_bytecode_setting() -> None:
-    """Give the program the bytecode-writing setting its environment asked for."""
-    _sys.dont_write_bytecode = _users_dont_write_bytecode
+def listen(address):
+    """Listen for a debugger (an attach configuration with ``"connect"``) at ``address``:
+    a port (on 127.0.0.1), ``(host, port)`` or ``"host:port"``; port 0 takes a free one.
+    Returns the (host, port) really bound. The program runs on; a debugger may attach,
+    detach and attach again for the rest of the run, one at a time."""
+    from .launcher import api
+
+    return api.listen(address)
+
+
+def connect(address):
+    """Connect to a debugger that listens at ``address`` (an attach configuration with
+    ``"listen"``): a port (on 127.0.0.1), ``(host, port)`` or ``"host:port"``. Returns
+    once connected; ``wait_for_client()`` waits until the debugger is configured. Raises
+    OSError when nothing listens there."""
+    from .launcher import api
+
+    api.connect(address)
+
+
+def wait_for_client():
+    """Block until a debugger has attached and finished configuring (its breakpoints are
+    set); after ``listen`` or ``connect``."""
+    api = _api()
+    if api is None:
+        raise RuntimeError("dapperdbg.wait_for_client(): call dapperdbg.listen() or "
+                           "dapperdbg.connect() first")
+    api.wait_for_client()
+
+
+def is_client_connected():
+    """Whether a debugger is attached and configured."""
+    api = _api()
+    return api is not None and api.is_client_connected()
+
+
+def breakpoint():
+    """Stop here, in the caller's frame, when a debugger is attached; else do nothing."""
+    api = _api()
+    if api is not None:
+        api.breakpoint(_sys._getframe(1))
+
+
+def _api():
+    """launcher/api.py once something debugs this process: a first listen() or connect(),
+    or Dapper's launcher (the program was started under the debugger); else None, and
+    nothing is loaded."""
+    api = _sys.modules.get("dapperdbg.launcher.api")
+    if api is None and "dapperdbg.session.breakpoint_hook" in _sys.modules:
+        from .launcher import api
+    return api

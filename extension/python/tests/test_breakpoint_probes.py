@@ -419,3 +419,33 @@ print(len(compiled), file=sys.stderr)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "ran\nran\n"
     assert result.stderr == "2\n"  # Once to prepare, once more for the stale run only.
+
+
+STALE_COPY = """
+for i in range(3):
+    a = i
+    b = i
+print("done")
+"""
+
+
+def test_a_frame_running_a_stale_copy_stops_once_a_line(launch, write, backend):
+    """Breakpoints changed while a module-level loop runs its copy: its lines are traced,
+    and the copy's old probe must not stop a second time (debugger.probe_hit)."""
+    program = write("main.py", STALE_COPY)
+    debuggee = launch("--program", program, tracer=backend)
+    debuggee.configure({"program": str(program)})
+    source = {"path": str(program)}
+    debuggee.request("setBreakpoints", {"source": source, "breakpoints": [{"line": 2}]})
+    debuggee.request("configurationDone")
+    stopped = debuggee.stopped()
+    lines = [debuggee.top_frame(stopped["threadId"])["line"]]
+    debuggee.request("setBreakpoints", {"source": source,
+                                        "breakpoints": [{"line": 2}, {"line": 3}]})
+    for _ in range(5):
+        debuggee.request("continue", {"threadId": stopped["threadId"]})
+        stopped = debuggee.stopped()
+        lines.append(debuggee.top_frame(stopped["threadId"])["line"])
+    debuggee.request("continue", {"threadId": stopped["threadId"]})
+    debuggee.finish(0)
+    assert lines == [2, 3, 2, 3, 2, 3]

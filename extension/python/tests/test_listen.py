@@ -41,9 +41,30 @@ def test_good_command_lines(argv, expected):
             parsed.args) == expected
 
 
+CONNECT = [
+    (["--connect", "5678", "app.py", "-x"], ("127.0.0.1", 5678, "program", "app.py", ["-x"])),
+    (["--connect=devbox:80", "-m", "pkg"], ("devbox", 80, "module", "pkg", [])),
+    (["--connect", "[::1]:9", "-c", "pass"], ("::1", 9, "code", "pass", [])),
+]
+
+
+@pytest.mark.parametrize("argv,expected", CONNECT)
+def test_connect_command_lines(argv, expected):
+    parsed = parse_arguments(argv)
+    assert parsed.mode == "connect" and not parsed.wait_for_client
+    assert (parsed.host, parsed.port, parsed.target_kind, parsed.target, parsed.args) == expected
+    assert parse_arguments(["--listen", "1", "a.py"]).mode == "listen"
+
+
 BAD = [
-    ([], "--listen [HOST:]PORT is required"),
-    (["app.py"], "--listen [HOST:]PORT is required"),
+    ([], "--listen [HOST:]PORT or --connect [HOST:]PORT is required"),
+    (["app.py"], "--listen [HOST:]PORT or --connect [HOST:]PORT is required"),
+    (["--connect"], "--connect needs [HOST:]PORT"),
+    (["--connect", "1", "--connect", "2", "a.py"], "--connect given twice"),
+    (["--listen", "1", "--connect", "2", "a.py"], "--listen and --connect exclude each other"),
+    (["--connect", "0", "a.py"], "--connect '0': the port must be a number from 1 to 65535"),
+    (["--connect", "x:y", "a.py"], "--connect 'x:y': the port must be a number from 0"),
+    (["--connect", "1", "--wait-for-client", "a.py"], "--wait-for-client goes with --listen"),
     (["--listen", "5678"], "missing the program"),
     (["--listen"], "--listen needs [HOST:]PORT"),
     (["--listen", "1", "--listen", "2", "a.py"], "--listen given twice"),
@@ -87,8 +108,10 @@ TICK_LINE = 5
 class Client:
     """The engine's end of one connection to the listening program."""
 
-    def __init__(self, port: int) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+    def __init__(self, port: int, sock: socket.socket | None = None) -> None:
+        if sock is None:
+            sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+        self.sock = sock
         self.decoder = FrameDecoder()
         self.pending: list[dict] = []
         self.seq = 0
@@ -115,12 +138,12 @@ class Client:
             "seq": seq, "type": "request", "command": command, "arguments": arguments or {}}))
         return self.until(lambda m: m.get("type") == "response" and m.get("request_seq") == seq)
 
-    def attach(self, program_path: str) -> dict:
+    def attach(self, program_path: str, **configure) -> dict:
         hello = self.read()
         assert hello is not None and hello["event"] == "dapper/hello", hello
         assert self.request("dapper/configure", {
             "client": {"linesStartAt1": True},
-            "launch": {"justMyCode": True, "console": "externalTerminal"}})["success"]
+            "launch": {"justMyCode": True, "console": "externalTerminal"}, **configure})["success"]
         answer = self.request("setBreakpoints", {
             "source": {"path": program_path}, "breakpoints": [{"line": TICK_LINE}]})
         assert answer["body"]["breakpoints"][0]["verified"], answer
@@ -236,6 +259,8 @@ def test_output_and_the_exit_are_announced_to_the_attached_client(tmp_path):
 @pytest.mark.parametrize("argv,message", [
     (["--listen", "http", "x.py"], "dapper: --listen 'http': the port must be"),
     (["--listen", "999.1.1.1:0", "x.py"], "dapper: cannot listen on 999.1.1.1:0:"),
+    (["--connect", "127.0.0.1:1", "x.py"],
+     "dapper: cannot connect to the debugger at 127.0.0.1:1:"),
 ])
 def test_bad_starts_say_why(argv, message):
     env = dict(os.environ, PYTHONPATH=str(PACKAGE_DIR))
@@ -281,3 +306,64 @@ def test_another_user_is_refused(tmp_path):
         process.kill()
         _, stderr = process.communicate(timeout=TIMEOUT)
     assert "dapper: refused a debugger from 127.0.0.1" in stderr, stderr
+
+
+# --- A program that connects to the debugger (--connect) ---------------------------------
+
+CHILD_PARENT = """
+import subprocess, sys
+ticks = 0  # the breakpoint's line, 3
+subprocess.run([sys.executable, "-c", "print('child ran')"], check=True)
+print("parent ran", flush=True)
+"""
+
+
+def test_connect_waits_for_the_configuration_and_its_children_come_back(tmp_path):
+    """The engine listens; the program connects before it starts, waits for
+    configurationDone, stops at its breakpoint, and its Python child connects to the same
+    listener with a dapper/sessionHello carrying the token configure gave (childToken)."""
+    program = tmp_path / "parent.py"
+    program.write_text(CHILD_PARENT)
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(TIMEOUT)
+    port = server.getsockname()[1]
+    env = dict(os.environ, PYTHONPATH=str(PACKAGE_DIR))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dapperdbg", "--connect", str(port), str(program)],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        sock, _ = server.accept()
+        client = Client(port, sock)
+        listener = {"transport": "tcp", "host": "0.0.0.0", "port": port}
+        hello = client.read()
+        assert hello["event"] == "dapper/hello" and "token" not in hello["body"], hello
+        assert hello["body"]["name"] == str(program)
+        assert client.request("dapper/configure", {
+            "client": {"linesStartAt1": True},
+            "launch": {"console": "externalTerminal", "subprocessAutoAttach": True},
+            "childListener": listener, "childToken": "secret"})["success"]
+        answer = client.request("setBreakpoints", {
+            "source": {"path": str(program)}, "breakpoints": [{"line": 3}]})
+        assert answer["body"]["breakpoints"][0]["verified"], answer
+        time.sleep(0.3)
+        assert process.poll() is None
+        assert client.request("configurationDone")["success"]
+        stopped = client.until(lambda m: m.get("event") == "stopped")
+        assert stopped["body"]["reason"] == "breakpoint"
+        client.request("continue", {"threadId": stopped["body"]["threadId"]})
+        announced = client.until(lambda m: m.get("event") == "dapper/childProcess")
+        assert announced["body"]["ipcPort"] == port
+        child_sock, _ = server.accept()
+        child = Client(port, child_sock)
+        child_hello = child.read()
+        assert child_hello["event"] == "dapper/sessionHello", child_hello
+        assert child_hello["body"]["token"] == "secret"
+        assert child_hello["body"]["parentSessionId"] == f"listen-{process.pid}"
+        child.close()  # Not debugged after all: the child runs on without the debugger.
+        exiting = client.until(lambda m: m.get("event") == "dapper/exiting")
+        assert exiting["body"] == {"exitCode": 0}
+        out, _ = process.communicate(timeout=TIMEOUT)
+        assert out == "child ran\nparent ran\n"
+    finally:
+        server.close()
+        finish(process)

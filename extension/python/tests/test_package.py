@@ -17,14 +17,17 @@ from __future__ import annotations
 import ast
 import os
 import shutil
+import socket
 import subprocess
 import sysconfig
 import venv
 from pathlib import Path
 
 import pytest
+from test_listen import PROGRAM as LISTEN_PROGRAM
+from test_listen import Client
 
-from conftest import PACKAGE_DIR
+from conftest import PACKAGE_DIR, TIMEOUT
 
 ROOT = Path(PACKAGE_DIR)
 PACKAGE = ROOT / "dapperdbg"
@@ -246,3 +249,51 @@ def test_pip_installs_every_module(tmp_path):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout == f"imported {len(names)}\n"
+    _run_both_entry_points(python, clean, tmp_path)
+
+
+def _run_both_entry_points(python: Path, env: dict, tmp_path: Path) -> None:
+    """The installed ``python -m dapperdbg --listen`` and ``--connect``, for real: a
+    socket peer speaks the engine's side (hello, configure, a breakpoint, the stop, the
+    exit)."""
+    program = tmp_path / "ticks.py"
+    program.write_text(LISTEN_PROGRAM)
+
+    def session(client: Client, process: subprocess.Popen) -> None:
+        hello = client.attach(str(program))
+        assert hello["body"]["pid"] == process.pid and hello["body"]["name"] == str(program)
+        stopped = client.until(lambda m: m.get("event") == "stopped")
+        assert stopped["body"]["reason"] == "breakpoint"
+        client.request("setBreakpoints", {"source": {"path": str(program)}, "breakpoints": []})
+        client.request("continue", {"threadId": stopped["body"]["threadId"]})
+        assert client.until(lambda m: m.get("event") == "dapper/exiting")["body"] == {
+            "exitCode": 4}
+        process.wait(timeout=TIMEOUT)
+        assert process.returncode == 4
+
+    listening = subprocess.Popen(
+        [str(python), "-m", "dapperdbg", "--listen", "0", str(program), "0.3"], env=env,
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = listening.stderr.readline()
+        assert line.startswith("dapper: listening for a debugger on 127.0.0.1:"), line
+        session(Client(int(line.rsplit(":", 1)[1])), listening)
+    finally:
+        if listening.poll() is None:
+            listening.kill()
+        listening.communicate(timeout=TIMEOUT)
+
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(TIMEOUT)
+    port = server.getsockname()[1]
+    connecting = subprocess.Popen(
+        [str(python), "-m", "dapperdbg", "--connect", str(port), str(program), "0.3"], env=env,
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        sock, _ = server.accept()
+        session(Client(port, sock), connecting)
+    finally:
+        server.close()
+        if connecting.poll() is None:
+            connecting.kill()
+        connecting.communicate(timeout=TIMEOUT)

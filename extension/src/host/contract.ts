@@ -101,7 +101,10 @@ export type ClientTransport =
 /**
  * What the peers of a listener are.
  */
-export type ListenerPurpose = "clients";
+export type ListenerPurpose =
+  | "clients"
+  | "attach"
+  | "attachRemote";
 
 /**
  * The transport of a listener the engine asks for.
@@ -139,6 +142,7 @@ export type Input =
   | { "type": "listenerOpened", listener: ListenerId, address: Address, }
   | { "type": "listenerFailed", listener: ListenerId, error: string, }
   | { "type": "connectionAccepted", listener: ListenerId, conn: ConnectionId, }
+  | { "type": "peerRefused", listener: ListenerId, reason: string, }
   | { "type": "connectionBytes", conn: ConnectionId, data: Bytes, }
   | { "type": "connectionClosed", conn: ConnectionId, error?: string, }
   | { "type": "processSpawned", process: ProcessId, pid: number, }

@@ -23,7 +23,7 @@ import sys
 
 from ..session.link import SessionLink
 
-__all__ = ["activate", "deactivate"]
+__all__ = ["activate", "announce_again", "deactivate"]
 
 
 def activate(link: SessionLink, debugger) -> bool:
@@ -52,3 +52,13 @@ def deactivate() -> None:
     state = sys.modules.get(__name__ + ".state")
     if state is not None:
         state.ACTIVE.hooks = None
+
+
+def announce_again() -> None:
+    """A new debugger attached to this program (launcher/listen.py): the children still
+    running are announced to it, as they reconnect (launcher/reattach.py)."""
+    from .state import ACTIVE
+
+    hooks = ACTIVE.hooks
+    if hooks is not None:
+        hooks.announce_again()

@@ -24,6 +24,9 @@ from .watcher import ExitWatcher
 # DAPPER_* variables handed on to children as they are (the tracer a test forced, the
 # pipe the engine captures: launcher/output_buffering.py).
 _INHERITED_VARIABLES = ("DAPPER_TRACER", "DAPPER_INSTRUMENT", "DAPPER_CAPTURED_OUTPUT")
+# Where the children of an attached program learn of the next debugger (its own children
+# only: it is not handed on).
+REATTACH_VARIABLE = "DAPPER_REATTACH_FILE"
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -66,6 +69,8 @@ class ChildHooks:
         for name in _INHERITED_VARIABLES:
             if self.link.variables.get(name):
                 added[name] = self.link.variables[name]
+        if self.link.reattach_file is not None:
+            added[REATTACH_VARIABLE] = self.link.reattach_file
         return added
 
     def _base_body(self, plan: Plan, pid: int, cwd: str | None) -> dict:
@@ -85,8 +90,19 @@ class ChildHooks:
         body = self._base_body(plan, pid, cwd)
         body["sessionId"] = session_id
         self._send("dapper/childProcess", body)
+        if self.link.reattach_file is not None:
+            self.link.live_children[pid] = (plan, session_id, cwd)
         if watch:
             self.watcher.track(pid, plan.name)
+
+    def announce_again(self) -> None:
+        """A new debugger attached to this program: its children still running, which
+        reconnect by themselves (launcher/reattach.py), are announced to it again."""
+        for pid, (plan, session_id, cwd) in list(self.link.live_children.items()):
+            if _running(pid):
+                self.announce(plan, pid, session_id, cwd, watch=False)
+            else:
+                self.link.live_children.pop(pid, None)
 
     def report_candidate(self, plan: Plan, pid: int | None, cwd: str | None) -> None:
         body = self._base_body(plan, pid, cwd)
@@ -99,6 +115,7 @@ class ChildHooks:
             self.debugger.connection.send_event(event, body)
 
     def _child_exited(self, pid: int, name: str) -> None:
+        self.link.live_children.pop(pid, None)
         self._send("dapper/childProcessExited", {"pid": pid, "name": name})
 
     def _debugger_thread(self, thread: threading.Thread) -> None:
@@ -143,6 +160,18 @@ def attach(link: SessionLink, debugger, ipc: str, ipc_port: int | None) -> Child
     # that ended are reported before the session says it is exiting.
     atexit.register(_report_ended_children, hooks)
     return hooks
+
+
+def _running(pid: int) -> bool:
+    if os.name == "nt":
+        return True  # os.kill(pid, 0) would end it there.
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _report_ended_children(hooks: ChildHooks) -> None:

@@ -1,8 +1,10 @@
 """The entry points: ``python -m dapperdbg.launcher`` (the engine starts every launched
 program and every child process with it: launch.py, cli.py) and ``python -m dapperdbg
---listen`` (a program a debugger attaches to later: listen.py, listen_cli.py), plus
-taking the engine's ``DAPPER_*`` variables out of the program's environment
-(environment.py). The session they run is session/lifecycle.py's.
+--listen`` / ``--connect`` (a program debuggers attach to: listen.py, listen_cli.py;
+its children across debuggers: reattach.py, reattach_file.py), the in-code API behind
+``dapperdbg.listen`` and ``dapperdbg.connect`` (api.py), plus taking the engine's
+``DAPPER_*`` variables out of the program's environment (environment.py). The session
+they run is session/lifecycle.py's.
 
 ``from dapperdbg.launcher import main`` is how a child whose interpreter ignores
 PYTHONPATH (-E, -I) starts the launcher (children/commands.py).

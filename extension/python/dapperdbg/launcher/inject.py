@@ -26,8 +26,8 @@ import os
 import sys
 import threading
 
-from .. import restore_bytecode_setting
 from ..children import fork_safety
+from ..common.package import restore_bytecode_setting
 from ..requests.dispatch import dispatch
 from ..session.lifecycle import ExitState, Session, finish_session, start_reader, start_tracing
 from ..session.link import SessionLink, hello

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import sys
 
-from .. import children, restore_bytecode_setting
+from .. import children
+from ..children.state import REATTACH_VARIABLE
+from ..common.package import restore_bytecode_setting
 from ..ipc.connection import AddressError
 from ..session.lifecycle import ExitState, Session, run_program
 from ..session.link import PARENT_SESSION_VARIABLE, SessionLink
@@ -19,6 +21,8 @@ from ..tracing import choose_backend_name
 from . import output_buffering
 from .cli import USAGE, UsageError, parse_arguments
 from .environment import DapperEnvironment, remove_pythonpath_entry, take_dapper_environment
+from .listen import program_name
+from .reattach import watch as watch_for_next_debuggers
 
 
 def _fail(message: str) -> int:
@@ -75,5 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     children.activate(link, debugger)
 
     trace = not (arguments.no_debug or debugger.no_debug or debugger.detached)
+    reattach_file = environment.variables.get(REATTACH_VARIABLE)
+    if trace and link.is_child and reattach_file:
+        # A child of an attached program: it reconnects to the program's next debuggers.
+        program = arguments.target if arguments.target_kind == "program" else None
+        watch_for_next_debuggers(reattach_file, link, debugger, program_name(arguments),
+                                 program)
     exit_state.code = run_program(arguments, debugger, trace)
     return exit_state.code

@@ -1,8 +1,10 @@
-"""``python -m dapperdbg --listen [HOST:]PORT …``: run a program that a debugger attaches to
-later (docs/ipc.md, "Attach").
+"""``python -m dapperdbg --listen [HOST:]PORT …`` and ``--connect [HOST:]PORT …``: run a
+program that debuggers attach to (docs/ipc.md, "Attach"); the in-code API (api.py)
+makes the running program one.
 
 The roles of the launcher are turned around: the program listens and the engine
-connects. One debugger at a time: a second one is told ``dapper/refused`` and closed.
+connects, or the engine listens and the program connects, with no token either way.
+One debugger at a time: a second one is told ``dapper/refused`` and closed.
 The tracer is installed before the program starts and stays for the whole run, so that
 breakpoints apply as soon as a debugger sets them; while none is attached the debugger
 is *detached* (no breakpoints, no stops), and every debugger that disconnects leaves it
@@ -23,22 +25,26 @@ import socket
 import sys
 import threading
 
-from .. import children, restore_bytecode_setting
+from .. import children
 from ..breakpoints.exception_filters import DEFAULT_FILTERS
+from ..common.package import restore_bytecode_setting
 from ..ipc.connection import Connection
 from ..ipc.frames import KIND_FROM_DEBUGGEE, encode_frame
 from ..ipc.peer import refusal
 from ..requests.dispatch import dispatch
 from ..session.debugger import Debugger
 from ..session.lifecycle import ExitState, finish_session, flush_output, run_program, start_reader
-from ..session.link import hello
+from ..session.link import SessionLink, hello
 from ..tracing import choose_backend_name
-from .environment import take_dapper_environment
-from .listen_cli import USAGE, ListenArguments, UsageError, parse_arguments
+from .environment import DapperEnvironment, take_dapper_environment
+from .listen_cli import USAGE, UsageError, parse_arguments
+from .reattach_file import new_reattach_file, remove_reattach_file, write_reattach_file
 
 # Exit statuses a shell reports for SIGTERM and SIGKILL, announced before ending that way.
 TERMINATED_STATUS = 128 + 15
 KILLED_STATUS = 128 + 9
+# How long ``--connect`` tries to reach the debugger.
+CONNECT_TIMEOUT_S = 10.0
 
 
 class CurrentClient:
@@ -102,7 +108,8 @@ def open_server(host: str, port: int) -> socket.socket:
     return server
 
 
-def _program_name(arguments: ListenArguments) -> str:
+def program_name(arguments) -> str:
+    """The hello's name of a launched or listening program's target."""
     if arguments.target_kind == "program":
         return os.path.abspath(arguments.target)
     if arguments.target_kind == "module":
@@ -110,32 +117,75 @@ def _program_name(arguments: ListenArguments) -> str:
     return "python -c"
 
 
-class ListeningSession:
-    """The listener, the one attached debugger (if any) and the program's debugger."""
+class AttachedProgram:
+    """A program a debugger attaches to, one debugger at a time: on a connection the
+    program accepted (``--listen``, ``dapperdbg.listen``) or one it made to the debugger's
+    listener (``--connect``, ``dapperdbg.connect``). Its debugger stays detached (no
+    breakpoints, no stops) whenever no debugger is configured."""
 
-    def __init__(self, server: socket.socket, debugger: Debugger, client: CurrentClient,
+    def __init__(self, debugger: Debugger, client: CurrentClient, link: SessionLink,
                  name: str, program: str | None) -> None:
-        self.server = server
         self.debugger = debugger
         self.client = client
+        self.link = link
         self.name = name
         # The program file, which runs (or already runs) whatever the debugger has
         # imported: its breakpoints are verified at once, as a launch's are.
         self.program = program
+        self.server: socket.socket | None = None
+        # Where this program connected to the debugger (--connect): its children connect
+        # to the same place.
+        self.connected_to: tuple[str, int] | None = None
         self._lock = threading.Lock()
         self._attached = False
-        # Set once a debugger has finished configuring (--wait-for-client waits for it).
+        # Set while a debugger is configured (wait_for_client waits for it).
         self.configured = threading.Event()
+        # Set when a debugger leaves, configured or not.
+        self.detached = threading.Event()
+        # How many debuggers the children were told of (the reattach file's generation).
+        self._generation = 0
 
     def hello(self) -> tuple[str, dict]:
-        return hello(f"listen-{os.getpid()}", name=self.name)
+        if self.link.is_child:
+            # A child of an attached program, connecting to the next debugger (reattach.py).
+            return self.link.hello()
+        return hello(self.link.session_id, name=self.name)
 
-    def start(self) -> None:
+    def listen(self, server: socket.socket) -> None:
+        """Accept debuggers on ``server`` for the rest of the run."""
+        self.server = server
         thread = threading.Thread(target=self._accept_loop, name="dapper.listen", daemon=True)
         thread.start()
         self.debugger.tracer.ignore_thread(thread.ident)
 
+    def connect(self, host: str, port: int, timeout: float | None = None) -> None:
+        """Connect to a debugger that listens on (host, port) and attach it. Raises
+        OSError with the reason when it cannot be reached."""
+        sock = socket.create_connection((host, port), timeout=timeout)
+        sock.settimeout(None)
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.connected_to = (host, port)
+        self.attach_socket(sock)
+
+    def attach_socket(self, sock: socket.socket) -> None:
+        """Attach the debugger at the other end of ``sock``, a connection this program
+        made. Raises OSError when a debugger is attached already."""
+        if not self._claim():
+            sock.close()
+            raise OSError("a debugger is attached to this program already")
+        self._attach(sock)
+
+    def is_client_connected(self) -> bool:
+        return self.configured.is_set() and not self.client.closed
+
+    def _claim(self) -> bool:
+        with self._lock:
+            busy, self._attached = self._attached, True
+        return not busy
+
     def _accept_loop(self) -> None:
+        assert self.server is not None
         while True:
             try:
                 sock, address = self.server.accept()
@@ -149,9 +199,7 @@ class ListeningSession:
                 continue
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            with self._lock:
-                busy, self._attached = self._attached, True
-            if busy:
+            if not self._claim():
                 _refuse(sock, "another debugger is attached to it")
                 continue
             self._attach(sock)
@@ -162,6 +210,7 @@ class ListeningSession:
         debugger = self.debugger
         connection = Connection(sock)
         self.client.bind(connection)
+        self.detached.clear()
         debugger.configuration_done = threading.Event()
         debugger.set_exception_filters(DEFAULT_FILTERS)
         if not connection.send_event(*self.hello()):
@@ -177,26 +226,89 @@ class ListeningSession:
             self.debugger.connection.send_response(message, body={})
             end_program(self.debugger, force)
             return
+        self.link.observe(message)
+        if command == "dapper/configure":
+            self._children_connect_where_this_program_did()
         dispatch(self.debugger, message)
         if command == "dapper/configure":
             # An attach configuration names no program; this process knows it.
             self.debugger.store.loaded.set_program(self.program)
         if command == "configurationDone" and self.debugger.configuration_done.is_set():
-            # Stops are allowed from here on, as after a launch's configurationDone.
+            # Stops are allowed from here on, as after a launch's configurationDone, and
+            # the children started from now on are debugged.
             self.debugger.attach()
+            if children.activate(self.link, self.debugger):
+                self._tell_children_where()
             self.configured.set()
+
+    def _children_connect_where_this_program_did(self) -> None:
+        """The engine's attach listener is its child listener too; its own idea of its
+        address (0.0.0.0, a tunnel's far end) may not be where this machine reaches it."""
+        listener = self.link.child_listener
+        if (self.connected_to is not None and listener is not None
+                and listener.get("transport") == "tcp"
+                and listener.get("port") == self.connected_to[1]):
+            host, port = self.connected_to
+            self.link.child_listener = {"transport": "tcp", "host": host, "port": port}
+
+    def _tell_children_where(self) -> None:
+        """The children still running from an earlier debugger reconnect to this one:
+        they read where from the reattach file (reattach.py), and are announced again."""
+        address = self.link.children_address(self.debugger)
+        if address is None or self.link.is_child:
+            return
+        self._generation += 1
+        try:
+            if self.link.reattach_file is None:
+                # Made before the first child starts: the hooks hand it to each child.
+                self.link.reattach_file = new_reattach_file()
+            write_reattach_file(self.link.reattach_file, {
+                "generation": self._generation, "address": address[0],
+                "token": self.link.token})
+        except OSError as error:
+            print(f"dapper: running children cannot reconnect: {error}", file=sys.stderr)
+            return
+        children.announce_again()
 
     def _detach(self) -> None:
         """The debugger went away: the program runs on, ready for the next one."""
+        children.deactivate()
+        self.configured.clear()
         self.debugger.detach()
         self.client.close()
         self.client.bind(None)
         with self._lock:
             self._attached = False
+        self.detached.set()
 
     def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self.server.close()
+        if self.server is not None:
+            with contextlib.suppress(OSError):
+                self.server.close()
+
+
+def start_attached_program(name: str, program: str | None,
+                           environment: DapperEnvironment | None = None,
+                           tracer_name: str | None = None) -> tuple[AttachedProgram, ExitState]:
+    """The debugger of a program that debuggers attach to, detached until one does, with
+    its exit reported to whichever is attached then. Raises ValueError for a bad
+    DAPPER_TRACER."""
+    environment = DapperEnvironment() if environment is None else environment
+    if tracer_name is None:
+        tracer_name = choose_backend_name(environment.variables.get("DAPPER_TRACER"))
+    client = CurrentClient()
+    debugger = Debugger(client, tracer_name)  # type: ignore[arg-type]
+    debugger.environment = environment
+    debugger.detach()
+    state = ExitState()
+    # The token and the child listener come with each debugger's dapper/configure.
+    link = SessionLink(f"listen-{os.getpid()}", None, "", environment.variables, state)
+    session = AttachedProgram(debugger, client, link, name, program)
+    atexit.register(_on_exit, session, state)
+    # Fork children drop their copy of the connection and os._exit still reports; the
+    # hooks for children are installed while a debugger is configured.
+    children.activate(link, debugger)
+    return session, state
 
 
 def _refuse(sock: socket.socket, reason: str) -> None:
@@ -228,10 +340,12 @@ def end_program(debugger: Debugger, force: bool) -> None:
     os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _on_exit(session: ListeningSession, state: ExitState) -> None:
+def _on_exit(session: AttachedProgram, state: ExitState) -> None:
     """Runs last among the atexit handlers, as the launcher's does."""
     session.close()
     finish_session(session.debugger, state)
+    if session.link.reattach_file is not None:
+        remove_reattach_file(session.link.reattach_file)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -252,37 +366,42 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         print(f"dapper: {error}", file=sys.stderr)
         return 1
-    try:
-        server = open_server(arguments.host, arguments.port)
-    except OSError as error:
-        where = _display(arguments.host, arguments.port)
-        print(f"dapper: cannot listen on {where}: {error}", file=sys.stderr)
-        return 1
-    host, port = server.getsockname()[:2]
-    waiting = " (the program starts when one attaches)" if arguments.wait_for_client else ""
-    print(f"dapper: listening for a debugger on {_display(host, port)}{waiting}",
-          file=sys.stderr, flush=True)
-
-    client = CurrentClient()
-    debugger = Debugger(client, tracer_name)  # type: ignore[arg-type]
-    debugger.environment = environment
-    debugger.detach()
-    program = _program_name(arguments) if arguments.target_kind == "program" else None
-    session = ListeningSession(server, debugger, client, _program_name(arguments), program)
-    state = ExitState()
-    atexit.register(_on_exit, session, state)
-    # No child listener: children of an attached program run undebugged, but fork
-    # children still drop their copy of the connection and os._exit still reports.
-    link = children.SessionLink(f"listen-{os.getpid()}", None, "", environment.variables,
-                                state)
-    children.activate(link, debugger)
-    session.start()
-    if arguments.wait_for_client:
+    where = _display(arguments.host, arguments.port)
+    server = None
+    if arguments.mode == "listen":
+        try:
+            server = open_server(arguments.host, arguments.port)
+        except OSError as error:
+            print(f"dapper: cannot listen on {where}: {error}", file=sys.stderr)
+            return 1
+    program = program_name(arguments) if arguments.target_kind == "program" else None
+    session, state = start_attached_program(program_name(arguments), program, environment,
+                                            tracer_name)
+    if server is not None:
+        host, port = server.getsockname()[:2]
+        waiting = " (the program starts when one attaches)" if arguments.wait_for_client else ""
+        print(f"dapper: listening for a debugger on {_display(host, port)}{waiting}",
+              file=sys.stderr, flush=True)
+        session.listen(server)
+    else:
+        try:
+            session.connect(arguments.host, arguments.port, CONNECT_TIMEOUT_S)
+        except OSError as error:
+            print(f"dapper: cannot connect to the debugger at {where}: {error}",
+                  file=sys.stderr)
+            state.code = 1
+            return 1
+    if arguments.wait_for_client or arguments.mode == "connect":
+        # The program starts once the debugger is configured, so that its breakpoints
+        # apply from the first line; a debugger that leaves first lets it run without.
         try:
             while not session.configured.wait(0.5):
-                pass
+                if arguments.mode == "connect" and session.detached.is_set():
+                    print("dapper: the debugger went away before the program started; it "
+                          "runs without the debugger", file=sys.stderr, flush=True)
+                    break
         except KeyboardInterrupt:
             state.code = 130
             return state.code
-    state.code = run_program(arguments, debugger, trace=True)
+    state.code = run_program(arguments, session.debugger, trace=True)
     return state.code

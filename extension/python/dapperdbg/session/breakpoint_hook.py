@@ -33,6 +33,12 @@ def uninstall() -> None:
         sys.breakpointhook = sys.__breakpointhook__
 
 
+def current_debugger():
+    """The debugger tracing this process (a launched program, a child, an attached one),
+    or None."""
+    return _debugger
+
+
 def _breakpointhook(*args, **kwargs):
     chosen = None if sys.flags.ignore_environment else os.environ.get("PYTHONBREAKPOINT")
     if chosen:

@@ -265,8 +265,18 @@ class Debugger:
             return
         target = self.probes.targets.get(probe_id)
         if target is None:
-            return  # A frame still running a copy made for breakpoints since changed.
-        if not target.condition_compiled:
+            # A frame still running a copy made for breakpoints since changed. Its lines
+            # are traced, and stop there; but a copy of an earlier debugger's (a program
+            # attached to again) was forgotten at the detach, and an idle tracer may not
+            # see the frame: its probe then stops for the line's breakpoints now.
+            if self.tracer.sees_lines_of(frame):
+                return
+            canonical = self.tracer.canonical(frame.f_code.co_filename)
+            current = self.store.lines_by_file.get(canonical, {}).get(frame.f_lineno)
+            if not current:
+                return
+            hit_ids = self._breakpoints_hit(frame, current)
+        elif not target.condition_compiled:
             hit_ids = self._breakpoints_hit(frame, target.breakpoints)
         else:
             breakpoint = target.breakpoints[0]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .. import PROTOCOL_VERSION
+from ..common.package import PROTOCOL_VERSION
 
 PARENT_SESSION_VARIABLE = "DAPPER_PARENT_SESSION_ID"
 
@@ -80,6 +80,11 @@ class SessionLink:
         self.variables = dict(variables)
         self.exit_state = exit_state
         self.child_listener: dict | None = None
+        # A program debuggers attach to (launcher/listen.py) lets its children reconnect
+        # to the next debugger: the file where it says where (launcher/reattach.py), and
+        # its live announced children, {pid: (plan, session id, cwd)}, to announce again.
+        self.reattach_file: str | None = None
+        self.live_children: dict = {}
 
     @property
     def is_child(self) -> bool:
@@ -111,8 +116,15 @@ class SessionLink:
             return None
 
     def observe(self, message: dict) -> None:
-        """Called for each message from the engine: keeps configure's childListener."""
+        """Called for each message from the engine: keeps configure's childListener, and
+        the token children prove themselves with when this session has none of its own
+        (``childToken``: an attached program's, which said no token in its hello)."""
         if message.get("type") == "request" and message.get("command") == "dapper/configure":
             arguments = message.get("arguments")
-            listener = arguments.get("childListener") if isinstance(arguments, dict) else None
+            if not isinstance(arguments, dict):
+                arguments = {}
+            listener = arguments.get("childListener")
             self.child_listener = listener if isinstance(listener, dict) else None
+            token = arguments.get("childToken")
+            if isinstance(token, str) and token:
+                self.token = token

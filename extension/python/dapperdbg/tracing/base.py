@@ -465,6 +465,11 @@ class Tracer:
         handled = self._handled_probes.pop(thread_ident, None) if self._handled_probes else None
         return handled is not None and handled[0] is frame and handled[1] == _line_now(frame)
 
+    def sees_lines_of(self, frame: types.FrameType) -> bool:
+        """Whether this tracer gets ``frame``'s line events now (for a probe that has
+        no target any more: a line event stops there instead)."""
+        return True
+
     def inside_probe_condition(self, frame: types.FrameType) -> bool:
         """Whether ``frame`` runs on behalf of a breakpoint condition compiled into a
         copy (a caller is inside a probe): breakpoints reached there do not stop, as

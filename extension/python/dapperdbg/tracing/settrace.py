@@ -137,6 +137,10 @@ class SettraceTracer(Tracer):
             if frame.f_trace is self._local:
                 frame.f_trace = None
 
+    def sees_lines_of(self, frame) -> bool:
+        # Idle (docs/instrumentation.md), no thread calls a frame's f_trace.
+        return self._tracing and frame.f_trace is not None and frame.f_trace_lines
+
     def _other_threads(self) -> list[int]:
         me = _get_ident()
         return [ident for ident in sys._current_frames()

@@ -182,3 +182,31 @@ test("a unix listener under a very long TMPDIR falls back to /tmp", { skip: proc
     fs.rmSync(long, { recursive: true, force: true });
   }
 });
+
+// An attach listener (a program the user started connects, with no token): the owner's
+// own process is admitted; another user's (here nobody, a real second uid) is refused,
+// closed before a byte is read, and reported as peerRefused.
+test("an attach listener admits the owner's peers and refuses another user's", { skip: process.platform !== "linux" }, async () => {
+  const { recorder, transports } = makeTransports();
+  transports.openListener({ type: "openListener", listener: 4, transport: "tcp", host: "127.0.0.1", port: 0, purpose: "attach" });
+  const opened = await recorder.waitFor("listenerOpened");
+  assert.equal(opened.address.transport, "tcp");
+  const socket = await connect(opened.address);
+  assert.deepEqual(await recorder.waitFor("connectionAccepted"), { type: "connectionAccepted", listener: 4, conn: 100 });
+  socket.destroy();
+  if (process.getuid?.() === 0 && fs.existsSync("/usr/bin/python3") && opened.address.transport === "tcp") {
+    const { execFile } = await import("child_process");
+    const stranger = `import socket; s = socket.create_connection(("127.0.0.1", ${opened.address.port})); print(repr(s.recv(10)))`;
+    const output = await new Promise<string>((resolve, reject) => {
+      execFile("/usr/bin/python3", ["-c", stranger], { uid: 65534, gid: 65534, cwd: "/", encoding: "utf8", timeout: 10_000 }, (error, stdout) =>
+        error ? reject(error) : resolve(stdout),
+      );
+    });
+    assert.equal(output.trim(), "b''");
+    const refused = await recorder.waitFor("peerRefused");
+    assert.equal(refused.listener, 4);
+    assert.match(refused.reason, /belongs to uid 65534, not to the adapter's owner/);
+    assert.equal(recorder.of("connectionAccepted").length, 1);
+  }
+  transports.dispose();
+});

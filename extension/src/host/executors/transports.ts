@@ -9,6 +9,7 @@ import * as os from "os";
 import * as path from "path";
 import type { ListenerAddress, OutputOf, Report } from "../protocol";
 import type { Logger } from "../../log";
+import { judgePeer } from "./peer";
 
 /** How long an ended connection may stay half-open before it is destroyed. */
 const CLOSE_GRACE_MS = 2000;
@@ -45,7 +46,7 @@ export class Transports {
       return;
     }
     if (command.transport === "tcp") {
-      this.listen(id, { host: command.host ?? "127.0.0.1", port: command.port ?? 0 }, undefined, command.purpose === "clients");
+      this.listen(id, { host: command.host ?? "127.0.0.1", port: command.port ?? 0 }, undefined, command.purpose);
     } else if (command.transport === "unix") {
       let directory: string;
       try {
@@ -60,7 +61,7 @@ export class Transports {
         this.emit({ type: "listenerFailed", listener: id, error: `cannot create a private socket directory: ${messageOf(error)}` });
         return;
       }
-      this.listen(id, { path: path.join(directory, `s${id}.sock`) }, directory, command.purpose === "clients");
+      this.listen(id, { path: path.join(directory, `s${id}.sock`) }, directory, command.purpose);
     } else {
       const transport = (command as { transport: unknown }).transport;
       this.emit({ type: "listenerFailed", listener: id, error: `unknown transport ${JSON.stringify(transport)}` });
@@ -137,7 +138,7 @@ export class Transports {
     this.connecting.clear();
   }
 
-  private listen(id: number, options: net.ListenOptions, directory: string | undefined, forClients: boolean): void {
+  private listen(id: number, options: net.ListenOptions, directory: string | undefined, purpose: OutputOf<"openListener">["purpose"]): void {
     const server = net.createServer();
     const listener: Listener = { server, directory };
     this.listeners.set(id, listener);
@@ -164,7 +165,8 @@ export class Transports {
     });
     server.on("connection", (socket) => {
       if (this.disposed) return socket.destroy();
-      if (!forClients) return this.accept(id, socket);
+      if (purpose === "attach" || purpose === "attachRemote") return this.admit(id, socket, purpose === "attachRemote");
+      if (purpose === undefined) return this.accept(id, socket);
       socket.setNoDelay(true);
       this.acceptClient(socket);
     });
@@ -176,6 +178,26 @@ export class Transports {
       closeServer(listener);
       this.emit({ type: "listenerFailed", listener: id, error: messageOf(error) });
     }
+  }
+
+  /**
+   * A peer of an attach listener (a program the user started, which has no token): on
+   * Linux one of this machine must belong to our user; one of another machine is
+   * admitted only when the user chose a listening address other machines can reach.
+   */
+  private admit(listener: number, socket: net.Socket, allowRemote: boolean): void {
+    const peer = `${socket.remoteAddress ?? "?"}:${socket.remotePort ?? "?"}`;
+    void judgePeer(socket, process.getuid?.() ?? -1, allowRemote).then((verdict) => {
+      if (this.disposed || socket.destroyed || !this.listeners.has(listener)) {
+        socket.destroy();
+      } else if (verdict.admit) {
+        this.logger.debug(`Admitting ${peer} on listener ${listener}: ${verdict.why}`);
+        this.accept(listener, socket);
+      } else {
+        socket.destroy();
+        this.emit({ type: "peerRefused", listener, reason: `${peer}: ${verdict.why}` });
+      }
+    });
   }
 
   private accept(listener: number, socket: net.Socket): void {
