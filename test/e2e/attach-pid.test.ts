@@ -10,7 +10,11 @@ import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { attachWith, startRunning, type RunningProgram } from "./attach-support";
-import { fixtures, isAlive, marker, pythons, RecordingClient, root, waitUntil, type Python } from "./support";
+import { SessionTree } from "./children-support";
+import { fixtures, isAlive, marker, pythons, RecordingClient, root, startServer, waitUntil, type Python } from "./support";
+
+const WORKER = path.join(fixtures, "children", "worker.py");
+const workerLine = marker("children/worker.py", "worker");
 
 const RUNNING = "attach/running.py";
 const tickLine = marker(RUNNING, "tick");
@@ -134,6 +138,28 @@ for (const python of all) {
         assertOwnOutput(program);
       } finally {
         await Promise.all([first.stop(), second.stop()]);
+        program.process.kill("SIGKILL");
+      }
+    });
+
+    test("a child process the program starts after the attach is a child session and stops at its breakpoint", async () => {
+      const flag = path.join(mkdtempSync(path.join(os.tmpdir(), "dapper-e2e-spawner-")), "go");
+      const program = await startRunning(python, "attach/spawner.py", /^waiting$/m, { DAPPER_TEST_FLAG: flag });
+      programs.push(program);
+      const server = await startServer();
+      const tree = new SessionTree(server.port, { [WORKER]: [workerLine] }, true);
+      try {
+        await tree.root.start(server.port);
+        await attachWith(tree.root, attachTo(program.pid), {}, { supportsStartDebuggingRequest: true, supportsDapperEvents: true });
+        writeFileSync(flag, "");
+        const child = await tree.nextChild();
+        await waitUntil(() => child.ended, 20000, "the child session's end");
+        assert.deepEqual(child.stops, [`worker.py:${workerLine}`]);
+        assert.deepEqual(child.all("exited").map((body) => body.exitCode), [3]);
+        await waitUntil(() => /parent saw 3\n/.test(program.stdout()), 20000, "the program to report its child's exit code");
+      } finally {
+        await tree.stop();
+        server.stop();
         program.process.kill("SIGKILL");
       }
     });

@@ -57,8 +57,13 @@ fn validate(
         "console".to_string(),
         Value::String("externalTerminal".to_string()),
     );
-    normalised.insert("subprocessAutoAttach".to_string(), Value::Bool(false));
     normalised.insert("noDebug".to_string(), Value::Bool(false));
+    // Its children are debugged as a launch's (the default), through the listener the
+    // bootstrap connects to.
+    let subprocess_auto_attach = normalised
+        .get("subprocessAutoAttach")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
     let config = LaunchConfig {
         target: Target::Child(format!("process {pid}")),
         args: Vec::new(),
@@ -69,7 +74,7 @@ fn validate(
         python_args: Vec::new(),
         console: Console::ExternalTerminal,
         no_debug: false,
-        subprocess_auto_attach: false,
+        subprocess_auto_attach,
         normalised,
     };
     Ok((config, ProcessTarget { pid, debugger }))
@@ -154,7 +159,7 @@ mod tests {
             "keepExecSources": false,
             "redirectOutput": true,
             "console": "externalTerminal",
-            "subprocessAutoAttach": false,
+            "subprocessAutoAttach": true,
             "noDebug": false,
         });
         assert_eq!(Value::Object(config.normalised), expected);

@@ -84,6 +84,10 @@ impl Session {
             debugger: injection.target.debugger.clone(),
         };
         injection.request = Some(ctx.inject(request));
+        // Its children connect to the same listener, as a launched program's do.
+        if program.config.subprocess_auto_attach {
+            program.child_listener = Some(address.clone());
+        }
         // The process runs, and is the user's: it is never killed, only detached from.
         program.process.started();
         program.stage = Stage::Starting { connect: None };

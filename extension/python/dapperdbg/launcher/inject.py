@@ -26,6 +26,7 @@ import os
 import sys
 import threading
 
+from .. import children
 from ..children import fork_safety
 from ..common.package import restore_bytecode_setting
 from ..requests.dispatch import dispatch
@@ -123,6 +124,7 @@ def _session(address: str, token: str, session_id: str) -> None:
     def on_end() -> None:
         # Stopped threads are released first (detach), then the hooks go.
         atexit.unregister(finish_session)
+        children.deactivate()
         fork_safety.uninstall()
         debugger.remove_from_process()
         debugger.connection.close()
@@ -138,7 +140,10 @@ def _session(address: str, token: str, session_id: str) -> None:
     # The program's frames run already: the tracer looks at them for breakpoints now, as
     # it does when breakpoints change, rather than at their next call.
     debugger.breakpoints_changed()
+    # The children it starts from now on are debugged, as a launched program's are.
+    children.activate(link, debugger)
     if ended.is_set():
         # The debugger went away while the tracer was being installed.
+        children.deactivate()
         fork_safety.uninstall()
         debugger.remove_from_process()
