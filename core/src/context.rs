@@ -298,6 +298,12 @@ impl Context {
     }
 
     /// Forgets a process the host reported as exited.
+    /// A spawned process is left to run on its own (see `Output::Disown`).
+    pub fn disown_process(&mut self, process: ProcessId) {
+        self.process_exited(process);
+        self.emit(Output::Disown { process });
+    }
+
     pub fn process_exited(&mut self, process: ProcessId) {
         self.owners.processes.remove(&process);
         self.killed.remove(&process);

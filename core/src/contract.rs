@@ -424,6 +424,12 @@ pub enum Output {
         signal: Signal,
         tree: bool,
     },
+    /// The spawned process is no longer the engine's: a debuggee left running after a
+    /// detach (`terminateDebuggee: false`). The host stops tracking it: it is never
+    /// killed when the host goes away, and nothing more of it is reported.
+    Disown {
+        process: ProcessId,
+    },
     SetTimer {
         timer: TimerId,
         after_ms: u64,

@@ -2,6 +2,7 @@
 // client, the standalone adapter (WebAssembly engine in Node), the Python debuggee.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fixtures, isAlive, later, type LaterLines, marker, pythons, RecordingClient, waitUntil } from "./support";
 
@@ -157,7 +158,9 @@ for (const python of pythons()) {
         orphan = Number((await killed.next("process")).body.systemProcessId);
         assert.ok(orphan > 0 && isAlive(orphan));
         killed.adapterProcess?.kill("SIGKILL");
-        await waitUntil(() => !isAlive(orphan), 15000, `the launched program ${orphan} to end after its adapter was killed`);
+        await waitUntil(() => !isAlive(orphan), 15000, `the launched program ${orphan} to end after its adapter was killed`).catch((error: Error) => {
+          throw new Error(`${error.message}; ${processFacts(orphan)}`);
+        });
       } finally {
         if (orphan > 0 && isAlive(orphan)) process.kill(orphan, "SIGKILL");
         await killed.stop();
@@ -172,7 +175,7 @@ for (const python of pythons()) {
         await detached.disconnectRequest({ terminateDebuggee: false });
         await detached.stop();
         await new Promise((resolve) => setTimeout(resolve, 1500));
-        assert.ok(isAlive(pid), "a detached program runs on after its adapter ended");
+        assert.ok(isAlive(pid), `a detached program runs on after its adapter ended; ${processFacts(pid)}`);
       } finally {
         if (pid > 0 && isAlive(pid)) process.kill(pid, "SIGKILL");
         await detached.stop();
@@ -215,4 +218,14 @@ for (const python of pythons()) {
       });
     }
   });
+}
+
+/** What /proc says of a process, for a failure's message. */
+function processFacts(pid: number): string {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").filter((line) => /^(State|PPid|Threads|SigCgt|SigBlk|SigIgn):/.test(line));
+    return status.join(", ");
+  } catch {
+    return `no /proc/${pid}`;
+  }
 }

@@ -263,12 +263,23 @@ export class RecordingClient extends DebugClient {
   }
 }
 
+/**
+ * Whether the process runs. A zombie has ended: a program whose parent (the adapter) was
+ * killed is reparented to the machine's init, which may reap it only later, and until
+ * then `kill(pid, 0)` still succeeds (Linux: its state in /proc is Z).
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch {
+    return process.platform !== "linux";
   }
 }
 

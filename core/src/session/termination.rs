@@ -263,7 +263,7 @@ impl Session {
         if let Some(launch) = self.program.as_mut() {
             launch.process.gone();
             if let Some(process) = launch.process.spawned {
-                ctx.process_exited(process);
+                ctx.disown_process(process);
             }
             ctx.log(
                 LogLevel::Info,

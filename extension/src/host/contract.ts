@@ -195,6 +195,7 @@ export type Output =
   | { "type": "close", conn: ConnectionId, }
   | { "type": "spawn", process: ProcessId, argv: Array<string>, /** Absent: the host's own working directory. */ cwd?: string, env: { [name: string]: string | null }, }
   | { "type": "kill", target: KillTarget, signal: Signal, tree: boolean, }
+  | { "type": "disown", process: ProcessId, }
   | { "type": "setTimer", timer: TimerId, afterMs: number, }
   | { "type": "cancelTimer", timer: TimerId, }
   | { "type": "gatherFacts", request: FactRequestId, queries: Array<FactQuery>, }

@@ -244,6 +244,8 @@ export class EngineHost implements ClientHost {
         return runtime.processes.spawn(output);
       case "kill":
         return runtime.processes.kill(output.target, output.signal, output.tree);
+      case "disown":
+        return runtime.processes.disown(output.process);
       case "setTimer":
         return runtime.timers.setTimer(output.timer, output.afterMs);
       case "cancelTimer":

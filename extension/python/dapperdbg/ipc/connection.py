@@ -75,8 +75,10 @@ class Connection:
         self._next_seq = 1
         self._closed = False
         # Whether read_loop ended because the other end closed (or reset) the connection,
-        # not because this process closed it (at exit, in os._exit).
+        # not because this process closed it (at exit, in os._exit). A failed write marks
+        # the connection closed too, but that is the peer's doing.
         self.ended_by_peer = False
+        self._closed_here = False
 
     @property
     def closed(self) -> bool:
@@ -136,12 +138,12 @@ class Connection:
                 except OSError as error:
                     # After our own close() (at exit) a failing read is expected.
                     reason = None if self._closed else f"read failed: {error}"
-                    self.ended_by_peer = not self._closed
+                    self.ended_by_peer = not self._closed_here
                     break
                 if not data:
                     if decoder.pending_bytes:
                         reason = "the connection closed in the middle of a frame"
-                    self.ended_by_peer = not self._closed
+                    self.ended_by_peer = not self._closed_here
                     break
                 for kind, message in decoder.feed(data):
                     if kind != KIND_TO_DEBUGGEE:
@@ -155,11 +157,13 @@ class Connection:
     def abandon_after_fork(self) -> None:
         """In a fork child: stop using the socket copied from the parent. Only this
         process's descriptor is closed; a shutdown would end the parent's connection."""
+        self._closed_here = True
         self._closed = True
         with contextlib.suppress(OSError):
             self._sock.close()
 
     def close(self) -> None:
+        self._closed_here = True
         self._closed = True
         with contextlib.suppress(OSError):
             self._sock.shutdown(socket.SHUT_RDWR)

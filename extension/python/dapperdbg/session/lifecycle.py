@@ -106,12 +106,17 @@ def start_reader(debugger: Debugger, connection: Connection,
     ``on_message`` for each message and ``on_end`` once it ends."""
 
     def read() -> None:
-        reason = connection.read_loop(on_message)
-        # After dapper/detach the engine closes on purpose: how the close looks from here
-        # (a reset, say) is no failure.
-        if reason and not debugger.detach_requested:
-            print(f"dapper: the debugger connection failed: {reason}", file=sys.stderr)
-        on_end()
+        try:
+            reason = connection.read_loop(on_message)
+            # After dapper/detach the engine closes on purpose: how the close looks from
+            # here (a reset, say) is no failure. The engine read this process's stderr
+            # too, so it may be a broken pipe now: the line must not cost the detach.
+            if reason and not debugger.detach_requested:
+                with contextlib.suppress(Exception):
+                    print(f"dapper: the debugger connection failed: {reason}",
+                          file=sys.stderr, flush=True)
+        finally:
+            on_end()
 
     reader = threading.Thread(target=read, name="dapper.ipc", daemon=True)
     reader.start()

@@ -142,6 +142,24 @@ test("killAll and dispose kill every tree; reports stop after dispose", { skip: 
   await processes.whenAllExited();
 });
 
+test("a disowned process runs on when the host goes away, and is reported no more", { skip: !posix }, async () => {
+  const { recorder, processes } = start([node, "-e", "setInterval(() => process.stdout.write('x'), 20)"]);
+  const spawned = await recorder.waitFor("processSpawned");
+  processes.disown(1);
+  await processes.whenAllExited();
+  processes.dispose();
+  try {
+    await delay(200);
+    assert.ok(isAlive(spawned.pid), "a debuggee left running after a detach outlives the host");
+    const reported = recorder.of("processOutput").length;
+    await delay(100);
+    assert.equal(recorder.of("processOutput").length, reported, "its output is read but not reported");
+    assert.equal(recorder.of("processExited").length, 0);
+  } finally {
+    process.kill(spawned.pid, "SIGKILL");
+  }
+});
+
 test("kill of an unknown process or a dangerous pid does nothing", () => {
   const { logger, sink } = testLogger("debug");
   const processes = new Processes(new Recorder().report, logger);

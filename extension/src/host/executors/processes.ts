@@ -113,6 +113,25 @@ export class Processes {
     if (!reached) this.logger.debug(`kill: pid ${target.pid} is not running`);
   }
 
+  /**
+   * The engine no longer owns the process (a debuggee left running after a detach): it is
+   * not killed with the others when the host goes away, and nothing more of it is
+   * reported. Its output is still read and dropped while this host lives, so that it never
+   * blocks on a full pipe.
+   */
+  disown(id: OutputOf<"disown">["process"]): void {
+    const tracked = this.live.get(id);
+    if (tracked === undefined) return;
+    this.live.delete(id);
+    for (const stream of [tracked.child.stdout, tracked.child.stderr]) {
+      stream?.removeAllListeners("data");
+      stream?.resume();
+    }
+    tracked.child.unref();
+    this.logger.debug(`Process ${id} (pid ${tracked.pid}) runs on without the debugger; no longer tracked`);
+    if (this.live.size === 0) this.emptyWaiters.splice(0).forEach((resolve) => resolve());
+  }
+
   /** Kills every live child and its descendants at once, synchronously. */
   killAll(): void {
     for (const [id, tracked] of this.live) {
