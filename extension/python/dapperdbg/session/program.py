@@ -86,42 +86,77 @@ def _is_zip_file(path: str) -> bool:
 _CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=]")
 
 
-def undeclared_non_utf8_error(source: bytes, path: str) -> SyntaxError | None:
-    """The SyntaxError the interpreter's file tokenizer gives for a script that is not
-    UTF-8 and declares no encoding, or None when ``source`` is not such a file.
-    ``compile`` reads bytes with another tokenizer, which reports a "(unicode error)"
-    instead (and accepts such bytes in comments); the launcher must say what
-    ``python PATH`` says."""
+def _line_of(source: bytes, offset: int) -> tuple[int, bytes, int]:
+    """The 1-based number, the text (without its end of line) and the start offset of
+    the line of ``source`` that holds byte ``offset``."""
+    start = source.rfind(b"\n", 0, offset) + 1
+    end = source.find(b"\n", offset)
+    return source.count(b"\n", 0, offset) + 1, source[start:end if end >= 0 else None], start
+
+
+def non_utf8_error(source: bytes, path: str) -> SyntaxError | None:
+    """The SyntaxError the interpreter's file tokenizer gives for a script whose bytes
+    are not UTF-8 where UTF-8 is expected, or None when ``compile`` (which reads bytes
+    with another tokenizer) already says what ``python PATH`` says. Without an encoding
+    declaration every version names the first bad byte (``compile`` reports a "(unicode
+    error)" instead, and accepts such bytes in comments); 3.14's file tokenizer also
+    reports a declared UTF-8 file (a cookie or a BOM) as a "(unicode error)" of the bad
+    line, where its ``compile`` names the byte."""
     try:
         source.decode("utf-8")
     except UnicodeDecodeError as error:
         offset = error.start
     else:
         return None
-    if source.startswith(codecs.BOM_UTF8):
+    declared = source.startswith(codecs.BOM_UTF8) or any(
+        _CODING_COOKIE.match(line) for line in source.split(b"\n", 2)[:2])
+    line, text, start = _line_of(source, offset)
+    if declared:
+        if sys.version_info < (3, 14) or not _declares_utf8(source):
+            return None
+        if line == 1 and source.startswith(codecs.BOM_UTF8):
+            text = text[len(codecs.BOM_UTF8):]
+        try:
+            text.decode("utf-8")
+        except UnicodeDecodeError as bad_line:
+            return SyntaxError(f"(unicode error) {bad_line}",
+                               (path, line, 0, text.decode("utf-8", "replace") + "\n", line, -1))
         return None
-    if any(_CODING_COOKIE.match(line) for line in source.split(b"\n", 2)[:2]):
-        return None
-    line = source.count(b"\n", 0, offset) + 1
-    if sys.version_info[:2] == (3, 10):
-        line += 1  # 3.10's tokenizer counts one line too many here.
     pep = ("https://peps.python.org/pep-0263/" if sys.version_info >= (3, 11)
            else "https://python.org/dev/peps/pep-0263/")
-    if sys.version_info >= (3, 14):
-        # 3.14's tokenizer names the line (the first two, read together while it looks for
-        # a coding cookie, count as line 1) and shows it with a caret under the byte.
-        line = max(line, 2) - 1 if line <= 2 else line
-        start = source.rfind(b"\n", 0, offset) + 1
-        end = source.find(b"\n", offset)
-        text = source[start:end if end >= 0 else len(source)]
-        column = len(text[:offset - start].decode("utf-8", "replace")) + 1
-        return SyntaxError(
-            f"Non-UTF-8 code starting with '\\x{source[offset]:02x}' in file {path} on line "
-            f"{line}, but no encoding declared; see {pep} for details",
-            (path, line, column, text.decode("utf-8", "replace") + "\n"))
-    return SyntaxError(
-        f"Non-UTF-8 code starting with '\\x{source[offset]:02x}' in file {path} on line "
-        f"{line}, but no encoding declared; see {pep} for details")
+    byte = f"\\x{source[offset]:02x}"
+
+    def message(line: int) -> str:
+        return (f"Non-UTF-8 code starting with '{byte}' in file {path} on line {line}, "
+                f"but no encoding declared; see {pep} for details")
+
+    if sys.version_info < (3, 14):
+        if sys.version_info[:2] == (3, 10):
+            line += 1  # 3.10's tokenizer counts one line too many here.
+        return SyntaxError(message(line))
+    # 3.14's tokenizer names the line (the first two, read together while it looks for a
+    # coding cookie, count as line 1) and shows it with a caret under the byte.
+    if line == 2:
+        line = 1
+    column = len(text[:offset - start].decode("utf-8", "replace")) + 1
+    return SyntaxError(message(line),
+                       (path, line, column, text.decode("utf-8", "replace"), line, column))
+
+
+def _declares_utf8(source: bytes) -> bool:
+    """Whether a source that declares its encoding (a BOM or a coding cookie) declares
+    UTF-8, under any of the names Python knows it by."""
+    if source.startswith(codecs.BOM_UTF8):
+        return True
+    for line in source.split(b"\n", 2)[:2]:
+        cookie = _CODING_COOKIE.match(line)
+        if cookie is not None:
+            name = re.match(rb"[ \t]*([-\w.]+)", line[cookie.end():])
+            try:
+                return name is not None and codecs.lookup(name.group(1).decode()).name == "utf-8"
+            except LookupError:
+                return False
+    return False
 
 
 def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
@@ -142,9 +177,9 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
             f"[Errno {error.errno}] {error.strerror}"
         ) from None
     _set_path0(os.path.dirname(os.path.realpath(absolute)))
-    undeclared = undeclared_non_utf8_error(source, absolute)
-    if undeclared is not None:
-        raise undeclared
+    not_utf8 = non_utf8_error(source, absolute)
+    if not_utf8 is not None:
+        raise not_utf8
     hook = compile_program_hook
     if hook is not None:
         code = hook(source, absolute)
@@ -153,7 +188,9 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
     is_current = program_is_current_hook
     # A hot reload then names the top-level statements it did not run again (decoding
     # is a small fraction of the compile just done).
-    remember_source(absolute, decode_source(source))
+    # (Bad bytes the compiler let pass, in a comment on 3.9-3.13: nothing to name.)
+    with contextlib.suppress(UnicodeDecodeError):
+        remember_source(absolute, decode_source(source))
     module = _fresh_main_module()
     module.__file__ = absolute
     if sys.version_info < (3, 15):
