@@ -24,13 +24,13 @@ def continue_(debugger: Debugger, arguments: dict):
     # Every thread resumes whichever one is named (allThreadsContinued), but a request
     # that names none properly is refused rather than taken for another.
     argument(arguments, "threadId", int)
-    return Then({"allThreadsContinued": True}, debugger.resume_all)
+    return Then({"allThreadsContinued": True}, debugger.stops.resume_all)
 
 
 def _step(kind: str):
     def handler(debugger: Debugger, arguments: dict):
-        stopped = debugger.stopped_thread(argument(arguments, "threadId", int))
-        return Then(None, lambda: debugger.resume_with_step(stopped, kind))
+        stopped = debugger.stops.stopped_thread(argument(arguments, "threadId", int))
+        return Then(None, lambda: debugger.stops.resume_with_step(stopped, kind))
 
     return handler
 
@@ -42,7 +42,7 @@ step_out = _step(STEP_OUT)
 def step_in(debugger: Debugger, arguments: dict):
     """stepIn, also to one call of the line (``targetId`` from stepInTargets)."""
     thread_id = argument(arguments, "threadId", int)
-    stopped = debugger.stopped_thread(thread_id)
+    stopped = debugger.stops.stopped_thread(thread_id)
     target = None
     target_id = argument(arguments, "targetId", int, None)
     if target_id is not None:
@@ -52,7 +52,7 @@ def step_in(debugger: Debugger, arguments: dict):
                 f"Unknown or expired step-in target {target_id!r} for thread "
                 f"{thread_id} (targets are given for its top frame, until it resumes)")
         target = found[2]
-    return Then(None, lambda: debugger.resume_with_step(stopped, STEP_INTO, target))
+    return Then(None, lambda: debugger.stops.resume_with_step(stopped, STEP_INTO, target))
 
 
 def step_in_targets(debugger: Debugger, arguments: dict):
@@ -74,10 +74,10 @@ def step_in_targets(debugger: Debugger, arguments: dict):
 
 
 def pause(debugger: Debugger, arguments: dict):
-    thread_ident = debugger.thread_to_pause(argument(arguments, "threadId", int))
+    thread_ident = debugger.stops.thread_to_pause(argument(arguments, "threadId", int))
     if thread_ident is None:
         return None
-    return Then(None, lambda: debugger.pause(thread_ident))
+    return Then(None, lambda: debugger.stops.pause(thread_ident))
 
 
 def goto_targets(debugger: Debugger, arguments: dict):
@@ -97,7 +97,7 @@ def goto(debugger: Debugger, arguments: dict):
     thread_id = argument(arguments, "threadId", int)
     line = argument(arguments, "targetId", int)
     offset = debugger.line_offset
-    stopped = debugger.stopped_thread(thread_id)
+    stopped = debugger.stops.stopped_thread(thread_id)
     if stopped.running:
         raise RequestError(f"Thread {thread_id} is not stopped at a line of Python code")
     frame = stopped.frame
@@ -122,4 +122,4 @@ def goto(debugger: Debugger, arguments: dict):
         raise RequestError(f"Cannot jump: {error}") from None
     except ValueError as error:
         raise RequestError(f"Cannot jump to line {line - offset}: {error}") from None
-    return Then({}, lambda: debugger.announce_stop(stopped, "goto"))
+    return Then({}, lambda: debugger.stops.announce_stop(stopped, "goto"))

@@ -22,7 +22,7 @@ def hot_reload(debugger: Debugger, arguments: dict):
     path = source_path(arguments, "dapper/hotReload")
     while_running = argument(arguments, "whileRunning", bool, False)
     new_source = argument(arguments, "content", str, None)
-    if not while_running and not debugger.stopped_threads():
+    if not while_running and not debugger.stops.stopped_threads():
         raise RequestError("The program is running: pause it first, or ask for whileRunning")
     try:
         body = debugger.hot_reload(path, new_source, while_running)
@@ -53,7 +53,7 @@ def restart_frame(debugger: Debugger, arguments: dict):
     reload of its function the restart runs the old code once; the new code runs from
     the next call (docs/hot-reload.md)."""
     entry = debugger.inspector.frame(argument(arguments, "frameId", int))
-    stopped = debugger.stopped_thread(entry.thread_id)
+    stopped = debugger.stops.stopped_thread(entry.thread_id)
     frame = entry.frame
     name = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
     if stopped.running or frame is not stopped.frame:
@@ -81,4 +81,4 @@ def restart_frame(debugger: Debugger, arguments: dict):
     body = {"reboundFrames": 1, "runsOldCode": plan.runs_old_code, "notes": plan.notes}
     if plan.runs_old_code:
         debugger.send_output(f"Restarted {name}: {plan.notes[-1]}.\n")
-    return Then(body, lambda: debugger.announce_stop(stopped, "restart"))
+    return Then(body, lambda: debugger.stops.announce_stop(stopped, "restart"))

@@ -48,7 +48,7 @@ REPL_SECONDS = 10.0
 
 def _on_stopped_thread(debugger: Debugger, thread_id: int, work: Callable[[], dict],
                        seconds: float):
-    stopped = debugger.stopped_thread(thread_id)
+    stopped = debugger.stops.stopped_thread(thread_id)
     signal = stopped.resume
     try:
         if getattr(stopped, "running", False) or not isinstance(signal, ResumeSignal):
@@ -76,7 +76,7 @@ def stack_trace(debugger: Debugger, arguments: dict):
     thread_id = argument(arguments, "threadId", int)
     start = argument(arguments, "startFrame", int, 0)
     levels = argument(arguments, "levels", int, 0)
-    stopped = debugger.stopped_thread(thread_id)
+    stopped = debugger.stops.stopped_thread(thread_id)
     return debugger.inspector.stack_trace(thread_id, stopped.frame, max(start, 0), levels)
 
 
@@ -86,7 +86,7 @@ def scopes(debugger: Debugger, arguments: dict):
 
 def exception_info(debugger: Debugger, arguments: dict):
     thread_id = argument(arguments, "threadId", int)
-    stopped = debugger.stopped_thread(thread_id)
+    stopped = debugger.stops.stopped_thread(thread_id)
     if stopped.exception is None:
         raise RequestError(f"Thread {thread_id} did not stop because of an exception")
     return stopped.exception.info()

@@ -1,22 +1,15 @@
-"""The debugger's state inside the debuggee: configuration, breakpoints, the tracer,
-and the threads stopped in it.
+"""The debugger's state inside the debuggee: configuration, breakpoints, the tracer
+and what it reports (breakpoints reached, steps ended, exceptions), and the detach.
 
-Threads stop on their own stack (inside a tracer callback) and block until the IPC
-thread resumes them. Whatever happens to the connection, a stopped thread is released:
+The threads stopped in it, and stopping and resuming them together, are
+session/stops.py's. Whatever happens to the connection, a stopped thread is released:
 when the engine goes away, breakpoints are dropped and every thread runs on.
-
-All threads stop together: when one thread stops, every other user thread is asked to
-park on the next line of user code it runs (quietly: only the first stop is announced,
-with ``allThreadsStopped: true``; a thread that reaches a breakpoint of its own meanwhile
-stops there quietly too). A thread blocked outside Python code meanwhile is
-shown where it is. Any resume (continue or a step) releases them all.
 """
 
 from __future__ import annotations
 
 import sys
 import threading
-import time
 import types
 
 from ..breakpoints.exception_filters import (
@@ -28,7 +21,7 @@ from ..breakpoints.exception_filters import (
 )
 from ..breakpoints.exception_stops import ExceptionStop, innermost_frame
 from ..breakpoints.store import Breakpoint, BreakpointStore
-from ..common.errors import RequestError, report_internal_error
+from ..common.errors import report_internal_error
 from ..common.library_code import is_library_canonical
 from ..common.paths import PathCache, is_debugger_path, is_runpy_path
 from ..inspection.inspector import Inspector
@@ -41,9 +34,8 @@ from ..tracing import StepState, choose_backend_name, create_tracer
 from ..tracing.base import STEP_ENTRY, STEP_PARK, STEP_PAUSE
 from ..tracing.fast_paths import copies_notice
 from . import breakpoint_hook, hot_reload, program
+from .stops import Stops
 from .threads import (
-    DEBUGGER_THREAD_PREFIX,
-    StoppedThread,
     ThreadRegistry,
     install_thread_events,
     uninstall_thread_events,
@@ -54,9 +46,6 @@ _STOP_REASONS = {STEP_ENTRY: "entry", STEP_PAUSE: "pause"}
 # carries the file's pending breakpoints (sent by the IPC thread; it is normally a matter
 # of microseconds) before it runs on, leaving the announcement to that thread.
 ANSWER_WAIT_SECONDS = 1.0
-# How long a paused thread may take to reach a line of Python code before it is
-# announced stopped where it is (blocked outside Python code).
-PAUSE_GRACE_SECONDS = 0.3
 
 
 class Debugger:
@@ -87,16 +76,11 @@ class Debugger:
         # The DAPPER_* variables the launcher took out of os.environ, kept for the
         # child-process support to hand on.
         self.environment = None
-        self._lock = threading.Lock()
-        self._stopped: dict[int, StoppedThread] = {}
         self._detached = False
+        self.stops = Stops(self)
         # Threads currently inside the debugger (evaluating a condition, stopped): a
         # breakpoint reached from there is ignored rather than re-entered.
-        self._busy: set[int] = set()
-        # True from the first stop until the next resume: every thread is stopped.
-        self._all_stopped = False
-        # Thread ident -> the step it had when it was asked to park (restored on resume).
-        self._parked_steps: dict[int, StepState | None] = {}
+        self.busy: set[int] = set()
         self.exception_filters: ExceptionFilters = DEFAULT_FILTERS
         # Thread ident -> the exception last stopped on for raised / userUnhandled, so
         # that one exception stops once however many frames it passes through.
@@ -187,17 +171,10 @@ class Debugger:
         except Exception:
             report_internal_error("code run by exec")
 
-    def _settle_tracing(self) -> None:
-        """Let the tracer stop tracing if nothing needs it (never while a thread is
-        stopped: it sits in a trace event, where a goto may still jump)."""
-        with self._lock:  # A thread registers its stop under this lock.
-            if not self._stopped and not self._all_stopped:
-                self.tracer.settle_tracing()
-
     def set_exception_filters(self, filters: ExceptionFilters) -> None:
         self.exception_filters = filters
         self.tracer.set_watch_exceptions(filters.watches_raising)
-        self._settle_tracing()
+        self.stops.settle_tracing()
 
     def tracing_started(self) -> None:
         """The tracer is installed and the program about to run: hook thread starts and
@@ -260,7 +237,7 @@ class Debugger:
             # The probe's except block, after the stop this handler raised for.
             self.tracer.deferred_stop_missed(ident, frame)
             return
-        if (ident in self._busy or self.tracer.is_ignored_thread(ident) or self._detached
+        if (ident in self.busy or self.tracer.is_ignored_thread(ident) or self._detached
                 or not self.tracer.installed or self.tracer.probe_handled(ident, frame)):
             return
         target = self.probes.targets.get(probe_id)
@@ -280,20 +257,20 @@ class Debugger:
             hit_ids = self._breakpoints_hit(frame, target.breakpoints)
         else:
             breakpoint = target.breakpoints[0]
-            self._busy.add(ident)
+            self.busy.add(ident)
             try:
                 stop = self._breakpoint_says_stop(breakpoint, frame, True, error)
             finally:
-                self._busy.discard(ident)
+                self.busy.discard(ident)
             hit_ids = [breakpoint.id] if stop else []
         if not hit_ids or self.tracer.inside_probe_condition(frame):
             return  # No stop in a function a breakpoint's condition called.
         if error is not None:
             # Called from the probe's except block, which cannot be left by a jump: the
             # thread stops here (a goto is refused with CPython's reason).
-            self._stop(frame, "breakpoint", hit_ids)
+            self.stops.stop(frame, "breakpoint", hit_ids)
             return
-        self.tracer.stop_at_next_event(frame, lambda: self._stop(frame, "breakpoint", hit_ids))
+        self.tracer.stop_at_next_event(frame, lambda: self.stops.stop(frame, "breakpoint", hit_ids))
 
     def _file_instrumented(self, canonical: str, module) -> None:
         """The import finder compiled a file with probes, just before its code runs:
@@ -307,28 +284,28 @@ class Debugger:
         hit_ids = self._breakpoints_hit(frame, breakpoints)
         if not hit_ids or self.tracer.inside_probe_condition(frame):
             return False  # No stop in a function a breakpoint's condition called.
-        self._stop(frame, reason, hit_ids)
+        self.stops.stop(frame, reason, hit_ids)
         return True
 
     def _breakpoints_hit(self, frame: types.FrameType, breakpoints: tuple) -> list[int]:
         """The ids of the breakpoints reached in ``frame`` that say stop (each one's hit
         counted, its log message written)."""
         ident = threading.get_ident()
-        if ident in self._busy or self.tracer.is_ignored_thread(ident) or self._detached:
+        if ident in self.busy or self.tracer.is_ignored_thread(ident) or self._detached:
             return []
-        self._busy.add(ident)
+        self.busy.add(ident)
         try:
             return [bp.id for bp in breakpoints if self._breakpoint_says_stop(bp, frame)]
         finally:
-            self._busy.discard(ident)
+            self.busy.discard(ident)
 
     def breakpoint_called(self, frame: types.FrameType) -> None:
         """``breakpoint()`` ran in ``frame`` (session/breakpoint_hook.py): stop there."""
         ident = threading.get_ident()
-        if (ident in self._busy or self.tracer.is_ignored_thread(ident) or self._detached
+        if (ident in self.busy or self.tracer.is_ignored_thread(ident) or self._detached
                 or not self.tracer.installed or self.tracer.inside_probe_condition(frame)):
             return
-        self._stop(frame, "breakpoint")
+        self.stops.stop(frame, "breakpoint")
 
     def function_entered(self, frame: types.FrameType, breakpoints: tuple) -> bool:
         functions = self.store.functions
@@ -404,17 +381,17 @@ class Debugger:
 
     def step_ended(self, frame: types.FrameType, step: StepState) -> None:
         ident = threading.get_ident()
-        if ident in self._busy or self.tracer.is_ignored_thread(ident) or self._detached:
+        if ident in self.busy or self.tracer.is_ignored_thread(ident) or self._detached:
             return
         if step.kind == STEP_PARK:
-            self._stop(frame, "pause", announce=False)
+            self.stops.stop(frame, "pause", announce=False)
             return
-        self._stop(frame, _STOP_REASONS.get(step.kind, "step"))
+        self.stops.stop(frame, _STOP_REASONS.get(step.kind, "step"))
 
     # Exception breakpoints.
 
     def _exception_may_stop(self, ident: int) -> bool:
-        return not (ident in self._busy or self.tracer.is_ignored_thread(ident)
+        return not (ident in self.busy or self.tracer.is_ignored_thread(ident)
                     or self._detached)
 
     def exception_raised(self, frame: types.FrameType, exception: BaseException) -> None:
@@ -427,7 +404,7 @@ class Debugger:
                 or self._reported_exceptions.get((ident, RAISED)) is exception):
             return
         self._reported_exceptions[(ident, RAISED)] = exception
-        self._stop(frame, "exception",
+        self.stops.stop(frame, "exception",
                    exception=ExceptionStop(exception, exception.__traceback__, RAISED))
 
     def exception_unwound(self, frame: types.FrameType, exception: BaseException) -> None:
@@ -446,7 +423,7 @@ class Debugger:
         if not is_library_canonical(self.tracer.canonical(caller.f_code.co_filename)):
             return
         self._reported_exceptions[(ident, USER_UNHANDLED)] = exception
-        self._stop(frame, "exception",
+        self.stops.stop(frame, "exception",
                    exception=ExceptionStop(exception, exception.__traceback__, USER_UNHANDLED))
 
     def uncaught_exception(self, exception: BaseException, traceback) -> None:
@@ -466,192 +443,12 @@ class Debugger:
 
         frame = innermost_frame(traceback, self.tracer.is_user_frame, shown)
         if frame is not None:
-            self._stop(frame, "exception",
+            self.stops.stop(frame, "exception",
                        exception=ExceptionStop(exception, traceback, UNCAUGHT))
-
-    # Stopping and resuming.
-
-    def _stop(self, frame: types.FrameType, reason: str, hit_ids: list[int] | None = None,
-              exception: ExceptionStop | None = None, announce: bool = True):
-        ident = threading.get_ident()
-        # Busy first: what runs below (even constructors of library classes) must never
-        # reach a breakpoint and stop this thread a second time.
-        self._busy.add(ident)
-        try:
-            thread_id = self.threads.id_for(threading.current_thread())
-            stopped = StoppedThread(thread_id, ident, frame, reason, exception)
-            self.tracer.set_step(ident, None)
-            body = {"reason": reason, "threadId": thread_id, "allThreadsStopped": True}
-            if hit_ids:
-                body["hitBreakpointIds"] = hit_ids
-            if exception is not None:
-                body.update(exception.stopped_fields())
-            if announce:
-                # Before the client hears of the stop (and the user edits a file).
-                hot_reload.note_stop(self, ident, frame)
-            with self._lock:
-                if self._detached or (not announce and not self._all_stopped):
-                    # Detached, or a thread parking after everything was resumed.
-                    return
-                # Registered and announced under the lock that resuming takes, so that a
-                # `continue` is never processed between the two (which would leave the
-                # client believing a running thread is stopped).
-                self._stopped[thread_id] = stopped
-                if not self._all_stopped:
-                    self._all_stopped = True
-                    self._park_other_threads(ident)
-                    # Only the stop that stops every thread is announced: a thread that
-                    # reaches its own breakpoint meanwhile is shown stopped there.
-                    if announce:
-                        self.connection.send_event("stopped", body)
-            stopped.resume.wait()
-        finally:
-            self._busy.discard(ident)
-
-    def _park_other_threads(self, stopping_ident: int) -> None:
-        """Ask every other user thread to stop at its next line of user code. Called with
-        the lock held, by the thread that stops first."""
-        tracer = self.tracer
-        for thread in threading.enumerate():
-            ident = thread.ident
-            if (ident is None or ident == stopping_ident or tracer.is_ignored_thread(ident)
-                    or thread.name.startswith(DEBUGGER_THREAD_PREFIX)):
-                continue
-            previous = tracer.step_of(ident)
-            # A pending pause is fulfilled by this stop; other steps go on after it.
-            self._parked_steps[ident] = (
-                None if previous is None or previous.kind in (STEP_PAUSE, STEP_PARK)
-                else previous)
-            self.tracer.set_step(ident, StepState(STEP_PARK))
-
-    def _end_all_stopped(self) -> None:
-        """Called with the lock held when every thread resumes: parking requests that
-        were not reached yet are withdrawn and earlier steps restored."""
-        self._all_stopped = False
-        parked, self._parked_steps = self._parked_steps, {}
-        for ident, previous in parked.items():
-            current = self.tracer.step_of(ident)
-            if current is None or current.kind == STEP_PARK:
-                self.tracer.set_step(ident, previous)
-
-    def stopped_thread(self, thread_id) -> StoppedThread:
-        """The stopped thread ``thread_id``. While all threads are stopped, a thread that
-        has not parked yet (it is blocked outside Python code) is given as it is now."""
-        with self._lock:
-            stopped = self._stopped.get(thread_id)
-            all_stopped = self._all_stopped
-        if stopped is not None:
-            return stopped
-        if all_stopped:
-            thread = self.threads.thread(thread_id)
-            ident = thread.ident if thread is not None else None
-            frame = sys._current_frames().get(ident) if ident is not None else None
-            frame = self._outside_debugger(frame)
-            if frame is not None and not self.tracer.is_ignored_thread(ident):
-                running = StoppedThread(thread_id, ident, frame, "pause", running=True)
-                running.resume.set()  # It cannot run work: it is not waiting.
-                return running
-        raise RequestError(f"Thread {thread_id!r} is not stopped")
 
     def hot_reload(self, path: str, new_source: str | None, while_running: bool) -> dict:
         """Reload a loaded file in place; the result body (session/hot_reload.py)."""
         return hot_reload.reload(self, path, new_source, while_running)
-
-    def stopped_threads(self) -> list[StoppedThread]:
-        """The threads stopped in the debugger now (none while the program runs)."""
-        with self._lock:
-            return list(self._stopped.values())
-
-    def announce_stop(self, stopped: StoppedThread, reason: str) -> None:
-        """Tell the client again that a thread that stays stopped is stopped (after a
-        goto moved it): its frames and variables are fetched anew."""
-        with self._lock:
-            if self._stopped.get(stopped.thread_id) is not stopped:
-                return
-            self.inspector.clear()
-            stopped.reason = reason
-            self.connection.send_event("stopped", {
-                "reason": reason, "threadId": stopped.thread_id, "allThreadsStopped": True})
-
-    def _outside_debugger(self, frame):
-        """A running thread caught inside the debugger (a tracer callback on its way to
-        park) is shown at the user's frame that called into it."""
-        caller = frame
-        while caller is not None and is_debugger_path(
-                self.tracer.canonical(caller.f_code.co_filename)):
-            caller = caller.f_back
-        return caller if caller is not None else frame
-
-    def resume_all(self) -> None:
-        with self._lock:
-            released = list(self._stopped.values())
-            self._stopped.clear()
-            self.inspector.clear()
-            self.step_in_targets.clear()
-            self._end_all_stopped()
-        for stopped in released:
-            stopped.resume.set()
-        self._settle_tracing()
-
-    def resume_with_step(self, stopped: StoppedThread, kind: str,
-                         target: str | None = None) -> None:
-        """Release every thread, ``stopped`` with a step to do (over, into, out; into
-        one call of the line when ``target`` names it)."""
-        with self._lock:
-            if not stopped.running and self._stopped.get(stopped.thread_id) is not stopped:
-                return  # Already released (continue, or the engine went away).
-            released = list(self._stopped.values())
-            self._stopped.clear()
-            self.inspector.clear()
-            self.step_in_targets.clear()
-            self._end_all_stopped()
-            step = StepState(kind, stopped.frame, target, stopped.frame.f_lineno)
-            self.tracer.set_step(stopped.ident, step)
-        for thread in released:
-            thread.resume.set()
-
-    def thread_to_pause(self, thread_id) -> int | None:
-        """The ident of the running thread ``thread_id``; None if it is already stopped.
-        Raises RequestError when there is no such thread."""
-        with self._lock:
-            if thread_id in self._stopped or self._all_stopped:
-                return None
-        thread = self.threads.thread(thread_id)
-        if thread is None or not thread.is_alive() or thread.ident is None:
-            raise RequestError(f"Thread {thread_id!r} does not exist")
-        return thread.ident
-
-    def pause(self, thread_ident: int) -> None:
-        """Stop the thread on the next line of user code it runs (reason "pause"). A
-        thread that runs no Python code for a moment (blocked in a sleep, a read, a
-        lock) is announced stopped where it is instead, so that pause always answers."""
-        if self._detached:
-            return
-        self.tracer.set_step(thread_ident, StepState(STEP_PAUSE))
-        watcher = threading.Thread(target=self._pause_if_blocked, args=(thread_ident,),
-                                   name=f"{DEBUGGER_THREAD_PREFIX}pause", daemon=True)
-        watcher.start()
-
-    def _pause_if_blocked(self, thread_ident: int) -> None:
-        self.tracer.ignore_thread(threading.get_ident())
-        time.sleep(PAUSE_GRACE_SECONDS)
-        with self._lock:
-            step = self.tracer.step_of(thread_ident)
-            if self._detached or self._all_stopped or step is None or step.kind != STEP_PAUSE:
-                return  # It stopped (or something else did) meanwhile.
-            thread = next((t for t in threading.enumerate() if t.ident == thread_ident), None)
-            if thread is None:
-                return
-            self._all_stopped = True
-            # The paused thread itself parks, quietly, once it runs Python code again.
-            self._park_other_threads(-1)
-            self.connection.send_event("stopped", {
-                "reason": "pause", "threadId": self.threads.id_for(thread),
-                "allThreadsStopped": True})
-
-    def request_entry_stop(self) -> None:
-        """stopOnEntry: stop the calling (main) thread on the first line of user code."""
-        self.tracer.set_step(threading.get_ident(), StepState(STEP_ENTRY))
 
     def breakpoints_changed(self) -> None:
         # Probes first: the tracer's verdicts read which lines the new copies handle.
@@ -662,15 +459,14 @@ class Debugger:
         self.tracer.lines_need_tracing = self.probes.lines_need_tracing
         self.tracer.breakpoints_changed()
         self._watch_foreign_code()
-        self._settle_tracing()
+        self.stops.settle_tracing()
 
     def detach(self) -> None:
         """The engine is gone: drop breakpoints and steps, release every thread, never
         stop again. The program runs on."""
-        with self._lock:
+        with self.stops.lock:
             self._detached = True
-            self._all_stopped = False
-            self._parked_steps = {}
+            self.stops.forget_parking()
         self.store.clear()
         self.tracer.cancel_steps()
         try:
@@ -679,7 +475,7 @@ class Debugger:
             self.tracer.breakpoints_changed()
         except Exception as error:  # The program must keep running whatever happens.
             print(f"dapper: could not clear breakpoints: {error}", file=sys.stderr)
-        self.resume_all()
+        self.stops.resume_all()
         self.configuration_done.set()
 
     def remove_from_process(self) -> None:
@@ -711,7 +507,7 @@ class Debugger:
     def attach(self) -> None:
         """A debugger attached to a listening program (python -m dapperdbg --listen) and
         finished configuring: stops are allowed again until the next ``detach``."""
-        with self._lock:
+        with self.stops.lock:
             self._detached = False
             self.detach_requested = False
 

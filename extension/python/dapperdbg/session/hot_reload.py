@@ -41,7 +41,7 @@ def reload(debugger: Debugger, path: str, new_source: str | None,
            while_running: bool) -> dict:
     """Reload ``path`` in the program; returns the result body. Raises the engine's
     ``ReloadError`` (with nothing changed) for a file it cannot reload."""
-    stopped = debugger.stopped_threads()
+    stopped = debugger.stops.stopped_threads()
     frames = {thread.ident: thread.frame for thread in stopped}
     canonical = canonical_path(path)
     copies = _copies(debugger, canonical)
@@ -145,7 +145,7 @@ def body_of(debugger: Debugger, result: ReloadResult, old_frames: list) -> dict:
     """The DAP body, frames running old code named by the ids the client knows."""
     body = result.to_body()
     threads = {thread.ident: thread for thread in threading.enumerate()}
-    stopped = {thread.ident: thread for thread in debugger.stopped_threads()}
+    stopped = {thread.ident: thread for thread in debugger.stops.stopped_threads()}
     offset = debugger.line_offset
     named = []
     for ident, frame in old_frames:

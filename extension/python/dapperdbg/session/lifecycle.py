@@ -180,7 +180,7 @@ def run_program(arguments, debugger: Debugger, trace: bool) -> int:
     if trace:
         start_tracing(debugger)
         if debugger.launch_configuration.get("stopOnEntry"):
-            debugger.request_entry_stop()
+            debugger.stops.request_entry_stop()
     return program.run_prepared(run)
 
 

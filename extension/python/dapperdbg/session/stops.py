@@ -1,0 +1,245 @@
+"""The threads stopped in the debugger: stopping one (and with it every other user
+thread), showing them, and resuming them all.
+
+A thread stops on its own stack (inside a tracer callback) and blocks until the IPC
+thread resumes it. All threads stop together: when one thread stops, every other user
+thread is asked to park on the next line of user code it runs (quietly: only the first
+stop is announced, with ``allThreadsStopped: true``; a thread that reaches a breakpoint of
+its own meanwhile stops there quietly too). A thread blocked outside Python code meanwhile
+is shown where it is. Any resume (continue or a step) releases them all.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import types
+from typing import TYPE_CHECKING
+
+from ..breakpoints.exception_stops import ExceptionStop
+from ..common.errors import RequestError
+from ..common.paths import is_debugger_path
+from ..tracing import StepState
+from ..tracing.base import STEP_ENTRY, STEP_PARK, STEP_PAUSE
+from . import hot_reload
+from .threads import DEBUGGER_THREAD_PREFIX, StoppedThread
+
+if TYPE_CHECKING:
+    from .debugger import Debugger
+
+# How long a paused thread may take to reach a line of Python code before it is
+# announced stopped where it is (blocked outside Python code).
+PAUSE_GRACE_SECONDS = 0.3
+
+
+class Stops:
+    """The stopped threads of one debugger, under the lock that stopping and resuming
+    take (the debugger's detach takes it too)."""
+
+    def __init__(self, debugger: Debugger) -> None:
+        self._debugger = debugger
+        self.lock = threading.Lock()
+        self._stopped: dict[int, StoppedThread] = {}
+        # True from the first stop until the next resume: every thread is stopped.
+        self._all_stopped = False
+        # Thread ident -> the step it had when it was asked to park (restored on resume).
+        self._parked_steps: dict[int, StepState | None] = {}
+
+    def settle_tracing(self) -> None:
+        """Let the tracer stop tracing if nothing needs it (never while a thread is
+        stopped: it sits in a trace event, where a goto may still jump)."""
+        with self.lock:  # A thread registers its stop under this lock.
+            if not self._stopped and not self._all_stopped:
+                self._debugger.tracer.settle_tracing()
+
+    def forget_parking(self) -> None:
+        """Called with the lock held when the debugger detaches: nothing stays stopped
+        and no thread is asked to park any more."""
+        self._all_stopped = False
+        self._parked_steps = {}
+
+    def stop(self, frame: types.FrameType, reason: str, hit_ids: list[int] | None = None,
+             exception: ExceptionStop | None = None, announce: bool = True) -> None:
+        """Stop the calling thread in ``frame`` until a resume (and every other user
+        thread with it, if it is the first); ``announce``: tell the client, unless it
+        is a thread parking quietly."""
+        debugger = self._debugger
+        ident = threading.get_ident()
+        # Busy first: what runs below (even constructors of library classes) must never
+        # reach a breakpoint and stop this thread a second time.
+        debugger.busy.add(ident)
+        try:
+            thread_id = debugger.threads.id_for(threading.current_thread())
+            stopped = StoppedThread(thread_id, ident, frame, reason, exception)
+            debugger.tracer.set_step(ident, None)
+            body = {"reason": reason, "threadId": thread_id, "allThreadsStopped": True}
+            if hit_ids:
+                body["hitBreakpointIds"] = hit_ids
+            if exception is not None:
+                body.update(exception.stopped_fields())
+            if announce:
+                # Before the client hears of the stop (and the user edits a file).
+                hot_reload.note_stop(debugger, ident, frame)
+            with self.lock:
+                if debugger.detached or (not announce and not self._all_stopped):
+                    # Detached, or a thread parking after everything was resumed.
+                    return
+                # Registered and announced under the lock that resuming takes, so that a
+                # `continue` is never processed between the two (which would leave the
+                # client believing a running thread is stopped).
+                self._stopped[thread_id] = stopped
+                if not self._all_stopped:
+                    self._all_stopped = True
+                    self._park_other_threads(ident)
+                    # Only the stop that stops every thread is announced: a thread that
+                    # reaches its own breakpoint meanwhile is shown stopped there.
+                    if announce:
+                        debugger.connection.send_event("stopped", body)
+            stopped.resume.wait()
+        finally:
+            debugger.busy.discard(ident)
+
+    def _park_other_threads(self, stopping_ident: int) -> None:
+        """Ask every other user thread to stop at its next line of user code. Called with
+        the lock held, by the thread that stops first."""
+        tracer = self._debugger.tracer
+        for thread in threading.enumerate():
+            ident = thread.ident
+            if (ident is None or ident == stopping_ident or tracer.is_ignored_thread(ident)
+                    or thread.name.startswith(DEBUGGER_THREAD_PREFIX)):
+                continue
+            previous = tracer.step_of(ident)
+            # A pending pause is fulfilled by this stop; other steps go on after it.
+            self._parked_steps[ident] = (
+                None if previous is None or previous.kind in (STEP_PAUSE, STEP_PARK)
+                else previous)
+            tracer.set_step(ident, StepState(STEP_PARK))
+
+    def _end_all_stopped(self) -> None:
+        """Called with the lock held when every thread resumes: parking requests that
+        were not reached yet are withdrawn and earlier steps restored."""
+        self._all_stopped = False
+        parked, self._parked_steps = self._parked_steps, {}
+        for ident, previous in parked.items():
+            current = self._debugger.tracer.step_of(ident)
+            if current is None or current.kind == STEP_PARK:
+                self._debugger.tracer.set_step(ident, previous)
+
+    def stopped_thread(self, thread_id) -> StoppedThread:
+        """The stopped thread ``thread_id``. While all threads are stopped, a thread that
+        has not parked yet (it is blocked outside Python code) is given as it is now."""
+        with self.lock:
+            stopped = self._stopped.get(thread_id)
+            all_stopped = self._all_stopped
+        if stopped is not None:
+            return stopped
+        if all_stopped:
+            thread = self._debugger.threads.thread(thread_id)
+            ident = thread.ident if thread is not None else None
+            frame = sys._current_frames().get(ident) if ident is not None else None
+            frame = self._outside_debugger(frame)
+            if frame is not None and not self._debugger.tracer.is_ignored_thread(ident):
+                running = StoppedThread(thread_id, ident, frame, "pause", running=True)
+                running.resume.set()  # It cannot run work: it is not waiting.
+                return running
+        raise RequestError(f"Thread {thread_id!r} is not stopped")
+
+    def stopped_threads(self) -> list[StoppedThread]:
+        """The threads stopped in the debugger now (none while the program runs)."""
+        with self.lock:
+            return list(self._stopped.values())
+
+    def announce_stop(self, stopped: StoppedThread, reason: str) -> None:
+        """Tell the client again that a thread that stays stopped is stopped (after a
+        goto moved it): its frames and variables are fetched anew."""
+        with self.lock:
+            if self._stopped.get(stopped.thread_id) is not stopped:
+                return
+            self._debugger.inspector.clear()
+            stopped.reason = reason
+            self._debugger.connection.send_event("stopped", {
+                "reason": reason, "threadId": stopped.thread_id, "allThreadsStopped": True})
+
+    def _outside_debugger(self, frame):
+        """A running thread caught inside the debugger (a tracer callback on its way to
+        park) is shown at the user's frame that called into it."""
+        caller = frame
+        while caller is not None and is_debugger_path(
+                self._debugger.tracer.canonical(caller.f_code.co_filename)):
+            caller = caller.f_back
+        return caller if caller is not None else frame
+
+    def _release_all(self) -> list[StoppedThread]:
+        """Called with the lock held: every thread is to run again; the stopped ones,
+        for the caller to wake once the lock is let go."""
+        released = list(self._stopped.values())
+        self._stopped.clear()
+        self._debugger.inspector.clear()
+        self._debugger.step_in_targets.clear()
+        self._end_all_stopped()
+        return released
+
+    def resume_all(self) -> None:
+        with self.lock:
+            released = self._release_all()
+        for stopped in released:
+            stopped.resume.set()
+        self.settle_tracing()
+
+    def resume_with_step(self, stopped: StoppedThread, kind: str,
+                         target: str | None = None) -> None:
+        """Release every thread, ``stopped`` with a step to do (over, into, out; into
+        one call of the line when ``target`` names it)."""
+        with self.lock:
+            if not stopped.running and self._stopped.get(stopped.thread_id) is not stopped:
+                return  # Already released (continue, or the engine went away).
+            released = self._release_all()
+            step = StepState(kind, stopped.frame, target, stopped.frame.f_lineno)
+            self._debugger.tracer.set_step(stopped.ident, step)
+        for thread in released:
+            thread.resume.set()
+
+    def thread_to_pause(self, thread_id) -> int | None:
+        """The ident of the running thread ``thread_id``; None if it is already stopped.
+        Raises RequestError when there is no such thread."""
+        with self.lock:
+            if thread_id in self._stopped or self._all_stopped:
+                return None
+        thread = self._debugger.threads.thread(thread_id)
+        if thread is None or not thread.is_alive() or thread.ident is None:
+            raise RequestError(f"Thread {thread_id!r} does not exist")
+        return thread.ident
+
+    def pause(self, thread_ident: int) -> None:
+        """Stop the thread on the next line of user code it runs (reason "pause"). A
+        thread that runs no Python code for a moment (blocked in a sleep, a read, a
+        lock) is announced stopped where it is instead, so that pause always answers."""
+        if self._debugger.detached:
+            return
+        self._debugger.tracer.set_step(thread_ident, StepState(STEP_PAUSE))
+        watcher = threading.Thread(target=self._pause_if_blocked, args=(thread_ident,),
+                                   name=f"{DEBUGGER_THREAD_PREFIX}pause", daemon=True)
+        watcher.start()
+
+    def _pause_if_blocked(self, thread_ident: int) -> None:
+        debugger = self._debugger
+        debugger.tracer.ignore_thread(threading.get_ident())
+        time.sleep(PAUSE_GRACE_SECONDS)
+        with self.lock:
+            step = debugger.tracer.step_of(thread_ident)
+            if debugger.detached or self._all_stopped or step is None or step.kind != STEP_PAUSE:
+                return  # It stopped (or something else did) meanwhile.
+            thread = next((t for t in threading.enumerate() if t.ident == thread_ident), None)
+            if thread is None:
+                return
+            self._all_stopped = True
+            # The paused thread itself parks, quietly, once it runs Python code again.
+            self._park_other_threads(-1)
+            debugger.connection.send_event("stopped", {
+                "reason": "pause", "threadId": debugger.threads.id_for(thread),
+                "allThreadsStopped": True})
+
+    def request_entry_stop(self) -> None:
+        """stopOnEntry: stop the calling (main) thread on the first line of user code."""
+        self._debugger.tracer.set_step(threading.get_ident(), StepState(STEP_ENTRY))
