@@ -333,3 +333,34 @@ def test_a_debuggee_starts_without_modules_it_does_not_need(launch, write, liste
     root = start_root(launch, program, listener)
     root.finish(0)
     assert root.stdout().strip() == "[]"
+
+
+def test_a_child_forked_by_another_thread_ends_when_that_thread_ends(
+        launch, write, listener, backend):
+    # CPython's test_threading: forked from a thread that is not the main one, the child's
+    # only thread is that one; when it returns, the process ends (status 0, no atexit).
+    # The child's session must not keep it alive, and reports that status.
+    parent = write("thread_forker.py", """
+        import os, sys, threading
+
+        def func():
+            pid = os.fork()
+            if pid == 0:
+                print("child main", threading.main_thread() is threading.current_thread(),
+                      flush=True)
+                return
+            _, status = os.waitpid(pid, 0)
+            print("parent saw", os.waitstatus_to_exitcode(status), flush=True)
+
+        thread = threading.Thread(target=func)
+        thread.start()
+        thread.join()
+    """)
+    root = start_root(launch, parent, listener, tracer=backend)
+    root.wait_event("dapper/childProcess")
+    child = listener.accept()
+    child.next()
+    configure_child(child, {})
+    assert child.event("dapper/exiting") == {"exitCode": 0}
+    root.finish(0)
+    assert root.stdout().splitlines() == ["child main True", "parent saw 0"]

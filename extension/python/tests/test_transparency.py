@@ -189,3 +189,24 @@ def test_orig_argv_is_the_interpreter_and_its_options_then_the_target(monkeypatc
     program._set_command_line(["p.py", "a"], ["p.py", "a"])
     assert sys.orig_argv == [*orig_argv[:3 if "-X" in orig_argv else 2], "p.py", "a"]
     assert sys.argv == ["p.py", "a"]
+
+
+THREADS_SEEN = """
+import _thread, json, threading
+print(json.dumps({
+    "active_count": threading.active_count(),
+    "enumerate": [t.name for t in threading.enumerate()],
+    "only_main": threading.enumerate() == [threading.main_thread()],
+}), flush=True)
+"""
+
+
+def test_the_debuggers_threads_are_not_the_programs(launch, write, tmp_path):
+    # CPython's test_threading counts threads (active_count, enumerate): the debugger's
+    # own threads (its connection's reader among them) are not in them.
+    program = write("threads_seen.py", THREADS_SEEN)
+    plain = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
+                           timeout=60, check=True)
+    debuggee = launch("--program", program)
+    run_to_exit(debuggee)
+    assert json.loads(debuggee.stdout()) == json.loads(plain.stdout)

@@ -17,6 +17,7 @@ import itertools
 import os
 import threading
 
+from ..common.debugger_threads import DebuggerThread
 from ..session.link import PARENT_SESSION_VARIABLE, SessionLink
 from .planning import Plan
 from .watcher import ExitWatcher
@@ -118,7 +119,7 @@ class ChildHooks:
         self.link.live_children.pop(pid, None)
         self._send("dapper/childProcessExited", {"pid": pid, "name": name})
 
-    def _debugger_thread(self, thread: threading.Thread) -> None:
+    def _debugger_thread(self, thread: DebuggerThread) -> None:
         with contextlib.suppress(Exception):
             self.debugger.tracer.ignore_thread(thread.ident)
 

@@ -15,13 +15,15 @@ import select
 import threading
 from collections.abc import Callable
 
+from ..common.debugger_threads import DebuggerThread, start_debugger_thread
+
 THREAD_NAME = "dapper.children"
 _POLL_SECONDS = 0.5
 
 
 class ExitWatcher:
     def __init__(self, on_exit: Callable[[int, str], None],
-                 on_thread: Callable[[threading.Thread], None] | None = None) -> None:
+                 on_thread: Callable[[DebuggerThread], None] | None = None) -> None:
         self._on_exit = on_exit
         self._on_thread = on_thread
         self._lock = threading.Lock()
@@ -30,7 +32,7 @@ class ExitWatcher:
         # reporting at that moment; and no pidfd flush() selects on is closed meanwhile.
         self._reporting = threading.RLock()
         self._children: dict[int, tuple[str, int | None]] = {}  # pid -> (name, pidfd)
-        self._thread: threading.Thread | None = None
+        self._thread: DebuggerThread | None = None
         self._wake_read, self._wake_write = None, None
 
     def track(self, pid: int, name: str) -> None:
@@ -78,8 +80,7 @@ class ExitWatcher:
         if self._thread is not None and self._thread.is_alive():
             return
         self._wake_read, self._wake_write = os.pipe()
-        self._thread = threading.Thread(target=self._run, name=THREAD_NAME, daemon=True)
-        self._thread.start()
+        self._thread = start_debugger_thread(THREAD_NAME, self._run)
         if self._on_thread is not None:
             self._on_thread(self._thread)
 

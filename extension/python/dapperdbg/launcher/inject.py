@@ -28,6 +28,7 @@ import threading
 
 from .. import children
 from ..children import fork_safety
+from ..common.debugger_threads import start_debugger_thread
 from ..common.package import restore_bytecode_setting
 from ..requests.dispatch import dispatch
 from ..session.lifecycle import ExitState, Session, finish_session, start_reader, start_tracing
@@ -60,9 +61,7 @@ def _program_name() -> str:
 def attach(address: str, token: str, session_id: str) -> None:
     """Start the session in this process; returns at once and never raises."""
     try:
-        thread = threading.Thread(target=_run, args=(address, token, session_id),
-                                  name=THREAD_NAME, daemon=True)
-        thread.start()
+        start_debugger_thread(THREAD_NAME, _run, address, token, session_id)
     except BaseException as error:  # Never into the program's own code.
         _say(f"the debugger could not attach: {error!r}")
 

@@ -27,6 +27,7 @@ import threading
 
 from .. import children
 from ..breakpoints.exception_filters import DEFAULT_FILTERS
+from ..common.debugger_threads import start_debugger_thread
 from ..common.package import restore_bytecode_setting
 from ..ipc.connection import Connection
 from ..ipc.frames import KIND_FROM_DEBUGGEE, encode_frame
@@ -154,8 +155,7 @@ class AttachedProgram:
     def listen(self, server: socket.socket) -> None:
         """Accept debuggers on ``server`` for the rest of the run."""
         self.server = server
-        thread = threading.Thread(target=self._accept_loop, name="dapper.listen", daemon=True)
-        thread.start()
+        thread = start_debugger_thread("dapper.listen", self._accept_loop)
         self.debugger.tracer.ignore_thread(thread.ident)
 
     def connect(self, host: str, port: int, timeout: float | None = None) -> None:

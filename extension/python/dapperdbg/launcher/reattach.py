@@ -13,6 +13,7 @@ import contextlib
 import os
 import threading
 
+from ..common.debugger_threads import start_debugger_thread
 from ..ipc.connection import AddressError, connect
 from ..session.debugger import Debugger
 from ..session.link import SessionLink
@@ -28,10 +29,8 @@ def watch(path: str, link: SessionLink, debugger: Debugger, name: str,
     """In a child of an attached program, once its session is running: reconnect to each
     next debugger of the parent, for as long as this process runs."""
     started = read_reattach_file(path) or {}
-    thread = threading.Thread(
-        target=_watch, args=(path, started.get("generation", 0), link, debugger, name, program),
-        name="dapper.reattach", daemon=True)
-    thread.start()
+    thread = start_debugger_thread("dapper.reattach", _watch, path,
+                                   started.get("generation", 0), link, debugger, name, program)
     debugger.tracer.ignore_thread(thread.ident)
 
 

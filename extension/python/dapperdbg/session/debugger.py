@@ -8,6 +8,7 @@ when the engine goes away, breakpoints are dropped and every thread runs on.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import types
@@ -36,6 +37,7 @@ from ..tracing.fast_paths import copies_notice
 from . import breakpoint_hook, hot_reload, program
 from .stops import Stops
 from .threads import (
+    DEBUGGER_THREAD_PREFIX,
     ThreadRegistry,
     install_thread_events,
     uninstall_thread_events,
@@ -77,6 +79,7 @@ class Debugger:
         # child-process support to hand on.
         self.environment = None
         self._detached = False
+        self._main_thread_ended = False
         self.stops = Stops(self)
         # Threads currently inside the debugger (evaluating a condition, stopped): a
         # breakpoint reached from there is ignored rather than re-entered.
@@ -202,6 +205,17 @@ class Debugger:
         if not self._detached:
             self.connection.send_event(
                 "thread", {"reason": "exited", "threadId": self.threads.id_for(thread)})
+        if thread is threading.main_thread():
+            # Only in a child forked by a thread other than the main one, where that
+            # thread is the main thread: its end is the process's once no other thread
+            # runs.
+            self._main_thread_ended = True
+        if self._main_thread_ended and not any(
+                other.is_alive() and not other.name.startswith(DEBUGGER_THREAD_PREFIX)
+                for other in threading.enumerate() if other is not thread):
+            # Plain, the process ends now, with status 0 and no exit handlers (the last
+            # thread ended): the debugger's own threads must not keep it alive.
+            os._exit(0)
 
     @property
     def line_offset(self) -> int:

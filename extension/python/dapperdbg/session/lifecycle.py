@@ -20,10 +20,10 @@ import contextlib
 import os
 import signal
 import sys
-import threading
 import time
 from collections.abc import Callable
 
+from ..common.debugger_threads import start_debugger_thread
 from ..ipc.connection import Connection, connect
 from ..requests.dispatch import dispatch
 from ..tracing.fast_paths import tracer_notice
@@ -118,8 +118,7 @@ def start_reader(debugger: Debugger, connection: Connection,
         finally:
             on_end()
 
-    reader = threading.Thread(target=read, name="dapper.ipc", daemon=True)
-    reader.start()
+    reader = start_debugger_thread("dapper.ipc", read)
     debugger.tracer.ignore_thread(reader.ident)
 
 
@@ -140,7 +139,7 @@ def end_without_engine() -> None:
         time.sleep(END_WITHOUT_ENGINE_SECONDS)
         os._exit(128 + int(signal.SIGTERM))
 
-    threading.Thread(target=last_resort, name="dapper.end", daemon=True).start()
+    start_debugger_thread("dapper.end", last_resort)
     os.kill(os.getpid(), signal.SIGTERM)
 
 

@@ -18,6 +18,7 @@ import types
 from typing import TYPE_CHECKING
 
 from ..breakpoints.exception_stops import ExceptionStop
+from ..common.debugger_threads import start_debugger_thread
 from ..common.errors import RequestError
 from ..common.paths import is_debugger_path
 from ..tracing import StepState
@@ -218,9 +219,7 @@ class Stops:
         if self._debugger.detached:
             return
         self._debugger.tracer.set_step(thread_ident, StepState(STEP_PAUSE))
-        watcher = threading.Thread(target=self._pause_if_blocked, args=(thread_ident,),
-                                   name=f"{DEBUGGER_THREAD_PREFIX}pause", daemon=True)
-        watcher.start()
+        start_debugger_thread("dapper.pause", self._pause_if_blocked, thread_ident)
 
     def _pause_if_blocked(self, thread_ident: int) -> None:
         debugger = self._debugger

@@ -1,0 +1,75 @@
+"""The debugger's own threads (its connection's reader, the child watcher, a listener…),
+started with ``_thread`` rather than ``threading`` so that the program does not see them:
+``threading.enumerate()``, ``active_count()`` and the thread start and exit
+notifications hold the program's threads only, as they do when it runs plain (CPython's
+own test_threading counts them).
+
+Such a thread must not call ``threading.current_thread()``, which would register it
+with ``threading`` as a dummy thread; nothing the debugger runs on them does.
+"""
+
+from __future__ import annotations
+
+import _thread
+import os
+from collections.abc import Callable
+
+from .errors import report_internal_error
+
+
+class DebuggerThread:
+    """A running (or ended) debugger thread: its name and ident, and whether it runs."""
+
+    __slots__ = ("name", "ident")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.ident: int | None = None
+
+    def is_alive(self) -> bool:
+        """Whether it runs in this process (a fork child has none of its parent's)."""
+        return self.ident is not None and _running.get(self.ident) is self
+
+
+# Ident -> the debugger thread running with it, in this process.
+_running: dict[int, DebuggerThread] = {}
+
+
+def start_debugger_thread(name: str, target: Callable[..., object], *args) -> DebuggerThread:
+    """Run ``target(*args)`` on a new debugger thread; returns once the thread runs (its
+    ``ident`` is set). An exception that escapes ``target`` is printed as a debugger
+    bug, never raised into the program."""
+    thread = DebuggerThread(name)
+    started = _thread.allocate_lock()
+    started.acquire()
+
+    def run() -> None:
+        ident = _thread.get_ident()
+        thread.ident = ident
+        _running[ident] = thread
+        started.release()
+        try:
+            target(*args)
+        except BaseException:
+            report_internal_error(f"the debugger's thread {name}")
+        finally:
+            if _running.get(ident) is thread:
+                del _running[ident]
+
+    _thread.start_new_thread(run, ())
+    started.acquire()
+    return thread
+
+
+def is_debugger_thread(ident: int | None) -> bool:
+    return ident in _running
+
+
+def _forget_after_fork() -> None:
+    # A fork child has only the thread that forked: the parent's debugger threads are
+    # not in it.
+    _running.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
