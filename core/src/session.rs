@@ -16,6 +16,7 @@ mod debuggee;
 mod facts;
 mod inject;
 mod launch;
+mod lifecycle;
 mod listen_attach;
 mod pending;
 mod process;

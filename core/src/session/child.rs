@@ -3,10 +3,11 @@
 //! process, and ending child sessions before their parent.
 
 use super::connection::Connection;
+use super::lifecycle::Terminated;
 use super::pending::{Pending, PendingKey};
 use super::program::{Origin, Program};
 use super::stage::Stage;
-use super::state::{Session, Terminated};
+use super::state::Session;
 use super::timers::TimerPurpose;
 use crate::config::{self, CHILD_SESSION_KEY};
 use crate::context::{Note, SessionContext};
@@ -88,7 +89,7 @@ impl Session {
         self.client.framing == Framing::ContentLength
             && !self.child_client_only
             && !self.client.closed
-            && !self.finished
+            && !self.lifecycle.is_finished()
     }
 
     /// Gives up this session for a relay: what its client has said that the engine
@@ -154,7 +155,7 @@ impl Session {
         child: &str,
         configuration: Map<String, Value>,
     ) -> Result<(), String> {
-        if self.client.closed || self.finished {
+        if self.client.closed || self.lifecycle.is_finished() {
             return Err("the parent session's client is gone".to_string());
         }
         if !self.client_supports("supportsStartDebuggingRequest") {
@@ -197,7 +198,7 @@ impl Session {
     /// `signal`, or, without one, left running without the debugger (its connection
     /// closes); its client gets `terminated` now, before the parent's.
     pub fn end_with_parent(&mut self, ctx: &mut SessionContext<'_>, signal: Option<Signal>) {
-        if self.terminated == Terminated::Sent || self.finished {
+        if self.lifecycle.terminated() == Some(Terminated::Sent) || self.lifecycle.is_finished() {
             return;
         }
         if self.pending.launch().is_some() {
@@ -218,21 +219,21 @@ impl Session {
             launch.stage.end();
         }
         self.send_terminated(ctx);
-        if self.pending.disconnect().is_some() {
-            self.finish_disconnect(ctx);
+        if let Some(disconnect) = self.lifecycle.take_disconnect() {
+            self.finish_waiting_disconnect(ctx, disconnect);
         }
     }
 
     /// Goes on with the `disconnect`/`terminate` that waited for the children to end.
     pub fn resume_deferred_stop(&mut self, ctx: &mut SessionContext<'_>) {
-        if let Some(request) = self.deferred_stop.take() {
+        if let Some(request) = self.lifecycle.take_after_children() {
             self.on_request(ctx, request);
         }
     }
 
     /// Sends the `terminated` that waited for the children, once none is live.
     pub fn send_deferred_terminated(&mut self, ctx: &mut SessionContext<'_>) {
-        if self.terminated == Terminated::Deferred {
+        if self.lifecycle.terminated() == Some(Terminated::Deferred) {
             self.send_terminated(ctx);
         }
     }

@@ -4,6 +4,7 @@
 //! sibling files named after them.
 
 use super::client::ClientLink;
+use super::lifecycle::Lifecycle;
 use super::pending::{Pending, PendingKey, PendingTable};
 use super::program::Program;
 use super::timers::{TimerPurpose, Timers};
@@ -64,25 +65,13 @@ pub struct Session {
     /// Whether the client is VS Code's inline host, which asks for Dapper's own
     /// `dapper/*` events as other clients do with `supportsDapperEvents`.
     pub inline_client: bool,
-    /// A `disconnect` or `terminate` waiting for the child sessions to end first.
-    pub(super) deferred_stop: Option<Request>,
     /// The client's `initialize` arguments, once it sent them.
     pub(super) initialize_arguments: Option<Value>,
     pub(super) program: Option<Program>,
     pub(super) pending: PendingTable,
     pub(super) timers: Timers,
-    pub(super) exited_sent: bool,
-    pub(super) terminated: Terminated,
-    pub(super) finished: bool,
-}
-
-/// Where the session's `terminated` event is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Terminated {
-    NotYet,
-    /// Due, but waiting for live child sessions to send theirs.
-    Deferred,
-    Sent,
+    /// How far the session is on its way to its end (lifecycle.rs).
+    pub(super) lifecycle: Lifecycle,
 }
 
 impl Session {
@@ -92,15 +81,12 @@ impl Session {
             child_client_only: false,
             stdio_client: false,
             inline_client: false,
-            deferred_stop: None,
             client: ClientLink::new(client, framing),
             initialize_arguments: None,
             program: None,
             pending: PendingTable::default(),
             timers: Timers::default(),
-            exited_sent: false,
-            terminated: Terminated::NotYet,
-            finished: false,
+            lifecycle: Lifecycle::Open,
         }
     }
 
@@ -139,7 +125,7 @@ impl Session {
 
     /// Whether the session is over and everything it holds can be released.
     pub fn is_finished(&self) -> bool {
-        self.finished
+        self.lifecycle.is_finished()
     }
 
     // ----- Sending to the client -------------------------------------------------
@@ -234,7 +220,7 @@ impl Session {
                     break;
                 }
             }
-            if self.finished {
+            if self.lifecycle.is_finished() {
                 break;
             }
         }
@@ -260,7 +246,7 @@ impl Session {
         ctx: &mut SessionContext<'_>,
         incoming: Result<Incoming, EnvelopeError>,
     ) {
-        if self.finished {
+        if self.lifecycle.is_finished() {
             return;
         }
         match incoming {
@@ -304,13 +290,14 @@ impl Session {
 
     pub(super) fn on_request(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
         let stopping = matches!(request.command.as_str(), "disconnect" | "terminate");
-        if stopping && self.deferred_stop.is_none() && ctx.tree.has_live_children(self.key) {
+        if stopping && !self.lifecycle.waits_for_children() && ctx.tree.has_live_children(self.key)
+        {
             // Children end before their parent: the router ends them, then resumes.
             // A detach from a program the user started leaves its children running too.
             let detach = request.command == "disconnect"
                 && self.is_user_attach()
                 && request.arguments.get("terminateDebuggee") != Some(&Value::Bool(true));
-            self.deferred_stop = Some(request);
+            self.lifecycle.after_children(request);
             ctx.note(Note::StopChildren { detach });
             return;
         }

@@ -2,8 +2,8 @@
 //! client going away. On the debuggee's exit the client gets `exited` (with the code)
 //! then `terminated`; `disconnect` is answered only after both.
 
-use super::pending::{Pending, PendingKey};
-use super::state::{Session, Terminated};
+use super::lifecycle::{Disconnect, Terminated};
+use super::state::Session;
 use super::timers::TimerPurpose;
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
@@ -154,34 +154,28 @@ impl Session {
                 // drop_debuggee_connection closed the connection already.
                 launch.stage.end();
             }
+            // Said once: the stage was not over before, and is now.
             if let Some(code) = exit_code {
-                self.send_exited(ctx, code);
+                self.send_event(ctx, "exited", Some(json!({ "exitCode": code })));
             }
             self.send_terminated(ctx);
         }
-        if self.pending.disconnect().is_some() {
-            self.finish_disconnect(ctx);
-        }
-    }
-
-    fn send_exited(&mut self, ctx: &mut SessionContext<'_>, code: i64) {
-        if !self.exited_sent {
-            self.exited_sent = true;
-            self.send_event(ctx, "exited", Some(json!({ "exitCode": code })));
+        if let Some(disconnect) = self.lifecycle.take_disconnect() {
+            self.finish_waiting_disconnect(ctx, disconnect);
         }
     }
 
     /// Sends `terminated` once; while child sessions are live it waits for them (the
     /// router calls `send_deferred_terminated` when the last one has ended).
     pub(super) fn send_terminated(&mut self, ctx: &mut SessionContext<'_>) {
-        if self.terminated == Terminated::Sent {
+        if self.lifecycle.is_finished() || self.lifecycle.terminated() == Some(Terminated::Sent) {
             return;
         }
         if ctx.tree.has_live_children(self.key) {
-            self.terminated = Terminated::Deferred;
+            self.lifecycle.set_terminated(Terminated::Deferred);
             return;
         }
-        self.terminated = Terminated::Sent;
+        self.lifecycle.set_terminated(Terminated::Sent);
         self.send_event(ctx, "terminated", None);
         ctx.tree.mark_ended(self.key);
         ctx.note(Note::Terminated);
@@ -194,7 +188,7 @@ impl Session {
     }
 
     pub(super) fn on_disconnect(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
-        if self.pending.disconnect().is_some() {
+        if self.lifecycle.disconnect().is_some() {
             let error =
                 DapError::silent(codes::WRONG_STATE, "The session is already disconnecting.");
             self.respond_error(ctx, request.seq, "disconnect", &error);
@@ -233,10 +227,10 @@ impl Session {
                     DISCONNECT_DEADLINE_MS,
                     TimerPurpose::DisconnectDeadline,
                 );
-                self.pending.insert(
-                    PendingKey::Client(request.seq),
-                    Pending::Disconnect { timer: Some(timer) },
-                );
+                self.lifecycle.wait_for_exit(Disconnect {
+                    seq: request.seq,
+                    timer,
+                });
                 return;
             }
             if let Some(launch) = self.program.as_mut() {
@@ -246,11 +240,7 @@ impl Session {
         if self.debuggee_alive() {
             self.detach(ctx);
         }
-        self.pending.insert(
-            PendingKey::Client(request.seq),
-            Pending::Disconnect { timer: None },
-        );
-        self.finish_disconnect(ctx);
+        self.finish_disconnect(ctx, request.seq);
     }
 
     /// Leaves a launched debuggee running without the debugger (terminateDebuggee
@@ -272,22 +262,25 @@ impl Session {
         }
     }
 
-    /// Completes a pending `disconnect`: `terminated` if not yet sent, the response,
-    /// and the end of the client stream.
-    pub(super) fn finish_disconnect(&mut self, ctx: &mut SessionContext<'_>) {
-        let Some((seq, timer)) = self.pending.disconnect() else {
-            return;
-        };
-        self.pending.remove(PendingKey::Client(seq));
-        if let Some(timer) = timer {
-            self.cancel_timer(ctx, timer);
-        }
+    /// Completes a `disconnect` that waited for the debuggee's exit.
+    pub(super) fn finish_waiting_disconnect(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        disconnect: Disconnect,
+    ) {
+        self.cancel_timer(ctx, disconnect.timer);
+        self.finish_disconnect(ctx, disconnect.seq);
+    }
+
+    /// Completes the `disconnect` of client seq `seq`: `terminated` if not yet sent,
+    /// the response, and the end of the client stream.
+    fn finish_disconnect(&mut self, ctx: &mut SessionContext<'_>, seq: i64) {
         if self.program.is_some() {
             self.send_terminated(ctx);
         }
         self.respond_ok(ctx, seq, "disconnect", None);
         self.close_client(ctx);
-        self.finished = true;
+        self.lifecycle.finish();
     }
 
     pub(super) fn on_disconnect_deadline(&mut self, ctx: &mut SessionContext<'_>) {
@@ -295,7 +288,9 @@ impl Session {
             LogLevel::Warn,
             format!("The debuggee was not reported gone within {} seconds of SIGKILL; ending the session without its exit code.", DISCONNECT_DEADLINE_MS / 1000),
         );
-        self.finish_disconnect(ctx);
+        if let Some(disconnect) = self.lifecycle.take_disconnect() {
+            self.finish_waiting_disconnect(ctx, disconnect);
+        }
     }
 
     pub(super) fn on_terminate(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
@@ -346,7 +341,7 @@ impl Session {
             );
             self.kill_debuggee(ctx, Signal::Kill);
         }
-        self.finished = true;
+        self.lifecycle.finish();
     }
 }
 
