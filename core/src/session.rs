@@ -15,6 +15,7 @@ mod connection;
 mod debuggee;
 mod facts;
 mod inject;
+mod inputs;
 mod launch;
 mod lifecycle;
 mod listen_attach;

@@ -5,6 +5,7 @@
 //! pid may be on another machine.
 
 use super::connection::{parse_payload, Connection};
+use super::inject::INJECT_DEADLINE_MS;
 use super::pending::{Pending, PendingKey};
 use super::program::{Origin, Program};
 use super::stage::Stage;
@@ -16,7 +17,7 @@ use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Incoming, Request};
 use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello;
-use crate::{Address, ConnectRequestId, ConnectionId, LogLevel, Signal, Transport};
+use crate::{Address, ConnectRequestId, ConnectionId, LogLevel, Signal};
 use serde_json::{json, Value};
 
 /// How long the host has to connect and the program to say its hello.
@@ -39,7 +40,15 @@ impl Session {
             return;
         }
         if let Some(validated) = config::validate_attach_to_process(&request.arguments) {
-            self.on_attach_to_process(ctx, request, validated);
+            match validated.and_then(|(config, target)| Program::injecting(ctx, config, target)) {
+                Ok(program) => {
+                    self.program = Some(program);
+                    self.pending
+                        .insert(PendingKey::Client(request.seq), Pending::Launch);
+                    self.set_timer(ctx, INJECT_DEADLINE_MS, TimerPurpose::InjectDeadline);
+                }
+                Err(error) => self.respond_error(ctx, request.seq, "attach", &error),
+            }
             return;
         }
         let (config, endpoint) = match config::validate_attach(&request.arguments) {
@@ -278,12 +287,7 @@ impl Session {
             return false;
         };
         launch.token = token;
-        let transport = if ctx.options.platform.is_windows() {
-            Transport::Tcp
-        } else {
-            Transport::Unix
-        };
-        launch.listener = Some(ctx.open_listener(transport));
+        launch.open_listener(ctx);
         true
     }
 

@@ -14,7 +14,6 @@ use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Request, Response};
 use crate::{
     Address, FactAnswer, FactQuery, FactRequestId, ListenerId, LogLevel, ProcessId, Signal,
-    Transport,
 };
 use serde_json::{json, Value};
 
@@ -137,12 +136,7 @@ impl Session {
                     .collect();
                 env.append(&mut launch.config.env);
                 launch.config.env = env;
-                let transport = if ctx.options.platform.is_windows() {
-                    Transport::Tcp
-                } else {
-                    Transport::Unix
-                };
-                launch.listener = Some(ctx.open_listener(transport));
+                launch.open_listener(ctx);
             }
             Err(error) => self.fail_launch(ctx, error),
         }
@@ -184,7 +178,9 @@ impl Session {
             .as_ref()
             .is_some_and(|program| matches!(program.origin, Origin::Injected(_)))
         {
-            self.request_injection(ctx, &address);
+            if let Some(program) = self.program.as_mut() {
+                program.request_injection(ctx, &address);
+            }
         } else {
             self.start_debuggee(ctx, &address);
         }

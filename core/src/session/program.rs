@@ -6,9 +6,10 @@
 use super::process::DebuggeeProcess;
 use super::stage::Stage;
 use crate::config::{Endpoint, LaunchConfig, ProcessTarget, Target};
+use crate::context::SessionContext;
 use crate::ipc::frame::FrameDecoder;
 use crate::path_mappings::PathMappings;
-use crate::{Address, ConnectionId, InjectionId, ListenerId};
+use crate::{Address, ConnectionId, InjectionId, ListenerId, Transport};
 use std::collections::BTreeMap;
 
 /// How a session's debuggee came to be.
@@ -111,6 +112,17 @@ impl Program {
             process: DebuggeeProcess::default(),
             candidates: BTreeMap::new(),
         }
+    }
+
+    /// Opens the listener, private to this machine, that the debuggee (and its
+    /// children) connect to.
+    pub fn open_listener(&mut self, ctx: &mut SessionContext<'_>) {
+        let transport = if ctx.options.platform.is_windows() {
+            Transport::Tcp
+        } else {
+            Transport::Unix
+        };
+        self.listener = Some(ctx.open_listener(transport));
     }
 
     /// The name of the debuggee for the `process` event.

@@ -450,7 +450,15 @@ impl Session {
             TimerPurpose::DisconnectDeadline => self.on_disconnect_deadline(ctx),
             TimerPurpose::CandidateHello(conn) => self.on_candidate_hello_deadline(ctx, conn),
             TimerPurpose::AttachDeadline => self.on_attach_deadline(ctx),
-            TimerPurpose::InjectDeadline => self.on_inject_deadline(ctx),
+            TimerPurpose::InjectDeadline => {
+                if let Some(error) = self
+                    .program
+                    .as_ref()
+                    .and_then(Program::inject_deadline_error)
+                {
+                    self.fail_launch(ctx, error);
+                }
+            }
         }
     }
 }
