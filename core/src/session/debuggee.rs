@@ -14,7 +14,7 @@ use crate::ipc::frame::FrameKind;
 use crate::ipc::hello;
 use crate::path_mappings::{Direction, PathMappings};
 use crate::{ConnectionId, LogLevel, ProcessId, Stream};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 /// Events only the engine decides on; a debuggee that sends them anyway is ignored
 /// rather than allowed to confuse the client.
@@ -382,10 +382,10 @@ impl Session {
                 format!("Debuggee connection {conn} failed: {error}"),
             );
         }
-        let launch_starting = launch.stage.is_starting();
+        let attach_starting = launch.says_tokenless_hello() && launch.stage.is_starting();
         if launch.candidates.remove(&conn).is_some() {
             self.cancel_timers_for(ctx, TimerPurpose::CandidateHello(conn));
-            if self.is_listening_attach() && launch_starting {
+            if attach_starting {
                 self.attach_closed_before_hello(ctx, conn);
             }
             return;
@@ -478,6 +478,53 @@ impl Session {
                 Stream::Stderr => "stderr",
             };
             self.send_output(ctx, category, &text);
+        }
+    }
+
+    /// Asks the client to start a session for a child. Fails, with the reason, when
+    /// the client cannot.
+    pub fn request_child_session(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        child: &str,
+        configuration: Map<String, Value>,
+    ) -> Result<(), String> {
+        if self.client.closed || self.lifecycle.is_finished() {
+            return Err("the parent session's client is gone".to_string());
+        }
+        if !self.client_supports("supportsStartDebuggingRequest") {
+            return Err("the client does not support the startDebugging request".to_string());
+        }
+        let seq = self.client.next_seq;
+        self.pending.insert(
+            PendingKey::Reverse(seq),
+            Pending::StartDebugging {
+                child: child.to_string(),
+            },
+        );
+        let arguments = json!({ "request": "attach", "configuration": configuration });
+        self.send(ctx, message::request("startDebugging", arguments));
+        Ok(())
+    }
+
+    pub(super) fn on_start_debugging_response(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        child: String,
+        response: Response,
+    ) {
+        ctx.note(Note::StartDebuggingAnswered {
+            child,
+            success: response.success,
+            message: response.message,
+        });
+    }
+
+    /// Tells the client about a child process that will not be debugged, and why.
+    /// Clients that did not ask for Dapper's events have it in the log only.
+    pub fn report_child_candidate(&mut self, ctx: &mut SessionContext<'_>, body: Value) {
+        if self.wants_dapper_events() {
+            self.send_event(ctx, "dapper/childProcessCandidate", Some(body));
         }
     }
 }

@@ -114,6 +114,45 @@ impl Program {
         }
     }
 
+    /// Whether the user attached to a program that listens for this session
+    /// (`listen`).
+    pub fn listens(&self) -> bool {
+        matches!(self.origin, Origin::Incoming(_))
+    }
+
+    /// Whether the user attached to the program by its process id.
+    pub fn is_injected(&self) -> bool {
+        matches!(self.origin, Origin::Injected(_))
+    }
+
+    /// Whether the program's hello carries no token: a user's attach by `connect` or
+    /// `listen` (see docs/ipc.md, "Attach").
+    pub fn says_tokenless_hello(&self) -> bool {
+        self.origin.endpoint().is_some()
+    }
+
+    /// Where a user's attach connects or listens, for messages.
+    pub fn endpoint_text(&self) -> String {
+        self.origin
+            .endpoint()
+            .map_or_else(String::new, Endpoint::display)
+    }
+
+    /// The debuggee said hello: without children to debug nothing else may connect
+    /// (the others waiting are closed, and the listener); with them the listener stays
+    /// open as the tree's shared child listener.
+    pub fn keep_listener_only_for_children(&mut self, ctx: &mut SessionContext<'_>) {
+        if self.child_listener.is_none() {
+            let others = std::mem::take(&mut self.candidates);
+            for other in others.into_keys() {
+                ctx.close_connection(other);
+            }
+            if let Some(listener) = self.listener.take() {
+                ctx.close_listener(listener);
+            }
+        }
+    }
+
     /// Opens the listener, private to this machine, that the debuggee (and its
     /// children) connect to.
     pub fn open_listener(&mut self, ctx: &mut SessionContext<'_>) {

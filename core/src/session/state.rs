@@ -3,6 +3,7 @@
 //! launch sequence, the debuggee connection and termination are its handlers in the
 //! sibling files named after them.
 
+use super::child::Handover;
 use super::client::ClientLink;
 use super::lifecycle::Lifecycle;
 use super::pending::{Pending, PendingKey, PendingTable};
@@ -121,6 +122,13 @@ impl Session {
         self.program
             .as_ref()
             .and_then(|launch| launch.child_listener.clone())
+    }
+
+    /// Whether this session attached to a program the user started (not a child).
+    pub fn is_user_attach(&self) -> bool {
+        self.program
+            .as_ref()
+            .is_some_and(|program| program.origin.is_users_program())
     }
 
     /// Whether the session is over and everything it holds can be released.
@@ -444,12 +452,24 @@ impl Session {
             return;
         };
         match purpose {
-            TimerPurpose::HelloDeadline => self.on_hello_deadline(ctx),
+            TimerPurpose::HelloDeadline => {
+                if let Some(error) = self.program.as_ref().map(Program::hello_deadline_error) {
+                    self.fail_launch(ctx, error);
+                }
+            }
             TimerPurpose::RunInTerminal(seq) => self.on_run_in_terminal_timeout(ctx, seq),
             TimerPurpose::TerminateEscalation => self.on_terminate_escalation(ctx),
             TimerPurpose::DisconnectDeadline => self.on_disconnect_deadline(ctx),
-            TimerPurpose::CandidateHello(conn) => self.on_candidate_hello_deadline(ctx, conn),
-            TimerPurpose::AttachDeadline => self.on_attach_deadline(ctx),
+            TimerPurpose::CandidateHello(conn) => {
+                if let Some(program) = self.program.as_mut() {
+                    program.candidate_hello_deadline(ctx, conn);
+                }
+            }
+            TimerPurpose::AttachDeadline => {
+                if let Some(error) = self.program.as_ref().map(Program::attach_deadline_error) {
+                    self.fail_launch(ctx, error);
+                }
+            }
             TimerPurpose::InjectDeadline => {
                 if let Some(error) = self
                     .program
@@ -460,5 +480,21 @@ impl Session {
                 }
             }
         }
+    }
+
+    /// Whether this session's child attach may be served by the engine that debugs
+    /// the child (router/relay.rs): its client is a byte stream the engine frames, and
+    /// did not itself come through this engine's client listener.
+    pub fn may_relay(&self) -> bool {
+        self.client.framing == Framing::ContentLength
+            && !self.child_client_only
+            && !self.client.closed
+            && !self.lifecycle.is_finished()
+    }
+
+    /// Gives up this session for a relay: what its client has said that the engine
+    /// that debugs the child must hear too, and what the client is owed from here.
+    pub fn hand_over(self) -> Handover {
+        Handover::new(self.client, self.initialize_arguments)
     }
 }

@@ -3,6 +3,7 @@
 //! then `terminated`; `disconnect` is answered only after both.
 
 use super::lifecycle::{Disconnect, Terminated};
+use super::pending::{Pending, PendingKey};
 use super::state::Session;
 use super::timers::TimerPurpose;
 use crate::context::{Note, SessionContext};
@@ -342,6 +343,83 @@ impl Session {
             self.kill_debuggee(ctx, Signal::Kill);
         }
         self.lifecycle.finish();
+    }
+
+    /// Ends this child session because its parent is stopping: its process is sent
+    /// `signal`, or, without one, left running without the debugger (its connection
+    /// closes); its client gets `terminated` now, before the parent's.
+    pub fn end_with_parent(&mut self, ctx: &mut SessionContext<'_>, signal: Option<Signal>) {
+        if self.lifecycle.terminated() == Some(Terminated::Sent) || self.lifecycle.is_finished() {
+            return;
+        }
+        if self.pending.launch().is_some() {
+            let error = DapError::silent(
+                codes::DEBUGGEE_GONE,
+                "The parent session stopped before this child session was ready.",
+            );
+            self.fail_launch(ctx, error);
+        }
+        self.drop_debuggee_connection(ctx);
+        if let Some(signal) = signal {
+            self.kill_debuggee(ctx, signal);
+        }
+        self.cancel_timers_for(ctx, TimerPurpose::TerminateEscalation);
+        if let Some(launch) = self.program.as_mut() {
+            launch.process.gone();
+            // drop_debuggee_connection closed the connection already.
+            launch.stage.end();
+        }
+        self.send_terminated(ctx);
+        if let Some(disconnect) = self.lifecycle.take_disconnect() {
+            self.finish_waiting_disconnect(ctx, disconnect);
+        }
+    }
+
+    /// Goes on with the `disconnect`/`terminate` that waited for the children to end.
+    pub fn resume_deferred_stop(&mut self, ctx: &mut SessionContext<'_>) {
+        if let Some(request) = self.lifecycle.take_after_children() {
+            self.on_request(ctx, request);
+        }
+    }
+
+    /// Sends the `terminated` that waited for the children, once none is live.
+    pub fn send_deferred_terminated(&mut self, ctx: &mut SessionContext<'_>) {
+        if self.lifecycle.terminated() == Some(Terminated::Deferred) {
+            self.send_terminated(ctx);
+        }
+    }
+
+    /// Asks an attached program to end itself: SIGTERM's way (`force` false: its
+    /// handlers run) or SIGKILL's (`force` true). Returns false when it cannot be asked.
+    pub(super) fn ask_program_to_exit(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        signal: Signal,
+    ) -> bool {
+        let Some(launch) = self
+            .program
+            .as_mut()
+            .filter(|launch| launch.process.is_alive())
+        else {
+            return false;
+        };
+        if launch.stage.connection().is_none() {
+            // Not connected (any more): the program is not ours to end.
+            launch.process.gone();
+            return false;
+        }
+        if launch.process.is_killed() {
+            return true;
+        }
+        launch.process.signalled(signal);
+        let arguments = json!({ "force": signal == Signal::Kill });
+        if let Some(seq) =
+            self.send_to_debuggee(ctx, message::request("dapper/terminate", arguments))
+        {
+            self.pending
+                .insert(PendingKey::Debuggee(seq), Pending::Terminate);
+        }
+        true
     }
 }
 
