@@ -1,8 +1,9 @@
-//! A user's `attach`: the engine asks the host to connect to a program started with
-//! `python -m dapperdbg --listen [HOST:]PORT`, reads its `dapper/hello` and then runs the
-//! session as a launched one, except that the program is not ours: `disconnect` leaves
-//! it running, and `terminate` asks it to end itself (`dapper/terminate`), because its
-//! pid may be on another machine.
+//! A user's `attach` by `connect`, as the program's part (`impl Program`): the engine
+//! asks the host to connect to a program started with
+//! `python -m dapperdbg --listen [HOST:]PORT` and reads its `dapper/hello` (no token);
+//! the session then runs as a launched one, except that the program is not ours:
+//! `disconnect` leaves it running, and `terminate` asks it to end itself
+//! (`dapper/terminate`, termination.rs), because its pid may be on another machine.
 
 use super::connection::{parse_payload, Connection};
 use super::program::{Origin, Program};

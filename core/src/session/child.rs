@@ -1,6 +1,8 @@
-//! A session's part in child-process debugging: asking its client to start a child
-//! session (`startDebugging`), attaching a new client's session to a waiting child
-//! process, and ending child sessions before their parent.
+//! A child session's program (`impl Program`): a child process started by its parent
+//! debuggee, waiting for the router to bind it to its connection; and what a session
+//! hands a relay when another engine debugs the child its client attaches to. Asking
+//! the client to start child sessions is debuggee.rs's; ending them before their
+//! parent, termination.rs's.
 
 use super::client::ClientLink;
 use super::connection::Connection;
@@ -56,8 +58,8 @@ impl Program {
         Program::new(config, Origin::Child, Stage::Starting { connect: None })
     }
 
-    /// Binds a child session's program to its process's connection; false when this
-    /// program is not a child waiting for one.
+    /// Binds a child session's program to its process's connection; gives the binding
+    /// back when this program is not a child waiting for one.
     pub fn bind(
         &mut self,
         ctx: &mut SessionContext<'_>,

@@ -1,6 +1,7 @@
-//! Connections on a session's listener before they are known: the root debuggee's
-//! `dapper/hello`, child processes' `dapper/sessionHello` (handed to the router), and
-//! peers that say nothing or the wrong thing.
+//! Connections on a program's listener before they are known (`impl Program`): the
+//! root debuggee's `dapper/hello`, child processes' `dapper/sessionHello` (handed to
+//! the router), and peers that say nothing or the wrong thing. Each first frame is
+//! decided here (`Candidate`); the session acts on the decision (starting.rs).
 
 use super::connection::{parse_payload, Connection};
 use super::program::{Origin, Program};
@@ -39,8 +40,8 @@ impl Refusal {
 pub enum Candidate {
     /// Nothing yet, or nothing for this session (a child's hello goes to the router).
     Undecided,
-    /// The peer was refused and closed; the user's own child process is only told
-    /// of (`Tell`, for the debug console), the launch's own debuggee fails the launch.
+    /// The peer was refused and closed; with what the user must hear of it, when only
+    /// the user can fix it.
     Refused(Option<Verdict>),
     /// The debuggee said hello; these peers that connected meanwhile wait on.
     Connected { waiting: Vec<ConnectionId> },
@@ -48,7 +49,10 @@ pub enum Candidate {
 
 /// What the session does about a refused peer the user must hear of.
 pub enum Verdict {
+    /// The user's own child process: the parent session goes on, and the debug console
+    /// says why the child is not debugged.
     Tell(String),
+    /// The debuggee of the launch (or of an attach by process id): the start fails.
     Fail(DapError),
 }
 

@@ -1,5 +1,7 @@
-//! The debuggee side of a session once it said hello (connect.rs): `dapper/configure`, forwarding client
-//! requests with the engine's own seq, and passing responses and events back.
+//! The debuggee side of a session once it said hello (starting.rs): `dapper/configure`,
+//! forwarding client requests with the engine's own seq, passing responses and events
+//! back, the debuggee's output, the connection closing, and the child sessions the
+//! debuggee's processes ask the client for (`startDebugging`).
 
 use super::connection::parse_payload;
 use super::pending::{Pending, PendingKey};
@@ -525,6 +527,22 @@ impl Session {
     pub fn report_child_candidate(&mut self, ctx: &mut SessionContext<'_>, body: Value) {
         if self.wants_dapper_events() {
             self.send_event(ctx, "dapper/childProcessCandidate", Some(body));
+        }
+    }
+
+    /// Answers the client's `launch` once `configurationDone` went through.
+    pub(super) fn complete_launch(&mut self, ctx: &mut SessionContext<'_>) {
+        if let Some(seq) = self.pending.launch() {
+            self.pending.remove(PendingKey::Client(seq));
+            let command = self.start_command();
+            self.respond_ok(ctx, seq, command, None);
+        }
+        if let Some(Stage::Connected(connected)) =
+            self.program.as_mut().map(|launch| &mut launch.stage)
+        {
+            if connected.step == Step::Configured {
+                connected.step = Step::Running;
+            }
         }
     }
 }

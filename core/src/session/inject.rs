@@ -1,10 +1,11 @@
-//! A user's `attach` by process id: the engine opens a listener, as for a launch, and
-//! asks the host to inject a bootstrap into the running process (`inject`); the
-//! bootstrap connects back with the session's token and says the launcher's hello, and
-//! the session goes on as a user's attach: `disconnect` leaves the program running with
-//! the tracing removed. The host answers `injected` (with how) or `injectFailed` (with
-//! a reason that names the cause and the fix); the deadline covers the injection and
-//! the connection back, and its error says what was tried.
+//! A user's `attach` by process id, as the program's part (`impl Program`): the engine
+//! opens a listener, as for a launch, and asks the host to inject a bootstrap into the
+//! running process (`inject`); the bootstrap connects back with the session's token and
+//! says the launcher's hello, and the session goes on as a user's attach: `disconnect`
+//! leaves the program running with the tracing removed. The host answers `injected`
+//! (with how) or `injectFailed` (with a reason that names the cause and the fix); the
+//! deadline covers the injection and the connection back, and its error says what was
+//! tried.
 
 use super::program::{Injection, Origin, Program};
 use super::stage::Stage;

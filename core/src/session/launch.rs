@@ -1,6 +1,8 @@
-//! The launch sequence: validate the configuration, gather facts about the host,
-//! open a listener, start the debuggee (spawned by the host, or in the client's
-//! terminal through `runInTerminal`), and wait for it to connect.
+//! The launch sequence, as the program's part (`impl Program`): validate the
+//! configuration, gather facts about the host, open a listener, start the debuggee
+//! (spawned by the host, or in the client's terminal through `runInTerminal`), and
+//! wait for it to connect. The session sets the deadlines and sends `runInTerminal`
+//! (starting.rs).
 
 use super::facts::{check_facts, FactRole};
 use super::program::{Origin, Program};

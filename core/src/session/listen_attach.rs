@@ -1,4 +1,5 @@
-//! A user's attach with `listen`: the engine listens where the user said and waits —
+//! A user's attach with `listen`, as the program's part (`impl Program`): the engine
+//! listens where the user said and waits —
 //! until the client gives up, as debugpy's listen does — for the program to connect
 //! (`python -m dapperdbg --connect HOST:PORT …`, or `dapperdbg.connect` in its code).
 //!

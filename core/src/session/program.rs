@@ -1,7 +1,9 @@
 //! The program a session debugs, however the session came to it: its validated
 //! configuration, its origin (launched, a child, a program the user started), its
 //! stage, its process, the listener it connects to and the peers that have not
-//! said hello yet.
+//! said hello yet. Each way to a program adds its methods in the file named after it
+//! (launch.rs, attach.rs, listen_attach.rs, inject.rs, child.rs, connect.rs), as
+//! quinn's connection leaves its streams to `StreamsState`.
 
 use super::process::DebuggeeProcess;
 use super::stage::Stage;

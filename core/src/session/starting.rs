@@ -13,7 +13,7 @@ use super::inject::INJECT_DEADLINE_MS;
 use super::launch::{launch_config, Start, HELLO_DEADLINE_MS, RUN_IN_TERMINAL_TIMEOUT_MS};
 use super::pending::{Pending, PendingKey};
 use super::program::Program;
-use super::stage::{Stage, Step};
+use super::stage::Stage;
 use super::state::Session;
 use super::timers::TimerPurpose;
 use crate::config::{self, AttachMode, CHILD_SESSION_KEY};
@@ -22,7 +22,7 @@ use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Request, Response};
 use crate::{
     Address, ConnectRequestId, ConnectionId, FactAnswer, FactRequestId, InjectionId, ListenerId,
-    LogLevel, ProcessId, Signal,
+    LogLevel, ProcessId,
 };
 use serde_json::Value;
 
@@ -548,78 +548,5 @@ impl Session {
     fn configure_debuggee(&mut self, ctx: &mut SessionContext<'_>) {
         self.send_configure(ctx);
         self.drain_debuggee_frames(ctx);
-    }
-
-    // ----- The end of the start ----------------------------------------------------
-
-    /// Ends a launch that cannot go on: answers the pending `launch` with the error
-    /// and lets go of everything the launch started.
-    pub(super) fn fail_launch(&mut self, ctx: &mut SessionContext<'_>, error: DapError) {
-        let command = self.start_command();
-        match self.pending.launch() {
-            Some(seq) => {
-                self.pending.remove(PendingKey::Client(seq));
-                self.respond_error(ctx, seq, command, &error);
-            }
-            None => ctx.log(
-                LogLevel::Warn,
-                format!("The launch failed after it was answered: {}", error.message),
-            ),
-        }
-        self.cancel_timers_for(ctx, TimerPurpose::HelloDeadline);
-        self.cancel_timers_for(ctx, TimerPurpose::AttachDeadline);
-        self.cancel_timers_for(ctx, TimerPurpose::InjectDeadline);
-        let reverse: Vec<_> = self
-            .pending
-            .drain_where(|_, pending| matches!(pending, Pending::RunInTerminal { .. }));
-        for (_, pending) in reverse {
-            if let Pending::RunInTerminal { timer } = pending {
-                self.cancel_timer(ctx, timer);
-            }
-        }
-        let Some(launch) = self.program.as_mut() else {
-            return;
-        };
-        let connection = launch.stage.end();
-        if let Some(listener) = launch.listener.take() {
-            ctx.close_listener(listener);
-        }
-        let candidates = std::mem::take(&mut launch.candidates);
-        for conn in candidates.into_keys() {
-            ctx.close_connection(conn);
-        }
-        if let Some(connection) = connection {
-            ctx.close_connection(connection.conn);
-        }
-        self.kill_debuggee(ctx, Signal::Kill);
-    }
-
-    /// The request that started this session: `attach` for a child session.
-    pub(super) fn start_command(&self) -> &'static str {
-        if self
-            .program
-            .as_ref()
-            .is_some_and(|launch| launch.origin.is_attached())
-        {
-            "attach"
-        } else {
-            "launch"
-        }
-    }
-
-    /// Answers the client's `launch` once `configurationDone` went through.
-    pub(super) fn complete_launch(&mut self, ctx: &mut SessionContext<'_>) {
-        if let Some(seq) = self.pending.launch() {
-            self.pending.remove(PendingKey::Client(seq));
-            let command = self.start_command();
-            self.respond_ok(ctx, seq, command, None);
-        }
-        if let Some(Stage::Connected(connected)) =
-            self.program.as_mut().map(|launch| &mut launch.stage)
-        {
-            if connected.step == Step::Configured {
-                connected.step = Step::Running;
-            }
-        }
     }
 }

@@ -1,7 +1,7 @@
-//! The `Session` type: one DAP client's session, its fields, the dispatch of what
-//! the client sends and of the session's timers, and the replies to the client. The
-//! launch sequence, the debuggee connection and termination are its handlers in the
-//! sibling files named after them.
+//! The `Session` type: one DAP client's session, its fields and sub-states, the
+//! dispatch of what the client sends and of the session's timers, and the replies to
+//! the client. How it comes to its debuggee (starting.rs), talks with it
+//! (debuggee.rs) and ends (termination.rs) are its handlers in the sibling files.
 
 use super::child::Handover;
 use super::client::ClientLink;

@@ -1,6 +1,8 @@
-//! How a session ends: the debuggee's own exit, `disconnect`, `terminate`, and the
-//! client going away. On the debuggee's exit the client gets `exited` (with the code)
-//! then `terminated`; `disconnect` is answered only after both.
+//! How a session ends: the debuggee's own exit, `disconnect`, `terminate`, the client
+//! going away, a launch that cannot go on, and child sessions ending before their
+//! parent. On the debuggee's exit the client gets `exited` (with the code) then
+//! `terminated`; `disconnect` is answered only after both. How far the end has come is
+//! the session's `Lifecycle` (lifecycle.rs).
 
 use super::lifecycle::{Disconnect, Terminated};
 use super::pending::{Pending, PendingKey};
@@ -420,6 +422,61 @@ impl Session {
                 .insert(PendingKey::Debuggee(seq), Pending::Terminate);
         }
         true
+    }
+
+    /// Ends a launch that cannot go on: answers the pending `launch` with the error
+    /// and lets go of everything the launch started.
+    pub(super) fn fail_launch(&mut self, ctx: &mut SessionContext<'_>, error: DapError) {
+        let command = self.start_command();
+        match self.pending.launch() {
+            Some(seq) => {
+                self.pending.remove(PendingKey::Client(seq));
+                self.respond_error(ctx, seq, command, &error);
+            }
+            None => ctx.log(
+                LogLevel::Warn,
+                format!("The launch failed after it was answered: {}", error.message),
+            ),
+        }
+        self.cancel_timers_for(ctx, TimerPurpose::HelloDeadline);
+        self.cancel_timers_for(ctx, TimerPurpose::AttachDeadline);
+        self.cancel_timers_for(ctx, TimerPurpose::InjectDeadline);
+        let reverse: Vec<_> = self
+            .pending
+            .drain_where(|_, pending| matches!(pending, Pending::RunInTerminal { .. }));
+        for (_, pending) in reverse {
+            if let Pending::RunInTerminal { timer } = pending {
+                self.cancel_timer(ctx, timer);
+            }
+        }
+        let Some(launch) = self.program.as_mut() else {
+            return;
+        };
+        let connection = launch.stage.end();
+        if let Some(listener) = launch.listener.take() {
+            ctx.close_listener(listener);
+        }
+        let candidates = std::mem::take(&mut launch.candidates);
+        for conn in candidates.into_keys() {
+            ctx.close_connection(conn);
+        }
+        if let Some(connection) = connection {
+            ctx.close_connection(connection.conn);
+        }
+        self.kill_debuggee(ctx, Signal::Kill);
+    }
+
+    /// The request that started this session: `attach` for a child session.
+    pub(super) fn start_command(&self) -> &'static str {
+        if self
+            .program
+            .as_ref()
+            .is_some_and(|launch| launch.origin.is_attached())
+        {
+            "attach"
+        } else {
+            "launch"
+        }
     }
 }
 
