@@ -48,12 +48,12 @@ fn signal_number(signal: &str, platform: Platform) -> Option<i64> {
 }
 
 impl Session {
-    /// Signals the debuggee process, whichever way it was started. Returns false when
-    /// there is nothing to signal.
+    /// Signals the debuggee process, whichever way it was started; a program the user
+    /// started is asked to end itself instead: SIGTERM's way (`force` false: its
+    /// handlers run) or SIGKILL's (`force` true), because its pid may be on another
+    /// machine. Returns false when there is nothing to signal.
     pub(super) fn kill_debuggee(&mut self, ctx: &mut SessionContext<'_>, signal: Signal) -> bool {
-        if self.is_user_attach() {
-            return self.ask_program_to_exit(ctx, signal);
-        }
+        let users = self.is_user_attach();
         let Some(launch) = self
             .program
             .as_mut()
@@ -61,7 +61,23 @@ impl Session {
         else {
             return false;
         };
+        if users && launch.stage.connection().is_none() {
+            // Not connected (any more): the program is not ours to end.
+            launch.process.gone();
+            return false;
+        }
         if launch.process.is_killed() {
+            return true;
+        }
+        if users {
+            launch.process.signalled(signal);
+            let arguments = json!({ "force": signal == Signal::Kill });
+            if let Some(seq) =
+                self.send_to_debuggee(ctx, message::request("dapper/terminate", arguments))
+            {
+                self.pending
+                    .insert(PendingKey::Debuggee(seq), Pending::Terminate);
+            }
             return true;
         }
         let Some(target) = launch.process.kill_target() else {
@@ -389,39 +405,6 @@ impl Session {
         if self.lifecycle.terminated() == Some(Terminated::Deferred) {
             self.send_terminated(ctx);
         }
-    }
-
-    /// Asks an attached program to end itself: SIGTERM's way (`force` false: its
-    /// handlers run) or SIGKILL's (`force` true). Returns false when it cannot be asked.
-    pub(super) fn ask_program_to_exit(
-        &mut self,
-        ctx: &mut SessionContext<'_>,
-        signal: Signal,
-    ) -> bool {
-        let Some(launch) = self
-            .program
-            .as_mut()
-            .filter(|launch| launch.process.is_alive())
-        else {
-            return false;
-        };
-        if launch.stage.connection().is_none() {
-            // Not connected (any more): the program is not ours to end.
-            launch.process.gone();
-            return false;
-        }
-        if launch.process.is_killed() {
-            return true;
-        }
-        launch.process.signalled(signal);
-        let arguments = json!({ "force": signal == Signal::Kill });
-        if let Some(seq) =
-            self.send_to_debuggee(ctx, message::request("dapper/terminate", arguments))
-        {
-            self.pending
-                .insert(PendingKey::Debuggee(seq), Pending::Terminate);
-        }
-        true
     }
 
     /// Ends a launch that cannot go on: answers the pending `launch` with the error
