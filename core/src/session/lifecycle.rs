@@ -128,3 +128,39 @@ impl Lifecycle {
         self.change(|stopping| stopping.terminated = Some(terminated));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Disconnect, Lifecycle, Terminated};
+    use crate::TimerId;
+
+    #[test]
+    fn a_stop_with_nothing_left_is_open_again_and_the_end_is_last() {
+        let disconnect = Disconnect {
+            seq: 7,
+            timer: TimerId(3),
+        };
+        let mut lifecycle = Lifecycle::Open;
+        lifecycle.wait_for_exit(disconnect);
+        assert!(matches!(lifecycle, Lifecycle::Stopping(_)));
+        assert_eq!(lifecycle.disconnect(), Some(disconnect));
+        assert_eq!(lifecycle.take_disconnect(), Some(disconnect));
+        assert!(matches!(lifecycle, Lifecycle::Open));
+        assert_eq!(lifecycle.take_disconnect(), None);
+
+        lifecycle.set_terminated(Terminated::Deferred);
+        lifecycle.wait_for_exit(disconnect);
+        assert_eq!(lifecycle.take_disconnect(), Some(disconnect));
+        // What the stop has come to stays: the deferred `terminated`.
+        assert_eq!(lifecycle.terminated(), Some(Terminated::Deferred));
+        assert!(!lifecycle.waits_for_children());
+
+        lifecycle.finish();
+        lifecycle.set_terminated(Terminated::Sent);
+        lifecycle.wait_for_exit(disconnect);
+        assert!(lifecycle.is_finished());
+        assert_eq!(lifecycle.terminated(), None);
+        assert_eq!(lifecycle.disconnect(), None);
+        assert_eq!(lifecycle.take_after_children().map(|_| ()), None);
+    }
+}
