@@ -12,7 +12,7 @@ use super::connect::{Candidate, Verdict, CANDIDATE_HELLO_DEADLINE_MS};
 use super::inject::INJECT_DEADLINE_MS;
 use super::launch::{launch_config, Start, HELLO_DEADLINE_MS, RUN_IN_TERMINAL_TIMEOUT_MS};
 use super::pending::{Pending, PendingKey};
-use super::program::Program;
+use super::program::{Origin, Program};
 use super::stage::Stage;
 use super::state::Session;
 use super::timers::TimerPurpose;
@@ -99,30 +99,25 @@ impl Session {
             self.respond_error(ctx, request.seq, "attach", &error);
             return;
         }
-        let started = match config::validate_attach_to_process(&request.arguments) {
-            Some(validated) => validated
-                .and_then(|(config, target)| Program::injecting(ctx, config, target))
-                .map(|program| {
-                    (
-                        program,
-                        Some((INJECT_DEADLINE_MS, TimerPurpose::InjectDeadline)),
-                    )
-                }),
+        let program = match config::validate_attach_to_process(&request.arguments) {
+            Some(validated) => {
+                validated.and_then(|(config, target)| Program::injecting(ctx, config, target))
+            }
             None => {
                 config::validate_attach(&request.arguments).and_then(|(config, mode)| match mode {
-                    AttachMode::Connect(endpoint) => Ok((
-                        Program::connecting(ctx, config, endpoint),
-                        Some((ATTACH_DEADLINE_MS, TimerPurpose::AttachDeadline)),
-                    )),
-                    // It waits, as debugpy's listen does, until the client gives up.
-                    AttachMode::Listen(endpoint) => {
-                        Program::listening(ctx, config, endpoint).map(|program| (program, None))
-                    }
+                    AttachMode::Connect(endpoint) => Ok(Program::connecting(ctx, config, endpoint)),
+                    AttachMode::Listen(endpoint) => Program::listening(ctx, config, endpoint),
                 })
             }
         };
-        match started {
-            Ok((program, deadline)) => {
+        match program {
+            Ok(program) => {
+                // A `listen` attach waits, as debugpy's does, until the client gives up.
+                let deadline = match program.origin {
+                    Origin::Injected(_) => Some((INJECT_DEADLINE_MS, TimerPurpose::InjectDeadline)),
+                    Origin::Remote(_) => Some((ATTACH_DEADLINE_MS, TimerPurpose::AttachDeadline)),
+                    _ => None,
+                };
                 self.begin(request.seq, program);
                 if let Some((after_ms, purpose)) = deadline {
                     self.set_timer(ctx, after_ms, purpose);
