@@ -5,7 +5,7 @@
 
 use super::connection::parse_payload;
 use super::pending::{Pending, PendingKey};
-use super::program::Origin;
+use super::program::Program;
 use super::stage::{Stage, Step};
 use super::state::{is_dapper_event, Session};
 use super::timers::TimerPurpose;
@@ -14,7 +14,7 @@ use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Event, Incoming, Request, Response, Unsequenced};
 use crate::ipc::frame::FrameKind;
 use crate::ipc::hello;
-use crate::path_mappings::{Direction, PathMappings};
+use crate::path_mappings::PathMappings;
 use crate::{ConnectionId, LogLevel, ProcessId, Stream};
 use serde_json::{json, Map, Value};
 
@@ -217,36 +217,9 @@ impl Session {
 
     /// The debuggee accepted its configuration: the client may now configure it.
     fn on_configured(&mut self, ctx: &mut SessionContext<'_>) {
-        let Some(launch) = self.program.as_mut() else {
+        let Some(body) = self.program.as_mut().map(Program::configured) else {
             return;
         };
-        if let Stage::Connected(connected) = &mut launch.stage {
-            connected.step = Step::Configured;
-        }
-        // An attached program names itself by its own path, which the client knows by
-        // the mapped one.
-        let name = launch
-            .path_mappings
-            .translated(Direction::ToLocal, &launch.process_name());
-        // A child process was started by its parent and has waited for this session; a
-        // program the user started runs already (and may run on another machine).
-        let start_method = match launch.origin {
-            Origin::Remote(_) | Origin::Injected(_) | Origin::Incoming(_) => "attach",
-            Origin::Child => "attachForSuspendedLaunch",
-            Origin::Launched => "launch",
-        };
-        let local = launch
-            .origin
-            .endpoint()
-            .is_none_or(crate::config::Endpoint::is_loopback);
-        let mut body =
-            json!({ "name": name, "isLocalProcess": local, "startMethod": start_method });
-        if let (Some(pid), Some(object)) = (
-            launch.stage.connection().and_then(|debuggee| debuggee.pid),
-            body.as_object_mut(),
-        ) {
-            object.insert("systemProcessId".to_string(), Value::from(pid));
-        }
         self.send_event(ctx, "process", Some(body));
         self.send_event(ctx, "initialized", None);
     }
@@ -466,14 +439,7 @@ impl Session {
         else {
             return;
         };
-        let text = match stream {
-            Stream::Stdout => launch.process.stdout.push(bytes),
-            Stream::Stderr => {
-                let text = launch.process.stderr.push(bytes);
-                launch.process.remember_stderr(&text);
-                text
-            }
-        };
+        let text = launch.process.output(stream, bytes);
         if !text.is_empty() {
             let category = match stream {
                 Stream::Stdout => "stdout",

@@ -6,12 +6,13 @@
 //! quinn's connection leaves its streams to `StreamsState`.
 
 use super::process::DebuggeeProcess;
-use super::stage::Stage;
+use super::stage::{Stage, Step};
 use crate::config::{Endpoint, LaunchConfig, ProcessTarget, Target};
 use crate::context::SessionContext;
 use crate::ipc::frame::FrameDecoder;
-use crate::path_mappings::PathMappings;
+use crate::path_mappings::{Direction, PathMappings};
 use crate::{Address, ConnectionId, InjectionId, ListenerId, Transport};
+use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 /// How a session's debuggee came to be.
@@ -164,6 +165,36 @@ impl Program {
             Transport::Unix
         };
         self.listener = Some(ctx.open_listener(transport));
+    }
+
+    /// The debuggee accepted its configuration (the client may now configure it):
+    /// returns the body of the `process` event.
+    pub fn configured(&mut self) -> Value {
+        if let Stage::Connected(connected) = &mut self.stage {
+            connected.step = Step::Configured;
+        }
+        // An attached program names itself by its own path, which the client knows by
+        // the mapped one.
+        let name = self
+            .path_mappings
+            .translated(Direction::ToLocal, &self.process_name());
+        // A child process was started by its parent and has waited for this session; a
+        // program the user started runs already (and may run on another machine).
+        let start_method = match self.origin {
+            Origin::Remote(_) | Origin::Injected(_) | Origin::Incoming(_) => "attach",
+            Origin::Child => "attachForSuspendedLaunch",
+            Origin::Launched => "launch",
+        };
+        let local = self.origin.endpoint().is_none_or(Endpoint::is_loopback);
+        let mut body =
+            json!({ "name": name, "isLocalProcess": local, "startMethod": start_method });
+        if let (Some(pid), Some(object)) = (
+            self.stage.connection().and_then(|debuggee| debuggee.pid),
+            body.as_object_mut(),
+        ) {
+            object.insert("systemProcessId".to_string(), Value::from(pid));
+        }
+        body
     }
 
     /// The name of the debuggee for the `process` event.
