@@ -2,10 +2,14 @@
 //! `initialize` through launch, configuration, running and stopping, to the end.
 //!
 //! `state.rs` holds the `Session` type and the client side (framing, seq numbering,
-//! request dispatch); its sub-states own their files (the client link, the timer
-//! table, the pending table, the debuggee's stage, process and connection), and the
-//! launch sequence, attach, child sessions, the debuggee's messages and termination
-//! are its handlers in the files named after them. No file here imports this one.
+//! request and timer dispatch). Its sub-states own their files: the client link, the
+//! timer table, the pending table, the lifecycle (open, stopping, finished), and the
+//! program it debugs with its stage, process and connection. Each way to a program
+//! (launch, attach by connect, listen or process id, child) is the program's methods in
+//! the file named after it, which decide and report; the session acts on what they
+//! report. `impl Session` is in four files: state.rs, starting.rs (the start and the
+//! host's answers), debuggee.rs (the connected debuggee) and termination.rs (the end).
+//! No file here imports this one.
 
 mod attach;
 mod child;
@@ -16,11 +20,13 @@ mod debuggee;
 mod facts;
 mod inject;
 mod launch;
+mod lifecycle;
 mod listen_attach;
 mod pending;
 mod process;
 mod program;
 mod stage;
+mod starting;
 mod state;
 mod termination;
 mod timers;

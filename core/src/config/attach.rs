@@ -69,34 +69,44 @@ pub fn validate_attach(arguments: &Value) -> Result<(LaunchConfig, AttachMode), 
         optional_string_of(arguments, key, "attach")?;
     }
     PathMappings::from_configuration(arguments, "attach")?;
+    let (key, endpoint) = match &mode {
+        AttachMode::Connect(endpoint) => ("connect", endpoint),
+        AttachMode::Listen(endpoint) => ("listen", endpoint),
+    };
+    let where_to = serde_json::json!({"host": endpoint.host, "port": endpoint.port});
+    let config = attach_config(
+        arguments,
+        (key, where_to),
+        Target::Child(endpoint.display()),
+    )?;
+    Ok((config, mode))
+}
+
+/// The configuration of a user's attach (to a listening or connecting program, or
+/// by process id): the arguments with the attach defaults filled in and `how` (the
+/// checked `connect`, `listen` or `processId`) in its normal form; `target` names
+/// the program until it names itself.
+pub(super) fn attach_config(
+    arguments: &Map<String, Value>,
+    how: (&str, Value),
+    target: Target,
+) -> Result<LaunchConfig, DapError> {
     let mut normalised = arguments.clone();
     fill_boolean_defaults(arguments, &mut normalised, "attach", schema::ATTACH_KEYS)?;
-    let endpoint = match &mode {
-        AttachMode::Connect(endpoint) => {
-            normalised.insert(
-                "connect".to_string(),
-                serde_json::json!({"host": endpoint.host, "port": endpoint.port}),
-            );
-            endpoint
-        }
-        AttachMode::Listen(endpoint) => {
-            normalised.insert(
-                "listen".to_string(),
-                serde_json::json!({"host": endpoint.host, "port": endpoint.port}),
-            );
-            endpoint
-        }
-    };
-    // The program's output goes to its own terminal, which nobody captures: for the
-    // debuggee this is a terminal console, so redirectOutput tees it into `output`.
+    normalised.insert(how.0.to_string(), how.1);
+    // The program's output goes where it went before the attach (its own terminal,
+    // which nobody captures): for the debuggee this is a terminal console, so
+    // redirectOutput tees it into `output`.
     normalised.insert(
         "console".to_string(),
         Value::String("externalTerminal".to_string()),
     );
     normalised.insert("noDebug".to_string(), Value::Bool(false));
+    // Its children are debugged as a launch's are (the default): through the listener
+    // the program connects to, or a private one.
     let subprocess_auto_attach = normalised.get("subprocessAutoAttach") == Some(&Value::Bool(true));
-    let config = LaunchConfig {
-        target: Target::Child(endpoint.display()),
+    Ok(LaunchConfig {
+        target,
         args: Vec::new(),
         cwd: None,
         env: Vec::new(),
@@ -107,8 +117,7 @@ pub fn validate_attach(arguments: &Value) -> Result<(LaunchConfig, AttachMode), 
         no_debug: false,
         subprocess_auto_attach,
         normalised,
-    };
-    Ok((config, mode))
+    })
 }
 
 /// The `listen` address of an attach configuration, checked: the program must be told
@@ -297,24 +306,41 @@ mod tests {
 
     #[test]
     fn normalises_with_the_attach_defaults_and_keeps_unknown_keys() {
-        let (config, _) = validate_attach(
+        // An attach to a listening program, and one by process id: the same defaults.
+        let connect = validate_attach(
             &json!({"connect": {"port": 5678}, "custom": [1], "justMyCode": false}),
         )
-        .unwrap();
-        let expected = json!({
-            "connect": {"host": "127.0.0.1", "port": 5678},
-            "custom": [1],
-            "justMyCode": false,
-            "showReturnValue": true,
-            "keepExecSources": false,
-            "redirectOutput": true,
-            "console": "externalTerminal",
-            "subprocessAutoAttach": true,
-            "noDebug": false,
-        });
-        assert_eq!(Value::Object(config.normalised), expected);
-        assert_eq!(config.target, Target::Child("127.0.0.1:5678".to_string()));
-        assert!(config.subprocess_auto_attach);
+        .map(|(config, _)| config);
+        let by_pid = crate::config::validate_attach_to_process(
+            &json!({"processId": "12", "custom": [1], "justMyCode": false}),
+        )
+        .expect("has a processId")
+        .map(|(config, _)| config);
+        let cases = [
+            (
+                connect,
+                ("connect", json!({"host": "127.0.0.1", "port": 5678})),
+                "127.0.0.1:5678",
+            ),
+            (by_pid, ("processId", json!(12)), "process 12"),
+        ];
+        for (config, (key, how), target) in cases {
+            let config = config.unwrap();
+            let mut expected = json!({
+                "custom": [1],
+                "justMyCode": false,
+                "showReturnValue": true,
+                "keepExecSources": false,
+                "redirectOutput": true,
+                "console": "externalTerminal",
+                "subprocessAutoAttach": true,
+                "noDebug": false,
+            });
+            expected[key] = how;
+            assert_eq!(Value::Object(config.normalised), expected, "{key}");
+            assert_eq!(config.target, Target::Child(target.to_string()));
+            assert!(config.subprocess_auto_attach);
+        }
     }
 
     #[test]

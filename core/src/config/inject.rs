@@ -3,9 +3,9 @@
 //! that injects into Pythons before 3.14. The engine asks the host to inject a
 //! bootstrap into the process, which connects back (session/inject.rs).
 
-use super::read::{fill_boolean_defaults, get, invalid, optional_string_of};
-use super::schema;
-use super::types::{Console, LaunchConfig, Target};
+use super::attach::attach_config;
+use super::read::{get, invalid, optional_string_of};
+use super::types::{LaunchConfig, Target};
 use crate::dap::error::DapError;
 use serde_json::{Map, Value};
 
@@ -48,35 +48,11 @@ fn validate(
         }
         other => other,
     };
-    let mut normalised = arguments.clone();
-    fill_boolean_defaults(arguments, &mut normalised, "attach", schema::ATTACH_KEYS)?;
-    normalised.insert("processId".to_string(), Value::from(pid));
-    // The program's output goes where it went before the attach; redirectOutput tees
-    // it into `output`, as for a program started with --listen.
-    normalised.insert(
-        "console".to_string(),
-        Value::String("externalTerminal".to_string()),
-    );
-    normalised.insert("noDebug".to_string(), Value::Bool(false));
-    // Its children are debugged as a launch's (the default), through the listener the
-    // bootstrap connects to.
-    let subprocess_auto_attach = normalised
-        .get("subprocessAutoAttach")
-        .and_then(Value::as_bool)
-        .unwrap_or(true);
-    let config = LaunchConfig {
-        target: Target::Child(format!("process {pid}")),
-        args: Vec::new(),
-        cwd: None,
-        env: Vec::new(),
-        env_file: None,
-        python: String::new(),
-        python_args: Vec::new(),
-        console: Console::ExternalTerminal,
-        no_debug: false,
-        subprocess_auto_attach,
-        normalised,
-    };
+    let config = attach_config(
+        arguments,
+        ("processId", Value::from(pid)),
+        Target::Child(format!("process {pid}")),
+    )?;
     Ok((config, ProcessTarget { pid, debugger }))
 }
 
@@ -144,25 +120,5 @@ mod tests {
         ] {
             assert!(validate_attach_to_process(&absent).is_none(), "{absent}");
         }
-    }
-
-    #[test]
-    fn normalises_as_an_attach_that_leaves_the_output_alone() {
-        let (config, _) = validate_attach_to_process(&json!({"processId": "12", "custom": 1}))
-            .unwrap()
-            .unwrap();
-        let expected = json!({
-            "processId": 12,
-            "custom": 1,
-            "justMyCode": true,
-            "showReturnValue": true,
-            "keepExecSources": false,
-            "redirectOutput": true,
-            "console": "externalTerminal",
-            "subprocessAutoAttach": true,
-            "noDebug": false,
-        });
-        assert_eq!(Value::Object(config.normalised), expected);
-        assert_eq!(config.target, Target::Child("process 12".to_string()));
     }
 }

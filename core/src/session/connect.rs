@@ -1,12 +1,11 @@
-//! Connections on a session's listener before they are known: the root debuggee's
-//! `dapper/hello`, child processes' `dapper/sessionHello` (handed to the router), and
-//! peers that say nothing or the wrong thing.
+//! Connections on a program's listener before they are known (`impl Program`): the
+//! root debuggee's `dapper/hello`, child processes' `dapper/sessionHello` (handed to
+//! the router), and peers that say nothing or the wrong thing. Each first frame is
+//! decided here (`Candidate`); the session acts on the decision (starting.rs).
 
 use super::connection::{parse_payload, Connection};
 use super::program::{Origin, Program};
 use super::stage::Stage;
-use super::state::Session;
-use super::timers::TimerPurpose;
 use crate::config::Target;
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
@@ -37,53 +36,48 @@ impl Refusal {
     }
 }
 
-impl Session {
-    pub fn on_connection_accepted(&mut self, ctx: &mut SessionContext<'_>, conn: ConnectionId) {
-        // Besides its own debuggee, a root session's listener takes the connections of
-        // child processes for as long as the session debugs children.
-        match self.program.as_mut().filter(|launch| {
-            launch.stage.is_starting()
-                || (launch.listener.is_some()
-                    && launch.child_listener.is_some()
-                    && !launch.stage.is_over())
-        }) {
-            Some(launch) => {
-                let starting = launch.stage.is_starting();
-                let listening = matches!(launch.origin, Origin::Incoming(_));
-                launch.candidates.insert(conn, FrameDecoder::default());
-                // While starting, the launch's own hello deadline covers every peer
-                // (a listen attach has none, so each of its peers gets its own);
-                // afterwards each peer of the child listener gets its own.
-                if !starting || listening {
-                    self.set_timer(
-                        ctx,
-                        CANDIDATE_HELLO_DEADLINE_MS,
-                        TimerPurpose::CandidateHello(conn),
-                    );
-                }
-            }
-            None => {
-                ctx.log(
-                    LogLevel::Warn,
-                    format!(
-                        "Closed connection {conn}: this session is not waiting for a debuggee."
-                    ),
-                );
-                ctx.close_connection(conn);
-            }
+/// What a peer's first frame decided.
+pub enum Candidate {
+    /// Nothing yet, or nothing for this session (a child's hello goes to the router).
+    Undecided,
+    /// The peer was refused and closed; with what the user must hear of it, when only
+    /// the user can fix it.
+    Refused(Option<Verdict>),
+    /// The debuggee said hello; these peers that connected meanwhile wait on.
+    Connected { waiting: Vec<ConnectionId> },
+}
+
+/// What the session does about a refused peer the user must hear of.
+pub enum Verdict {
+    /// The user's own child process: the parent session goes on, and the debug console
+    /// says why the child is not debugged.
+    Tell(String),
+    /// The debuggee of the launch (or of an attach by process id): the start fails.
+    Fail(DapError),
+}
+
+impl Program {
+    /// A peer connected to the listener. Besides its own debuggee, a root session's
+    /// listener takes the connections of child processes for as long as the session
+    /// debugs children. Returns whether the peer needs a hello deadline of its own,
+    /// or `None` when this program waits for no peer.
+    pub fn accept(&mut self, conn: ConnectionId) -> Option<bool> {
+        let starting = self.stage.is_starting();
+        let debugs_children =
+            self.listener.is_some() && self.child_listener.is_some() && !self.stage.is_over();
+        if !starting && !debugs_children {
+            return None;
         }
+        self.candidates.insert(conn, FrameDecoder::default());
+        // While starting, the launch's own hello deadline covers every peer (a listen
+        // attach has none, so each of its peers gets its own); afterwards each peer of
+        // the child listener gets its own.
+        Some(!starting || self.listens())
     }
 
     /// A peer of the child listener that never said hello is closed.
-    pub(super) fn on_candidate_hello_deadline(
-        &mut self,
-        ctx: &mut SessionContext<'_>,
-        conn: ConnectionId,
-    ) {
-        let Some(launch) = self.program.as_mut() else {
-            return;
-        };
-        if launch.candidates.remove(&conn).is_some() {
+    pub fn candidate_hello_deadline(&mut self, ctx: &mut SessionContext<'_>, conn: ConnectionId) {
+        if self.candidates.remove(&conn).is_some() {
             ctx.log(
                 LogLevel::Warn,
                 format!(
@@ -95,168 +89,116 @@ impl Session {
         }
     }
 
-    /// Reads the first frame of a connection that has not said hello yet.
-    pub(super) fn check_candidate(&mut self, ctx: &mut SessionContext<'_>, conn: ConnectionId) {
-        self.check_candidate_frame(ctx, conn);
-        let resolved = !self
-            .program
-            .as_ref()
-            .is_some_and(|launch| launch.candidates.contains_key(&conn));
-        if resolved {
-            self.cancel_timers_for(ctx, TimerPurpose::CandidateHello(conn));
-        }
-    }
-
-    fn check_candidate_frame(&mut self, ctx: &mut SessionContext<'_>, conn: ConnectionId) {
-        // A token-less attach (connect, listen) takes the program first, then its
-        // children (which carry the child token).
-        let waits_for_program = self
-            .program
-            .as_ref()
-            .is_some_and(|launch| launch.stage.is_starting());
-        if self.is_listening_attach() && waits_for_program {
-            self.check_attach_hello(ctx, conn);
-            return;
-        }
-        let Some(launch) = self.program.as_mut() else {
-            return;
+    /// Reads the first frame of a peer that has not said hello yet, one of those that
+    /// carry the token: the launch's (or injected attach's) debuggee, or a child.
+    pub fn check_candidate(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        conn: ConnectionId,
+    ) -> Candidate {
+        let Some(decoder) = self.candidates.get_mut(&conn) else {
+            return Candidate::Undecided;
         };
-        let Some(decoder) = launch.candidates.get_mut(&conn) else {
-            return;
-        };
-        let verdict = match decoder.next_frame() {
-            Ok(None) => return,
-            Err(error) => Err(Refusal::quiet(&error.to_string())),
-            Ok(Some(frame)) => match parse_payload(&frame.payload) {
-                Err(error) => Err(Refusal::quiet(&error)),
-                Ok(incoming) if hello::is_child_hello(&incoming) => {
-                    match hello::check_child(&incoming, &launch.token) {
-                        Ok(child) => {
-                            // The router matches it with the child's announcement.
-                            if let Some(decoder) = launch.candidates.remove(&conn) {
-                                ctx.note(Note::ChildHello {
-                                    conn,
-                                    decoder,
-                                    hello: child,
-                                });
+        let verdict =
+            match decoder.next_frame() {
+                Ok(None) => return Candidate::Undecided,
+                Err(error) => Err(Refusal::quiet(&error.to_string())),
+                Ok(Some(frame)) => match parse_payload(&frame.payload) {
+                    Err(error) => Err(Refusal::quiet(&error)),
+                    Ok(incoming) if hello::is_child_hello(&incoming) => {
+                        match hello::check_child(&incoming, &self.token) {
+                            Ok(child) => {
+                                // The router matches it with the child's announcement.
+                                if let Some(decoder) = self.candidates.remove(&conn) {
+                                    ctx.note(Note::ChildHello {
+                                        conn,
+                                        decoder,
+                                        hello: child,
+                                    });
+                                }
+                                return Candidate::Undecided;
                             }
-                            return;
+                            Err(error) => Err(Refusal {
+                                reason: format!("{error} (a child's {})", hello::CHILD_HELLO),
+                                for_user: error.protocol_mismatch(),
+                                child: true,
+                            }),
                         }
-                        Err(error) => Err(Refusal {
-                            reason: format!("{error} (a child's {})", hello::CHILD_HELLO),
-                            for_user: error.protocol_mismatch(),
-                            child: true,
-                        }),
                     }
-                }
-                Ok(_) if !launch.stage.is_starting() => Err(Refusal::quiet(
-                    "this session's debuggee has already connected",
-                )),
-                Ok(incoming) => match hello::check_refusal(&incoming, &launch.token) {
-                    // A bootstrap injected into a process that Dapper debugs already.
-                    Some(reason) => Err(Refusal {
-                        for_user: Some(format!(
-                            "Dapper could not attach to {}: {reason}",
-                            launch.process_name()
-                        )),
-                        reason,
-                        child: false,
-                    }),
-                    None => hello::check(&incoming, &launch.token, &launch.session_id).map_err(
-                        |error| Refusal {
-                            reason: error.to_string(),
-                            for_user: error.protocol_mismatch(),
+                    Ok(_) if !self.stage.is_starting() => Err(Refusal::quiet(
+                        "this session's debuggee has already connected",
+                    )),
+                    Ok(incoming) => match hello::check_refusal(&incoming, &self.token) {
+                        // A bootstrap injected into a process that Dapper debugs already.
+                        Some(reason) => Err(Refusal {
+                            for_user: Some(format!(
+                                "Dapper could not attach to {}: {reason}",
+                                self.process_name()
+                            )),
+                            reason,
                             child: false,
-                        },
-                    ),
+                        }),
+                        None => hello::check(&incoming, &self.token, &self.session_id).map_err(
+                            |error| Refusal {
+                                reason: error.to_string(),
+                                for_user: error.protocol_mismatch(),
+                                child: false,
+                            },
+                        ),
+                    },
                 },
-            },
-        };
-        match verdict {
+            };
+        let hello = match verdict {
+            Ok(hello) => hello,
             Err(refusal) => {
-                launch.candidates.remove(&conn);
+                self.candidates.remove(&conn);
                 ctx.log(
                     LogLevel::Warn,
                     format!("Refused debuggee connection {conn}: {}.", refusal.reason),
                 );
                 ctx.close_connection(conn);
-                match refusal.for_user {
-                    // The user's own child process: the parent session goes on.
-                    Some(text) if refusal.child => self.send_output(
-                        ctx,
-                        "important",
-                        &format!("Dapper did not debug a child process: {text}\n"),
-                    ),
-                    Some(text) => {
-                        let code = if matches!(launch.origin, Origin::Injected(_)) {
+                return Candidate::Refused(refusal.for_user.map(|text| {
+                    if refusal.child {
+                        // The user's own child process: the parent session goes on.
+                        Verdict::Tell(format!("Dapper did not debug a child process: {text}\n"))
+                    } else {
+                        let code = if matches!(self.origin, Origin::Injected(_)) {
                             codes::ATTACH_FAILED
                         } else {
                             codes::LAUNCH_FAILED
                         };
-                        self.fail_launch(ctx, DapError::user(code, text));
+                        Verdict::Fail(DapError::user(code, text))
                     }
-                    None => {}
-                }
+                }));
             }
-            Ok(hello) => {
-                let Some(decoder) = launch.candidates.remove(&conn) else {
-                    return;
-                };
-                keep_listener_only_for_children(ctx, launch);
-                ctx.log(
-                    LogLevel::Info,
-                    format!(
-                        "Debuggee {} connected (pid {}, Python {}).",
-                        hello.session_id,
-                        hello
-                            .pid
-                            .map_or("unknown".to_string(), |pid| pid.to_string()),
-                        hello.python_version.as_deref().unwrap_or("unknown"),
-                    ),
-                );
-                launch.process.hello_pid = hello.pid;
-                if let (Origin::Injected(_), Some(name)) = (&launch.origin, hello.name) {
-                    // A program attached to by its process id says what it runs.
-                    launch.config.target = Target::Child(name);
-                }
-                launch.stage = Stage::connected(Connection::new(
-                    conn,
-                    decoder,
-                    hello
-                        .pid
-                        .or(launch.process.pid)
-                        .or(launch.process.terminal_pid),
-                ));
-                let waiting: Vec<ConnectionId> = launch.candidates.keys().copied().collect();
-                self.cancel_timers_for(ctx, TimerPurpose::HelloDeadline);
-                self.cancel_timers_for(ctx, TimerPurpose::InjectDeadline);
-                // Peers that connected while the launch was starting lose the launch's
-                // deadline with it; each gets its own, as later peers do.
-                for other in waiting {
-                    self.set_timer(
-                        ctx,
-                        CANDIDATE_HELLO_DEADLINE_MS,
-                        TimerPurpose::CandidateHello(other),
-                    );
-                }
-                self.send_configure(ctx);
-                self.drain_debuggee_frames(ctx);
-            }
+        };
+        let Some(decoder) = self.candidates.remove(&conn) else {
+            return Candidate::Undecided;
+        };
+        self.keep_listener_only_for_children(ctx);
+        ctx.log(
+            LogLevel::Info,
+            format!(
+                "Debuggee {} connected (pid {}, Python {}).",
+                hello.session_id,
+                hello
+                    .pid
+                    .map_or("unknown".to_string(), |pid| pid.to_string()),
+                hello.python_version.as_deref().unwrap_or("unknown"),
+            ),
+        );
+        self.process.hello_pid = hello.pid;
+        if let (Origin::Injected(_), Some(name)) = (&self.origin, hello.name) {
+            // A program attached to by its process id says what it runs.
+            self.config.target = Target::Child(name);
         }
-    }
-}
-
-/// The debuggee said hello: without children to debug nothing else may connect (the
-/// others waiting are closed, and the listener); with them the listener stays open as
-/// the tree's shared child listener.
-pub(super) fn keep_listener_only_for_children(ctx: &mut SessionContext<'_>, launch: &mut Program) {
-    if launch.child_listener.is_none() {
-        let others = std::mem::take(&mut launch.candidates);
-        for other in others.into_keys() {
-            ctx.close_connection(other);
-        }
-        if let Some(listener) = launch.listener.take() {
-            ctx.close_listener(listener);
+        self.stage = Stage::connected(Connection::new(
+            conn,
+            decoder,
+            hello.pid.or(self.process.pid).or(self.process.terminal_pid),
+        ));
+        Candidate::Connected {
+            waiting: self.candidates.keys().copied().collect(),
         }
     }
 }

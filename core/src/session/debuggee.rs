@@ -1,9 +1,11 @@
-//! The debuggee side of a session once it said hello (connect.rs): `dapper/configure`, forwarding client
-//! requests with the engine's own seq, and passing responses and events back.
+//! The debuggee side of a session once it said hello (starting.rs): `dapper/configure`,
+//! forwarding client requests with the engine's own seq, passing responses and events
+//! back, the debuggee's output, the connection closing, and the child sessions the
+//! debuggee's processes ask the client for (`startDebugging`).
 
 use super::connection::parse_payload;
 use super::pending::{Pending, PendingKey};
-use super::program::Origin;
+use super::program::Program;
 use super::stage::{Stage, Step};
 use super::state::{is_dapper_event, Session};
 use super::timers::TimerPurpose;
@@ -12,9 +14,9 @@ use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Event, Incoming, Request, Response, Unsequenced};
 use crate::ipc::frame::FrameKind;
 use crate::ipc::hello;
-use crate::path_mappings::{Direction, PathMappings};
+use crate::path_mappings::PathMappings;
 use crate::{ConnectionId, LogLevel, ProcessId, Stream};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 /// Events only the engine decides on; a debuggee that sends them anyway is ignored
 /// rather than allowed to confuse the client.
@@ -215,36 +217,9 @@ impl Session {
 
     /// The debuggee accepted its configuration: the client may now configure it.
     fn on_configured(&mut self, ctx: &mut SessionContext<'_>) {
-        let Some(launch) = self.program.as_mut() else {
+        let Some(body) = self.program.as_mut().map(Program::configured) else {
             return;
         };
-        if let Stage::Connected(connected) = &mut launch.stage {
-            connected.step = Step::Configured;
-        }
-        // An attached program names itself by its own path, which the client knows by
-        // the mapped one.
-        let name = launch
-            .path_mappings
-            .translated(Direction::ToLocal, &launch.process_name());
-        // A child process was started by its parent and has waited for this session; a
-        // program the user started runs already (and may run on another machine).
-        let start_method = match launch.origin {
-            Origin::Remote(_) | Origin::Injected(_) | Origin::Incoming(_) => "attach",
-            Origin::Child => "attachForSuspendedLaunch",
-            Origin::Launched => "launch",
-        };
-        let local = launch
-            .origin
-            .endpoint()
-            .is_none_or(crate::config::Endpoint::is_loopback);
-        let mut body =
-            json!({ "name": name, "isLocalProcess": local, "startMethod": start_method });
-        if let (Some(pid), Some(object)) = (
-            launch.stage.connection().and_then(|debuggee| debuggee.pid),
-            body.as_object_mut(),
-        ) {
-            object.insert("systemProcessId".to_string(), Value::from(pid));
-        }
         self.send_event(ctx, "process", Some(body));
         self.send_event(ctx, "initialized", None);
     }
@@ -382,10 +357,10 @@ impl Session {
                 format!("Debuggee connection {conn} failed: {error}"),
             );
         }
-        let launch_starting = launch.stage.is_starting();
+        let attach_starting = launch.says_tokenless_hello() && launch.stage.is_starting();
         if launch.candidates.remove(&conn).is_some() {
             self.cancel_timers_for(ctx, TimerPurpose::CandidateHello(conn));
-            if self.is_listening_attach() && launch_starting {
+            if attach_starting {
                 self.attach_closed_before_hello(ctx, conn);
             }
             return;
@@ -464,20 +439,76 @@ impl Session {
         else {
             return;
         };
-        let text = match stream {
-            Stream::Stdout => launch.process.stdout.push(bytes),
-            Stream::Stderr => {
-                let text = launch.process.stderr.push(bytes);
-                launch.process.remember_stderr(&text);
-                text
-            }
-        };
+        let text = launch.process.output(stream, bytes);
         if !text.is_empty() {
             let category = match stream {
                 Stream::Stdout => "stdout",
                 Stream::Stderr => "stderr",
             };
             self.send_output(ctx, category, &text);
+        }
+    }
+
+    /// Asks the client to start a session for a child. Fails, with the reason, when
+    /// the client cannot.
+    pub fn request_child_session(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        child: &str,
+        configuration: Map<String, Value>,
+    ) -> Result<(), String> {
+        if self.client.closed || self.lifecycle.is_finished() {
+            return Err("the parent session's client is gone".to_string());
+        }
+        if !self.client_supports("supportsStartDebuggingRequest") {
+            return Err("the client does not support the startDebugging request".to_string());
+        }
+        let seq = self.client.next_seq;
+        self.pending.insert(
+            PendingKey::Reverse(seq),
+            Pending::StartDebugging {
+                child: child.to_string(),
+            },
+        );
+        let arguments = json!({ "request": "attach", "configuration": configuration });
+        self.send(ctx, message::request("startDebugging", arguments));
+        Ok(())
+    }
+
+    pub(super) fn on_start_debugging_response(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        child: String,
+        response: Response,
+    ) {
+        ctx.note(Note::StartDebuggingAnswered {
+            child,
+            success: response.success,
+            message: response.message,
+        });
+    }
+
+    /// Tells the client about a child process that will not be debugged, and why.
+    /// Clients that did not ask for Dapper's events have it in the log only.
+    pub fn report_child_candidate(&mut self, ctx: &mut SessionContext<'_>, body: Value) {
+        if self.wants_dapper_events() {
+            self.send_event(ctx, "dapper/childProcessCandidate", Some(body));
+        }
+    }
+
+    /// Answers the client's `launch` once `configurationDone` went through.
+    pub(super) fn complete_launch(&mut self, ctx: &mut SessionContext<'_>) {
+        if let Some(seq) = self.pending.launch() {
+            self.pending.remove(PendingKey::Client(seq));
+            let command = self.start_command();
+            self.respond_ok(ctx, seq, command, None);
+        }
+        if let Some(Stage::Connected(connected)) =
+            self.program.as_mut().map(|launch| &mut launch.stage)
+        {
+            if connected.step == Step::Configured {
+                connected.step = Step::Running;
+            }
         }
     }
 }

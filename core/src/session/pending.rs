@@ -19,9 +19,6 @@ pub enum PendingKey {
 pub enum Pending {
     /// The client's `launch`, answered after `configurationDone` (or when it fails).
     Launch,
-    /// The client's `disconnect`, answered once the debuggee has exited or the timer
-    /// has given up on it (the timer, when the engine is waiting for an exit).
-    Disconnect { timer: Option<TimerId> },
     /// A client request passed to the debuggee.
     Forwarded { client_seq: i64, command: String },
     /// The engine's own `dapper/configure`.
@@ -62,16 +59,6 @@ impl PendingTable {
         keys.into_iter()
             .filter_map(|key| self.entries.remove(&key).map(|pending| (key, pending)))
             .collect()
-    }
-
-    /// Finds the client request waiting as `Disconnect`.
-    pub fn disconnect(&self) -> Option<(i64, Option<TimerId>)> {
-        self.entries
-            .iter()
-            .find_map(|(key, pending)| match (key, pending) {
-                (PendingKey::Client(seq), Pending::Disconnect { timer }) => Some((*seq, *timer)),
-                _ => None,
-            })
     }
 
     /// Finds the client's pending `launch`.

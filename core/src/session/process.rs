@@ -4,7 +4,7 @@
 //! signal already sent, and its output streams.
 
 use crate::utf8::Utf8Stream;
-use crate::{KillTarget, ProcessId, Signal};
+use crate::{KillTarget, ProcessId, Signal, Stream};
 
 /// How much of the debuggee's stderr is kept to explain an early exit.
 const STDERR_TAIL_BYTES: usize = 4096;
@@ -75,6 +75,19 @@ impl DebuggeeProcess {
             (Some(process), _) => Some(KillTarget::Process(process)),
             (None, Some(pid)) => Some(KillTarget::Pid(pid)),
             (None, None) => None,
+        }
+    }
+
+    /// The text of output the process wrote on `stream`, as far as it is whole
+    /// characters; stderr's is remembered to explain an early exit.
+    pub fn output(&mut self, stream: Stream, bytes: &[u8]) -> String {
+        match stream {
+            Stream::Stdout => self.stdout.push(bytes),
+            Stream::Stderr => {
+                let text = self.stderr.push(bytes);
+                self.remember_stderr(&text);
+                text
+            }
         }
     }
 

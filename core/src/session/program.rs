@@ -1,14 +1,18 @@
 //! The program a session debugs, however the session came to it: its validated
 //! configuration, its origin (launched, a child, a program the user started), its
 //! stage, its process, the listener it connects to and the peers that have not
-//! said hello yet.
+//! said hello yet. Each way to a program adds its methods in the file named after it
+//! (launch.rs, attach.rs, listen_attach.rs, inject.rs, child.rs, connect.rs), as
+//! quinn's connection leaves its streams to `StreamsState`.
 
 use super::process::DebuggeeProcess;
-use super::stage::Stage;
+use super::stage::{Stage, Step};
 use crate::config::{Endpoint, LaunchConfig, ProcessTarget, Target};
+use crate::context::SessionContext;
 use crate::ipc::frame::FrameDecoder;
-use crate::path_mappings::PathMappings;
-use crate::{Address, ConnectionId, InjectionId, ListenerId};
+use crate::path_mappings::{Direction, PathMappings};
+use crate::{Address, ConnectionId, InjectionId, ListenerId, Transport};
+use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 /// How a session's debuggee came to be.
@@ -111,6 +115,86 @@ impl Program {
             process: DebuggeeProcess::default(),
             candidates: BTreeMap::new(),
         }
+    }
+
+    /// Whether the user attached to a program that listens for this session
+    /// (`listen`).
+    pub fn listens(&self) -> bool {
+        matches!(self.origin, Origin::Incoming(_))
+    }
+
+    /// Whether the user attached to the program by its process id.
+    pub fn is_injected(&self) -> bool {
+        matches!(self.origin, Origin::Injected(_))
+    }
+
+    /// Whether the program's hello carries no token: a user's attach by `connect` or
+    /// `listen` (see docs/ipc.md, "Attach").
+    pub fn says_tokenless_hello(&self) -> bool {
+        self.origin.endpoint().is_some()
+    }
+
+    /// Where a user's attach connects or listens, for messages.
+    pub fn endpoint_text(&self) -> String {
+        self.origin
+            .endpoint()
+            .map_or_else(String::new, Endpoint::display)
+    }
+
+    /// The debuggee said hello: without children to debug nothing else may connect
+    /// (the others waiting are closed, and the listener); with them the listener stays
+    /// open as the tree's shared child listener.
+    pub fn keep_listener_only_for_children(&mut self, ctx: &mut SessionContext<'_>) {
+        if self.child_listener.is_none() {
+            let others = std::mem::take(&mut self.candidates);
+            for other in others.into_keys() {
+                ctx.close_connection(other);
+            }
+            if let Some(listener) = self.listener.take() {
+                ctx.close_listener(listener);
+            }
+        }
+    }
+
+    /// Opens the listener, private to this machine, that the debuggee (and its
+    /// children) connect to.
+    pub fn open_listener(&mut self, ctx: &mut SessionContext<'_>) {
+        let transport = if ctx.options.platform.is_windows() {
+            Transport::Tcp
+        } else {
+            Transport::Unix
+        };
+        self.listener = Some(ctx.open_listener(transport));
+    }
+
+    /// The debuggee accepted its configuration (the client may now configure it):
+    /// returns the body of the `process` event.
+    pub fn configured(&mut self) -> Value {
+        if let Stage::Connected(connected) = &mut self.stage {
+            connected.step = Step::Configured;
+        }
+        // An attached program names itself by its own path, which the client knows by
+        // the mapped one.
+        let name = self
+            .path_mappings
+            .translated(Direction::ToLocal, &self.process_name());
+        // A child process was started by its parent and has waited for this session; a
+        // program the user started runs already (and may run on another machine).
+        let start_method = match self.origin {
+            Origin::Remote(_) | Origin::Injected(_) | Origin::Incoming(_) => "attach",
+            Origin::Child => "attachForSuspendedLaunch",
+            Origin::Launched => "launch",
+        };
+        let local = self.origin.endpoint().is_none_or(Endpoint::is_loopback);
+        let mut body =
+            json!({ "name": name, "isLocalProcess": local, "startMethod": start_method });
+        if let (Some(pid), Some(object)) = (
+            self.stage.connection().and_then(|debuggee| debuggee.pid),
+            body.as_object_mut(),
+        ) {
+            object.insert("systemProcessId".to_string(), Value::from(pid));
+        }
+        body
     }
 
     /// The name of the debuggee for the `process` event.

@@ -1,9 +1,11 @@
-//! The `Session` type: one DAP client's session, its fields, the dispatch of what
-//! the client sends and of the session's timers, and the replies to the client. The
-//! launch sequence, the debuggee connection and termination are its handlers in the
-//! sibling files named after them.
+//! The `Session` type: one DAP client's session, its fields and sub-states, the
+//! dispatch of what the client sends and of the session's timers, and the replies to
+//! the client. How it comes to its debuggee (starting.rs), talks with it
+//! (debuggee.rs) and ends (termination.rs) are its handlers in the sibling files.
 
+use super::child::Handover;
 use super::client::ClientLink;
+use super::lifecycle::Lifecycle;
 use super::pending::{Pending, PendingKey, PendingTable};
 use super::program::Program;
 use super::timers::{TimerPurpose, Timers};
@@ -64,25 +66,13 @@ pub struct Session {
     /// Whether the client is VS Code's inline host, which asks for Dapper's own
     /// `dapper/*` events as other clients do with `supportsDapperEvents`.
     pub inline_client: bool,
-    /// A `disconnect` or `terminate` waiting for the child sessions to end first.
-    pub(super) deferred_stop: Option<Request>,
     /// The client's `initialize` arguments, once it sent them.
     pub(super) initialize_arguments: Option<Value>,
     pub(super) program: Option<Program>,
     pub(super) pending: PendingTable,
     pub(super) timers: Timers,
-    pub(super) exited_sent: bool,
-    pub(super) terminated: Terminated,
-    pub(super) finished: bool,
-}
-
-/// Where the session's `terminated` event is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Terminated {
-    NotYet,
-    /// Due, but waiting for live child sessions to send theirs.
-    Deferred,
-    Sent,
+    /// How far the session is on its way to its end (lifecycle.rs).
+    pub(super) lifecycle: Lifecycle,
 }
 
 impl Session {
@@ -92,15 +82,12 @@ impl Session {
             child_client_only: false,
             stdio_client: false,
             inline_client: false,
-            deferred_stop: None,
             client: ClientLink::new(client, framing),
             initialize_arguments: None,
             program: None,
             pending: PendingTable::default(),
             timers: Timers::default(),
-            exited_sent: false,
-            terminated: Terminated::NotYet,
-            finished: false,
+            lifecycle: Lifecycle::Open,
         }
     }
 
@@ -137,9 +124,16 @@ impl Session {
             .and_then(|launch| launch.child_listener.clone())
     }
 
+    /// Whether this session attached to a program the user started (not a child).
+    pub fn is_user_attach(&self) -> bool {
+        self.program
+            .as_ref()
+            .is_some_and(|program| program.origin.is_users_program())
+    }
+
     /// Whether the session is over and everything it holds can be released.
     pub fn is_finished(&self) -> bool {
-        self.finished
+        self.lifecycle.is_finished()
     }
 
     // ----- Sending to the client -------------------------------------------------
@@ -234,7 +228,7 @@ impl Session {
                     break;
                 }
             }
-            if self.finished {
+            if self.lifecycle.is_finished() {
                 break;
             }
         }
@@ -260,7 +254,7 @@ impl Session {
         ctx: &mut SessionContext<'_>,
         incoming: Result<Incoming, EnvelopeError>,
     ) {
-        if self.finished {
+        if self.lifecycle.is_finished() {
             return;
         }
         match incoming {
@@ -304,13 +298,14 @@ impl Session {
 
     pub(super) fn on_request(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
         let stopping = matches!(request.command.as_str(), "disconnect" | "terminate");
-        if stopping && self.deferred_stop.is_none() && ctx.tree.has_live_children(self.key) {
+        if stopping && !self.lifecycle.waits_for_children() && ctx.tree.has_live_children(self.key)
+        {
             // Children end before their parent: the router ends them, then resumes.
             // A detach from a program the user started leaves its children running too.
             let detach = request.command == "disconnect"
                 && self.is_user_attach()
                 && request.arguments.get("terminateDebuggee") != Some(&Value::Bool(true));
-            self.deferred_stop = Some(request);
+            self.lifecycle.after_children(request);
             ctx.note(Note::StopChildren { detach });
             return;
         }
@@ -457,13 +452,49 @@ impl Session {
             return;
         };
         match purpose {
-            TimerPurpose::HelloDeadline => self.on_hello_deadline(ctx),
+            TimerPurpose::HelloDeadline => {
+                if let Some(error) = self.program.as_ref().map(Program::hello_deadline_error) {
+                    self.fail_launch(ctx, error);
+                }
+            }
             TimerPurpose::RunInTerminal(seq) => self.on_run_in_terminal_timeout(ctx, seq),
             TimerPurpose::TerminateEscalation => self.on_terminate_escalation(ctx),
             TimerPurpose::DisconnectDeadline => self.on_disconnect_deadline(ctx),
-            TimerPurpose::CandidateHello(conn) => self.on_candidate_hello_deadline(ctx, conn),
-            TimerPurpose::AttachDeadline => self.on_attach_deadline(ctx),
-            TimerPurpose::InjectDeadline => self.on_inject_deadline(ctx),
+            TimerPurpose::CandidateHello(conn) => {
+                if let Some(program) = self.program.as_mut() {
+                    program.candidate_hello_deadline(ctx, conn);
+                }
+            }
+            TimerPurpose::AttachDeadline => {
+                if let Some(error) = self.program.as_ref().map(Program::attach_deadline_error) {
+                    self.fail_launch(ctx, error);
+                }
+            }
+            TimerPurpose::InjectDeadline => {
+                if let Some(error) = self
+                    .program
+                    .as_ref()
+                    .and_then(Program::inject_deadline_error)
+                {
+                    self.fail_launch(ctx, error);
+                }
+            }
         }
+    }
+
+    /// Whether this session's child attach may be served by the engine that debugs
+    /// the child (router/relay.rs): its client is a byte stream the engine frames, and
+    /// did not itself come through this engine's client listener.
+    pub fn may_relay(&self) -> bool {
+        self.client.framing == Framing::ContentLength
+            && !self.child_client_only
+            && !self.client.closed
+            && !self.lifecycle.is_finished()
+    }
+
+    /// Gives up this session for a relay: what its client has said that the engine
+    /// that debugs the child must hear too, and what the client is owed from here.
+    pub fn hand_over(self) -> Handover {
+        Handover::new(self.client, self.initialize_arguments)
     }
 }

@@ -1,9 +1,12 @@
-//! How a session ends: the debuggee's own exit, `disconnect`, `terminate`, and the
-//! client going away. On the debuggee's exit the client gets `exited` (with the code)
-//! then `terminated`; `disconnect` is answered only after both.
+//! How a session ends: the debuggee's own exit, `disconnect`, `terminate`, the client
+//! going away, a launch that cannot go on, and child sessions ending before their
+//! parent. On the debuggee's exit the client gets `exited` (with the code) then
+//! `terminated`; `disconnect` is answered only after both. How far the end has come is
+//! the session's `Lifecycle` (lifecycle.rs).
 
+use super::lifecycle::{Disconnect, Terminated};
 use super::pending::{Pending, PendingKey};
-use super::state::{Session, Terminated};
+use super::state::Session;
 use super::timers::TimerPurpose;
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
@@ -45,12 +48,12 @@ fn signal_number(signal: &str, platform: Platform) -> Option<i64> {
 }
 
 impl Session {
-    /// Signals the debuggee process, whichever way it was started. Returns false when
-    /// there is nothing to signal.
+    /// Signals the debuggee process, whichever way it was started; a program the user
+    /// started is asked to end itself instead: SIGTERM's way (`force` false: its
+    /// handlers run) or SIGKILL's (`force` true), because its pid may be on another
+    /// machine. Returns false when there is nothing to signal.
     pub(super) fn kill_debuggee(&mut self, ctx: &mut SessionContext<'_>, signal: Signal) -> bool {
-        if self.is_user_attach() {
-            return self.ask_program_to_exit(ctx, signal);
-        }
+        let users = self.is_user_attach();
         let Some(launch) = self
             .program
             .as_mut()
@@ -58,7 +61,23 @@ impl Session {
         else {
             return false;
         };
+        if users && launch.stage.connection().is_none() {
+            // Not connected (any more): the program is not ours to end.
+            launch.process.gone();
+            return false;
+        }
         if launch.process.is_killed() {
+            return true;
+        }
+        if users {
+            launch.process.signalled(signal);
+            let arguments = json!({ "force": signal == Signal::Kill });
+            if let Some(seq) =
+                self.send_to_debuggee(ctx, message::request("dapper/terminate", arguments))
+            {
+                self.pending
+                    .insert(PendingKey::Debuggee(seq), Pending::Terminate);
+            }
             return true;
         }
         let Some(target) = launch.process.kill_target() else {
@@ -154,34 +173,28 @@ impl Session {
                 // drop_debuggee_connection closed the connection already.
                 launch.stage.end();
             }
+            // Said once: the stage was not over before, and is now.
             if let Some(code) = exit_code {
-                self.send_exited(ctx, code);
+                self.send_event(ctx, "exited", Some(json!({ "exitCode": code })));
             }
             self.send_terminated(ctx);
         }
-        if self.pending.disconnect().is_some() {
-            self.finish_disconnect(ctx);
-        }
-    }
-
-    fn send_exited(&mut self, ctx: &mut SessionContext<'_>, code: i64) {
-        if !self.exited_sent {
-            self.exited_sent = true;
-            self.send_event(ctx, "exited", Some(json!({ "exitCode": code })));
+        if let Some(disconnect) = self.lifecycle.take_disconnect() {
+            self.finish_waiting_disconnect(ctx, disconnect);
         }
     }
 
     /// Sends `terminated` once; while child sessions are live it waits for them (the
     /// router calls `send_deferred_terminated` when the last one has ended).
     pub(super) fn send_terminated(&mut self, ctx: &mut SessionContext<'_>) {
-        if self.terminated == Terminated::Sent {
+        if self.lifecycle.is_finished() || self.lifecycle.terminated() == Some(Terminated::Sent) {
             return;
         }
         if ctx.tree.has_live_children(self.key) {
-            self.terminated = Terminated::Deferred;
+            self.lifecycle.set_terminated(Terminated::Deferred);
             return;
         }
-        self.terminated = Terminated::Sent;
+        self.lifecycle.set_terminated(Terminated::Sent);
         self.send_event(ctx, "terminated", None);
         ctx.tree.mark_ended(self.key);
         ctx.note(Note::Terminated);
@@ -194,7 +207,7 @@ impl Session {
     }
 
     pub(super) fn on_disconnect(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
-        if self.pending.disconnect().is_some() {
+        if self.lifecycle.disconnect().is_some() {
             let error =
                 DapError::silent(codes::WRONG_STATE, "The session is already disconnecting.");
             self.respond_error(ctx, request.seq, "disconnect", &error);
@@ -233,10 +246,10 @@ impl Session {
                     DISCONNECT_DEADLINE_MS,
                     TimerPurpose::DisconnectDeadline,
                 );
-                self.pending.insert(
-                    PendingKey::Client(request.seq),
-                    Pending::Disconnect { timer: Some(timer) },
-                );
+                self.lifecycle.wait_for_exit(Disconnect {
+                    seq: request.seq,
+                    timer,
+                });
                 return;
             }
             if let Some(launch) = self.program.as_mut() {
@@ -246,11 +259,7 @@ impl Session {
         if self.debuggee_alive() {
             self.detach(ctx);
         }
-        self.pending.insert(
-            PendingKey::Client(request.seq),
-            Pending::Disconnect { timer: None },
-        );
-        self.finish_disconnect(ctx);
+        self.finish_disconnect(ctx, request.seq);
     }
 
     /// Leaves a launched debuggee running without the debugger (terminateDebuggee
@@ -272,22 +281,25 @@ impl Session {
         }
     }
 
-    /// Completes a pending `disconnect`: `terminated` if not yet sent, the response,
-    /// and the end of the client stream.
-    pub(super) fn finish_disconnect(&mut self, ctx: &mut SessionContext<'_>) {
-        let Some((seq, timer)) = self.pending.disconnect() else {
-            return;
-        };
-        self.pending.remove(PendingKey::Client(seq));
-        if let Some(timer) = timer {
-            self.cancel_timer(ctx, timer);
-        }
+    /// Completes a `disconnect` that waited for the debuggee's exit.
+    pub(super) fn finish_waiting_disconnect(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        disconnect: Disconnect,
+    ) {
+        self.cancel_timer(ctx, disconnect.timer);
+        self.finish_disconnect(ctx, disconnect.seq);
+    }
+
+    /// Completes the `disconnect` of client seq `seq`: `terminated` if not yet sent,
+    /// the response, and the end of the client stream.
+    fn finish_disconnect(&mut self, ctx: &mut SessionContext<'_>, seq: i64) {
         if self.program.is_some() {
             self.send_terminated(ctx);
         }
         self.respond_ok(ctx, seq, "disconnect", None);
         self.close_client(ctx);
-        self.finished = true;
+        self.lifecycle.finish();
     }
 
     pub(super) fn on_disconnect_deadline(&mut self, ctx: &mut SessionContext<'_>) {
@@ -295,7 +307,9 @@ impl Session {
             LogLevel::Warn,
             format!("The debuggee was not reported gone within {} seconds of SIGKILL; ending the session without its exit code.", DISCONNECT_DEADLINE_MS / 1000),
         );
-        self.finish_disconnect(ctx);
+        if let Some(disconnect) = self.lifecycle.take_disconnect() {
+            self.finish_waiting_disconnect(ctx, disconnect);
+        }
     }
 
     pub(super) fn on_terminate(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
@@ -346,7 +360,106 @@ impl Session {
             );
             self.kill_debuggee(ctx, Signal::Kill);
         }
-        self.finished = true;
+        self.lifecycle.finish();
+    }
+
+    /// Ends this child session because its parent is stopping: its process is sent
+    /// `signal`, or, without one, left running without the debugger (its connection
+    /// closes); its client gets `terminated` now, before the parent's.
+    pub fn end_with_parent(&mut self, ctx: &mut SessionContext<'_>, signal: Option<Signal>) {
+        if self.lifecycle.terminated() == Some(Terminated::Sent) || self.lifecycle.is_finished() {
+            return;
+        }
+        if self.pending.launch().is_some() {
+            let error = DapError::silent(
+                codes::DEBUGGEE_GONE,
+                "The parent session stopped before this child session was ready.",
+            );
+            self.fail_launch(ctx, error);
+        }
+        self.drop_debuggee_connection(ctx);
+        if let Some(signal) = signal {
+            self.kill_debuggee(ctx, signal);
+        }
+        self.cancel_timers_for(ctx, TimerPurpose::TerminateEscalation);
+        if let Some(launch) = self.program.as_mut() {
+            launch.process.gone();
+            // drop_debuggee_connection closed the connection already.
+            launch.stage.end();
+        }
+        self.send_terminated(ctx);
+        if let Some(disconnect) = self.lifecycle.take_disconnect() {
+            self.finish_waiting_disconnect(ctx, disconnect);
+        }
+    }
+
+    /// Goes on with the `disconnect`/`terminate` that waited for the children to end.
+    pub fn resume_deferred_stop(&mut self, ctx: &mut SessionContext<'_>) {
+        if let Some(request) = self.lifecycle.take_after_children() {
+            self.on_request(ctx, request);
+        }
+    }
+
+    /// Sends the `terminated` that waited for the children, once none is live.
+    pub fn send_deferred_terminated(&mut self, ctx: &mut SessionContext<'_>) {
+        if self.lifecycle.terminated() == Some(Terminated::Deferred) {
+            self.send_terminated(ctx);
+        }
+    }
+
+    /// Ends a launch that cannot go on: answers the pending `launch` with the error
+    /// and lets go of everything the launch started.
+    pub(super) fn fail_launch(&mut self, ctx: &mut SessionContext<'_>, error: DapError) {
+        let command = self.start_command();
+        match self.pending.launch() {
+            Some(seq) => {
+                self.pending.remove(PendingKey::Client(seq));
+                self.respond_error(ctx, seq, command, &error);
+            }
+            None => ctx.log(
+                LogLevel::Warn,
+                format!("The launch failed after it was answered: {}", error.message),
+            ),
+        }
+        self.cancel_timers_for(ctx, TimerPurpose::HelloDeadline);
+        self.cancel_timers_for(ctx, TimerPurpose::AttachDeadline);
+        self.cancel_timers_for(ctx, TimerPurpose::InjectDeadline);
+        let reverse: Vec<_> = self
+            .pending
+            .drain_where(|_, pending| matches!(pending, Pending::RunInTerminal { .. }));
+        for (_, pending) in reverse {
+            if let Pending::RunInTerminal { timer } = pending {
+                self.cancel_timer(ctx, timer);
+            }
+        }
+        let Some(launch) = self.program.as_mut() else {
+            return;
+        };
+        let connection = launch.stage.end();
+        if let Some(listener) = launch.listener.take() {
+            ctx.close_listener(listener);
+        }
+        let candidates = std::mem::take(&mut launch.candidates);
+        for conn in candidates.into_keys() {
+            ctx.close_connection(conn);
+        }
+        if let Some(connection) = connection {
+            ctx.close_connection(connection.conn);
+        }
+        self.kill_debuggee(ctx, Signal::Kill);
+    }
+
+    /// The request that started this session: `attach` for a child session.
+    pub(super) fn start_command(&self) -> &'static str {
+        if self
+            .program
+            .as_ref()
+            .is_some_and(|launch| launch.origin.is_attached())
+        {
+            "attach"
+        } else {
+            "launch"
+        }
     }
 }
 
