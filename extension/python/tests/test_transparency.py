@@ -192,8 +192,9 @@ def test_orig_argv_is_the_interpreter_and_its_options_then_the_target(monkeypatc
 
 
 THREADS_SEEN = """
-import _thread, json, threading
+import json, sys, threading
 print(json.dumps({
+    "current_frames": len(sys._current_frames()),
     "active_count": threading.active_count(),
     "enumerate": [t.name for t in threading.enumerate()],
     "only_main": threading.enumerate() == [threading.main_thread()],
@@ -202,8 +203,9 @@ print(json.dumps({
 
 
 def test_the_debuggers_threads_are_not_the_programs(launch, write, tmp_path):
-    # CPython's test_threading counts threads (active_count, enumerate): the debugger's
-    # own threads (its connection's reader among them) are not in them.
+    # CPython's test_threading counts threads (active_count, enumerate,
+    # sys._current_frames): the debugger's own threads (its connection's reader among
+    # them) are not among them.
     program = write("threads_seen.py", THREADS_SEEN)
     plain = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
                            timeout=60, check=True)

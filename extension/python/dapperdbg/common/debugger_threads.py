@@ -2,7 +2,8 @@
 started with ``_thread`` rather than ``threading`` so that the program does not see them:
 ``threading.enumerate()``, ``active_count()`` and the thread start and exit
 notifications hold the program's threads only, as they do when it runs plain (CPython's
-own test_threading counts them).
+own test_threading counts them); and, once ``hide_from_program`` ran,
+``sys._current_frames()`` and ``sys._current_exceptions()`` leave them out too.
 
 Such a thread must not call ``threading.current_thread()``, which would register it
 with ``threading`` as a dummy thread; nothing the debugger runs on them does.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import _thread
 import os
+import sys
 from collections.abc import Callable
 
 from .errors import report_internal_error
@@ -63,6 +65,36 @@ def start_debugger_thread(name: str, target: Callable[..., object], *args) -> De
 
 def is_debugger_thread(ident: int | None) -> bool:
     return ident in _running
+
+
+# The sys functions that list every thread, as the interpreter has them.
+_LISTINGS = {name: getattr(sys, name) for name in ("_current_frames", "_current_exceptions")
+             if hasattr(sys, name)}
+
+
+def _without_debugger_threads(listing: Callable[[], dict]) -> Callable[[], dict]:
+    def program_listing() -> dict:
+        found = listing()
+        for ident in list(_running):
+            found.pop(ident, None)
+        return found
+
+    program_listing.__doc__ = listing.__doc__
+    program_listing.__name__ = listing.__name__
+    return program_listing
+
+
+def hide_from_program() -> None:
+    """Leave the debugger's threads out of the sys functions that list threads."""
+    for name, listing in _LISTINGS.items():
+        if getattr(sys, name) is listing:
+            setattr(sys, name, _without_debugger_threads(listing))
+
+
+def show_to_program() -> None:
+    """Undo ``hide_from_program`` (a detach that takes the debugger out of the process)."""
+    for name, listing in _LISTINGS.items():
+        setattr(sys, name, listing)
 
 
 def _forget_after_fork() -> None:

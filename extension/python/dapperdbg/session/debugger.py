@@ -22,6 +22,7 @@ from ..breakpoints.exception_filters import (
 )
 from ..breakpoints.exception_stops import ExceptionStop, innermost_frame
 from ..breakpoints.store import Breakpoint, BreakpointStore
+from ..common.debugger_threads import hide_from_program, show_to_program
 from ..common.errors import report_internal_error
 from ..common.library_code import is_library_canonical
 from ..common.paths import PathCache, is_debugger_path, is_runpy_path
@@ -183,6 +184,7 @@ class Debugger:
         """The tracer is installed and the program about to run: hook thread starts and
         exits, and the places where uncaught exceptions end up."""
         install_thread_events(self._thread_started, self._thread_exited)
+        hide_from_program()
         original_hook = threading.excepthook
 
         def thread_excepthook(arguments) -> None:
@@ -499,7 +501,7 @@ class Debugger:
         and ``breakpoint()`` hooks, and the output tees."""
         self.detach()
         for step in (self.tracer.uninstall, self.probes.deactivate, uninstall_thread_events,
-                     breakpoint_hook.uninstall, self._remove_exception_hooks):
+                     show_to_program, breakpoint_hook.uninstall, self._remove_exception_hooks):
             try:
                 step()
             except Exception as error:  # The program must keep running whatever happens.
