@@ -10,6 +10,8 @@ pub const HEADER_BYTES: usize = 8;
 pub const MAX_PAYLOAD_BYTES: usize = 64 * 1024 * 1024;
 pub const TEXT_PREFIX: &[u8] = b"DBGP: ";
 
+use crate::input_budget::{Draw, Overdrawn};
+
 /// Who sent a frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrameKind {
@@ -47,6 +49,9 @@ pub enum FrameError {
     BadKind(u8),
     TooLarge(usize),
     TextLineWithoutPrefix,
+    /// The engine holds too many unfinished large messages of all its streams at once
+    /// (`input_budget`).
+    Overdrawn(Overdrawn),
 }
 
 impl std::fmt::Display for FrameError {
@@ -71,6 +76,7 @@ impl std::fmt::Display for FrameError {
             FrameError::TextLineWithoutPrefix => {
                 write!(f, "a line of the text form does not start with 'DBGP: '")
             }
+            FrameError::Overdrawn(overdrawn) => write!(f, "{overdrawn}"),
         }
     }
 }
@@ -87,6 +93,11 @@ pub struct FrameDecoder {
     mode: Mode,
     buffer: Vec<u8>,
     broken: bool,
+    /// What the buffer draws on the engine's shared budget.
+    draw: Draw,
+    /// A chunk the shared budget could not take: the error `next_frame` reports once
+    /// the frames before it are taken.
+    refused: Option<Overdrawn>,
 }
 
 impl Default for FrameDecoder {
@@ -95,14 +106,20 @@ impl Default for FrameDecoder {
             mode: Mode::Undecided,
             buffer: Vec::new(),
             broken: false,
+            draw: Draw::default(),
+            refused: None,
         }
     }
 }
 
 impl FrameDecoder {
     pub fn push(&mut self, chunk: &[u8]) {
-        if !self.broken {
-            self.buffer.extend_from_slice(chunk);
+        if self.broken || self.refused.is_some() {
+            return;
+        }
+        match self.draw.cover(self.buffer.len() + chunk.len()) {
+            Ok(()) => self.buffer.extend_from_slice(chunk),
+            Err(overdrawn) => self.refused = Some(overdrawn),
         }
     }
 
@@ -112,11 +129,19 @@ impl FrameDecoder {
         if self.broken {
             return Ok(None);
         }
-        let result = self.try_next_frame();
+        let result = match self.try_next_frame() {
+            Ok(None) => self
+                .refused
+                .take()
+                .map_or(Ok(None), |overdrawn| Err(FrameError::Overdrawn(overdrawn))),
+            other => other,
+        };
         if result.is_err() {
             self.broken = true;
-            self.buffer.clear();
+            // Given back, not just emptied: a refused stream may have held 64 MiB.
+            self.buffer = Vec::new();
         }
+        self.draw.give_back_to(self.buffer.len());
         result
     }
 

@@ -43,3 +43,13 @@ impl Rng {
         self.below(100) < percent
     }
 }
+
+/// How many cases a property test runs: its own `default`, or the
+/// `DAPPER_FUZZ_CASES` environment variable's number for a long run on demand
+/// (`DAPPER_FUZZ_CASES=1000000 cargo test -p dapper-core --release --test fuzz`).
+pub fn cases(default: usize) -> usize {
+    std::env::var("DAPPER_FUZZ_CASES")
+        .ok()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(default)
+}
