@@ -98,6 +98,43 @@ impl Drop for Draw {
     }
 }
 
+/// What a stream decoder keeps of the budget: its draw, and a chunk the budget refused.
+#[derive(Default, Debug)]
+pub struct Meter {
+    draw: Draw,
+    refused: Option<Overdrawn>,
+}
+
+impl Meter {
+    /// Appends `chunk` to the stream's `buffer` when the budget covers it; otherwise
+    /// the chunk is dropped and the refusal kept for `take_refusal`, and nothing more is
+    /// appended.
+    pub fn push(&mut self, buffer: &mut Vec<u8>, chunk: &[u8]) {
+        if self.refused.is_some() {
+            return;
+        }
+        match self.draw.cover(buffer.len() + chunk.len()) {
+            Ok(()) => buffer.extend_from_slice(chunk),
+            Err(overdrawn) => self.refused = Some(overdrawn),
+        }
+    }
+
+    /// Whether a chunk was refused (the stream is then broken after what it holds).
+    pub fn refused(&self) -> bool {
+        self.refused.is_some()
+    }
+
+    /// The refusal, once: for the decoder to report when it has nothing complete left.
+    pub fn take_refusal(&mut self) -> Option<Overdrawn> {
+        self.refused.take()
+    }
+
+    /// Gives back what a stream now buffering `buffered` bytes no longer needs.
+    pub fn settle(&mut self, buffered: usize) {
+        self.draw.give_back_to(buffered);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

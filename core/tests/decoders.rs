@@ -4,10 +4,10 @@
 
 use dapper_core::dap::framing::{self, ContentLengthDecoder};
 use dapper_core::ipc::frame::{self, FrameDecoder, FrameKind};
-use dapper_core::{Bytes, ClientId, Engine, EngineOptions, Framing, Input, Platform};
+use dapper_core::{Bytes, ClientId, Framing, Input};
 
 mod common;
-use common::{cases, Rng};
+use common::{cases, engine, Rng};
 
 fn sample_bodies(rng: &mut Rng) -> Vec<Vec<u8>> {
     (0..20)
@@ -105,16 +105,6 @@ fn random_garbage_never_panics_the_decoders() {
         let _ = decode_content_length(&chunks);
         let _ = decode_frames(&chunks);
     }
-}
-
-fn engine() -> Engine {
-    Engine::new(EngineOptions {
-        python_package_dir: "/ext/python".to_string(),
-        platform: Platform::Linux,
-        randomness: "ab".repeat(32),
-        adapter_version: "0.1.0".to_string(),
-    })
-    .expect("valid randomness")
 }
 
 #[test]

@@ -13,13 +13,11 @@
 
 use dapper_core::dap::framing;
 use dapper_core::ipc::frame::{self, FrameDecoder, FrameKind};
-use dapper_core::{
-    Bytes, ClientId, ConnectionId, Engine, EngineOptions, Framing, Input, Output, Platform,
-};
+use dapper_core::{Bytes, ClientId, ConnectionId, Framing, Input, Output};
 use serde_json::{json, Map, Value};
 
 mod common;
-use common::{cases, Rng};
+use common::{cases, engine, Rng};
 
 const CLIENT: ClientId = ClientId(1);
 /// The debuggee's connection in the attached stage (attach_path_mappings.txt's).
@@ -188,16 +186,6 @@ fn random_value(rng: &mut Rng, depth: usize) -> Value {
                 .collect(),
         ),
     }
-}
-
-fn engine() -> Engine {
-    Engine::new(EngineOptions {
-        python_package_dir: "/ext/python".to_string(),
-        platform: Platform::Linux,
-        randomness: "ab".repeat(32),
-        adapter_version: "0.1.0".to_string(),
-    })
-    .expect("valid randomness")
 }
 
 #[derive(Clone, Copy, Debug)]

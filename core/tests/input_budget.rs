@@ -5,17 +5,10 @@
 
 use dapper_core::dap::framing;
 use dapper_core::input_budget::{self, SHARED_BYTES, SMALL_BYTES};
-use dapper_core::{Bytes, ClientId, Engine, EngineOptions, Framing, Input, Output, Platform};
+use dapper_core::{Bytes, ClientId, Engine, Framing, Input, Output};
 
-fn engine() -> Engine {
-    Engine::new(EngineOptions {
-        python_package_dir: "/ext/python".to_string(),
-        platform: Platform::Linux,
-        randomness: "ab".repeat(32),
-        adapter_version: "0.1.0".to_string(),
-    })
-    .expect("valid randomness")
-}
+mod common;
+use common::engine;
 
 fn open(engine: &mut Engine, client: ClientId) {
     engine.handle(Input::ClientOpened {

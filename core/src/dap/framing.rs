@@ -5,7 +5,7 @@
 //! make us buffer forever), a body size limit, and draws what it buffers beyond an
 //! ordinary message's size from the engine's shared budget (`input_budget`).
 
-use crate::input_budget::{Draw, Overdrawn};
+use crate::input_budget::{Meter, Overdrawn};
 
 /// The most header bytes accepted before the blank line that ends a header.
 pub const MAX_HEADER_BYTES: usize = 8 * 1024;
@@ -78,33 +78,22 @@ pub struct ContentLengthDecoder {
     /// The body length of the message whose header has been consumed.
     body_length: Option<usize>,
     broken: bool,
-    /// What the buffer draws on the engine's shared budget.
-    draw: Draw,
-    /// A chunk the shared budget could not take: the error `next_body` reports once the
-    /// messages before it are taken.
-    refused: Option<Overdrawn>,
+    /// What the buffer draws on the engine's shared budget; a chunk it could not take
+    /// is the error `next_body` reports once the messages before it are taken.
+    meter: Meter,
 }
 
 impl ContentLengthDecoder {
     pub fn push(&mut self, chunk: &[u8]) {
-        if self.broken || self.refused.is_some() {
-            return;
+        if !self.broken {
+            self.meter.push(&mut self.buffer, chunk);
         }
-        match self.draw.cover(self.buffer.len() + chunk.len()) {
-            Ok(()) => self.buffer.extend_from_slice(chunk),
-            Err(overdrawn) => self.refused = Some(overdrawn),
-        }
-    }
-
-    /// The bytes buffered and not taken as bodies yet.
-    pub fn buffered(&self) -> usize {
-        self.buffer.len()
     }
 
     /// The bytes pushed and not taken as bodies yet, as they were on the stream (a
     /// header already read is written again), for handing the rest of a stream on.
     pub fn into_unread(mut self) -> Vec<u8> {
-        if self.broken || self.refused.is_some() {
+        if self.broken || self.meter.refused() {
             return Vec::new();
         }
         match self.body_length {
@@ -124,7 +113,7 @@ impl ContentLengthDecoder {
             return Ok(None);
         }
         let result = match self.try_next_body() {
-            Ok(None) => self.refused.take().map_or(Ok(None), |overdrawn| {
+            Ok(None) => self.meter.take_refusal().map_or(Ok(None), |overdrawn| {
                 Err(FramingError::Overdrawn(overdrawn))
             }),
             other => other,
@@ -134,7 +123,7 @@ impl ContentLengthDecoder {
             // Given back, not just emptied: a refused stream may have held 64 MiB.
             self.buffer = Vec::new();
         }
-        self.draw.give_back_to(self.buffer.len());
+        self.meter.settle(self.buffer.len());
         result
     }
 

@@ -1,7 +1,11 @@
 //! DP frames: "DP" · version 1 · kind · big-endian u32 length · UTF-8 JSON payload.
 //!
 //! The decoder also accepts the text form, one `DBGP: {json}` message a line, chosen
-//! from the first two bytes of the connection ("DP" or "DB").
+//! from the first two bytes of the connection ("DP" or "DB"). What a connection buffers
+//! beyond an ordinary message's size is drawn from the engine's shared budget
+//! (`input_budget`).
+
+use crate::input_budget::{Meter, Overdrawn};
 
 pub const MAGIC: &[u8; 2] = b"DP";
 pub const VERSION: u8 = 1;
@@ -9,8 +13,6 @@ pub const HEADER_BYTES: usize = 8;
 /// A payload larger than this is a protocol error.
 pub const MAX_PAYLOAD_BYTES: usize = 64 * 1024 * 1024;
 pub const TEXT_PREFIX: &[u8] = b"DBGP: ";
-
-use crate::input_budget::{Draw, Overdrawn};
 
 /// Who sent a frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,11 +95,9 @@ pub struct FrameDecoder {
     mode: Mode,
     buffer: Vec<u8>,
     broken: bool,
-    /// What the buffer draws on the engine's shared budget.
-    draw: Draw,
-    /// A chunk the shared budget could not take: the error `next_frame` reports once
-    /// the frames before it are taken.
-    refused: Option<Overdrawn>,
+    /// What the buffer draws on the engine's shared budget; a chunk it could not take
+    /// is the error `next_frame` reports once the frames before it are taken.
+    meter: Meter,
 }
 
 impl Default for FrameDecoder {
@@ -106,20 +106,15 @@ impl Default for FrameDecoder {
             mode: Mode::Undecided,
             buffer: Vec::new(),
             broken: false,
-            draw: Draw::default(),
-            refused: None,
+            meter: Meter::default(),
         }
     }
 }
 
 impl FrameDecoder {
     pub fn push(&mut self, chunk: &[u8]) {
-        if self.broken || self.refused.is_some() {
-            return;
-        }
-        match self.draw.cover(self.buffer.len() + chunk.len()) {
-            Ok(()) => self.buffer.extend_from_slice(chunk),
-            Err(overdrawn) => self.refused = Some(overdrawn),
+        if !self.broken {
+            self.meter.push(&mut self.buffer, chunk);
         }
     }
 
@@ -131,8 +126,8 @@ impl FrameDecoder {
         }
         let result = match self.try_next_frame() {
             Ok(None) => self
-                .refused
-                .take()
+                .meter
+                .take_refusal()
                 .map_or(Ok(None), |overdrawn| Err(FrameError::Overdrawn(overdrawn))),
             other => other,
         };
@@ -141,7 +136,7 @@ impl FrameDecoder {
             // Given back, not just emptied: a refused stream may have held 64 MiB.
             self.buffer = Vec::new();
         }
-        self.draw.give_back_to(self.buffer.len());
+        self.meter.settle(self.buffer.len());
         result
     }
 
