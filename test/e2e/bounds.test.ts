@@ -111,7 +111,7 @@ test("a client that stops reading while its program prints without end keeps the
     const growth = rss.peak() - baseline;
     t.diagnostic(`adapter RSS ${baseline.toFixed(0)} MiB before the client stopped reading, peak ${rss.peak().toFixed(0)} MiB after`);
     // Unbounded, the adapter takes in the program's 100+ MB/s: gigabytes within seconds.
-    assert.ok(growth < 100, `the adapter grew by ${growth.toFixed(0)} MiB (from ${baseline.toFixed(0)} MiB) while its client did not read`);
+    assert.ok(growth < 200, `the adapter grew by ${growth.toFixed(0)} MiB (from ${baseline.toFixed(0)} MiB) while its client did not read`);
     assert.ok(!slow.closed, "the slow client is still connected");
   } finally {
     rss.stop();
