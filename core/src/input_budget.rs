@@ -5,11 +5,11 @@
 //! but the engine serves every session and every debuggee connection from one
 //! WebAssembly memory of at most 4 GiB: 62 clients each halfway through a 60 MB body
 //! would fill it, and the engine, with every session in it, would fail. So a stream may
-//! buffer up to `SMALL_BYTES` on its own, which every ordinary message fits, and what
-//! it buffers beyond that is drawn from a budget of `SHARED_BYTES` that all streams
-//! share. A stream whose unfinished message would overdraw it is refused, and only that
-//! stream's connection is closed; the streams that hold only ordinary messages never
-//! are.
+//! buffer up to `SMALL_BYTES` on its own, more than any request needs, and what it
+//! buffers beyond that is drawn from a budget of `SHARED_BYTES` that all streams share.
+//! A stream whose unfinished message would overdraw it is refused, and only that
+//! stream's connection is closed; the streams whose messages stay under `SMALL_BYTES`
+//! never are.
 //!
 //! The budget protects the memory of the engine's instance, so it is kept per thread:
 //! the WebAssembly instance runs one engine on its one thread. (Native tests run each
@@ -17,10 +17,11 @@
 
 use std::cell::Cell;
 
-/// What one stream may buffer without drawing on the shared budget. The largest
-/// message of a normal session is a page of 1000 variables of 1000 characters each,
-/// about 1 MiB when every character is escaped in JSON twice over; requests are a few
-/// KiB.
+/// What one stream may buffer without drawing on the shared budget: more than any
+/// request and most responses. The largest ordinary ones draw on it and are refused only
+/// when it is exhausted: a page of 1000 variables of 1000 characters is 1.05 MiB as
+/// ASCII and 3.9 MiB as emoji (measured with the debuggee's own rendering and encoder),
+/// a source up to 4 MiB, a value copied whole up to the 64 MiB payload limit.
 pub const SMALL_BYTES: usize = 1 << 20;
 /// What all streams together may buffer beyond their `SMALL_BYTES` each: four whole
 /// messages of the largest size either decoder accepts (64 MiB).
