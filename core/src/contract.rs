@@ -251,6 +251,14 @@ pub enum Input {
     ClientClosed {
         client: ClientId,
     },
+    /// How many bytes written to a byte-stream client wait for it to take them: reported
+    /// each time the count passes another MiB, and as 0 once the client has taken them
+    /// all. The engine pauses reading the session's debuggee while the client is behind
+    /// (`pauseReading`).
+    ClientBacklog {
+        client: ClientId,
+        bytes: u64,
+    },
     ListenerOpened {
         listener: ListenerId,
         address: Address,
@@ -331,6 +339,19 @@ pub enum Input {
         injection: InjectionId,
         reason: String,
     },
+}
+
+/// What `pauseReading` and `resumeReading` stop and start reading.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ReadSource {
+    /// A byte-stream client's requests.
+    Client(ClientId),
+    /// A debuggee's connection.
+    Conn(ConnectionId),
+    /// A spawned process's stdout and stderr.
+    Process(ProcessId),
 }
 
 /// What `kill` signals.
@@ -423,6 +444,15 @@ pub enum Output {
         target: KillTarget,
         signal: Signal,
         tree: bool,
+    },
+    /// Stop reading from the source until `resumeReading`: the writer blocks once the
+    /// pipe's or socket's buffer is full, so nothing piles up in the adapter while the
+    /// client it goes to is behind.
+    PauseReading {
+        from: ReadSource,
+    },
+    ResumeReading {
+        from: ReadSource,
     },
     /// The spawned process is no longer the engine's: a debuggee left running after a
     /// detach (`terminateDebuggee: false`). The host stops tracking it: it is never

@@ -11,6 +11,7 @@ mod config;
 mod context;
 mod contract;
 pub mod dap;
+pub mod input_budget;
 pub mod ipc;
 mod path_mappings;
 mod router;

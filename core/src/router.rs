@@ -4,6 +4,7 @@
 //! Sessions form a tree (`Context::tree`): a child session's parent is the session
 //! whose debuggee started its process. The pending children live in `children`.
 
+mod backlog;
 mod child_table;
 mod children;
 mod relay;
@@ -14,6 +15,7 @@ use crate::session::Session;
 use crate::{
     Address, ClientId, ClientTransport, EngineOptions, Input, ListenerId, LogLevel, Output, Signal,
 };
+use backlog::Backlogs;
 use child_table::ChildTable;
 use relay_table::Relays;
 use std::collections::BTreeMap;
@@ -29,6 +31,8 @@ pub struct Router {
     /// The engine's one listener for the clients of child sessions of stdio clients.
     client_listener: Option<ListenerId>,
     client_listener_address: Option<Address>,
+    /// The sessions whose client is behind, and what is paused for them.
+    backlogs: Backlogs,
 }
 
 impl Router {
@@ -42,6 +46,7 @@ impl Router {
             relays: Relays::default(),
             client_listener: None,
             client_listener_address: None,
+            backlogs: Backlogs::default(),
         })
     }
 
@@ -111,7 +116,17 @@ impl Router {
                     session.on_client_bytes(ctx, &data.0)
                 })
             }
+            Input::ClientBacklog { client, bytes } => match self.clients.get(&client) {
+                Some(&key) => self.backlogs.on_report(&mut self.ctx, key, client, bytes),
+                None => self.ctx.log(
+                    LogLevel::Debug,
+                    format!("Ignored the backlog of client {client}, which is not open."),
+                ),
+            },
             Input::ClientClosed { client } => {
+                if let Some(&key) = self.clients.get(&client) {
+                    self.backlogs.client_closed(&mut self.ctx, key);
+                }
                 self.with_client(client, "a close", |session, ctx| {
                     session.on_client_closed(ctx)
                 })
@@ -310,6 +325,9 @@ impl Router {
             }
         }
         self.settle();
+        if !self.backlogs.is_empty() {
+            self.backlogs.sync(&mut self.ctx);
+        }
         std::mem::take(&mut self.ctx.outputs)
     }
 
@@ -454,6 +472,7 @@ impl Router {
             self.parent_may_terminate(parent);
         }
         self.clients.retain(|_, owner| *owner != key);
+        self.backlogs.forget(key);
         let owned = self.ctx.owners.take_all(key);
         self.release_owned(owned);
         self.ctx.log(

@@ -4,10 +4,10 @@
 
 use dapper_core::dap::framing::{self, ContentLengthDecoder};
 use dapper_core::ipc::frame::{self, FrameDecoder, FrameKind};
-use dapper_core::{Bytes, ClientId, Engine, EngineOptions, Framing, Input, Platform};
+use dapper_core::{Bytes, ClientId, Framing, Input};
 
 mod common;
-use common::Rng;
+use common::{cases, engine, Rng};
 
 fn sample_bodies(rng: &mut Rng) -> Vec<Vec<u8>> {
     (0..20)
@@ -45,7 +45,7 @@ fn decode_frames(chunks: &[&[u8]]) -> Result<Vec<Vec<u8>>, String> {
 #[test]
 fn random_chunkings_decode_identically() {
     let mut rng = Rng(7);
-    for round in 0..200 {
+    for round in 0..cases(200) {
         let bodies = sample_bodies(&mut rng);
         let content_length: Vec<u8> = bodies
             .iter()
@@ -87,7 +87,7 @@ fn random_garbage_never_panics_the_decoders() {
         .into_iter()
         .chain(frame::encode(FrameKind::FromDebuggee, b"{}"))
         .collect();
-    for _ in 0..2000 {
+    for _ in 0..cases(2000) {
         // Pure noise, and valid streams with a few bytes flipped.
         let length = rng.below(300);
         let mut stream = if rng.below(2) == 0 {
@@ -107,16 +107,6 @@ fn random_garbage_never_panics_the_decoders() {
     }
 }
 
-fn engine() -> Engine {
-    Engine::new(EngineOptions {
-        python_package_dir: "/ext/python".to_string(),
-        platform: Platform::Linux,
-        randomness: "ab".repeat(32),
-        adapter_version: "0.1.0".to_string(),
-    })
-    .expect("valid randomness")
-}
-
 #[test]
 fn random_client_bytes_never_panic_the_engine() {
     let mut rng = Rng(23);
@@ -127,7 +117,7 @@ fn random_client_bytes_never_panic_the_engine() {
         "{\"seq\":3,\"type\":\"request\",\"command\":\"threads\"}",
         "{\"seq\":4,\"type\":\"request\",\"command\":\"disconnect\"}",
     ];
-    for round in 0..300u32 {
+    for round in 0..cases(300) as u32 {
         let client = ClientId(round);
         let _ = engine.handle(Input::ClientOpened {
             client,
@@ -175,7 +165,7 @@ fn random_json_inputs_never_panic_the_engine() {
         "{\"type\":\"nonsense\"}",
         "not json at all",
     ];
-    for _ in 0..3000 {
+    for _ in 0..cases(3000) {
         let mut text = fragments[rng.below(fragments.len())].as_bytes().to_vec();
         if rng.below(3) == 0 {
             let at = rng.below(text.len());

@@ -53,6 +53,7 @@ fn declarations(cfg: &Config) -> Vec<String> {
         one::<FactQuery>(cfg),
         one::<FactAnswer>(cfg),
         one::<Input>(cfg),
+        one::<ReadSource>(cfg),
         one::<KillTarget>(cfg),
         one::<Signal>(cfg),
         one::<LogLevel>(cfg),

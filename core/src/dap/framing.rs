@@ -2,11 +2,16 @@
 //!
 //! The decoder is incremental: chunks may split a message anywhere or carry several.
 //! It enforces a header size limit (a peer that never sends the blank line must not
-//! make us buffer forever) and a body size limit.
+//! make us buffer forever), a body size limit, and draws what it buffers beyond an
+//! ordinary message's size from the engine's shared budget (`input_budget`).
+
+use crate::input_budget::{Meter, Overdrawn};
 
 /// The most header bytes accepted before the blank line that ends a header.
 pub const MAX_HEADER_BYTES: usize = 8 * 1024;
-/// The largest body accepted.
+/// The largest body accepted: as large as the largest DP payload (`ipc::frame`), since
+/// a client may send back what the debuggee gave it (a value copied whole with the
+/// `clipboard` context, set again with `setVariable`).
 pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
 
 /// Frames one message body for the wire.
@@ -30,6 +35,8 @@ pub enum FramingError {
     MissingContentLength,
     BadContentLength(String),
     BodyTooLarge(usize),
+    /// The engine holds too many unfinished large messages of all its streams at once.
+    Overdrawn(Overdrawn),
 }
 
 impl std::fmt::Display for FramingError {
@@ -59,6 +66,7 @@ impl std::fmt::Display for FramingError {
                 f,
                 "a message body of {length} bytes exceeds the limit of {MAX_BODY_BYTES} bytes"
             ),
+            FramingError::Overdrawn(overdrawn) => write!(f, "{overdrawn}"),
         }
     }
 }
@@ -70,19 +78,22 @@ pub struct ContentLengthDecoder {
     /// The body length of the message whose header has been consumed.
     body_length: Option<usize>,
     broken: bool,
+    /// What the buffer draws on the engine's shared budget; a chunk it could not take
+    /// is the error `next_body` reports once the messages before it are taken.
+    meter: Meter,
 }
 
 impl ContentLengthDecoder {
     pub fn push(&mut self, chunk: &[u8]) {
         if !self.broken {
-            self.buffer.extend_from_slice(chunk);
+            self.meter.push(&mut self.buffer, chunk);
         }
     }
 
     /// The bytes pushed and not taken as bodies yet, as they were on the stream (a
     /// header already read is written again), for handing the rest of a stream on.
-    pub fn into_unread(self) -> Vec<u8> {
-        if self.broken {
+    pub fn into_unread(mut self) -> Vec<u8> {
+        if self.broken || self.meter.refused() {
             return Vec::new();
         }
         match self.body_length {
@@ -91,7 +102,7 @@ impl ContentLengthDecoder {
                 bytes.extend_from_slice(&self.buffer);
                 bytes
             }
-            None => self.buffer,
+            None => std::mem::take(&mut self.buffer),
         }
     }
 
@@ -101,11 +112,18 @@ impl ContentLengthDecoder {
         if self.broken {
             return Ok(None);
         }
-        let result = self.try_next_body();
+        let result = match self.try_next_body() {
+            Ok(None) => self.meter.take_refusal().map_or(Ok(None), |overdrawn| {
+                Err(FramingError::Overdrawn(overdrawn))
+            }),
+            other => other,
+        };
         if result.is_err() {
             self.broken = true;
-            self.buffer.clear();
+            // Given back, not just emptied: a refused stream may have held 64 MiB.
+            self.buffer = Vec::new();
         }
+        self.meter.settle(self.buffer.len());
         result
     }
 

@@ -1,7 +1,11 @@
 //! DP frames: "DP" · version 1 · kind · big-endian u32 length · UTF-8 JSON payload.
 //!
 //! The decoder also accepts the text form, one `DBGP: {json}` message a line, chosen
-//! from the first two bytes of the connection ("DP" or "DB").
+//! from the first two bytes of the connection ("DP" or "DB"). What a connection buffers
+//! beyond an ordinary message's size is drawn from the engine's shared budget
+//! (`input_budget`).
+
+use crate::input_budget::{Meter, Overdrawn};
 
 pub const MAGIC: &[u8; 2] = b"DP";
 pub const VERSION: u8 = 1;
@@ -47,6 +51,9 @@ pub enum FrameError {
     BadKind(u8),
     TooLarge(usize),
     TextLineWithoutPrefix,
+    /// The engine holds too many unfinished large messages of all its streams at once
+    /// (`input_budget`).
+    Overdrawn(Overdrawn),
 }
 
 impl std::fmt::Display for FrameError {
@@ -71,6 +78,7 @@ impl std::fmt::Display for FrameError {
             FrameError::TextLineWithoutPrefix => {
                 write!(f, "a line of the text form does not start with 'DBGP: '")
             }
+            FrameError::Overdrawn(overdrawn) => write!(f, "{overdrawn}"),
         }
     }
 }
@@ -87,6 +95,9 @@ pub struct FrameDecoder {
     mode: Mode,
     buffer: Vec<u8>,
     broken: bool,
+    /// What the buffer draws on the engine's shared budget; a chunk it could not take
+    /// is the error `next_frame` reports once the frames before it are taken.
+    meter: Meter,
 }
 
 impl Default for FrameDecoder {
@@ -95,6 +106,7 @@ impl Default for FrameDecoder {
             mode: Mode::Undecided,
             buffer: Vec::new(),
             broken: false,
+            meter: Meter::default(),
         }
     }
 }
@@ -102,7 +114,7 @@ impl Default for FrameDecoder {
 impl FrameDecoder {
     pub fn push(&mut self, chunk: &[u8]) {
         if !self.broken {
-            self.buffer.extend_from_slice(chunk);
+            self.meter.push(&mut self.buffer, chunk);
         }
     }
 
@@ -112,11 +124,19 @@ impl FrameDecoder {
         if self.broken {
             return Ok(None);
         }
-        let result = self.try_next_frame();
+        let result = match self.try_next_frame() {
+            Ok(None) => self
+                .meter
+                .take_refusal()
+                .map_or(Ok(None), |overdrawn| Err(FrameError::Overdrawn(overdrawn))),
+            other => other,
+        };
         if result.is_err() {
             self.broken = true;
-            self.buffer.clear();
+            // Given back, not just emptied: a refused stream may have held 64 MiB.
+            self.buffer = Vec::new();
         }
+        self.meter.settle(self.buffer.len());
         result
     }
 

@@ -221,7 +221,7 @@ impl Session {
                 Ok(None) => break,
                 Err(error) => {
                     let text = format!("Dapper cannot read the client's messages any more: {error}. The connection is closed.");
-                    ctx.log(LogLevel::Error, text.clone());
+                    ctx.log(LogLevel::Error, format!("Client {}: {text}", self.client.id));
                     self.send_output(ctx, "important", &format!("{text}\n"));
                     self.close_client(ctx);
                     self.on_client_closed(ctx);

@@ -1,7 +1,20 @@
-//! What the property tests share: a small deterministic random source.
+//! What the property tests share: a small deterministic random source, and an engine.
 
 // Each test binary compiles this module and uses only some of it.
 #![allow(dead_code)]
+
+use dapper_core::{Engine, EngineOptions, Platform};
+
+/// A fresh engine with fixed randomness.
+pub fn engine() -> Engine {
+    Engine::new(EngineOptions {
+        python_package_dir: "/ext/python".to_string(),
+        platform: Platform::Linux,
+        randomness: "ab".repeat(32),
+        adapter_version: "0.1.0".to_string(),
+    })
+    .expect("valid randomness")
+}
 
 /// splitmix64: tiny, deterministic, good enough to pick chunk sizes, bytes and shapes.
 pub struct Rng(pub u64);
@@ -42,4 +55,14 @@ impl Rng {
     pub fn chance(&mut self, percent: usize) -> bool {
         self.below(100) < percent
     }
+}
+
+/// How many cases a property test runs: its own `default`, or the
+/// `DAPPER_FUZZ_CASES` environment variable's number for a long run on demand
+/// (`DAPPER_FUZZ_CASES=1000000 cargo test -p dapper-core --release --test fuzz`).
+pub fn cases(default: usize) -> usize {
+    std::env::var("DAPPER_FUZZ_CASES")
+        .ok()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(default)
 }

@@ -12,6 +12,9 @@ export type ClientSink = { transport?: ClientTransport } & (
       write(data: Buffer): void;
       /** Ends the stream after everything written so far. */
       end(): void;
+      /** Stops and starts reading the client's requests (pauseReading, resumeReading). */
+      pause(): void;
+      resume(): void;
     }
 );
 
@@ -22,6 +25,8 @@ export interface HostedClient {
   message(message: DapMessage): void;
   /** A chunk of a contentLength client's byte stream. */
   bytes(chunk: Buffer): void;
+  /** How many bytes written to a contentLength client wait for it to take them (clientBacklog). */
+  backlog(bytes: number): void;
   /** The client went away. Safe to call more than once. */
   closed(): void;
 }

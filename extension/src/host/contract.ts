@@ -139,6 +139,7 @@ export type Input =
   | { "type": "clientMessage", client: ClientId, message: DapMessage, }
   | { "type": "clientBytes", client: ClientId, data: Bytes, }
   | { "type": "clientClosed", client: ClientId, }
+  | { "type": "clientBacklog", client: ClientId, bytes: number, }
   | { "type": "listenerOpened", listener: ListenerId, address: Address, }
   | { "type": "listenerFailed", listener: ListenerId, error: string, }
   | { "type": "connectionAccepted", listener: ListenerId, conn: ConnectionId, }
@@ -156,6 +157,14 @@ export type Input =
   | { "type": "randomnessGathered", hex: string, }
   | { "type": "injected", injection: InjectionId, /** How it was injected, for the log and the deadline's error ("sys.remote_exec with /usr/bin/python3.14", "gdb /usr/bin/gdb"). */ method: string, }
   | { "type": "injectFailed", injection: InjectionId, reason: string, };
+
+/**
+ * What `pauseReading` and `resumeReading` stop and start reading.
+ */
+export type ReadSource =
+  | { "client": ClientId }
+  | { "conn": ConnectionId }
+  | { "process": ProcessId };
 
 /**
  * What `kill` signals.
@@ -195,6 +204,8 @@ export type Output =
   | { "type": "close", conn: ConnectionId, }
   | { "type": "spawn", process: ProcessId, argv: Array<string>, /** Absent: the host's own working directory. */ cwd?: string, env: { [name: string]: string | null }, }
   | { "type": "kill", target: KillTarget, signal: Signal, tree: boolean, }
+  | { "type": "pauseReading", from: ReadSource, }
+  | { "type": "resumeReading", from: ReadSource, }
   | { "type": "disown", process: ProcessId, }
   | { "type": "setTimer", timer: TimerId, afterMs: number, }
   | { "type": "cancelTimer", timer: TimerId, }

@@ -23,6 +23,8 @@ function streamClient(host: EngineHost) {
     framing: "contentLength",
     write: (data) => state.written.push(data),
     end: () => (state.ended = true),
+    pause: () => undefined,
+    resume: () => undefined,
   };
   return { client: host.openClient(sink), state };
 }
@@ -299,7 +301,7 @@ test("without an acceptor, a connection to a listener opened for clients is clos
   const { host, engines } = makeHost((input) =>
     input.type === "clientOpened" ? [{ type: "openListener", listener: 5, transport: "tcp", purpose: "clients" }] : [],
   );
-  host.openClient({ framing: "contentLength", transport: "stdio", write: () => undefined, end: () => undefined });
+  host.openClient({ framing: "contentLength", transport: "stdio", write: () => undefined, end: () => undefined, pause: () => undefined, resume: () => undefined });
   const opened = await waitFor(() => engines[0].inputs.find((input) => input.type === "listenerOpened"), "the client listener");
   const port = opened.type === "listenerOpened" && opened.address.transport === "tcp" ? opened.address.port : 0;
   const net = await import("net");

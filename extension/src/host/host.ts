@@ -13,7 +13,7 @@ import { Processes } from "./executors/processes";
 import { Timers } from "./executors/timers";
 import { Transports } from "./executors/transports";
 import { engineFailedEvents, orphanResponse } from "./failure";
-import { inputJson, type DapMessage, type EngineOptions, type Input, type Output, type OutputOf } from "./protocol";
+import { inputJson, type DapMessage, type EngineOptions, type Input, type Output, type OutputOf, type ReadSource } from "./protocol";
 import { formatInput, formatOutput } from "./transcript";
 import type { EngineCore, EngineFactory } from "./wasm";
 
@@ -79,6 +79,7 @@ export class EngineHost implements ClientHost {
       id,
       message: (message) => this.clientMessage(id, message),
       bytes: (chunk) => this.clientBytes(id, chunk),
+      backlog: (bytes) => this.clientBacklog(id, bytes),
       closed: () => this.clientClosed(id),
     };
   }
@@ -127,6 +128,12 @@ export class EngineHost implements ClientHost {
     // An orphaned byte-stream client was ended when its engine failed; late bytes are moot.
     if (entry === undefined || entry.generation !== this.generation) return;
     this.enqueue({ type: "clientBytes", client: id, data: chunk }, entry.generation);
+  }
+
+  private clientBacklog(id: number, bytes: number): void {
+    const entry = this.clients.get(id);
+    if (entry === undefined || entry.generation !== this.generation) return;
+    this.enqueue({ type: "clientBacklog", client: id, bytes }, entry.generation);
   }
 
   private clientClosed(id: number): void {
@@ -230,6 +237,9 @@ export class EngineHost implements ClientHost {
         entry.sink.end();
         return;
       }
+      case "pauseReading":
+      case "resumeReading":
+        return this.flow(runtime, output.from, output.type === "pauseReading");
       case "openListener":
         return runtime.transports.openListener(output);
       case "closeListener":
@@ -265,6 +275,16 @@ export class EngineHost implements ClientHost {
       default:
         this.logger.error(`The engine asked for an output the host does not know: ${JSON.stringify(output).slice(0, 300)}`);
     }
+  }
+
+  /** Stops or starts reading a source (plain IO flow control; the engine decides when). */
+  private flow(runtime: Runtime, from: ReadSource, paused: boolean): void {
+    if ("conn" in from) return runtime.transports.flow(from.conn, paused);
+    if ("process" in from) return runtime.processes.flow(from.process, paused);
+    const entry = this.liveClient(from.client, paused ? "pauseReading" : "resumeReading");
+    if (entry === undefined || entry.sink.framing !== "contentLength") return;
+    if (paused) entry.sink.pause();
+    else entry.sink.resume();
   }
 
   private liveClient(id: number, what: string): ClientEntry | undefined {

@@ -14,6 +14,7 @@ export type {
   FactQuery,
   KillTarget,
   LogLevel,
+  ReadSource,
   Signal as KillSignal,
 } from "./contract";
 

@@ -102,7 +102,7 @@ test("a connection to a listener opened for clients becomes a DAP client of its 
     }
     return [];
   });
-  const stdio = host.openClient({ framing: "contentLength", transport: "stdio", write: () => undefined, end: () => undefined });
+  const stdio = host.openClient({ framing: "contentLength", transport: "stdio", write: () => undefined, end: () => undefined, pause: () => undefined, resume: () => undefined });
   const engine = engines[0];
   const opened = await waitFor(() => engine.inputs.find((input) => input.type === "listenerOpened"), "the client listener");
   assert.equal(opened.type === "listenerOpened" && opened.address.transport, "tcp");
@@ -124,5 +124,43 @@ test("a connection to a listener opened for clients becomes a DAP client of its 
   await waitFor(() => engine.inputs.find((input) => input.type === "clientClosed" && input.client === childId), "clientClosed");
   assert.equal(host.openClientCount, 1);
   stdio.closed();
+  host.dispose();
+});
+
+test("a TCP client that does not read has its backlog reported as it grows, 0 once it reads, and its requests paused on pauseReading", async () => {
+  const chunk = b64("x".repeat(256 * 1024));
+  const { host, inputs, logger } = makeHost((input) => {
+    if (input.type === "clientBytes" && unb64(input.data) === "flood") {
+      // 8 MiB for a client that does not read, and the engine's answer to the backlog.
+      return Array.from({ length: 32 }, () => ({ type: "writeToClient" as const, client: input.client, data: chunk }));
+    }
+    if (input.type === "clientBacklog" && input.bytes >= 4 << 20) return [{ type: "pauseReading", from: { client: input.client } }];
+    if (input.type === "clientBacklog" && input.bytes === 0) return [{ type: "resumeReading", from: { client: input.client } }];
+    return [];
+  });
+  const server = net.createServer((socket) => void hostStreamClient(host, socket, socket, logger, "tcp test"));
+  await new Promise<void>((resolve) => server.listen({ host: "127.0.0.1", port: 0 }, resolve));
+  const socket = net.connect((server.address() as net.AddressInfo).port, "127.0.0.1");
+  socket.pause();
+  socket.write("flood");
+  const backlogs = () => inputs().flatMap((input) => (input.type === "clientBacklog" ? [input.bytes] : []));
+  await waitFor(() => (backlogs().some((bytes) => bytes >= 4 << 20) ? true : undefined), "a backlog of 4 MiB");
+  const reported = backlogs();
+  // Once per MiB passed, rising; what the kernel's buffers took is not counted.
+  assert.ok(reported.length >= 4 && reported.length <= 8, `reported ${reported.join(", ")}`);
+  assert.deepEqual([...reported].sort((a, b) => a - b), reported);
+  // Paused: a request sent now is not read until the client catches up.
+  socket.write("later");
+  await delay(100);
+  assert.ok(!inputs().some((input) => input.type === "clientBytes" && unb64(input.data) === "later"));
+  let received = 0;
+  socket.on("data", (data: Buffer) => (received += data.length));
+  socket.resume();
+  await waitFor(() => (received === 32 * 256 * 1024 ? true : undefined), "all 8 MiB");
+  await waitFor(() => (backlogs().at(-1) === 0 ? true : undefined), "the backlog reported as 0");
+  await waitFor(() => (inputs().some((input) => input.type === "clientBytes" && unb64(input.data) === "later") ? true : undefined), "the request read after resumeReading");
+  socket.end();
+  await waitFor(() => (inputs().some((input) => input.type === "clientClosed") ? true : undefined), "clientClosed");
+  server.close();
   host.dispose();
 });

@@ -3,9 +3,12 @@
 // unframes the Content-Length messages; this module only moves bytes.
 
 import type * as net from "net";
+import type { Writable } from "stream";
 import type { ClientHost, HostedClient } from "../host/clients";
 import type { ClientTransport } from "../host/protocol";
 import type { Logger } from "../log";
+
+const MIB = 1 << 20;
 
 export interface StreamClient {
   readonly client: HostedClient;
@@ -24,19 +27,41 @@ export function hostStreamClient(
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   let ended = false;
+  // The backlog last reported, in whole MiB (see noteBacklog).
+  let reportedMiB = 0;
 
   const client = host.openClient({
     framing: "contentLength",
     transport,
     write: (data) => {
-      if (!ended) output.write(data);
+      if (ended) return;
+      output.write(data);
+      noteBacklog();
     },
+    pause: () => input.pause(),
+    resume: () => input.resume(),
     end: () => {
       if (ended) return;
       ended = true;
       // end() flushes everything written before it; the client is closed once it has.
       output.end(() => finish());
     },
+  });
+
+  // What waits for the client is reported each time it passes another MiB, and as 0 once
+  // the client has taken it all; the engine decides what to pause (clientBacklog).
+  const noteBacklog = () => {
+    const queued = (output as Partial<Writable>).writableLength ?? 0;
+    const mib = Math.floor(queued / MIB);
+    if (mib > reportedMiB) {
+      reportedMiB = mib;
+      client.backlog(queued);
+    }
+  };
+  output.on("drain", () => {
+    if (reportedMiB === 0 || finished) return;
+    reportedMiB = 0;
+    client.backlog(0);
   });
 
   let finished = false;

@@ -193,3 +193,20 @@ for (const [name, base, overlay, caseInsensitive, expected] of overlays) {
     assert.deepEqual(overlayEnvironment(base, overlay, caseInsensitive), expected);
   });
 }
+
+test("a paused process's output is not read, so it blocks on the full pipe, until resumed", async () => {
+  // 64 MiB in all, far more than a pipe holds; it reports how far it got once done.
+  const script = `const chunk = "x".repeat(1 << 20); for (let i = 0; i < 64; i++) process.stdout.write(chunk);`;
+  const { recorder, processes } = start([node, "-e", script]);
+  await recorder.waitFor("processSpawned");
+  processes.flow(1, true);
+  await delay(300);
+  const whilePaused = outputText(recorder).length;
+  await delay(300);
+  assert.equal(outputText(recorder).length, whilePaused, "nothing is read while paused");
+  assert.ok(whilePaused < 8 << 20, `${whilePaused} bytes read before the pause took hold`);
+  assert.equal(recorder.of("processExited").length, 0, "the process waits for its pipe");
+  processes.flow(1, false);
+  await recorder.waitFor("processExited");
+  assert.equal(outputText(recorder).length, 64 << 20);
+});

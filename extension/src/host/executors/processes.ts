@@ -113,6 +113,16 @@ export class Processes {
     if (!reached) this.logger.debug(`kill: pid ${target.pid} is not running`);
   }
 
+  /** Stops or starts reading a process's stdout and stderr: it blocks once a pipe is full. */
+  flow(id: number, paused: boolean): void {
+    const tracked = this.live.get(id);
+    if (tracked === undefined) return this.logger.debug(`${paused ? "pause" : "resume"}Reading: process ${id} is not running`);
+    for (const stream of [tracked.child.stdout, tracked.child.stderr]) {
+      if (paused) stream?.pause();
+      else stream?.resume();
+    }
+  }
+
   /**
    * The engine no longer owns the process (a debuggee left running after a detach): it is
    * not killed with the others when the host goes away, and nothing more of it is

@@ -210,3 +210,24 @@ test("an attach listener admits the owner's peers and refuses another user's", {
   }
   transports.dispose();
 });
+
+test("a paused connection is not read, so its peer's writes back up, until resumed", async () => {
+  const { recorder, transports } = makeTransports();
+  transports.openListener({ type: "openListener", listener: 3, transport: "tcp" });
+  const opened = await recorder.waitFor("listenerOpened");
+  const socket = await connect(opened.address);
+  await recorder.waitFor("connectionAccepted");
+  transports.flow(100, true);
+  const readBytes = () => recorder.of("connectionBytes").reduce((sum, input) => sum + Buffer.from(input.data).length, 0);
+  const chunk = Buffer.alloc(1 << 20, "x");
+  for (let i = 0; i < 32; i++) socket.write(chunk);
+  await delay(300);
+  const whilePaused = readBytes();
+  await delay(200);
+  assert.equal(readBytes(), whilePaused, "nothing is read while paused");
+  assert.ok(socket.writableLength > 16 << 20, `the peer still holds ${socket.writableLength} bytes`);
+  transports.flow(100, false);
+  await waitFor(() => (readBytes() === 32 << 20 ? true : undefined), "all 32 MiB once resumed");
+  socket.destroy();
+  transports.dispose();
+});

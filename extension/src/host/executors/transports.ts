@@ -116,6 +116,14 @@ export class Transports {
     socket.write(data);
   }
 
+  /** Stops or starts reading a connection: its peer blocks once the socket's buffers are full. */
+  flow(conn: number, paused: boolean): void {
+    const socket = this.connections.get(conn);
+    if (socket === undefined) return this.logger.debug(`${paused ? "pause" : "resume"}Reading: connection ${conn} is not open`);
+    if (paused) socket.pause();
+    else socket.resume();
+  }
+
   close(conn: number): void {
     const socket = this.connections.get(conn);
     if (socket === undefined) {
