@@ -28,8 +28,9 @@ const pythonPackages = [
   "python3-minimal",
   "gdb",
 ];
-// Emacs 30 and dape, the DAP client test/emacs drives (Debian 12's Emacs 28 is too old for it).
-const emacsPackages = ["emacs-nox", "elpa-dape"];
+// Emacs 30 and dape, the DAP client test/emacs drives (Debian 12's Emacs 28 is too old for
+// it), and Node.js, for dape to start the adapter itself inside the root.
+const emacsPackages = ["emacs-nox", "elpa-dape", "nodejs"];
 const sidDir = path.join(cacheDir, "sid");
 const sidRoot = path.join(sidDir, "root");
 const readyStamp = path.join(sidRoot, ".dapper-ready");
@@ -186,8 +187,8 @@ export function provisionSidPythons() {
 }
 
 /**
- * Makes (or reuses) the sid root with Emacs and dape, and this checkout's wrapper of its
- * Emacs (test/emacs runs it). Returns `{ emacs: path | null, skipped: reason | null }`.
+ * Makes (or reuses) the sid root with Emacs, dape and Node.js, and this checkout's wrapper
+ * of its Emacs (test/emacs runs it). Returns `{ emacs: path | null, skipped: reason | null }`.
  */
 export function provisionSidEmacs() {
   const started = Date.now();

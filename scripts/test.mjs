@@ -127,11 +127,12 @@ if (built && nvimPython) {
 }
 
 // Another: dape in a batch Emacs 30 and Debian's elpa-dape, from the Debian sid root (Debian
-// 12's Emacs is too old for dape), connected to `adapter.js --port` on this machine; the
-// debuggee is the same Python as Neovim's. A second or so a scenario.
+// 12's Emacs is too old for dape), in the README's three forms: connected to `adapter.js
+// --port` on this machine (debugging Neovim's Python), or starting the adapter itself with
+// the root's Node.js (debugging the root's python3). A second or so a scenario.
 if (built && nvimPython) {
   let emacsSkipped = null;
-  await suite(`Emacs: dape → dist/adapter.js --port → Python ${nvimPython.version}`, () => {
+  await suite(`Emacs: dape → dist/adapter.js (--port, :autoport, stdio) → Python ${nvimPython.version} and Debian sid's python3`, () => {
     const { emacs, skipped } = provisionSidEmacs();
     emacsSkipped = skipped;
     if (skipped) {

@@ -4,9 +4,11 @@
 ;;
 ;;   emacs --batch -l test/emacs/driver.el -f dapper-test-main SCENARIO
 ;;
-;; with DAPPER_EMACS_PORT (the port of a running `node dist/adapter.js --port N'),
-;; DAPPER_EMACS_PYTHON (the debuggee's interpreter), DAPPER_EMACS_FIXTURES (test/fixtures)
-;; and, for the attach scenario, DAPPER_EMACS_ATTACH_PORT (where the program listens).
+;; with DAPPER_EMACS_FORM (how dape reaches the adapter: see `dapper-test--adapter-keys'),
+;; DAPPER_EMACS_ADAPTER (dist/adapter.js), DAPPER_EMACS_PORT (with the form `port'),
+;; DAPPER_EMACS_FIXTURES (test/fixtures), DAPPER_EMACS_PYTHON (the debuggee's interpreter;
+;; unset, the adapter's default, python3) and, for the attach scenario,
+;; DAPPER_EMACS_ATTACH_PORT (where the program listens).
 ;;
 ;; A scenario does what a user does (breakpoints toggled in file buffers, `dape' with a
 ;; configuration of `dape-configs', stepping, continuing) and checks what dape shows: its
@@ -50,18 +52,29 @@ KIND is `event' or `request' (received by dape), `sent' (a request dape sent) or
 ;; on the buffer's directory, which is what `dape-cwd' then gets without version control.
 (setq vc-handled-backends nil)
 
-;;; The configurations, as the README gives them (the port is the test's adapter's).
+;;; The configurations, as the README gives them.
 
 (defun dapper-test--env (name)
   (or (getenv name) (error "The environment has no %s" name)))
 
+(defun dapper-test--adapter-keys ()
+  "How dape reaches the adapter, in the form DAPPER_EMACS_FORM names (the README's three):
+`port': connect to an adapter already listening on DAPPER_EMACS_PORT; `autoport': dape
+starts `node adapter.js --port' on a free port and connects; `stdio': dape starts
+`node adapter.js' for each session and speaks DAP on its stdin and stdout."
+  (let ((adapter (dapper-test--env "DAPPER_EMACS_ADAPTER")))
+    (pcase (dapper-test--env "DAPPER_EMACS_FORM")
+      ("port" `(host "127.0.0.1" port ,(string-to-number (dapper-test--env "DAPPER_EMACS_PORT"))))
+      ("autoport" `(command "node" command-args (,adapter "--port" :autoport) port :autoport host "127.0.0.1"))
+      ("stdio" `(command "node" command-args (,adapter)))
+      (form (error "DAPPER_EMACS_FORM is %s, not port, autoport or stdio" form)))))
+
 (defun dapper-test--configure ()
-  (let ((port (string-to-number (dapper-test--env "DAPPER_EMACS_PORT"))))
+  (let ((adapter (dapper-test--adapter-keys)))
     (add-to-list 'dape-configs
                  `(dapper
                    modes (python-mode python-ts-mode)
-                   host "127.0.0.1"
-                   port ,port
+                   ,@adapter
                    :type "dapper"
                    :request "launch"
                    :program dape-buffer-default
@@ -70,8 +83,7 @@ KIND is `event' or `request' (received by dape), `sent' (a request dape sent) or
     (add-to-list 'dape-configs
                  `(dapper-attach
                    modes (python-mode python-ts-mode)
-                   host "127.0.0.1"
-                   port ,port
+                   ,@adapter
                    :type "dapper"
                    :request "attach"
                    :connect (:host "127.0.0.1" :port 5678)))))
@@ -134,7 +146,10 @@ Return the BODY it is called with; fail saying WHAT on an error or a timeout."
     (cl-some (lambda (conn) (plist-get verified conn)) (dape--live-connections))))
 
 (defun dapper-test--start (key file &rest options)
-  "Run `dape' with configuration KEY from FILE's buffer, OPTIONS overriding."
+  "Run `dape' with configuration KEY from FILE's buffer, OPTIONS overriding.
+DAPPER_EMACS_PYTHON, when set, is the configuration's :python."
+  (when-let* ((python (getenv "DAPPER_EMACS_PYTHON")))
+    (setq options (append options (list :python python))))
   (with-current-buffer (find-file-noselect (dapper-test--fixture file))
     (dape (dape--config-eval key options))))
 
@@ -215,7 +230,7 @@ Shown means: the connection has a stopped thread whose stack frames dape fetched
   (let* ((main (dapper-test--fixture "main.py"))
          (line (dapper-test--marker "main.py" "main"))
          (breakpoint (dapper-test--toggle-breakpoint "main.py" "main")))
-    (dapper-test--start 'dapper "main.py" :python (dapper-test--env "DAPPER_EMACS_PYTHON") :args ["7"])
+    (dapper-test--start 'dapper "main.py" :args ["7"])
     (let ((conn (dapper-test--next-stop "at the breakpoint in compute")))
       (dapper-test--expect "the reason of the first stop" "breakpoint"
                            (dape--state-reason conn))
@@ -252,7 +267,7 @@ Shown means: the connection has a stopped thread whose stack frames dape fetched
   "A breakpoint in a module imported later: dape draws it verified before the import."
   (let ((late (dapper-test--toggle-breakpoint "breakpoints/late.py" "late")))
     (dapper-test--toggle-breakpoint "breakpoints/app.py" "after")
-    (dapper-test--start 'dapper "breakpoints/app.py" :python (dapper-test--env "DAPPER_EMACS_PYTHON"))
+    (dapper-test--start 'dapper "breakpoints/app.py")
     (let ((conn (dapper-test--next-stop "at the breakpoint before the import")))
       (dapper-test--expect "where the program stopped first" "main" (car (dapper-test--top conn)))
       (dapper-test--expect "the breakpoint in late.py, not imported yet, drawn verified" t
@@ -269,13 +284,20 @@ Shown means: the connection has a stopped thread whose stack frames dape fetched
 (defun dapper-test-child ()
   "A child process with a breakpoint: dape gets startDebugging and the child stops."
   (dapper-test--toggle-breakpoint "children/worker.py" "worker")
-  (dapper-test--start 'dapper "children/popen_parent.py" :python (dapper-test--env "DAPPER_EMACS_PYTHON"))
+  (dapper-test--start 'dapper "children/popen_parent.py")
   (let ((conn (dapper-test--next-stop "in the child, at its breakpoint")))
     (let ((requests (dapper-test--received 'request 'startDebugging)))
       (dapper-test--expect "how many startDebugging requests dape got" 1 (length requests))
       (dapper-test--expect "the child's configuration type" "dapper"
                            (plist-get (plist-get (car (car requests)) :configuration) :type)))
     (dapper-test--expect "the stopped session is a child session of dape's" t (and (dape--parent conn) t))
+    (when (equal (getenv "DAPPER_EMACS_FORM") "stdio")
+      (let ((child (jsonrpc--process conn))
+            (parent (jsonrpc--process (dape--parent conn))))
+        (dapper-test--expect "the command of the child session's adapter"
+                             (list "node" (dapper-test--env "DAPPER_EMACS_ADAPTER")) (process-command child))
+        (dapper-test--expect "the child session's adapter is a process of its own" t
+                             (/= (process-id child) (process-id parent)))))
     (dapper-test--expect "where the child stopped (name line)"
                          `("double" ,(dapper-test--marker "children/worker.py" "worker"))
                          (butlast (dapper-test--top conn)))

@@ -1,15 +1,21 @@
 // A real editor's DAP client: dape (Debian's elpa-dape) in a batch Emacs 30 from the Debian
-// sid root that scripts/sid.mjs makes, connected over TCP to `node dist/adapter.js --port`
-// on this machine (the sid root shares its loopback, /tmp and this checkout's paths).
+// sid root that scripts/sid.mjs makes (it shares this machine's loopback, /tmp, process ids
+// and this checkout's paths), in the three forms the README configures:
+// - `port`: dape connects to `node dist/adapter.js --port N` that the test runs on this
+//   machine, and the debuggee is this machine's Python;
+// - `autoport`: dape starts `node dist/adapter.js --port <free port>` itself, inside the
+//   sid root (its Node.js), connects, and kills it when the session is over;
+// - `stdio`: dape starts `node dist/adapter.js` for each session, child sessions too.
+// In the last two the debuggee is the adapter's default, the sid root's python3.
 // driver.el does what a user does and checks what dape shows; each scenario is one Emacs,
 // which prints "ok" and exits 0, or says what it expected and what it got and exits 1.
 import assert from "node:assert/strict";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fixtures, pythons, root, startServer, waitUntil } from "../e2e/support";
+import { adapterScript, fixtures, pythons, root, startServer, waitUntil } from "../e2e/support";
 
 const driver = path.join(root, "test", "emacs", "driver.el");
 
@@ -30,8 +36,27 @@ before(async () => {
 });
 after(() => server?.stop());
 
-/** Runs driver.el's scenario in a fresh batch Emacs (its own HOME); fails with what it printed. */
-async function scenario(name: string, env: Record<string, string> = {}): Promise<void> {
+type Form = "port" | "autoport" | "stdio";
+
+/** The adapter processes of this checkout that run now, but the test's own server. */
+function adaptersLeft(): string[] {
+  return readdirSync("/proc")
+    .filter((pid) => /^\d+$/.test(pid) && Number(pid) !== server?.process.pid)
+    .map((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
+      } catch {
+        return "";
+      }
+    })
+    .filter((command) => command.includes(adapterScript));
+}
+
+/**
+ * Runs driver.el's scenario in a fresh batch Emacs (its own HOME); fails with what it
+ * printed. Then no adapter that dape started may be left running.
+ */
+async function scenario(form: Form, name: string, env: Record<string, string> = {}): Promise<void> {
   const home = mkdtempSync(path.join(tmpdir(), "dapper-emacs-"));
   try {
     const child = spawn(emacs, ["--batch", "-l", driver, "-f", "dapper-test-main", name], {
@@ -39,9 +64,10 @@ async function scenario(name: string, env: Record<string, string> = {}): Promise
       env: {
         ...process.env,
         HOME: home,
-        DAPPER_EMACS_PORT: String(server.port),
-        DAPPER_EMACS_PYTHON: python.executable,
+        DAPPER_EMACS_FORM: form,
+        DAPPER_EMACS_ADAPTER: adapterScript,
         DAPPER_EMACS_FIXTURES: fixtures,
+        ...(form === "port" ? { DAPPER_EMACS_PORT: String(server.port), DAPPER_EMACS_PYTHON: python.executable } : {}),
         ...env,
       },
       stdio: ["ignore", "pipe", "pipe"],
@@ -55,6 +81,7 @@ async function scenario(name: string, env: Record<string, string> = {}): Promise
     clearTimeout(timer);
     assert.equal(status, 0, `Emacs (dape) exited with ${status} in scenario ${name}:\n${printed}`);
     assert.match(printed, new RegExp(`^ok: ${name}$`, "m"), printed);
+    await waitUntil(() => adaptersLeft().length === 0, 5000, `the adapters dape started to end: ${adaptersLeft().join("; ")}`);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
@@ -77,21 +104,30 @@ async function listeningProgram(args: string[]): Promise<{ port: number; program
   return { port: Number(match[1]), program, exitCode: () => exitCode };
 }
 
-describe(`dape (Emacs) → dist/adapter.js --port → Python ${python.version}`, { skip }, () => {
-  test("launch: stops at a breakpoint; stack, variables, evaluate, step over, continue to the exit code", () => scenario("launch"));
+describe("dape (Emacs)", { skip }, () => {
+  const forms: { form: Form; what: string }[] = [
+    { form: "port", what: `connects to dist/adapter.js --port → Python ${python.version}` },
+    { form: "autoport", what: "starts dist/adapter.js --port :autoport → the sid root's python3" },
+    { form: "stdio", what: "starts dist/adapter.js on stdio, one per session → the sid root's python3" },
+  ];
+  for (const { form, what } of forms) {
+    describe(`dape ${what}`, () => {
+      test("launch: stops at a breakpoint; stack, variables, evaluate, step over, continue to the exit code", () => scenario(form, "launch"));
 
-  test("a breakpoint in a module imported later is drawn verified before the import, and stops there", () => scenario("pending"));
+      test("a child process: dape gets startDebugging, the child stops at its breakpoint, both exit codes", () => scenario(form, "child"));
 
-  test("a child process: dape gets startDebugging, the child stops at its breakpoint, both exit codes", () => scenario("child"));
+      test("attach to `python -m dapperdbg --listen`: stops at a breakpoint, continues to the exit code", async () => {
+        const { port, program, exitCode } = await listeningProgram(["main.py", "5"]);
+        try {
+          await scenario(form, "attach", { DAPPER_EMACS_ATTACH_PORT: String(port) });
+          await waitUntil(() => exitCode() !== null, 10000, "the attached program to exit");
+          assert.equal(exitCode(), 5);
+        } finally {
+          program.kill("SIGKILL");
+        }
+      });
+    });
+  }
 
-  test("attach to `python -m dapperdbg --listen`: stops at a breakpoint, continues to the exit code", async () => {
-    const { port, program, exitCode } = await listeningProgram(["main.py", "5"]);
-    try {
-      await scenario("attach", { DAPPER_EMACS_ATTACH_PORT: String(port) });
-      await waitUntil(() => exitCode() !== null, 10000, "the attached program to exit");
-      assert.equal(exitCode(), 5);
-    } finally {
-      program.kill("SIGKILL");
-    }
-  });
+  test("a breakpoint in a module imported later is drawn verified before the import, and stops there", () => scenario("port", "pending"));
 });
