@@ -332,6 +332,12 @@ Shown means: the connection has a stopped thread whose stack frames dape fetched
                          (truncate-string-to-width (json-encode body) 300 nil nil "…"))))
              (reverse dapper-test--received) "\n"))
 
+(defun dapper-test--repl-text ()
+  "What dape's REPL buffer shows (its messages and warnings, the program's output)."
+  (if-let* ((repl (get-buffer "*dape-repl*")))
+      (with-current-buffer repl (buffer-string))
+    "(no REPL buffer)"))
+
 (defun dapper-test-main ()
   "Run the scenario named by the next command-line argument, then exit 0 or 1."
   (let ((scenario (pop command-line-args-left)))
@@ -339,15 +345,18 @@ Shown means: the connection has a stopped thread whose stack frames dape fetched
         (progn
           (dapper-test--configure)
           (funcall (intern (format "dapper-test-%s" scenario)))
+          (dapper-test--expect "the dapper/* events dape got (it does not ask for them)" nil
+                               (cl-loop for (kind name) in dapper-test--received
+                                        when (and (eq kind 'event) (string-prefix-p "dapper/" (symbol-name name)))
+                                        collect name))
           (princ (format "ok: %s\n" scenario))
-          (when (getenv "DAPPER_EMACS_VERBOSE") (princ (dapper-test--received-text)))
+          (when (getenv "DAPPER_EMACS_VERBOSE")
+            (princ (format "%s\n--- dape's REPL ---\n%s\n" (dapper-test--received-text) (dapper-test--repl-text))))
           (kill-emacs 0))
       (t
        (princ (format "FAILED: %s: %s\n--- what dape received ---\n%s\n--- dape's REPL ---\n%s\n"
                       scenario (error-message-string failure) (dapper-test--received-text)
-                      (if-let* ((repl (get-buffer "*dape-repl*")))
-                          (with-current-buffer repl (buffer-string))
-                        "(none)")))
+                      (dapper-test--repl-text)))
        (kill-emacs 1)))))
 
 ;;; driver.el ends here
