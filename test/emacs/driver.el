@@ -14,35 +14,41 @@
 ;; configuration of `dape-configs', stepping, continuing) and checks what dape shows: its
 ;; connections, threads, stack frames, scopes and breakpoints, and the DAP events and
 ;; reverse requests it received (recorded below).  It prints "ok" and exits 0, or prints
-;; what it expected and what it got, with the messages dape received, and exits 1.  Every
-;; wait has a time limit.
+;; what it expected and what it got, with the DAP messages of the session and dape's REPL,
+;; and exits 1 (DAPPER_EMACS_VERBOSE=1 prints them after an "ok" too).  Every wait has a
+;; time limit.
 
-(require 'dape)
+;; Debian's elpa-dape is on the load path through its site-start; an Emacs with dape from
+;; ELPA has it once its packages are activated, which --batch does not do by itself.
+(unless (require 'dape nil t)
+  (package-activate-all)
+  (require 'dape))
 (require 'cl-lib)
+(require 'json)
 (require 'subr-x)
 
 (defvar dapper-test-seconds 30
   "How long any one wait of a scenario may take.")
 
-(defvar dapper-test--received nil
+(defvar dapper-test--log nil
   "The DAP messages of the scenario, newest first: (KIND NAME BODY CONN).
 KIND is `event' or `request' (received by dape), `sent' (a request dape sent) or
 `response' (the answer to one, when dape waited for it).")
 
 (defun dapper-test--record-sent (request conn command arguments &optional cb)
   "Around `dape-request': record the request, and its response when dape waits for one."
-  (push (list 'sent command arguments conn) dapper-test--received)
+  (push (list 'sent command arguments conn) dapper-test--log)
   (funcall request conn command arguments
            (when cb
              (lambda (body error)
-               (push (list 'response command (if error `(:error ,error) body) conn) dapper-test--received)
+               (push (list 'response command (if error `(:error ,error) body) conn) dapper-test--log)
                (funcall cb body error)))))
 
 (defun dapper-test--record-event (conn event body)
-  (push (list 'event event (copy-tree body t) conn) dapper-test--received))
+  (push (list 'event event (copy-tree body t) conn) dapper-test--log))
 
 (defun dapper-test--record-request (conn command arguments)
-  (push (list 'request command (copy-tree arguments t) conn) dapper-test--received))
+  (push (list 'request command (copy-tree arguments t) conn) dapper-test--log))
 
 (advice-add 'dape-handle-event :before #'dapper-test--record-event)
 (advice-add 'dape-handle-request :before #'dapper-test--record-request)
@@ -116,9 +122,9 @@ Return the BODY it is called with; fail saying WHAT on an error or a timeout."
     (when failure (error "%s failed: %s" what failure))
     body))
 
-(defun dapper-test--received (kind name)
-  "What dape received of KIND and NAME, oldest first, as (BODY . CONN)."
-  (cl-loop for (k n body conn) in (reverse dapper-test--received)
+(defun dapper-test--messages (kind name)
+  "The recorded messages of KIND and NAME, oldest first, as (BODY . CONN)."
+  (cl-loop for (k n body conn) in (reverse dapper-test--log)
            when (and (eq k kind) (eq n name)) collect (cons body conn)))
 
 (defun dapper-test--fixture (file)
@@ -161,7 +167,7 @@ DAPPER_EMACS_PYTHON, when set, is the configuration's :python."
 Shown means: the connection has a stopped thread whose stack frames dape fetched."
   (let ((stop (dapper-test--wait
                (format "the program to stop (%s)" what)
-               (lambda () (nth dapper-test--stops-seen (dapper-test--received 'event 'stopped))))))
+               (lambda () (nth dapper-test--stops-seen (dapper-test--messages 'event 'stopped))))))
     (cl-incf dapper-test--stops-seen)
     (let ((conn (cdr stop)))
       (dapper-test--wait (format "dape to show the stop (%s)" what)
@@ -207,13 +213,13 @@ Shown means: the connection has a stopped thread whose stack frames dape fetched
   "What the `output' events of CATEGORY said, in order."
   (mapconcat (lambda (event) (plist-get (car event) :output))
              (cl-remove-if-not (lambda (event) (equal (plist-get (car event) :category) category))
-                               (dapper-test--received 'event 'output))
+                               (dapper-test--messages 'event 'output))
              ""))
 
 (defun dapper-test--exit-codes ()
   "The exit codes of the `exited' events, in order, with whether each came from a child."
   (mapcar (lambda (event) (list (plist-get (car event) :exitCode) (if (dape--parent (cdr event)) 'child 'root)))
-          (dapper-test--received 'event 'exited)))
+          (dapper-test--messages 'event 'exited)))
 
 (defun dapper-test--await-end ()
   "Wait until dape has no live connection: every session ended."
@@ -286,7 +292,7 @@ Shown means: the connection has a stopped thread whose stack frames dape fetched
   (dapper-test--toggle-breakpoint "children/worker.py" "worker")
   (dapper-test--start 'dapper "children/popen_parent.py")
   (let ((conn (dapper-test--next-stop "in the child, at its breakpoint")))
-    (let ((requests (dapper-test--received 'request 'startDebugging)))
+    (let ((requests (dapper-test--messages 'request 'startDebugging)))
       (dapper-test--expect "how many startDebugging requests dape got" 1 (length requests))
       (dapper-test--expect "the child's configuration type" "dapper"
                            (plist-get (plist-get (car (car requests)) :configuration) :type)))
@@ -324,13 +330,13 @@ Shown means: the connection has a stopped thread whose stack frames dape fetched
 
 ;;; Running a scenario
 
-(defun dapper-test--received-text ()
-  "What dape received, oldest first, one line each, for a failure's report."
+(defun dapper-test--messages-text ()
+  "The recorded messages, oldest first, one line each, for a failure's report."
   (mapconcat (lambda (entry)
                (cl-destructuring-bind (kind name body conn) entry
                  (format "%s %s [%s] %s" kind name (jsonrpc-name conn)
                          (truncate-string-to-width (json-encode body) 300 nil nil "…"))))
-             (reverse dapper-test--received) "\n"))
+             (reverse dapper-test--log) "\n"))
 
 (defun dapper-test--repl-text ()
   "What dape's REPL buffer shows (its messages and warnings, the program's output)."
@@ -346,16 +352,16 @@ Shown means: the connection has a stopped thread whose stack frames dape fetched
           (dapper-test--configure)
           (funcall (intern (format "dapper-test-%s" scenario)))
           (dapper-test--expect "the dapper/* events dape got (it does not ask for them)" nil
-                               (cl-loop for (kind name) in dapper-test--received
+                               (cl-loop for (kind name) in dapper-test--log
                                         when (and (eq kind 'event) (string-prefix-p "dapper/" (symbol-name name)))
                                         collect name))
           (princ (format "ok: %s\n" scenario))
           (when (getenv "DAPPER_EMACS_VERBOSE")
-            (princ (format "%s\n--- dape's REPL ---\n%s\n" (dapper-test--received-text) (dapper-test--repl-text))))
+            (princ (format "%s\n--- dape's REPL ---\n%s\n" (dapper-test--messages-text) (dapper-test--repl-text))))
           (kill-emacs 0))
       (t
-       (princ (format "FAILED: %s: %s\n--- what dape received ---\n%s\n--- dape's REPL ---\n%s\n"
-                      scenario (error-message-string failure) (dapper-test--received-text)
+       (princ (format "FAILED: %s: %s\n--- the DAP messages (dape's view) ---\n%s\n--- dape's REPL ---\n%s\n"
+                      scenario (error-message-string failure) (dapper-test--messages-text)
                       (dapper-test--repl-text)))
        (kill-emacs 1)))))
 
