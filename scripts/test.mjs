@@ -8,7 +8,7 @@ import { build } from "./build.mjs";
 import { packageVsix } from "./package.mjs";
 import { ensureNeovim, ensurePythonTestEnv, findPythons, isSidWrapper, npxBin, root, run, step } from "./lib.mjs";
 import { requirePrerequisites } from "./prerequisites.mjs";
-import { provisionSidPythons, sidVersions } from "./sid.mjs";
+import { provisionSidEmacs, provisionSidPythons, sidVersions } from "./sid.mjs";
 
 requirePrerequisites("npm test");
 
@@ -124,6 +124,26 @@ if (built && nvimPython) {
   );
 } else {
   results.push({ name: "Neovim (skipped: the build failed or no Python)", ok: false, seconds: 0 });
+}
+
+// Another: dape in a batch Emacs 30 and Debian's elpa-dape, from the Debian sid root (Debian
+// 12's Emacs is too old for dape), in the README's three forms: connected to `adapter.js
+// --port` on this machine (debugging Neovim's Python), or starting the adapter itself with
+// the root's Node.js (debugging the root's python3). A second or so a scenario.
+if (built && nvimPython) {
+  let emacsSkipped = null;
+  await suite(`Emacs: dape → dist/adapter.js (--port, :autoport, stdio) → Python ${nvimPython.version} and Debian sid's python3`, () => {
+    const { emacs, skipped } = provisionSidEmacs();
+    emacsSkipped = skipped;
+    if (skipped) {
+      console.log(`   SKIPPED: Emacs (dape) from Debian sid: ${skipped}`);
+      return;
+    }
+    nodeTests(testFiles(path.join(root, "out", "test", "emacs")), { DAPPER_EMACS: emacs, DAPPER_E2E_PYTHONS: JSON.stringify([nvimPython]) });
+  });
+  if (emacsSkipped) results.at(-1).name += ` (SKIPPED: ${emacsSkipped})`;
+} else {
+  results.push({ name: "Emacs (skipped: the build failed or no Python)", ok: false, seconds: 0 });
 }
 
 if (built) {
