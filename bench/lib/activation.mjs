@@ -45,6 +45,10 @@ export function createVscodeStandIn(names = vscodeApiNames()) {
         used.push(`new ${trail}`);
         return make(`new ${trail}`);
       },
+      // Properties set on what the API returned (a status-bar item's text) are dropped.
+      set() {
+        return true;
+      },
     });
   };
   // The module itself is a plain object with the API's names as its own properties,
@@ -75,6 +79,7 @@ export function standInContext(bundle) {
     globalState: { get: () => undefined, update: async () => undefined },
     workspaceState: { get: () => undefined, update: async () => undefined },
     logPath: path.join(extensionPath, ".cache"),
+    environmentVariableCollection: { persistent: true, description: undefined, clear() {}, replace() {}, prepend() {}, append() {} },
   };
 }
 

@@ -203,7 +203,7 @@ async function startProgram(python, script, cwd) {
 }
 
 /** Whether a Dapper output channel log under code-server's logs contains `text`. */
-function dapperLogContains(userData, text) {
+export function dapperLogContains(userData, text) {
   return logFiles(path.join(userData, "logs")).some((file) => path.basename(file).includes("Dapper") && readFileSync(file, "utf8").includes(text));
 }
 

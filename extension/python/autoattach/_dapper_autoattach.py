@@ -80,7 +80,8 @@ def _module_of(command_line):
 
 
 def _target():
-    """(what runs: a script's path, a module's file or None, the module's name or None)."""
+    """(the file that runs: the script, the ``-m`` module's top-level package or module,
+    None for ``-c``, stdin and the REPL; the ``-m`` module's name or None)."""
     first = sys.argv[0] if sys.argv else ""
     if first == "-m":
         command_line = _command_line()
