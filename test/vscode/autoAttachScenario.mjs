@@ -6,7 +6,7 @@
 // interpreter's site-packages) run in the same terminal is not debugged.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { dapperLogContains } from "./attachScenario.mjs";
+import { dapperLogContains, setBreakpointIn } from "./attachScenario.mjs";
 import { delay, waitFor } from "./processes.mjs";
 import * as workbench from "./workbench.mjs";
 
@@ -44,18 +44,7 @@ export async function scenarioAutoAttach(page, context) {
   await waitFor(`the status bar to say "${STATUS_TEXT}"`, async () => (await workbench.statusBarTexts(page)).some((text) => text.includes(STATUS_TEXT)), stepMs);
 
   start(`open ${PROGRAM} and set a breakpoint on its line ${BREAKPOINT_LINE}`);
-  await waitFor(
-    `${PROGRAM} to open in the editor`,
-    async () => {
-      if (await workbench.editorShows(page, PROGRAM)) return true;
-      await workbench.quickOpen(page, PROGRAM);
-      return waitFor("the editor", () => workbench.editorShows(page, PROGRAM), 5_000).catch(() => false);
-    },
-    stepMs,
-    1_000,
-  );
-  await workbench.clickGutter(page, BREAKPOINT_LINE);
-  await waitFor(`a breakpoint glyph on line ${BREAKPOINT_LINE}`, async () => (await workbench.breakpointLines(page)).includes(BREAKPOINT_LINE), stepMs);
+  await setBreakpointIn(page, PROGRAM, BREAKPOINT_LINE, stepMs);
 
   const commandLine = `${python} ${PROGRAM} terminal`;
   start(`a new terminal runs \`${commandLine}\`: the program stops on line ${BREAKPOINT_LINE} in a session named after it`);
