@@ -239,3 +239,29 @@ def test_a_told_program_connects_to_its_session_before_its_code_runs(workspace):
             assert marker.exists()
         finally:
             made.close()
+
+
+def executable_run(argv, env, cwd):
+    return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True,
+                          timeout=TIMEOUT)
+
+
+@pytest.mark.skipif(os.name == "nt", reason="#! files and console scripts of a POSIX venv")
+@pytest.mark.parametrize("where,asks", [("workspace", True), ("elsewhere", False)])
+def test_console_scripts_and_shebang_files(broker, workspace, where, asks):
+    """``pytest`` (the venv's console script, run from the workspace) and a ``#!`` file
+    of the workspace start the interpreter like ``python`` does, and are decided alike."""
+    cwd = workspace if where == "workspace" else workspace.parent / "elsewhere"
+    pytest_script = os.path.join(os.path.dirname(sys.executable), "pytest")
+    if not os.path.exists(pytest_script):
+        pytest.skip("this interpreter's environment has no pytest console script")
+    env = terminal_environment("smart", broker.address, workspace)
+    result = executable_run([pytest_script, "--version"], env, cwd)
+    assert result.returncode == 0, result.stderr
+    assert len(broker.requests) == (1 if asks else 0)
+    tool = workspace / "tool.py"
+    tool.write_text(f"#!{sys.executable}\nprint('tool ran')\n")
+    tool.chmod(0o755)
+    result = executable_run([str(tool)], env, cwd)
+    assert result.stdout == "tool ran\n"
+    assert len(broker.requests) == (2 if asks else 1), "a #! file of the workspace asks"
