@@ -6,13 +6,16 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { describe, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import { attachConfiguration, AutoAttachBroker, bootstrapDirOf, type AttachingProgram, type ListenAt } from "../../extension/src/autoAttach/broker";
 import { attachWith, ensureGone } from "./attach-support";
-import { fixtures, marker, pythons, RecordingClient, root } from "./support";
+import { SessionTree } from "./children-support";
+import { fixtures, marker, pythons, RecordingClient, root, startServer, waitUntil } from "./support";
 
 const TICKER = "attach/ticker.py";
 const tickLine = marker(TICKER, "tick");
+const WORKER = path.join(fixtures, "children", "worker.py");
+const workerLine = marker("children/worker.py", "worker");
 
 interface Run {
   process: ChildProcess;
@@ -90,6 +93,39 @@ for (const python of pythons()) {
         broker.close();
         if (run) ensureGone(run);
       }
+    });
+
+    describe("children", () => {
+      let server: Awaited<ReturnType<typeof startServer>>;
+      before(async () => (server = await startServer()));
+      after(() => server.stop());
+
+      test("a subprocess child of an auto-attached program is a child session of its session, not a session of its own", async () => {
+        const tree = new SessionTree(server.port, { [WORKER]: [workerLine] }, true);
+        const asked: AttachingProgram[] = [];
+        const broker = await AutoAttachBroker.open((program, listen) => {
+          asked.push(program);
+          void tree.root.start(server.port).then(() => {
+            const attached = attachWith(tree.root, attachConfiguration(program, listen), {}, { supportsStartDebuggingRequest: true, supportsDapperEvents: true });
+            attached.catch(() => undefined);
+          });
+        });
+        let run: Run | undefined;
+        try {
+          run = inTerminal(python.executable, ["children/popen_parent.py"], broker);
+          const child = await tree.nextChild();
+          assert.equal(await tree.root.finished(), 0);
+          await waitUntil(() => child.ended, 20000, "the child session's end");
+          assert.deepEqual(child.stops, [`worker.py:${workerLine}`]);
+          assert.equal(await run.exited, 0);
+          assert.match(run.stdout(), /parent saw 3/);
+          assert.equal(asked.length, 1, "only the program asked the broker");
+        } finally {
+          await tree.stop();
+          broker.close();
+          if (run) ensureGone(run);
+        }
+      });
     });
   });
 }
