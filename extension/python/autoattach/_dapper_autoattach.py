@@ -15,7 +15,7 @@ import sys
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 # Tools that run the workspace's code: ``smart`` attaches them, though they are installed.
-_RUNNERS = ("pytest", "py.test", "unittest")
+_RUNNERS = ("pytest", "py.test", "unittest", "flask")
 # How long the broker may take to answer, in seconds.
 _BROKER_TIMEOUT = 5.0
 

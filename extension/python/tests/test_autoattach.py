@@ -109,6 +109,8 @@ DECISIONS = [
     ("smart", ["-m", "pytest", "--version"], "workspace", {}, True),
     ("smart", ["-m", "pytest", "--version"], "elsewhere", {}, False),
     ("smart", ["-m", "unittest", "--help"], "workspace", {}, True),
+    ("smart", ["-m", "flask", "--version"], "workspace", {}, True),
+    ("smart", ["-m", "flask", "--version"], "elsewhere", {}, False),
     ("smart", ["tools/gen.py"], "workspace",
      {"DAPPER_AUTO_ATTACH_PATTERNS": "**/workspace/**" + os.pathsep + "!**/tools/*.py"}, False),
     ("smart", ["../elsewhere/other.py"], "workspace",
