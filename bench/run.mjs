@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { run, step } from "../scripts/lib.mjs";
 import { describeActivation, measureActivation, renderActivation } from "./lib/activation.mjs";
+import { describeAutoAttach, measureAutoAttach, renderAutoAttach } from "./lib/autoattach.mjs";
 import { describeHotReload, measureHotReload, renderHotReload } from "./lib/hotreload.mjs";
 import { DAPPER, DEBUGPY } from "./lib/adapters.mjs";
 import { AttachUnavailable, measureAttachPidLatency } from "./lib/attachpid.mjs";
@@ -63,10 +64,11 @@ async function main() {
   const memory = {};
   let activation;
   let hotReload;
+  let autoAttach;
   // The results are written after every part, so that a run cut short still leaves what
   // it measured (marked unfinished until the end).
   const save = (partial) => {
-    const text = renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes: partial ? ["**Unfinished run**: the parts not shown were still running.", ...notes] : notes }) + renderActivation(activation) + renderHotReload(newest.version, hotReload);
+    const text = renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes: partial ? ["**Unfinished run**: the parts not shown were still running.", ...notes] : notes }) + renderActivation(activation) + renderHotReload(newest.version, hotReload) + renderAutoAttach(newest.version, autoAttach);
     mkdirSync(path.dirname(output), { recursive: true });
     writeFileSync(output, text);
     return text;
@@ -177,6 +179,13 @@ async function main() {
     step(`Hot reload on Python ${newest.version} (a 2,000-line module, reloaded while paused)`);
     hotReload = await measureHotReload({ python: newest.venvPython, reloads: options.quick ? 3 : 20 });
     log(describeHotReload(hotReload));
+    save(true);
+  }
+
+  if (selected(options, "autoattach")) {
+    step(`Terminal auto-attach's bootstrap on Python ${newest.version} (interpreter starts with and without it)`);
+    autoAttach = await measureAutoAttach({ python: newest.venvPython, runs: options.quick ? 3 : 40 });
+    log(describeAutoAttach(autoAttach));
     save(true);
   }
 

@@ -6,6 +6,7 @@ import { pythonPackageDirOf } from "./extensionRoot";
 import { EngineHost } from "./host/host";
 import { createWasmEngine } from "./host/wasm";
 import { registerAttachCommands } from "./vscode/attachCommands";
+import { registerAutoAttach } from "./vscode/autoAttach";
 import { DapperConfigurationProvider } from "./vscode/configurationProvider";
 import { DebuggedProcesses } from "./vscode/debuggedProcesses";
 import { exitCodeReporter } from "./vscode/exitCode";
@@ -55,6 +56,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ...registerHotReload(),
     ...debugged.register(),
     ...registerAttachCommands(debugged),
+    ...registerAutoAttach(context, pythonPackageDirOf(context.extensionPath), logger),
   );
 }
 

@@ -43,8 +43,13 @@ const localRules: { files: string; mayImport: readonly string[]; why: string }[]
   },
   {
     files: "vscode/",
-    mayImport: ["vscode/", "host/", "log.ts"],
+    mayImport: ["vscode/", "host/", "autoAttach/", "log.ts"],
     why: "the VS Code side uses the host; the standalone adapter is not its business",
+  },
+  {
+    files: "autoAttach/",
+    mayImport: ["autoAttach/", "log.ts"],
+    why: "terminal auto-attach's broker runs without VS Code (its end-to-end test) and apart from the host",
   },
   {
     files: "log.ts",

@@ -42,18 +42,7 @@ export async function scenarioAttachToProcess(page, context) {
   try {
     start(`start ${PROGRAM} outside the debugger and set a breakpoint on its line ${BREAKPOINT_LINE}`);
     log(`${PROGRAM} runs as pid ${program.pid}`);
-    await waitFor(
-      `${PROGRAM} to open in the editor`,
-      async () => {
-        if (await workbench.editorShows(page, PROGRAM)) return true;
-        await workbench.quickOpen(page, PROGRAM);
-        return waitFor("the editor", () => workbench.editorShows(page, PROGRAM), 5_000).catch(() => false);
-      },
-      stepMs,
-      1_000,
-    );
-    await workbench.clickGutter(page, BREAKPOINT_LINE);
-    await waitFor(`a breakpoint glyph on line ${BREAKPOINT_LINE}`, async () => (await workbench.breakpointLines(page)).includes(BREAKPOINT_LINE), stepMs);
+    await setBreakpointIn(page, PROGRAM, BREAKPOINT_LINE, stepMs);
 
     start(`"${COMMAND_TITLE}" from the command palette; typing "${PROGRAM}" shows the program with its pid and command line`);
     await openPicker(page, () => workbench.runPaletteCommand(page, COMMAND_TITLE), stepMs);
@@ -116,6 +105,22 @@ export async function scenarioAttachToProcess(page, context) {
     program.stop();
     later?.stop();
   }
+}
+
+/** Opens `file` in the editor with Quick Open (retried) and sets a breakpoint on `line` by clicking the gutter. */
+export async function setBreakpointIn(page, file, line, stepMs) {
+  await waitFor(
+    `${file} to open in the editor`,
+    async () => {
+      if (await workbench.editorShows(page, file)) return true;
+      await workbench.quickOpen(page, file);
+      return waitFor("the editor", () => workbench.editorShows(page, file), 5_000).catch(() => false);
+    },
+    stepMs,
+    1_000,
+  );
+  await workbench.clickGutter(page, line);
+  await waitFor(`a breakpoint glyph on line ${line}`, async () => (await workbench.breakpointLines(page)).includes(line), stepMs);
 }
 
 function sameLines(actual, expected) {
@@ -203,7 +208,7 @@ async function startProgram(python, script, cwd) {
 }
 
 /** Whether a Dapper output channel log under code-server's logs contains `text`. */
-function dapperLogContains(userData, text) {
+export function dapperLogContains(userData, text) {
   return logFiles(path.join(userData, "logs")).some((file) => path.basename(file).includes("Dapper") && readFileSync(file, "utf8").includes(text));
 }
 

@@ -9,11 +9,15 @@
 // stops at the breakpoint. Scenario 3 (attachScenario.mjs): "Dapper: Attach to Process"
 // picks a program started outside the debugger from the list.
 //
-// Usage: node test/vscode/run.mjs [--vsix PATH] [--readme-screenshot] [--keep]
+// Scenario 4 (autoAttachScenario.mjs): terminal auto-attach debugs a program typed in a
+// terminal.
+//
+// Usage: node test/vscode/run.mjs [--vsix PATH] [--readme-screenshot] [--keep] [--only-auto-attach]
 //   --vsix PATH            the .vsix to test (default: dapper-<version>.vsix at the root,
 //                          made by `npm run package`)
 //   --readme-screenshot    also writes the paused state to images/screenshot-paused.png
 //   --keep                 keeps the temporary directory (workspace copy, VS Code's logs)
+//   --only-auto-attach     runs scenario 4 alone
 // Environment: DAPPER_VSCODE_PYTHON, the interpreter the session must run under: the
 // stand-in Python extension (fake-python-extension/) names it, while `dapper.python`
 // names another, which must lose (default: the newest CPython that is not python3 on PATH).
@@ -25,6 +29,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { findPythons, isSidWrapper } from "../../scripts/lib.mjs";
 import { sidGdb } from "../../scripts/sid.mjs";
 import { scenarioAttachToProcess } from "./attachScenario.mjs";
+import { scenarioAutoAttach } from "./autoAttachScenario.mjs";
 import { delay, freePort, runBounded, startGroup, waitFor, watchdog, withTimeout } from "./processes.mjs";
 import { setup } from "./setup.mjs";
 import * as workbench from "./workbench.mjs";
@@ -244,6 +249,22 @@ async function main() {
     await page.goto(`${base}/?folder=${encodeURIComponent(dirs.workspace)}`, { timeout: LIMITS.workbench });
     await waitFor("the workbench to load", () => page.locator(".monaco-workbench .part.editor").isVisible(), LIMITS.workbench);
 
+    // A Python of the machine itself (not a sid wrapper), for programs started outside
+    // the debugger.
+    const plainPython = [pythons.fromExtension, ...findPythons({ minimum: "3.9" }).map((python) => python.executable).reverse()].find((python) => !isSidWrapper(python));
+    const autoAttach = () =>
+      scenarioAutoAttach(page, { begin, log, python: plainPython, workspace: dirs.workspace, userData: dirs.userData, artifacts, stepMs: LIMITS.step, waitForDebugger });
+    const passed = () => {
+      begin(undefined);
+      log(`PASSED in ${((Date.now() - started) / 1000).toFixed(1)} s (screenshots in ${path.relative(root, artifacts)}/)`);
+      printTally(tally);
+      return 0;
+    };
+    if (process.argv.includes("--only-auto-attach")) {
+      await autoAttach();
+      return passed();
+    }
+
     begin("open inventory.py");
     // Quick Open, as a user would; retried because the workbench may still be settling.
     await waitFor(
@@ -343,18 +364,15 @@ async function main() {
     await scenarioAttachToProcess(page, {
       begin,
       log,
-      python: [pythons.fromExtension, ...findPythons({ minimum: "3.9" }).map((python) => python.executable).reverse()].find((python) => !isSidWrapper(python)),
+      python: plainPython,
       workspace: dirs.workspace,
       userData: dirs.userData,
       artifacts,
       stepMs: LIMITS.step,
       waitForDebugger,
     });
-
-    begin(undefined);
-    log(`PASSED in ${((Date.now() - started) / 1000).toFixed(1)} s (screenshots in ${path.relative(root, artifacts)}/)`);
-    printTally(tally);
-    return 0;
+    await autoAttach();
+    return passed();
   } catch (error) {
     console.error(`\n[vscode-test] FAILED at step "${step}": ${error.message}`);
     if (page) {

@@ -277,3 +277,23 @@ export async function clickQuickPickButton(page, tooltip) {
   const widget = page.locator(".quick-input-widget");
   await widget.locator(`.action-label[aria-label="${tooltip}"], .action-label[title="${tooltip}"]`).first().click({ timeout: 5_000 });
 }
+
+/** The texts of the status bar's items. */
+export async function statusBarTexts(page) {
+  return page.evaluate(() => [...document.querySelectorAll(".part.statusbar .statusbar-item")].map((item) => (item.textContent ?? "").trim()));
+}
+
+/**
+ * Shows the terminal (its panel tab, if another panel is on top), clicks into it, and
+ * types a command line and runs it.
+ */
+export async function runInTerminal(page, commandLine) {
+  const terminal = page.locator(".terminal-wrapper.active .xterm").first();
+  if (!(await terminal.isVisible())) await page.locator(".part.panel .composite-bar .action-item", { hasText: "Terminal" }).first().click({ timeout: 10_000 });
+  await terminal.waitFor({ state: "visible", timeout: 10_000 });
+  await terminal.click({ timeout: 10_000 });
+  // Keys typed before the terminal has the focus go elsewhere.
+  await page.waitForFunction(() => document.activeElement?.classList.contains("xterm-helper-textarea"), undefined, { timeout: 10_000 });
+  await page.keyboard.type(commandLine);
+  await page.keyboard.press("Enter");
+}

@@ -9,6 +9,8 @@ import { findExtensionRoot } from "../extensionRoot";
 import { DEBUG_FILE_COMMAND, DEBUG_TYPE, RUN_FILE_COMMAND } from "./fileConfiguration";
 import { HOT_RELOAD_COMMAND } from "./hotReloadReport";
 import { ATTACH_TO_PROCESS_COMMAND, PICK_PROCESS_COMMAND, PICK_PROCESS_VARIABLE } from "./processChoice";
+import { AUTO_ATTACH_MODES } from "../autoAttach/broker";
+import { TOGGLE_AUTO_ATTACH_COMMAND } from "./autoAttachModes";
 
 interface Manifest {
   activationEvents: string[];
@@ -23,6 +25,7 @@ interface Manifest {
       configurationAttributes?: Record<string, { properties: Record<string, unknown> }>;
     }[];
     keybindings?: { command: string; key: string; mac?: string; when?: string }[];
+    configuration?: { properties: Record<string, { enum?: string[]; enumDescriptions?: string[]; default?: unknown }> };
   };
 }
 
@@ -39,6 +42,7 @@ test("the contributed commands are exactly the ones the extension registers, wit
     [RUN_FILE_COMMAND]: "Dapper: Run Python File",
     [HOT_RELOAD_COMMAND]: "Dapper: Hot Reload Current File",
     [ATTACH_TO_PROCESS_COMMAND]: "Dapper: Attach to Process",
+    [TOGGLE_AUTO_ATTACH_COMMAND]: "Dapper: Toggle Auto Attach",
   });
 });
 
@@ -103,8 +107,19 @@ test("every configuration snippet writes only keys its request's schema describe
   }
 });
 
-test("the extension activates only on debug events for its own type (its commands activate it implicitly)", () => {
+test("the extension activates on debug events for its own type (its commands activate it implicitly), and once started up for terminal auto-attach", () => {
   const { activationEvents, contributes } = manifest();
   assert.equal(contributes.debuggers[0]?.type, DEBUG_TYPE);
-  assert.deepEqual(activationEvents, [`onDebugResolve:${DEBUG_TYPE}`, `onDebugDynamicConfigurations:${DEBUG_TYPE}`]);
+  // Terminals opened before any debugging get auto-attach's environment only from an
+  // active extension; activating costs little (the engine is made on first use).
+  assert.deepEqual(activationEvents, [`onDebugResolve:${DEBUG_TYPE}`, `onDebugDynamicConfigurations:${DEBUG_TYPE}`, "onStartupFinished"]);
+});
+
+test("dapper.autoAttach offers exactly the broker's modes, disabled by default", () => {
+  const { configuration } = manifest().contributes;
+  const setting = configuration?.properties["dapper.autoAttach"];
+  assert.deepEqual(setting?.enum, [...AUTO_ATTACH_MODES]);
+  assert.equal(setting?.enumDescriptions?.length, AUTO_ATTACH_MODES.length);
+  assert.equal(setting?.default, "disabled");
+  assert.deepEqual(configuration?.properties["dapper.autoAttachSmartPattern"]?.default, []);
 });

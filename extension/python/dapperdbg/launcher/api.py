@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import functools
 import os
+import socket
 import sys
 import threading
 
@@ -61,15 +62,16 @@ def _launched():
     return current_debugger() if _session is None else None
 
 
-def _started(what: str) -> AttachedProgram:
-    """This process's session, started (and traced) on first use."""
+def _started(what: str, program: tuple[str, str | None] | None = None) -> AttachedProgram:
+    """This process's session, started (and traced) on first use; ``program`` is its
+    hello's name and program file when not this process's ``sys.argv[0]``."""
     global _session
     with _lock:
         if _session is None and current_debugger() is not None:
             raise RuntimeError(f"dapperdbg.{what}(): this program runs under the debugger "
                                "already")
         if _session is None:
-            name, program = _program()
+            name, program = _program() if program is None else program
             session, state = start_attached_program(name, program)
             _observe_exit_status(state)
             session.debugger.activate_instrumentation()
@@ -129,6 +131,16 @@ def connect(address) -> None:
     if port == 0:
         raise ValueError("dapperdbg.connect(): the port must be the debugger's, from 1 to 65535")
     _started("connect").connect(host, port, CONNECT_TIMEOUT_S)
+
+
+def attach_connected(sock: socket.socket, host: str, port: int, name: str,
+                     program: str | None) -> AttachedProgram:
+    """Start this process's session on ``sock``, a connection made to a debugger that
+    listens on (host, port) (terminal auto-attach: terminal_attach.py)."""
+    session = _started("connect", (name, program))
+    session.connected_to = (host, port)
+    session.attach_socket(sock)
+    return session
 
 
 def wait_for_client() -> None:
