@@ -13,6 +13,9 @@ use serde_json::{json, Map, Value};
 const ADVERTISED: &[&str] = &[
     "supportsConfigurationDoneRequest",
     "supportsTerminateRequest",
+    // `disconnect {terminateDebuggee}` on attach too: VS Code then offers Stop beside
+    // Disconnect for an attached program (a terminal's program under auto-attach).
+    "supportTerminateDebuggee",
     "supportsConditionalBreakpoints",
     "supportsHitConditionalBreakpoints",
     "supportsLogPoints",
