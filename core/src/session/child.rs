@@ -58,16 +58,14 @@ impl Program {
         Program::new(config, Origin::Child, Stage::Starting { connect: None })
     }
 
-    /// Binds a child session's program to its process's connection; gives the binding
-    /// back when this program is not a child waiting for one.
-    pub fn bind(
-        &mut self,
-        ctx: &mut SessionContext<'_>,
-        binding: ChildBinding,
-    ) -> Result<(), ChildBinding> {
-        if !(matches!(self.origin, Origin::Child) && self.stage.is_starting()) {
-            return Err(binding);
-        }
+    /// Whether this is a child session's program waiting for its process.
+    pub fn awaits_child(&self) -> bool {
+        matches!(self.origin, Origin::Child) && self.stage.is_starting()
+    }
+
+    /// Binds a child session's program (one that `awaits_child`) to its process's
+    /// connection.
+    pub fn bind(&mut self, ctx: &mut SessionContext<'_>, binding: ChildBinding) {
         ctx.log(
             LogLevel::Info,
             format!(
@@ -85,6 +83,5 @@ impl Program {
             self.child_listener = binding.child_listener;
         }
         self.stage = Stage::connected(Connection::new(binding.conn, binding.decoder, binding.pid));
-        Ok(())
     }
 }

@@ -518,17 +518,16 @@ impl Session {
 
     /// Binds this session to its child process's connection and configures it.
     pub fn bind_child(&mut self, ctx: &mut SessionContext<'_>, binding: ChildBinding) {
-        let bound = match self.program.as_mut() {
-            Some(program) => program.bind(ctx, binding),
-            None => Err(binding),
-        };
-        if let Err(binding) = bound {
-            ctx.log(
-                LogLevel::Error,
-                "A child process was bound to a session that is not waiting for one.",
-            );
-            ctx.close_connection(binding.conn);
-            return;
+        match self.program.as_mut() {
+            Some(program) if program.awaits_child() => program.bind(ctx, binding),
+            _ => {
+                ctx.log(
+                    LogLevel::Error,
+                    "A child process was bound to a session that is not waiting for one.",
+                );
+                ctx.close_connection(binding.conn);
+                return;
+            }
         }
         self.configure_debuggee(ctx);
     }
