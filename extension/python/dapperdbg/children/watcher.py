@@ -80,7 +80,17 @@ class ExitWatcher:
         if self._thread is not None and self._thread.is_alive():
             return
         self._wake_read, self._wake_write = os.pipe()
-        self._thread = start_debugger_thread(THREAD_NAME, self._run)
+        try:
+            self._thread = start_debugger_thread(THREAD_NAME, self._run)
+        except RuntimeError:
+            # No new thread at interpreter shutdown (3.12+): a child forked or started
+            # as the program ends goes unwatched; its session reports its end. The
+            # program's own call (os.fork, Popen) must not fail for it.
+            for fd in (self._wake_read, self._wake_write):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            self._wake_read = self._wake_write = None
+            return
         if self._on_thread is not None:
             self._on_thread(self._thread)
 
