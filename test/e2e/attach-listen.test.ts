@@ -171,7 +171,7 @@ for (const python of pythons()) {
       }
     });
 
-    test("re-attach: the child still running from the first debugger is announced to the next one and stops at its breakpoints", async () => {
+    test("re-attach: the child still running from the first debugger is announced to the next one, stops at its breakpoints, and ends when its session is stopped", async () => {
       const loopChild = path.join(fixtures, "attach", "loop_child.py");
       const childTick = marker("attach/loop_child.py", "child-tick");
       const first = new SessionTree(server.port, { [loopChild]: [childTick] });
@@ -203,6 +203,10 @@ for (const python of pythons()) {
         const stop = await again.nextStop();
         assert.equal(stop.frames[0].line, childTick);
         assert.equal((await again.next("process")).body.systemProcessId, childPid);
+        // Stopping the child's session ends the child: it is asked to end itself, as the
+        // engine never signals a pid that a child of the user's program gave (issue 17).
+        await again.terminateRequest({});
+        await waitUntil(() => !isAlive(childPid), 15000, "the child's end");
       } finally {
         await second.stop();
         await first.stop();

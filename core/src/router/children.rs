@@ -303,10 +303,10 @@ impl Router {
         let Some(connection) = child.connection else {
             return;
         };
-        let child_listener = self
-            .sessions
-            .get(&connection.root)
-            .and_then(|root| root.child_listener());
+        let root = self.sessions.get(&connection.root);
+        let child_listener = root.and_then(|root| root.child_listener());
+        // A root that is gone leaves nothing to vouch for the child's pid.
+        let of_users_program = root.is_none_or(|root| root.is_user_attach());
         let parent = child.parent.unwrap_or(connection.root);
         self.ctx.owners.conns.insert(connection.conn, session);
         self.ctx.tree.add_child(session, parent);
@@ -319,6 +319,7 @@ impl Router {
                     pid: connection.hello.pid,
                     session_id,
                     child_listener,
+                    of_users_program,
                 },
             );
         }

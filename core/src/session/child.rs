@@ -49,18 +49,26 @@ pub struct ChildBinding {
     pub session_id: String,
     /// The root's child listener, handed on so grandchildren connect there too.
     pub child_listener: Option<Address>,
+    /// Whether the tree's root is a program the user started (see `Origin::Child`).
+    pub of_users_program: bool,
 }
 
 impl Program {
     /// The program of a child session: a child process, started by its parent
     /// debuggee, that waits for the router to bind it.
     pub fn child(config: LaunchConfig) -> Program {
-        Program::new(config, Origin::Child, Stage::Starting { connect: None })
+        Program::new(
+            config,
+            Origin::Child {
+                of_users_program: false,
+            },
+            Stage::Starting { connect: None },
+        )
     }
 
     /// Whether this is a child session's program waiting for its process.
     pub fn awaits_child(&self) -> bool {
-        matches!(self.origin, Origin::Child) && self.stage.is_starting()
+        matches!(self.origin, Origin::Child { .. }) && self.stage.is_starting()
     }
 
     /// Binds a child session's program (one that `awaits_child`) to its process's
@@ -77,6 +85,9 @@ impl Program {
             ),
         );
         self.session_id = binding.session_id;
+        self.origin = Origin::Child {
+            of_users_program: binding.of_users_program,
+        };
         self.process.hello_pid = binding.pid;
         self.process.started();
         if self.config.subprocess_auto_attach {

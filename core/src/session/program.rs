@@ -20,7 +20,11 @@ pub enum Origin {
     /// This session launched it (spawned by the host, or in the client's terminal).
     Launched,
     /// Its parent debuggee started it, and it waits for this session (attach).
-    Child,
+    /// `of_users_program`: the tree's root is a program the user started (attached to
+    /// by `connect`, `listen` or process id), perhaps on another machine: the pid in
+    /// the child's hello is only its word, so the child is treated as the user's
+    /// program too, asked to end rather than signalled (issue 17 item 4).
+    Child { of_users_program: bool },
     /// The user started it with `python -m dapperdbg --listen`; the session attached to
     /// it at this endpoint.
     Remote(Endpoint),
@@ -61,7 +65,12 @@ impl Origin {
     pub fn is_users_program(&self) -> bool {
         matches!(
             self,
-            Origin::Remote(_) | Origin::Injected(_) | Origin::Incoming(_)
+            Origin::Remote(_)
+                | Origin::Injected(_)
+                | Origin::Incoming(_)
+                | Origin::Child {
+                    of_users_program: true
+                }
         )
     }
 
@@ -182,7 +191,7 @@ impl Program {
         // program the user started runs already (and may run on another machine).
         let start_method = match self.origin {
             Origin::Remote(_) | Origin::Injected(_) | Origin::Incoming(_) => "attach",
-            Origin::Child => "attachForSuspendedLaunch",
+            Origin::Child { .. } => "attachForSuspendedLaunch",
             Origin::Launched => "launch",
         };
         let local = self.origin.endpoint().is_none_or(Endpoint::is_loopback);

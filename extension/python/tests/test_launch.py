@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 
 import pytest
 
-from conftest import PACKAGE_DIR
+from conftest import PACKAGE_DIR, TIMEOUT
 
 REPORT = """
 import json, os, sys
@@ -385,3 +386,36 @@ def test_the_tracer_falls_back_to_settrace_when_another_tool_holds_the_debugger_
                if event["event"] == "output" and event["body"]["output"].startswith("Dapper:")]
     assert len(notices) == 1 and "sys.monitoring cannot be used" in notices[0], notices
     assert debuggee.stdout() == "another True\n"
+
+
+@pytest.mark.parametrize("case", ["plain", "handler", "force"])
+def test_dapper_terminate_ends_a_launched_session_as_a_signal_would(launch, write, case):
+    # How the engine ends the children of a program the user started: it never signals
+    # the pid their hello gave, it asks them (issue 17 item 4). The SIGTERM way lets the
+    # program's own handler run; `force` ends it at once.
+    program = write("stays.py", """
+        import signal, sys, time
+        if sys.argv[1] == "handler":
+            def on_term(number, frame):
+                print("handled", flush=True)
+                sys.exit(7)
+            signal.signal(signal.SIGTERM, on_term)
+        print("running", flush=True)
+        while True:
+            time.sleep(0.05)
+    """)
+    debuggee = launch("--program", program, "--", case)
+    debuggee.configure()
+    debuggee.request("configurationDone")
+    deadline = time.monotonic() + TIMEOUT
+    while "running" not in debuggee.stdout() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    debuggee.request("dapper/terminate", {"force": case == "force"})
+    if case == "handler":
+        assert debuggee.wait_event("dapper/exiting") == {"exitCode": 7}
+        assert debuggee.wait_exit() == 7
+        assert debuggee.stdout() == "running\nhandled\n"
+        return
+    status = 128 + (9 if case == "force" else 15)
+    assert debuggee.wait_event("dapper/exiting") == {"exitCode": status}
+    assert debuggee.wait_exit() in (status, -(9 if case == "force" else 15))

@@ -35,7 +35,6 @@ from ..session.lifecycle import ExitState, Session, finish_session, start_reader
 from ..session.link import SessionLink, hello
 from ..tracing import choose_backend_name
 from .environment import DapperEnvironment
-from .listen import end_program
 
 THREAD_NAME = "dapper.attach"
 # Taken while an attach checks that no other session debugs the process and claims it.
@@ -113,11 +112,6 @@ def _session(address: str, token: str, session_id: str) -> None:
 
     def on_message(message: dict) -> None:
         link.observe(message)
-        if message.get("type") == "request" and message.get("command") == "dapper/terminate":
-            arguments = message.get("arguments")
-            debugger.connection.send_response(message, body={})
-            end_program(debugger, isinstance(arguments, dict) and arguments.get("force") is True)
-            return
         dispatch(debugger, message)
 
     def on_end() -> None:

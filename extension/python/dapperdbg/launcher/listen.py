@@ -20,7 +20,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
-import signal
 import socket
 import sys
 import threading
@@ -34,7 +33,7 @@ from ..ipc.frames import KIND_FROM_DEBUGGEE, encode_frame
 from ..ipc.peer import refusal
 from ..requests.dispatch import dispatch
 from ..session.debugger import Debugger
-from ..session.lifecycle import ExitState, finish_session, flush_output, run_program, start_reader
+from ..session.lifecycle import ExitState, finish_session, run_program, start_reader
 from ..session.link import SessionLink, hello
 from ..tracing import choose_backend_name
 from .environment import DapperEnvironment, take_dapper_environment
@@ -42,8 +41,6 @@ from .listen_cli import USAGE, UsageError, parse_arguments
 from .reattach_file import new_reattach_file, remove_reattach_file, write_reattach_file
 
 # Exit statuses a shell reports for SIGTERM and SIGKILL, announced before ending that way.
-TERMINATED_STATUS = 128 + 15
-KILLED_STATUS = 128 + 9
 # How long ``--connect`` tries to reach the debugger.
 CONNECT_TIMEOUT_S = 10.0
 
@@ -220,12 +217,6 @@ class AttachedProgram:
 
     def _on_message(self, message: dict) -> None:
         command = message.get("command") if message.get("type") == "request" else None
-        if command == "dapper/terminate":
-            arguments = message.get("arguments")
-            force = isinstance(arguments, dict) and arguments.get("force") is True
-            self.debugger.connection.send_response(message, body={})
-            end_program(self.debugger, force)
-            return
         self.link.observe(message)
         if command == "dapper/configure":
             self._children_connect_where_this_program_did()
@@ -318,26 +309,6 @@ def _refuse(sock: socket.socket, reason: str) -> None:
         sock.sendall(encode_frame(KIND_FROM_DEBUGGEE, message))
     with contextlib.suppress(OSError):
         sock.close()
-
-
-def end_program(debugger: Debugger, force: bool) -> None:
-    """``dapper/terminate``: end the program as SIGTERM would (its handler runs, if it
-    has one) or, with ``force``, at once as SIGKILL would. The exit status is announced
-    first whenever the program will not get to announce it itself."""
-    handled = not force and signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None)
-    # Stopped threads are released first: a program stopped at a breakpoint must be able
-    # to run its SIGTERM handler.
-    debugger.detach()
-    if handled:
-        os.kill(os.getpid(), signal.SIGTERM)
-        return
-    flush_output()
-    status = KILLED_STATUS if force else TERMINATED_STATUS
-    debugger.connection.send_event("dapper/exiting", {"exitCode": status})
-    debugger.connection.close()
-    if force or os.name == "nt":
-        os._exit(status)
-    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _on_exit(session: AttachedProgram, state: ExitState) -> None:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Union
 
 from ..common.errors import describe_exception
-from . import breakpoints, configuration, execution, hot_reload, inspection
+from . import breakpoints, configuration, execution, hot_reload, inspection, termination
 from .handling import NO_RESPONSE, RequestError, Then
 
 if TYPE_CHECKING:
@@ -66,6 +66,7 @@ HANDLERS: dict[str, Handler] = {
     "dapper/hotReload": hot_reload.hot_reload,
     # The engine's own.
     "dapper/detach": configuration.detach,
+    "dapper/terminate": termination.terminate,
 }
 
 

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 
 from ..common.debugger_threads import start_debugger_thread
+from ..common.output import flush_output
 from ..ipc.connection import Connection, connect
 from ..requests.dispatch import dispatch
 from ..tracing.fast_paths import tracer_notice
@@ -181,13 +182,6 @@ def run_program(arguments, debugger: Debugger, trace: bool) -> int:
         if debugger.launch_configuration.get("stopOnEntry"):
             debugger.stops.request_entry_stop()
     return program.run_prepared(run)
-
-
-def flush_output() -> None:
-    """Flush the program's stdout and stderr before the engine hears of its end."""
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
 
 
 def finish_session(debugger: Debugger, state: ExitState) -> None:
