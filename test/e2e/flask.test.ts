@@ -3,37 +3,16 @@
 // serves) is a child session that stops at a breakpoint in a view function once an HTTP
 // request comes in on loopback. Flask comes from PyPI into a venv of its own, cached
 // under .cache/e2e-flask; without the network the test is skipped, saying why.
-import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { SessionTree } from "./children-support";
-import { fixtures, marker, pythons, root, startServer, waitUntil, type Python } from "./support";
+import { fixtures, marker, pythons, startServer, venvWith, waitUntil } from "./support";
 
 const dir = path.join(fixtures, "flask");
 const requirements = path.join(dir, "requirements.txt");
-
-/** The venv's Python with Flask installed, or why there is none. */
-function flaskPython(python: Python): { executable?: string; reason?: string } {
-  const venv = path.join(root, ".cache", "e2e-flask", python.version);
-  const executable = path.join(venv, process.platform === "win32" ? "Scripts/python.exe" : "bin/python");
-  const stamp = path.join(venv, ".dapper-installed");
-  const wanted = createHash("sha256").update(readFileSync(requirements)).digest("hex");
-  if (existsSync(executable) && existsSync(stamp) && readFileSync(stamp, "utf8") === wanted) return { executable };
-  try {
-    mkdirSync(path.dirname(venv), { recursive: true });
-    if (!existsSync(executable)) execFileSync(python.executable, ["-m", "venv", venv], { stdio: "pipe" });
-    execFileSync(executable, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", requirements], { stdio: "pipe", timeout: 120000 });
-  } catch (error) {
-    return { reason: `Flask could not be installed: ${String((error as { stderr?: Buffer }).stderr ?? error).slice(0, 300)}` };
-  }
-  writeFileSync(stamp, wanted);
-  return { executable };
-}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -63,7 +42,7 @@ function get(port: number): Promise<{ status: number; body: string }> {
 for (const python of pythons()) {
   describe(`Python ${python.version}: flask run --debug`, () => {
     test("the reloader's restart is a child session that stops at a breakpoint in a view", async (context) => {
-      const flask = flaskPython(python);
+      const flask = venvWith(python, "flask", requirements);
       if (!flask.executable) return context.skip(flask.reason);
       const server = await startServer();
       const line = marker(path.join("flask", "app.py"), "view");

@@ -6,7 +6,8 @@ import type { DebugProtocol } from "@vscode/debugprotocol";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
 import type { Writable } from "node:stream";
-import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 export const root = path.resolve(__dirname, "..", "..", "..");
@@ -35,6 +36,28 @@ export function marker(file: string, name: string): number {
   const index = lines.findIndex((line) => line.includes(`# BP:${name}`));
   if (index < 0) throw new Error(`no marker BP:${name} in ${file}`);
   return index + 1;
+}
+
+/**
+ * A venv of `python` under .cache/e2e-NAME/VERSION with the packages of `requirements`
+ * (a fixture's requirements.txt) from PyPI, made once and remade when the file changes;
+ * its Python, or why there is none (no network: the test skips, saying so).
+ */
+export function venvWith(python: Python, name: string, requirements: string): { executable?: string; reason?: string } {
+  const venv = path.join(root, ".cache", `e2e-${name}`, python.version);
+  const executable = path.join(venv, process.platform === "win32" ? "Scripts/python.exe" : "bin/python");
+  const stamp = path.join(venv, ".dapper-installed");
+  const wanted = createHash("sha256").update(readFileSync(requirements)).digest("hex");
+  if (existsSync(executable) && existsSync(stamp) && readFileSync(stamp, "utf8") === wanted) return { executable };
+  try {
+    mkdirSync(path.dirname(venv), { recursive: true });
+    if (!existsSync(executable)) execFileSync(python.executable, ["-m", "venv", venv], { stdio: "pipe" });
+    execFileSync(executable, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", requirements], { stdio: "pipe", timeout: 120000 });
+  } catch (error) {
+    return { reason: `${path.basename(path.dirname(requirements))}'s packages could not be installed: ${String((error as { stderr?: Buffer }).stderr ?? error).slice(0, 300)}` };
+  }
+  writeFileSync(stamp, wanted);
+  return { executable };
 }
 
 /**
