@@ -329,6 +329,34 @@ for (const python of pythons()) {
       });
     }
 
+    test("a request sent right behind `continue` (as dape sends `variables`): the child's answers and exit code still arrive", async () => {
+      // The child resumes and exits while the request behind `continue` is on its way to
+      // it. Its last messages (the answers, the exit code) must reach the engine whatever
+      // is left unread on its connection.
+      for (let round = 0; round < 5; round++) {
+        const tree = treeFor(server.port, [["worker.py", "worker"]], false);
+        try {
+          await launchRoot(tree, python.executable, "popen_parent.py", []);
+          const child = await tree.nextChild();
+          const { event, frames } = await child.nextStop();
+          const threadId = event.body.threadId ?? 0;
+          const [frame] = frames;
+          const [scope] = (await child.scopesRequest({ frameId: frame.id })).body.scopes;
+          const continued = child.continueRequest({ threadId });
+          const behind = Promise.allSettled(
+            Array.from({ length: 20 }, () => child.variablesRequest({ variablesReference: scope.variablesReference })),
+          );
+          await continued;
+          await behind;
+          assert.equal(await tree.root.finished(), 0);
+          await waitUntil(() => child.ended, 5000, "the child session to end");
+          assert.deepEqual(child.all("exited"), [{ exitCode: 3 }], `round ${round}: the child's exit code`);
+        } finally {
+          await tree.stop();
+        }
+      }
+    });
+
     test("a child session that disconnects detaches: the child runs on to its end untraced", async () => {
       const tree = treeFor(server.port, [["worker.py", "worker"]], false);
       try {

@@ -87,10 +87,14 @@ class Debuggee:
 
     def _read(self):
         decoder = FrameDecoder()
+        sock = self.sock  # disconnect() forgets it
         try:
             while True:
-                data = self.sock.recv(65536)
+                data = sock.recv(65536)
                 if not data:
+                    # As the engine's host does: the debuggee's end closed, so this one
+                    # closes too (the debuggee waits for it before closing its socket).
+                    sock.shutdown(socket.SHUT_WR)
                     break
                 for kind, message in decoder.feed(data):
                     assert kind == 1

@@ -74,6 +74,7 @@ class ChildEnd:
             while True:
                 data = self.conn.recv(65536)
                 if not data:
+                    self.conn.shutdown(socket.SHUT_WR)  # as the engine's host does
                     break
                 for _, message in decoder.feed(data):
                     self.messages.put(message)

@@ -120,6 +120,7 @@ class Client:
         while not self.pending:
             data = self.sock.recv(65536)
             if not data:
+                self.sock.shutdown(socket.SHUT_WR)  # as the engine's host does
                 return None
             self.pending.extend(message for _, message in self.decoder.feed(data))
         return self.pending.pop(0)

@@ -11,11 +11,14 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+import time
 from collections.abc import Callable
 
 from .frames import KIND_FROM_DEBUGGEE, KIND_TO_DEBUGGEE, FrameDecoder, FrameError, encode_frame
 
 CONNECT_TIMEOUT_SECONDS = 10.0
+# How long closing waits for the peer to have read everything sent (see Connection.close).
+CLOSE_LINGER_SECONDS = 2.0
 
 
 class AddressError(ValueError):
@@ -79,6 +82,10 @@ class Connection:
         # the connection closed too, but that is the peer's doing.
         self.ended_by_peer = False
         self._closed_here = False
+        # The thread in read_loop (its ident: the debugger's threads are not threading's,
+        # and must not become so), and whether it has seen the end of the stream.
+        self._reader: int | None = None
+        self._read_to_end = threading.Event()
 
     @property
     def closed(self) -> bool:
@@ -131,6 +138,7 @@ class Connection:
         for each request. Returns None on a clean close, else the reason it stopped."""
         decoder = FrameDecoder()
         reason = None
+        self._reader = threading.get_ident()
         try:
             while True:
                 try:
@@ -148,9 +156,13 @@ class Connection:
                 for kind, message in decoder.feed(data):
                     if kind != KIND_TO_DEBUGGEE:
                         raise FrameError(f"unexpected frame kind {kind} sent to the debuggee")
-                    on_message(message)
+                    # What arrives while this process closes is read only to be dropped.
+                    if not self._closed_here:
+                        on_message(message)
         except FrameError as error:
             reason = str(error)
+        finally:
+            self._read_to_end.set()
         self.close()
         return reason
 
@@ -163,9 +175,34 @@ class Connection:
             self._sock.close()
 
     def close(self) -> None:
+        """Close the connection after the peer has read everything sent.
+
+        A socket closed with bytes still unread (a request on its way in, which a client
+        may send right behind ``continue``) is reset, not closed, and a reset may make the
+        peer drop what it had not read yet: the last answers and ``dapper/exiting``. So
+        this end is half-closed first, and the socket is closed once the peer has closed
+        its end too (which it does when it has read to the end), or after
+        CLOSE_LINGER_SECONDS."""
+        if self._closed_here:
+            return
         self._closed_here = True
         self._closed = True
+        with contextlib.suppress(OSError):
+            self._sock.shutdown(socket.SHUT_WR)
+        if self._reader is None:
+            self._drain()
+        elif self._reader != threading.get_ident():
+            self._read_to_end.wait(CLOSE_LINGER_SECONDS)
         with contextlib.suppress(OSError):
             self._sock.shutdown(socket.SHUT_RDWR)
         with contextlib.suppress(OSError):
             self._sock.close()
+
+    def _drain(self) -> None:
+        """Read and drop until the peer closes its end (no thread reads this connection)."""
+        deadline = time.monotonic() + CLOSE_LINGER_SECONDS
+        with contextlib.suppress(OSError):
+            while (left := deadline - time.monotonic()) > 0:
+                self._sock.settimeout(left)
+                if not self._sock.recv(65536):
+                    break
