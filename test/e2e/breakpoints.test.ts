@@ -348,6 +348,34 @@ for (const python of pythons()) {
       });
     }
 
+    test("post-mortem: dapperdbg.post_mortem() of a caught exception stops in its traceback, with no exception filter", async () => {
+      const program = "breakpoints/post_mortem.py";
+      await withSession(
+        python,
+        { program },
+        async () => undefined,
+        async (session) => {
+          const stop = await stopped(session.client, "exception");
+          assert.equal(stop.event.body.description, "ValueError: invalid literal for int() with base 10: 'x1'");
+          assert.deepEqual(
+            stop.frames.slice(0, 3).map((f) => [f.name, f.line]),
+            [["parse", session.line(program, "raise")], ["handle", session.line(program, "call")], ["<module>", session.line(program, "main")]],
+          );
+          assert.equal((await locals(session.client, stop.frames[0].id)).text, "'x1'");
+          const info = (await session.client.exceptionInfoRequest({ threadId: stop.threadId })).body;
+          assert.equal(info.breakMode, "always");
+          assert.match(info.details?.stackTrace ?? "", /in parse\n[\s\S]*ValueError: invalid literal/);
+          await session.client.nextRequest({ threadId: stop.threadId });
+          const step = await stopped(session.client, "step");
+          assert.deepEqual([step.frames[0].name, step.frames[0].line], ["handle", session.line(program, "after")]);
+          await session.client.continueRequest({ threadId: step.threadId });
+          assert.equal(await session.client.finished(), 0);
+          assert.equal(session.client.output("stdout"), "got -1\n");
+          assert.match(session.client.output("stderr"), /ERROR:root:bad input 'x1'/);
+        },
+      );
+    });
+
     test("exception breakpoint 'userUnhandled': a user callback raising into the library", async () => {
       const file = "breakpoints/callbacks.py";
       await withSession(

@@ -11,7 +11,9 @@ import sys as _sys
 
 __version__ = "0.1.0"
 
-__all__ = ["breakpoint", "connect", "is_client_connected", "listen", "wait_for_client"]
+__all__ = [
+    "breakpoint", "connect", "is_client_connected", "listen", "post_mortem", "wait_for_client",
+]
 
 from .common.package import PROTOCOL_VERSION as PROTOCOL_VERSION
 from .common.package import keep_package_bytecode as _keep_package_bytecode
@@ -60,6 +62,30 @@ def breakpoint():
     api = _api()
     if api is not None:
         api.breakpoint(_sys._getframe(1))
+
+
+def post_mortem(exception=None):
+    """Stop where ``exception`` was raised, when a debugger is attached (else do nothing),
+    as ``pdb.post_mortem`` does: for an exception the program caught (and logged, say),
+    after the fact. The debugger shows the frames of its traceback, innermost first,
+    then the callers of the frame that caught it, with their variables as they were;
+    continuing goes on after this call. ``exception`` defaults to the one being handled
+    (in an ``except`` block), else the last uncaught one (``sys.last_value``). Raises
+    ValueError when there is none, or when it was never raised (no traceback)."""
+    if exception is None:
+        exception = _sys.exc_info()[1] or getattr(_sys, "last_value", None)
+        if exception is None:
+            raise ValueError("dapperdbg.post_mortem(): no exception given, and none is "
+                             "being handled")
+    elif not isinstance(exception, BaseException):
+        raise TypeError("dapperdbg.post_mortem() takes an exception, not "
+                        f"{type(exception).__name__}")
+    if exception.__traceback__ is None:
+        raise ValueError(f"dapperdbg.post_mortem(): {exception!r} was never raised, so it "
+                         "has no traceback to show")
+    api = _api()
+    if api is not None:
+        api.post_mortem(exception)
 
 
 def _api():

@@ -59,12 +59,21 @@ def test_importing_starts_nothing_and_breakpoint_is_a_no_op_without_a_client():
 import sys, threading
 import dapperdbg
 assert sorted(dapperdbg.__all__) == ["breakpoint", "connect", "is_client_connected", "listen",
-                                     "wait_for_client"]
+                                     "post_mortem", "wait_for_client"]
 heavy = [name for name in sys.modules if name.startswith("dapperdbg.")
          and not name.startswith("dapperdbg.common")]
 assert heavy == [], heavy
 assert threading.active_count() == 1
 dapperdbg.breakpoint()
+try:
+    1 / 0
+except ZeroDivisionError:
+    dapperdbg.post_mortem()
+for wrong in ((), (ValueError("never raised"),), ("text",)):
+    try:
+        dapperdbg.post_mortem(*wrong)
+    except (TypeError, ValueError) as error:
+        print(type(error).__name__, error)
 assert not dapperdbg.is_client_connected()
 try:
     dapperdbg.wait_for_client()
@@ -75,8 +84,13 @@ print(sys.gettrace(), "dapperdbg.launcher" in sys.modules)
     process = run(code)
     out, err = process.communicate(timeout=TIMEOUT)
     assert process.returncode == 0, err
-    assert out == ("dapperdbg.wait_for_client(): call dapperdbg.listen() or dapperdbg.connect() "
-                   "first\nNone False\n")
+    assert out == (
+        "ValueError dapperdbg.post_mortem(): no exception given, and none is being handled\n"
+        "ValueError dapperdbg.post_mortem(): ValueError('never raised') was never raised, so it "
+        "has no traceback to show\n"
+        "TypeError dapperdbg.post_mortem() takes an exception, not str\n"
+        "dapperdbg.wait_for_client(): call dapperdbg.listen() or dapperdbg.connect() "
+        "first\nNone False\n")
 
 
 PROGRAM = """
@@ -206,3 +220,63 @@ def test_a_launched_program_uses_the_api_on_its_session(launch, write, backend):
     assert debuggee.stdout() == (
         "connected True\n"
         "dapperdbg.listen(): this program runs under the debugger already\ndone 1\n")
+
+
+POST_MORTEM = """
+import logging, threading
+import dapperdbg
+
+
+def parse(text):
+    number = int(text)  # line 6: where the exception is raised
+    return number
+
+
+def handle(text):
+    try:
+        return parse(text)
+    except ValueError as error:
+        logging.error("bad input %r", text)
+        dapperdbg.post_mortem(error)  # after the fact, from a caught exception
+        return -1
+
+
+print("main got", handle("x1"), flush=True)
+thread = threading.Thread(target=lambda: print("thread got", handle("x2"), flush=True))
+thread.start()
+thread.join()
+"""
+
+
+def test_post_mortem_stops_in_the_traceback_of_a_caught_exception(launch, write, backend):
+    """dapperdbg.post_mortem(error) in an except block (in the main thread, then in
+    another): the stop shows the frame that raised, innermost, its caller and that
+    caller's callers, with their variables; exceptionInfo describes the exception;
+    stepping over goes on in the frame that caught it, continuing after the call."""
+    program = write("main.py", POST_MORTEM)
+    debuggee = launch("--program", program, tracer=backend)
+    debuggee.configure({"program": str(program)})
+    debuggee.request("configurationDone")
+    for text in ("x1", "x2"):
+        stopped = debuggee.stopped(reason="exception")
+        assert stopped["description"] == (
+            f"ValueError: invalid literal for int() with base 10: '{text}'")
+        thread = stopped["threadId"]
+        frames = debuggee.request("stackTrace", {"threadId": thread})["stackFrames"]
+        names = [(frame["name"], frame["line"]) for frame in frames]
+        assert names[:2] == [("parse", 6), ("handle", 12)], names
+        if text == "x1":
+            assert names[2:] == [("<module>", 19)], names
+        assert debuggee.locals_of(frames[0]["id"])["text"]["value"] == repr(text)
+        info = debuggee.request("exceptionInfo", {"threadId": thread})
+        assert info["breakMode"] == "always"
+        assert info["exceptionId"] == "ValueError"
+        if text == "x1":
+            # Stepping over from the raising frame (ended) goes on in the catching one.
+            debuggee.request("next", {"threadId": thread})
+            debuggee.stopped(reason="step")
+            top = debuggee.top_frame(thread)
+            assert (top["name"], top["line"]) == ("handle", 16), top
+        debuggee.request("continue", {"threadId": thread})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "main got -1\nthread got -1\n"

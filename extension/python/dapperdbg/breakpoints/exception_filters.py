@@ -27,7 +27,11 @@ USER_UNHANDLED = "userUnhandled"
 FILTER_IDS = (RAISED, UNCAUGHT, USER_UNHANDLED)
 
 # What ``exceptionInfo.breakMode`` says for a stop caused by each filter.
-BREAK_MODES = {RAISED: "always", UNCAUGHT: "unhandled", USER_UNHANDLED: "userUnhandled"}
+# Not a filter: the program asked for the stop (dapperdbg.post_mortem), for an exception
+# it may have caught, so the debugger breaks on it always.
+POST_MORTEM = "postMortem"
+BREAK_MODES = {RAISED: "always", UNCAUGHT: "unhandled", USER_UNHANDLED: "userUnhandled",
+               POST_MORTEM: "always"}
 
 
 class FilterError(RequestError):

@@ -26,6 +26,16 @@ class ExceptionStop:
         return {"description": describe(self.exception),
                 "text": full_type_name(type(self.exception))}
 
+    def lines(self) -> dict[int, int]:
+        """id(frame) -> the line the exception passed through it at, for each frame of its
+        traceback (a frame that caught it has moved on since: post-mortem)."""
+        lines = {}
+        entry = self.traceback
+        while entry is not None:
+            lines[id(entry.tb_frame)] = entry.tb_lineno
+            entry = entry.tb_next
+        return lines
+
     def info(self) -> dict:
         exception = self.exception
         full_name = full_type_name(type(exception))

@@ -177,13 +177,17 @@ class Inspector:
 
     # Stack.
 
-    def stack_trace(self, thread_id: int, top: types.FrameType, start: int, levels: int) -> dict:
+    def stack_trace(self, thread_id: int, top: types.FrameType, start: int, levels: int,
+                    lines: dict[int, int] | None = None) -> dict:
+        """``lines``: id(frame) -> the line to show it at, where that is not where the
+        frame is now (an exception's traceback: where it passed through each frame)."""
         frames = visible_frames(top, self._paths)
         total = len(frames)
         selected = frames[start:start + levels] if levels > 0 else frames[start:]
         stack_frames = []
         for index, frame in enumerate(selected, start):
-            line = frame.f_lineno or frame.f_code.co_firstlineno
+            line = (lines.get(id(frame)) if lines else None) or frame.f_lineno \
+                or frame.f_code.co_firstlineno
             stack_frame = {
                 "id": self.frames.add(FrameEntry(thread_id, frame, index == 0)),
                 "name": frame_name(frame.f_code),

@@ -1,9 +1,9 @@
 """The in-code API (``dapperdbg.listen``, ``connect``, ``wait_for_client``,
-``is_client_connected``, ``breakpoint``; the package's ``__init__`` imports this module
-only when one of them is called): the program itself becomes a program a debugger
-attaches to, as under ``python -m dapperdbg --listen`` or ``--connect``, with the same
-session (listen.py's AttachedProgram). One session a process; the tracer is installed
-when it starts, so breakpoints apply from then on.
+``is_client_connected``, ``breakpoint``, ``post_mortem``; the package's ``__init__``
+imports this module only when one of them is called): the program itself becomes a
+program a debugger attaches to, as under ``python -m dapperdbg --listen`` or
+``--connect``, with the same session (listen.py's AttachedProgram). One session a
+process; the tracer is installed when it starts, so breakpoints apply from then on.
 """
 
 from __future__ import annotations
@@ -161,12 +161,22 @@ def is_client_connected() -> bool:
     return launched is not None and not launched.detached and not launched.connection.closed
 
 
-def breakpoint(frame) -> None:
+
+def _debugger():
+    """The debugger a client is attached to and configured, else None."""
     session = _session
     if session is not None:
-        if session.is_client_connected():
-            session.debugger.breakpoint_called(frame)
-        return
-    launched = _launched()
-    if launched is not None:
-        launched.breakpoint_called(frame)
+        return session.debugger if session.is_client_connected() else None
+    return _launched()
+
+
+def breakpoint(frame) -> None:
+    debugger = _debugger()
+    if debugger is not None:
+        debugger.breakpoint_called(frame)
+
+
+def post_mortem(exception: BaseException) -> None:
+    debugger = _debugger()
+    if debugger is not None:
+        debugger.post_mortem(exception, exception.__traceback__)

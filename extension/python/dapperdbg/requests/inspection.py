@@ -77,7 +77,9 @@ def stack_trace(debugger: Debugger, arguments: dict):
     start = argument(arguments, "startFrame", int, 0)
     levels = argument(arguments, "levels", int, 0)
     stopped = debugger.stops.stopped_thread(thread_id)
-    return debugger.inspector.stack_trace(thread_id, stopped.frame, max(start, 0), levels)
+    lines = stopped.exception.lines() if stopped.exception is not None else None
+    return debugger.inspector.stack_trace(thread_id, stopped.frame, max(start, 0), levels,
+                                          lines)
 
 
 def scopes(debugger: Debugger, arguments: dict):

@@ -15,6 +15,7 @@ import types
 
 from ..breakpoints.exception_filters import (
     DEFAULT_FILTERS,
+    POST_MORTEM,
     RAISED,
     UNCAUGHT,
     USER_UNHANDLED,
@@ -451,6 +452,16 @@ class Debugger:
                 or not self._exception_may_stop(ident)
                 or not self.tracer.installed):
             return
+        self._stop_in_traceback(exception, traceback, UNCAUGHT)
+
+    def post_mortem(self, exception: BaseException, traceback) -> None:
+        """``dapperdbg.post_mortem``: stop the calling thread where ``exception`` was
+        raised, with the stack of its traceback (and the callers of the frame that caught
+        it) to inspect, whatever the exception filters say."""
+        if self._exception_may_stop(threading.get_ident()) and self.tracer.installed:
+            self._stop_in_traceback(exception, traceback, POST_MORTEM)
+
+    def _stop_in_traceback(self, exception: BaseException, traceback, kind: str) -> None:
         paths = self.tracer.canonical
 
         def shown(frame) -> bool:
@@ -460,7 +471,7 @@ class Debugger:
         frame = innermost_frame(traceback, self.tracer.is_user_frame, shown)
         if frame is not None:
             self.stops.stop(frame, "exception",
-                       exception=ExceptionStop(exception, traceback, UNCAUGHT))
+                            exception=ExceptionStop(exception, traceback, kind))
 
     def hot_reload(self, path: str, new_source: str | None, while_running: bool) -> dict:
         """Reload a loaded file in place; the result body (session/hot_reload.py)."""
