@@ -98,9 +98,6 @@ const knownDifferences: Record<string, { reason: string; versions?: string[] }> 
     reason: "a race in the test: its thread forks as the main thread exits, and 3.12+ refuse a fork once the interpreter shuts down (plain too, when the thread is late); the debugger's thread start notice makes it late more often",
     versions: ["3.12", "3.13", "3.14", "3.15"],
   },
-  "test.test_generators.SignalAndYieldFromTest.test_raise_and_yield_from": {
-    reason: "issue 18 item 2: with sys.monitoring (3.12+), a SIGINT pending as a generator resumes is raised in the tracer's callback, not in the generator",
-  },
   "test.test_threading.ThreadingExceptionTests.test_keyboard_interrupt_during_threading_shutdown": {
     reason: "open defect: on 3.15 the debugged child (`python -c`, threads that print and sleep) closes its stdout before printing; not yet understood",
     versions: ["3.15"],

@@ -1,11 +1,13 @@
 """The ``sys.monitoring`` backend (PEP 669), used on Python 3.12 and newer.
 
-Globally only PY_START and PY_RESUME are enabled (PY_RESUME because a generator or
-coroutine suspended when a breakpoint arrives comes back through it, not PY_START).
-Their callback turns LINE events on locally for the code objects whose own lines hold
-a breakpoint and returns DISABLE for every code object, so each one is looked at
-once. The LINE callback returns DISABLE for lines without a breakpoint, so a code
-object with one breakpoint pays for one line.
+Globally only PY_START is enabled, and PY_RESUME once breakpoints change while the
+program runs (a generator or coroutine suspended when a breakpoint arrives comes back
+through PY_RESUME, not PY_START; breakpoints set before the program starts need no
+PY_RESUME, and without it a signal pending as a generator resumes is raised in the
+generator as plain, not at the start of the callback). Their callback turns LINE events
+on locally for the code objects whose own lines hold a breakpoint and returns DISABLE
+for every code object, so each one is looked at once. The LINE callback returns DISABLE
+for lines without a breakpoint, so a code object with one breakpoint pays for one line.
 
 While a thread steps into (or pauses, or waits for its entry line), LINE is enabled
 globally; while it steps over or out, LINE, PY_RETURN and PY_YIELD are enabled locally
@@ -49,6 +51,8 @@ class MonitoringTracer(Tracer):
         self._local_codes: dict[int, types.CodeType] = {}
         # Code objects of the frames that over/out steps may end in.
         self._step_codes: dict[int, types.CodeType] = {}
+        # Whether breakpoints changed while the program ran (PY_RESUME is then needed).
+        self._resumes_watched = False
 
     def after_fork_in_child(self) -> None:
         self._lock = threading.RLock()
@@ -178,7 +182,9 @@ class MonitoringTracer(Tracer):
             return
         events = self._events
         with self._lock:
-            global_events = events.PY_START | events.PY_RESUME
+            global_events = events.PY_START
+            if self._resumes_watched:
+                global_events |= events.PY_RESUME
             if self.watch_exceptions:
                 global_events |= events.RAISE | events.PY_UNWIND
             step_codes: dict[int, types.CodeType] = {}
@@ -207,6 +213,7 @@ class MonitoringTracer(Tracer):
         self._reset_verdicts()
         if not self.installed:
             return
+        self._resumes_watched = True
         with self._lock:
             for code in list(self._local_codes.values()):
                 self._apply_local_events(code)
