@@ -54,6 +54,14 @@ export const PROGRAMS = [
     sizes: { full: 400000, hot: 25000, quick: 5000 },
   },
   {
+    name: "profiled",
+    file: "profiled.py",
+    description: "recursive fib(n) under cProfile, which the program runs itself",
+    configs: ["none", "elsewhere", "conditional"],
+    condition: "n == -1",
+    sizes: { full: 30, hot: 22, quick: 18 },
+  },
+  {
     name: "deepcopy",
     file: "deepcopy.py",
     description: "copy.deepcopy of nested records (an audited id() per object)",
