@@ -2,27 +2,23 @@
 (--program PATH | --module NAME | --code TEXT) [--] [args...]`` (docs/ipc.md).
 
 Order matters here: the environment is cleaned and the hello sent before anything
-else; the exit hook is registered before the user's code so that it runs after the
-user's own atexit handlers; every module of this package is imported before the
-PYTHONPATH entry that made it importable is removed.
+else, and before most of the package is imported (the engine asks the client for the
+session while the imports run: a child is ready sooner); the exit hook is registered
+before the user's code so that it runs after the user's own atexit handlers; every
+module of this package is imported before the PYTHONPATH entry that made it importable
+is removed.
 """
 
 from __future__ import annotations
 
 import sys
 
-from .. import children
-from ..children.state import REATTACH_VARIABLE
 from ..common.package import restore_bytecode_setting
-from ..ipc.connection import AddressError
-from ..session.lifecycle import ExitState, Session, run_program
-from ..session.link import PARENT_SESSION_VARIABLE, SessionLink
-from ..tracing import choose_backend_name
+from ..ipc.connection import AddressError, Connection, connect
+from ..session.link import PARENT_SESSION_VARIABLE, ExitState, SessionLink
 from . import output_buffering
 from .cli import USAGE, UsageError, parse_arguments
 from .environment import DapperEnvironment, remove_pythonpath_entry, take_dapper_environment
-from .listen import program_name
-from .reattach import watch as watch_for_next_debuggers
 
 
 def _fail(message: str) -> int:
@@ -31,8 +27,6 @@ def _fail(message: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Every module of the package the session needs is imported by now.
-    restore_bytecode_setting()
     environment: DapperEnvironment = take_dapper_environment()
     output_buffering.apply(environment.variables)
     try:
@@ -44,26 +38,43 @@ def main(argv: list[str] | None = None) -> int:
     if not token:
         return _fail("DAPPER_SESSION_TOKEN is not set; the launcher is started by the "
                      "Dapper engine, which passes the session's secret in it")
-    try:
-        tracer_name = choose_backend_name(environment.variables.get("DAPPER_TRACER"))
-    except ValueError as error:
-        return _fail(str(error))
     exit_state = ExitState()
     # A child process (started by the hooks of a debugged parent) says hello as a child
     # session; its parent's session id comes by environment.
     link = SessionLink(arguments.session_id, environment.variables.get(PARENT_SESSION_VARIABLE),
                        token, environment.variables, exit_state)
     try:
-        session = Session.connect(arguments.ipc, tracer_name, environment, link, exit_state)
+        connection = Connection(connect(arguments.ipc))
     except (AddressError, OSError) as error:
         return _fail(f"cannot connect to the debugger at {arguments.ipc}: {error}")
+    if not connection.send_event(*link.hello()):
+        return _fail(f"the debugger at {arguments.ipc} closed the connection")
+    return _run(arguments, environment, link, exit_state, connection)
+
+
+def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_state: ExitState,
+         connection: Connection) -> int:
+    """The session, once the hello is said: the rest of the package is imported now."""
+    from .. import children
+    from ..children.state import REATTACH_VARIABLE
+    from ..session.lifecycle import Session, run_program
+    from ..tracing import choose_backend_name
+    from .listen import program_name
+    from .reattach import watch as watch_for_next_debuggers
+
+    # Every module of the package the session needs is imported by now.
+    restore_bytecode_setting()
+    try:
+        tracer_name = choose_backend_name(environment.variables.get("DAPPER_TRACER"))
+    except ValueError as error:
+        connection.close()
+        return _fail(str(error))
+    session = Session.on(connection, tracer_name, environment, link, exit_state)
     debugger = session.debugger
     if arguments.target_kind == "program":
         # Verified at once: it runs as soon as configurationDone arrives (a child's
         # session has no launch.program to say so).
         debugger.store.loaded.set_program(arguments.target)
-    if not session.say_hello():
-        return _fail(f"the debugger at {arguments.ipc} closed the connection")
     session.finish_at_exit()
     # The launched program ends when its engine dies. A child runs on, as it does when
     # its session could not start: the engine also closes a child's connection on

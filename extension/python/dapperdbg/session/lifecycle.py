@@ -31,17 +31,7 @@ from ..tracing.fast_paths import tracer_notice
 from ..tracing.monitoring import ToolIdInUse
 from . import program
 from .debugger import Debugger
-from .link import SessionLink
-
-
-class ExitState:
-    """The exit status to report in ``dapper/exiting``; set once the program ends (None:
-    unknown, for a program that was running before the session)."""
-
-    def __init__(self) -> None:
-        self.code: int | None = 0
-        # Set once the program has ended and the session is closing its connection.
-        self.finished = False
+from .link import ExitState, SessionLink
 
 
 class Session:
@@ -58,7 +48,15 @@ class Session:
                 exit_state: ExitState) -> Session:
         """Connect to the engine at ``address`` (an ``--ipc`` value). Raises AddressError
         or OSError with the reason."""
-        debugger = Debugger(Connection(connect(address)), tracer_name)
+        return cls.on(Connection(connect(address)), tracer_name, environment, link,
+                      exit_state)
+
+    @classmethod
+    def on(cls, connection: Connection, tracer_name: str, environment, link: SessionLink,
+           exit_state: ExitState) -> Session:
+        """The session on ``connection``, a connection to the engine (launcher/launch.py
+        says the hello on it before importing this module)."""
+        debugger = Debugger(connection, tracer_name)
         debugger.environment = environment
         return cls(debugger, link, exit_state)
 

@@ -16,6 +16,16 @@ from ..common.package import PROTOCOL_VERSION
 PARENT_SESSION_VARIABLE = "DAPPER_PARENT_SESSION_ID"
 
 
+class ExitState:
+    """The exit status to report in ``dapper/exiting``; set once the program ends (None:
+    unknown, for a program that was running before the session)."""
+
+    def __init__(self) -> None:
+        self.code: int | None = 0
+        # Set once the program has ended and the session is closing its connection.
+        self.finished = False
+
+
 def format_address(listener: dict) -> tuple[str, int | None]:
     """``childListener`` of dapper/configure as a launcher ``--ipc`` value, plus its port."""
     transport = listener.get("transport")
