@@ -8,6 +8,7 @@ import path from "node:path";
 import { run, step } from "../scripts/lib.mjs";
 import { describeActivation, measureActivation, renderActivation } from "./lib/activation.mjs";
 import { describeAutoAttach, measureAutoAttach, renderAutoAttach } from "./lib/autoattach.mjs";
+import { measureSuite, renderSuite } from "./lib/suite.mjs";
 import { describeHotReload, measureHotReload, renderHotReload } from "./lib/hotreload.mjs";
 import { DAPPER, DEBUGPY } from "./lib/adapters.mjs";
 import { AttachUnavailable, measureAttachPidLatency } from "./lib/attachpid.mjs";
@@ -65,10 +66,11 @@ async function main() {
   let activation;
   let hotReload;
   let autoAttach;
+  let suite;
   // The results are written after every part, so that a run cut short still leaves what
   // it measured (marked unfinished until the end).
   const save = (partial) => {
-    const text = renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes: partial ? ["**Unfinished run**: the parts not shown were still running.", ...notes] : notes }) + renderActivation(activation) + renderHotReload(newest.version, hotReload) + renderAutoAttach(newest.version, autoAttach);
+    const text = renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes: partial ? ["**Unfinished run**: the parts not shown were still running.", ...notes] : notes }) + renderActivation(activation) + renderHotReload(newest.version, hotReload) + renderAutoAttach(newest.version, autoAttach) + renderSuite(suite);
     mkdirSync(path.dirname(output), { recursive: true });
     writeFileSync(output, text);
     return text;
@@ -179,6 +181,18 @@ async function main() {
     step(`Hot reload on Python ${newest.version} (a 2,000-line module, reloaded while paused)`);
     hotReload = await measureHotReload({ python: newest.venvPython, reloads: options.quick ? 3 : 20 });
     log(describeHotReload(hotReload));
+    save(true);
+  }
+
+  if (selected(options, "suite")) {
+    step(`A test suite that starts Python processes, on Python ${newest.version}`);
+    try {
+      suite = await measureSuite({ python: newest.version, venvPython: newest.venvPython, children: options.quick ? 4 : 16, runs: options.quick ? 1 : 5, log });
+      log(`plain ${(suite.plain * 1000).toFixed(0)} ms, Dapper ${(suite.dapper * 1000).toFixed(0)} ms: ${suite.ratio.toFixed(2)}×`);
+    } catch (error) {
+      suite = { error: error.message.split("\n")[0] };
+      log(`failed: ${suite.error}`);
+    }
     save(true);
   }
 

@@ -25,7 +25,7 @@ Options:
 /** The default runs per cell for cells whose target is near 1× (see `--near-runs`). */
 export const NEAR_RUNS = 15;
 
-export const PARTS = ["latency", "throughput", "memory", "child", "activation", "hotreload", "attachpid", "autoattach"];
+export const PARTS = ["latency", "throughput", "memory", "child", "suite", "activation", "hotreload", "attachpid", "autoattach"];
 
 /** Parses argv (without node and the script); throws an Error with a clear message on bad input. */
 export function parseOptions(argv, { programNames }) {

@@ -1,0 +1,86 @@
+// A test suite that starts Python processes (issue 18 item 8: under 2× plain): suite.py
+// runs N children one after the other, plain and under Dapper with every child attached
+// as a session of its own (started as VS Code starts one, with no breakpoint), and the
+// ratio of the two run times is reported. Dapper only: debugpy's child sessions need a
+// client of their own per child, and the issue's target is Dapper's own.
+import path from "node:path";
+import { adapterSpec, DAPPER, endSession, startDapperServer, startSession } from "./adapters.mjs";
+import { DapClient } from "./dap-client.mjs";
+import { runPlain } from "./measure.mjs";
+import { programsDir } from "./paths.mjs";
+import { median, minimum } from "./stats.mjs";
+
+const TIMEOUT_MS = 120_000;
+const program = path.join(programsDir, "suite.py");
+
+function seconds(output) {
+  const match = /BENCH_SECONDS=([0-9.e-]+)/.exec(output);
+  if (!match) throw new Error(`suite.py printed no BENCH_SECONDS: ${output.slice(-500)}`);
+  return Number(match[1]);
+}
+
+async function underDapper(spec, server, children) {
+  const parent = await DapClient.connect(server.port, "Dapper (suite)");
+  const started = [];
+  let attached = 0;
+  parent.reverseRequestHandler = (request) => {
+    if (request.command !== "startDebugging") throw new Error(`unexpected reverse request ${request.command}`);
+    const { request: command, configuration } = request.arguments;
+    started.push(
+      (async () => {
+        const client = await DapClient.connect(server.port, "Dapper (suite child)");
+        await startSession(spec, { client, timeoutMs: TIMEOUT_MS, launchArguments: [command, configuration] });
+        attached++;
+        await client.nextEvent("terminated", TIMEOUT_MS);
+        // Not endSession: its clean-up kills the debuggee's pid, and a child that has
+        // said it exits may still be finishing (its parent would see it killed).
+        await client.dispose();
+      })(),
+    );
+    return {};
+  };
+  const session = await startSession(spec, { program, args: [String(children)], client: parent, timeoutMs: TIMEOUT_MS, launchExtra: { subprocessAutoAttach: true } });
+  try {
+    await parent.nextEvent("terminated", TIMEOUT_MS);
+    await Promise.all(started);
+    if (attached !== children) throw new Error(`${attached} of the ${children} children were attached`);
+    return seconds(parent.outputOf("stdout"));
+  } finally {
+    await endSession(session);
+  }
+}
+
+/** Plain and Dapper runs of suite.py, interleaved; the median of each and their ratio. */
+export async function measureSuite({ python, venvPython, children, runs, log }) {
+  const spec = adapterSpec(DAPPER, { python: venvPython });
+  const server = await startDapperServer();
+  try {
+    const plain = [];
+    const dapper = [];
+    for (let run = 0; run < runs; run++) {
+      plain.push((await runPlain({ python: venvPython, program, args: [String(children)], timeoutMs: TIMEOUT_MS })).seconds);
+      dapper.push(await underDapper(spec, server, children));
+      log(`run ${run + 1}: plain ${(plain.at(-1) * 1000).toFixed(0)} ms, Dapper ${(dapper.at(-1) * 1000).toFixed(0)} ms`);
+    }
+    return { python, children, plain: median(plain), dapper: median(dapper), plainMin: minimum(plain), dapperMin: minimum(dapper), ratio: median(dapper) / median(plain), runs };
+  } finally {
+    server.stop();
+  }
+}
+
+/** The section of RESULTS.md; empty when the part did not run. */
+export function renderSuite(result) {
+  if (result === undefined) return "";
+  const lines = ["", "## A test suite that starts Python processes", ""];
+  if (result.error) return [...lines, `_Failed: ${result.error}_`, ""].join("\n");
+  const ms = (s) => `${(s * 1000).toFixed(0)} ms`;
+  lines.push(
+    `programs/suite.py starts ${result.children} Python children one after the other (each a little work and its answer), timed by the program itself; under Dapper every child is attached as a session of its own, started as VS Code starts one (bench/lib/suite.mjs). Python ${result.python}, medians of ${result.runs} interleaved runs.`,
+    "",
+    "| plain | Dapper | Dapper ÷ plain | target | met? |",
+    "|---|---|---|---|---|",
+    `| ${ms(result.plain)} (min ${ms(result.plainMin)}) | ${ms(result.dapper)} (min ${ms(result.dapperMin)}) | ${result.ratio.toFixed(2)}× | ≤ 2× | ${result.ratio <= 2 ? "✓" : "✗"} |`,
+    "",
+  );
+  return lines.join("\n");
+}
