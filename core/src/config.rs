@@ -356,6 +356,11 @@ pub fn child_configuration(
 /// The private key that binds a client's `attach` to a pending child process.
 pub const CHILD_SESSION_KEY: &str = "__dapperChildSessionId";
 
+/// The key of a `listen` attach configuration that VS Code's terminal auto-attach
+/// (extension/src/autoAttach/broker.ts) gives the command line of the program on its
+/// way to connect, for the debug console's waiting message. Private, as the child key.
+pub const TERMINAL_PROGRAM_KEY: &str = "__dapperTerminalProgram";
+
 /// Whether a path is absolute under the platform's rules.
 pub fn is_absolute(path: &str, platform: Platform) -> bool {
     if platform.is_windows() {

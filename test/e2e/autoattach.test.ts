@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { attachConfiguration, AutoAttachBroker, bootstrapDirOf, type AttachingProgram, type ListenAt } from "../../extension/src/autoAttach/broker";
+import { attachConfiguration, AutoAttachBroker, bootstrapDirOf, sessionName, type AttachingProgram, type ListenAt } from "../../extension/src/autoAttach/broker";
 import { attachWith, ensureGone } from "./attach-support";
 import { SessionTree } from "./children-support";
 import { fixtures, marker, pythons, RecordingClient, root, startServer, waitUntil } from "./support";
@@ -66,6 +66,11 @@ for (const python of pythons()) {
         assert.equal(processEvent.body.systemProcessId, run.process.pid);
         const { event, frames } = await client.nextStop();
         assert.deepEqual([event.body.reason, frames[0].line], ["breakpoint", tickLine]);
+        // The debug console names the program on its way; nothing is for the user to start.
+        const waiting = client.output("console");
+        const expected = `Waiting for \`${sessionName(session.program)} (pid ${run.process.pid})\`, started in a terminal, to connect on 127.0.0.1:`;
+        assert.ok(waiting.startsWith(expected), `${JSON.stringify(waiting)} starts with ${JSON.stringify(expected)}`);
+        assert.doesNotMatch(waiting, /--connect/);
         await client.disconnectRequest({ terminateDebuggee: false });
         assert.equal(await run.exited, 5);
         assert.match(run.stdout(), /done after \d+ ticks/);

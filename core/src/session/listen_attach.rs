@@ -15,10 +15,11 @@
 
 use super::program::{Origin, Program};
 use super::stage::Stage;
-use crate::config::{Endpoint, LaunchConfig};
+use crate::config::{Endpoint, LaunchConfig, TERMINAL_PROGRAM_KEY};
 use crate::context::SessionContext;
 use crate::dap::error::{codes, DapError};
 use crate::{Address, ConnectionId, ListenerId, LogLevel};
+use serde_json::Value;
 
 impl Program {
     /// The program of a `listen` attach, with the listener it will connect to opening;
@@ -57,7 +58,18 @@ impl Program {
             self.child_listener = Some(address);
         }
         let endpoint = self.endpoint_text();
-        let message = format!("Waiting for the program to connect on {endpoint}: start it with `python -m dapperdbg --connect {endpoint} program.py`, or call `dapperdbg.connect(…)` in it.");
+        // A program started in a terminal (VS Code's terminal auto-attach) is on its way
+        // already: the configuration names it, and nothing is for the user to start.
+        let started = self
+            .config
+            .normalised
+            .get(TERMINAL_PROGRAM_KEY)
+            .and_then(Value::as_str)
+            .filter(|command| !command.is_empty());
+        let message = match started {
+            Some(command) => format!("Waiting for `{command}`, started in a terminal, to connect on {endpoint}."),
+            None => format!("Waiting for the program to connect on {endpoint}: start it with `python -m dapperdbg --connect {endpoint} program.py`, or call `dapperdbg.connect(…)` in it."),
+        };
         ctx.log(LogLevel::Info, message.clone());
         format!("{message}\n")
     }

@@ -95,6 +95,7 @@ for (const { argv, name } of names) {
       request: "attach",
       name,
       listen: { host: "127.0.0.1", port: 7 },
+      __dapperTerminalProgram: `${name} (pid ${program.pid})`,
     });
   });
 }

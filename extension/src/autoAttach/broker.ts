@@ -177,7 +177,15 @@ export function sessionName(program: AttachingProgram): string {
   return name.length > 80 ? `${name.slice(0, 79)}…` : name;
 }
 
-/** The attach configuration of the session started for a program. */
-export function attachConfiguration(program: AttachingProgram, listen: ListenAt): { type: string; request: string; name: string; listen: ListenAt } {
-  return { type: "dapper", request: "attach", name: sessionName(program), listen: { host: listen.host, port: listen.port } };
+/**
+ * The attach configuration of the session started for a program. `__dapperTerminalProgram`
+ * (the engine's TERMINAL_PROGRAM_KEY, core/src/config.rs) names the program in the debug
+ * console's "waiting to connect" line, instead of telling the user to start it.
+ */
+export function attachConfiguration(
+  program: AttachingProgram,
+  listen: ListenAt,
+): { type: string; request: string; name: string; listen: ListenAt; __dapperTerminalProgram: string } {
+  const name = sessionName(program);
+  return { type: "dapper", request: "attach", name, listen: { host: listen.host, port: listen.port }, __dapperTerminalProgram: `${name} (pid ${program.pid})` };
 }
