@@ -1,0 +1,98 @@
+// Development servers with their reloaders on, the way their users start them: the
+// reloader starts the program again from its own command line, and that restart (which
+// serves) is a child session that stops at a breakpoint in a view once an HTTP request
+// comes in on loopback; the response is what it is without the debugger.
+// - `flask run --debug` (Werkzeug's reloader);
+// - `python manage.py runserver` (Django's autoreloader).
+// The frameworks come from PyPI into a venv each, cached under .cache/e2e-NAME; without
+// the network a test is skipped, saying why.
+import http from "node:http";
+import path from "node:path";
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { freePort } from "./attach-support";
+import { SessionTree } from "./children-support";
+import { fixtures, marker, pythons, startServer, venvWith, waitUntil } from "./support";
+
+interface DevServer {
+  name: string;
+  /** The fixture directory (under test/fixtures) with its requirements.txt. */
+  fixture: string;
+  /** The launch configuration's target and arguments, for a port. */
+  launch: (port: number) => Record<string, unknown>;
+  /** The file (in the fixture) and marker of the breakpoint in the view. */
+  view: [string, string];
+}
+
+const servers: DevServer[] = [
+  {
+    name: "flask run --debug",
+    fixture: "flask",
+    launch: (port) => ({ module: "flask", args: ["--app", "app", "run", "--debug", "--host", "127.0.0.1", "--port", String(port)] }),
+    view: ["app.py", "view"],
+  },
+  {
+    name: "python manage.py runserver (Django)",
+    fixture: "django",
+    launch: (port) => ({ program: path.join(fixtures, "django", "manage.py"), args: ["runserver", `127.0.0.1:${port}`] }),
+    view: ["site_urls.py", "view"],
+  },
+];
+
+/** GET / on loopback; rejects when nothing answers. */
+function get(port: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get({ host: "127.0.0.1", port, path: "/", timeout: 30000 }, (response) => {
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (body += chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    request.on("timeout", () => request.destroy(new Error("the request timed out")));
+    request.on("error", reject);
+  });
+}
+
+/** GET / once the server answers (it starts after the reloader's restart), within 30 s. */
+async function getWhenServing(port: number): Promise<{ status: number; body: string }> {
+  const deadline = Date.now() + 30000;
+  for (;;) {
+    try {
+      return await get(port);
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+for (const python of pythons()) {
+  describe(`Python ${python.version}: development servers with their reloaders`, () => {
+    for (const server of servers) {
+      test(`${server.name}: the reloader's restart is a child session that stops at a breakpoint in a view`, async (context) => {
+        const dir = path.join(fixtures, server.fixture);
+        const venv = venvWith(python, server.fixture, path.join(dir, "requirements.txt"));
+        if (!venv.executable) return context.skip(venv.reason);
+        const adapter = await startServer();
+        const [file, name] = server.view;
+        const line = marker(path.join(server.fixture, file), name);
+        const tree = new SessionTree(adapter.port, { [path.join(dir, file)]: [line] }, true);
+        try {
+          const port = await freePort();
+          await tree.root.start(tree.port);
+          await tree.root.launchWith({ ...server.launch(port), cwd: dir, python: venv.executable, console: "internalConsole" }, {}, { supportsStartDebuggingRequest: true });
+          const serving = await tree.nextChild(60000);
+          assert.deepEqual(await getWhenServing(port), { status: 200, body: "hello from the view" });
+          await waitUntil(() => serving.stops.length > 0 || tree.failures.length > 0, 10000, "the stop in the view");
+          if (tree.failures.length > 0) throw tree.failures[0];
+          assert.deepEqual(serving.stops, [`${file}:${line}`]);
+          assert.equal(tree.children.length, 1);
+          assert.equal(tree.root.events.filter((e) => e.event === "stopped").length, 0);
+        } finally {
+          await tree.stop();
+          adapter.stop();
+        }
+      });
+    }
+  });
+}
