@@ -3,7 +3,9 @@
 // serves) is a child session that stops at a breakpoint in a view once an HTTP request
 // comes in on loopback; the response is what it is without the debugger.
 // - `flask run --debug` (Werkzeug's reloader);
-// - `python manage.py runserver` (Django's autoreloader).
+// - `python manage.py runserver` (Django's autoreloader);
+// - `gunicorn --workers 2 --reload` (its workers are forks of its arbiter: a child
+//   session each, one of them serves the request).
 // The frameworks come from PyPI into a venv each, cached under .cache/e2e-NAME; without
 // the network a test is skipped, saying why.
 import http from "node:http";
@@ -22,6 +24,8 @@ interface DevServer {
   launch: (port: number) => Record<string, unknown>;
   /** The file (in the fixture) and marker of the breakpoint in the view. */
   view: [string, string];
+  /** How many child sessions the server has (1: the reloader's restart). */
+  children?: number;
 }
 
 const servers: DevServer[] = [
@@ -36,6 +40,13 @@ const servers: DevServer[] = [
     fixture: "django",
     launch: (port) => ({ program: path.join(fixtures, "django", "manage.py"), args: ["runserver", `127.0.0.1:${port}`] }),
     view: ["site_urls.py", "view"],
+  },
+  {
+    name: "gunicorn --workers 2 --reload",
+    fixture: "gunicorn",
+    launch: (port) => ({ module: "gunicorn", args: ["--workers", "2", "--reload", "--bind", `127.0.0.1:${port}`, "app:app"] }),
+    view: ["app.py", "view"],
+    children: 2,
   },
 ];
 
@@ -81,12 +92,14 @@ for (const python of pythons()) {
           const port = await freePort();
           await tree.root.start(tree.port);
           await tree.root.launchWith({ ...server.launch(port), cwd: dir, python: venv.executable, console: "internalConsole" }, {}, { supportsStartDebuggingRequest: true });
-          const serving = await tree.nextChild(60000);
+          const children = server.children ?? 1;
+          for (let index = 0; index < children; index++) await tree.nextChild(60000);
           assert.deepEqual(await getWhenServing(port), { status: 200, body: "hello from the view" });
-          await waitUntil(() => serving.stops.length > 0 || tree.failures.length > 0, 10000, "the stop in the view");
+          const stops = () => tree.children.flatMap((child) => child.stops);
+          await waitUntil(() => stops().length > 0 || tree.failures.length > 0, 10000, "the stop in the view");
           if (tree.failures.length > 0) throw tree.failures[0];
-          assert.deepEqual(serving.stops, [`${file}:${line}`]);
-          assert.equal(tree.children.length, 1);
+          assert.deepEqual(stops(), [`${file}:${line}`]);
+          assert.equal(tree.children.length, children);
           assert.equal(tree.root.events.filter((e) => e.event === "stopped").length, 0);
         } finally {
           await tree.stop();
