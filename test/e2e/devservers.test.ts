@@ -4,6 +4,7 @@
 // comes in on loopback; the response is what it is without the debugger.
 // - `flask run --debug` (Werkzeug's reloader);
 // - `python manage.py runserver` (Django's autoreloader);
+// - `uvicorn --reload` (the server is a multiprocessing spawn child of the reloader);
 // - `gunicorn --workers 2 --reload` (its workers are forks of its arbiter: a child
 //   session each, one of them serves the request).
 // The frameworks come from PyPI into a venv each, cached under .cache/e2e-NAME; without
@@ -40,6 +41,12 @@ const servers: DevServer[] = [
     fixture: "django",
     launch: (port) => ({ program: path.join(fixtures, "django", "manage.py"), args: ["runserver", `127.0.0.1:${port}`] }),
     view: ["site_urls.py", "view"],
+  },
+  {
+    name: "uvicorn --reload",
+    fixture: "uvicorn",
+    launch: (port) => ({ module: "uvicorn", args: ["app:app", "--reload", "--host", "127.0.0.1", "--port", String(port)] }),
+    view: ["app.py", "view"],
   },
   {
     name: "gunicorn --workers 2 --reload",
