@@ -40,12 +40,33 @@ test("a sink that throws never takes the caller down", () => {
   assert.doesNotThrow(() => new Logger(broken, "info").error("still fine"));
 });
 
-// Session tokens never reach a sink, wherever they sit in a line.
+// Session tokens never reach a sink, wherever they sit in a line: each becomes the
+// placeholder of its number, in the order the host drew them.
 test("the logger redacts the session tokens it was told of", () => {
   const sink = new MemorySink();
   const logger = new Logger(sink, "trace");
   const [a, b] = ["3b7f04c3719303f8d77736f777767890", "7988cf5cd48bf5d232781b048fdac775"];
   logger.secrets.addTokens(a + b.toUpperCase());
   logger.trace(`env {"DAPPER_SESSION_TOKEN":"${a}"} key c${b} both ${a}${b} partial ${a.slice(0, 31)} other ${"0".repeat(32)}`);
-  assert.equal(sink.lines[0].line, `env {"DAPPER_SESSION_TOKEN":"<token>"} key c<token> both <token><token> partial ${a.slice(0, 31)} other ${"0".repeat(32)}`);
+  assert.equal(
+    sink.lines[0].line,
+    `env {"DAPPER_SESSION_TOKEN":"<random:0>"} key c<random:1> both <random:0><random:1> partial ${a.slice(0, 31)} other ${"0".repeat(32)}`,
+  );
 });
+
+// Each case: a line and the line logged; the values of secret-named members go, in JSON
+// and in JSON inside a JSON string (a client's bytes), and nothing else does; a
+// value keeps its length in bytes, so that a message's Content-Length still holds.
+const secretCases: [string, string][] = [
+  ['{"env":{"API_KEY":"abc","PATH":"/bin","db_password":"p w"}}', '{"env":{"API_KEY":"***","PATH":"/bin","db_password":"***"}}'],
+  ['{"text":"{\\"env\\":{\\"GITHUB_TOKEN\\":\\"ghp_1\\"}}"}', '{"text":"{\\"env\\":{\\"GITHUB_TOKEN\\":\\"*****\\"}}"}'],
+  ['{"token":"<random:3>","childToken":"<random:4>"}', '{"token":"<random:3>","childToken":"<random:4>"}'],
+  ['{"author":"Ann","keyword":"x","SECRET":""}', '{"author":"Ann","keyword":"x","SECRET":""}'],
+];
+for (const [line, logged] of secretCases) {
+  test(`secret-named values are redacted: ${line}`, () => {
+    const sink = new MemorySink();
+    new Logger(sink, "info").info(line);
+    assert.equal(sink.lines[0].line, logged);
+  });
+}

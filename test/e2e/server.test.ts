@@ -96,6 +96,6 @@ test("a trace log of whole sessions never contains their tokens", { skip: proces
   const log = fs.readFileSync(logFile, "utf8");
   assert.match(log, /\[trace\] > \{"type":"connectionBytes"/, "the log is a trace of the sessions");
   assert.match(log, /runInTerminal/, "the log has the runInTerminal request");
-  assert.match(log, /<token>/, "the tokens were there to redact");
+  assert.match(log, /<random:\d+>/, "the tokens were there to redact");
   for (const token of tokens) assert.ok(!log.includes(token), `the log holds token ${token}`);
 });

@@ -14,6 +14,7 @@ import { Timers } from "./executors/timers";
 import { Transports } from "./executors/transports";
 import { engineFailedEvents, orphanResponse } from "./failure";
 import { inputJson, type DapMessage, type EngineOptions, type Input, type Output, type OutputOf, type ReadSource } from "./protocol";
+import { SessionRecorder, type LineSink } from "./sessionLog";
 import { formatInput, formatOutput } from "./transcript";
 import type { EngineCore, EngineFactory } from "./wasm";
 
@@ -37,6 +38,11 @@ export interface EngineHostOptions {
    * connections are closed (VS Code's inline clients never make the engine open one).
    */
   acceptChildClient?: (socket: net.Socket) => void;
+  /**
+   * Where to write the session log (docs/session-logs.md) of each engine the host creates
+   * (a new one after a failure): asked once per engine; undefined writes none.
+   */
+  openSessionLog?: () => LineSink | undefined;
 }
 
 /** One engine and every resource it asked for. Replaced as a whole when the engine fails. */
@@ -47,6 +53,7 @@ interface Runtime {
   readonly processes: Processes;
   readonly timers: Timers;
   readonly injector: Injector;
+  readonly recorder: SessionRecorder | undefined;
 }
 
 export class EngineHost implements ClientHost {
@@ -174,6 +181,7 @@ export class EngineHost implements ClientHost {
     const runtime = this.ensureRuntime();
     if (runtime === undefined) return;
     if (this.logger.enabled("trace")) this.logger.trace(formatInput(input, this.redact));
+    runtime.recorder?.input(input);
     let outputsJson: string;
     const stderr: string[] = [];
     try {
@@ -199,6 +207,7 @@ export class EngineHost implements ClientHost {
     }
     for (const output of outputs) {
       if (this.logger.enabled("trace")) this.logger.trace(formatOutput(withData(runtime.engine, output), this.redact));
+      runtime.recorder?.output(withData(runtime.engine, output));
       // A failure executing one output is logged and the rest still run: the engine has
       // already moved on, and skipping outputs would leave it and the world out of step.
       try {
@@ -343,6 +352,7 @@ export class EngineHost implements ClientHost {
     this.logger.debug(
       `Engine ${generation} created (python package ${options.pythonPackageDir}, platform ${options.platform}, version ${options.adapterVersion})`,
     );
+    const recorder = this.openRecorder(options);
     const report = (input: Input) => this.enqueue(input, generation);
     const runtime: Runtime = {
       generation,
@@ -351,9 +361,23 @@ export class EngineHost implements ClientHost {
       processes: new Processes(report, this.logger),
       timers: new Timers(report, this.logger),
       injector: new Injector(report, this.logger),
+      recorder,
     };
     this.runtime = runtime;
     return runtime;
+  }
+
+  private openRecorder(options: EngineOptions): SessionRecorder | undefined {
+    let sink: LineSink | undefined;
+    try {
+      sink = this.options.openSessionLog?.();
+    } catch (error) {
+      this.logger.error(`The session log could not be opened: ${describeError(error)}`);
+    }
+    if (sink === undefined) return undefined;
+    const recorder = new SessionRecorder(sink, this.redact);
+    recorder.engineCreated(options);
+    return recorder;
   }
 
   /**
