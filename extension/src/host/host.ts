@@ -13,10 +13,10 @@ import { Processes } from "./executors/processes";
 import { Timers } from "./executors/timers";
 import { Transports } from "./executors/transports";
 import { engineFailedEvents, orphanResponse } from "./failure";
-import { inputJson, type DapMessage, type EngineOptions, type Input, type Output, type OutputOf, type ReadSource } from "./protocol";
+import { inputJson, type DapMessage, type EngineOptions, type Input, type Output, type ReadSource } from "./protocol";
 import { SessionRecorder, type LineSink } from "./sessionLog";
 import { formatInput, formatOutput } from "./transcript";
-import type { EngineCore, EngineFactory } from "./wasm";
+import { outputBytes, withData, type EngineCore, type EngineFactory } from "./wasm";
 
 /** A session token is this many bytes of OS randomness (core/src/token.rs). */
 const TOKEN_BYTES = 16;
@@ -206,8 +206,12 @@ export class EngineHost implements ClientHost {
       return;
     }
     for (const output of outputs) {
-      if (this.logger.enabled("trace")) this.logger.trace(formatOutput(withData(runtime.engine, output), this.redact));
-      runtime.recorder?.output(withData(runtime.engine, output));
+      const traced = this.logger.enabled("trace");
+      if (traced || runtime.recorder !== undefined) {
+        const readable = withData(runtime.engine, output);
+        if (traced) this.logger.trace(formatOutput(readable, this.redact));
+        runtime.recorder?.output(readable);
+      }
       // A failure executing one output is logged and the rest still run: the engine has
       // already moved on, and skipping outputs would leave it and the world out of step.
       try {
@@ -445,35 +449,5 @@ function withConsoleErrorCaptured<T>(lines: string[], fn: () => T): T {
     return fn();
   } finally {
     console.error = original;
-  }
-}
-
-/**
- * The bytes of a writeToClient or send: raw beside the outputs' JSON on the buffered fast
- * path (`dataRange`, docs/engine-io.md), copied because the sink or socket may keep them
- * past the next engine call, which reuses that memory; else base64 in `data`.
- */
-function outputBytes(engine: EngineCore, output: OutputOf<"writeToClient" | "send">): Buffer {
-  if (!("dataRange" in output)) return Buffer.from(output.data, "base64");
-  const beside = engine.outputBytes?.();
-  if (beside === undefined) throw new Error("the engine gave a dataRange but no output bytes");
-  const [start, end] = output.dataRange;
-  if (!(Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start <= end && end <= beside.length)) {
-    throw new Error(`the engine gave the dataRange [${start}, ${end}] outside its ${beside.length} output bytes`);
-  }
-  return Buffer.from(beside.subarray(start, end));
-}
-
-/** An output as the trace log shows it: bytes beside the JSON put back into `data`. */
-function withData(engine: EngineCore, output: unknown): unknown {
-  const record = output as { type?: unknown; dataRange?: unknown };
-  if ((record?.type !== "writeToClient" && record?.type !== "send") || record.dataRange === undefined) return output;
-  try {
-    const data = outputBytes(engine, output as OutputOf<"writeToClient" | "send">).toString("base64");
-    const readable: Record<string, unknown> = { ...(output as object), data };
-    delete readable.dataRange;
-    return readable;
-  } catch {
-    return output;
   }
 }

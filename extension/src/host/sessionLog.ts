@@ -9,7 +9,7 @@ import * as fs from "fs";
 import { RANDOM_PLACEHOLDER, Secrets } from "../log";
 import { inputJson, type EngineOptions, type Input } from "./protocol";
 import { formatInput, formatOutput, type Redact } from "./transcript";
-import type { EngineFactory } from "./wasm";
+import { withData, type EngineFactory } from "./wasm";
 
 /** Where a session log's lines go: a file, in practice. */
 export interface LineSink {
@@ -189,7 +189,7 @@ export function replaySessionLog(text: string, createEngine: EngineFactory): Rep
       } catch (error) {
         return { steps: log.steps.indexOf(step), differences, failure: `the engine failed on the input of line ${step.lineNumber}: ${String(error)}` };
       }
-      const actual = (Array.isArray(outputs) ? outputs : [outputs]).map((output) => redact(formatOutput(output, redact)).slice(2));
+      const actual = (Array.isArray(outputs) ? outputs : [outputs]).map((output) => redact(formatOutput(withData(engine, output), redact)).slice(2));
       const shown = (lines: string[]) => lines.map(comparable).filter((line): line is string => line !== undefined);
       const [want, got] = [shown(step.expected), shown(actual)];
       if (want.length !== got.length || want.some((line, index) => line !== got[index])) {
