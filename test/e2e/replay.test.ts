@@ -13,21 +13,13 @@ import { formatReplay, replaySessionLog } from "../../extension/src/host/session
 import { wrapEngine, type DapperCoreModule, type EngineFactory } from "../../extension/src/host/wasm";
 import { attachWith, ensureGone, startListening } from "./attach-support";
 import { SessionTree } from "./children-support";
-import { fixtures, later, marker, pythons, RecordingClient, root, startServer, waitUntil } from "./support";
+import { fixtures, later, marker, pythons, RecordingClient, root, startServer, tokenOf, waitUntil } from "./support";
 
 const createEngine: EngineFactory = (options) => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const module = require(path.join(root, "wasm-pkg", "dapper_core.js")) as DapperCoreModule;
   return wrapEngine(new module.WasmEngine(options), module.engineMemory?.());
 };
-
-/** The session token a running debuggee was started with, from its initial environment. */
-function tokenOf(pid: number): string {
-  const variables = fs.readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
-  const token = variables.find((variable) => variable.startsWith("DAPPER_SESSION_TOKEN="))?.slice("DAPPER_SESSION_TOKEN=".length);
-  assert.match(token ?? "", /^[0-9a-f]{32}$/, `debuggee ${pid} has a session token`);
-  return token ?? "";
-}
 
 /** Runs `npm run replay FILE` (scripts/replay.mjs) and returns its exit code and output. */
 function npmReplay(file: string): { status: number | null; output: string } {

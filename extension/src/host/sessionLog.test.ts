@@ -5,7 +5,7 @@ import * as path from "path";
 import { test } from "node:test";
 import { Secrets } from "../log";
 import { inputJson, type EngineOptions, type Input } from "./protocol";
-import { formatReplay, MalformedLog, parseSessionLog, replaySessionLog, SessionRecorder } from "./sessionLog";
+import { dpFrame, formatReplay, MalformedLog, parseSessionLog, replaySessionLog, SessionRecorder } from "./sessionLog";
 import { withData, wrapEngine, type DapperCoreModule, type EngineFactory } from "./wasm";
 
 /** The engine the build generated (npm run build), loaded as wasm.test.ts does. */
@@ -16,14 +16,6 @@ const createEngine: EngineFactory = (options) => {
   const module = require(wasmPkg) as DapperCoreModule;
   return wrapEngine(new module.WasmEngine(options), module.engineMemory?.());
 };
-
-/** A DP frame from the debuggee. */
-function frame(message: object): Buffer {
-  const payload = Buffer.from(JSON.stringify(message));
-  const header = Buffer.from([0x44, 0x50, 1, 1, 0, 0, 0, 0]);
-  header.writeUInt32BE(payload.length, 4);
-  return Buffer.concat([header, payload]);
-}
 
 /**
  * Records a launch in the integrated terminal up to the debuggee's hello, as the host
@@ -61,7 +53,7 @@ function recordLaunch(): { log: string; token: string } {
     { type: "listenerOpened", listener: 1, address: { transport: "unix", path: "/tmp/dapper-x/s.sock" } },
     { type: "clientMessage", client: 1, message: { seq: 3, type: "response", request_seq: 2, success: true, command: "runInTerminal", body: { processId: 5151 } } },
     { type: "connectionAccepted", listener: 1, conn: 9 },
-    { type: "connectionBytes", conn: 9, data: frame({ seq: 1, type: "event", event: "dapper/hello", body: { token, sessionId: "s1", pid: 5151, pythonVersion: "3.12.1", pythonImplementation: "cpython", executable: "/usr/bin/python3", protocol: 1 } }) },
+    { type: "connectionBytes", conn: 9, data: dpFrame({ seq: 1, type: "event", event: "dapper/hello", body: { token, sessionId: "s1", pid: 5151, pythonVersion: "3.12.1", pythonImplementation: "cpython", executable: "/usr/bin/python3", protocol: 1 } }) },
     // A byte-stream client's secret, inside a Content-Length frame that must still add up.
     { type: "clientOpened", client: 2, framing: "contentLength" },
     { type: "clientBytes", client: 2, data: framed({ seq: 1, type: "request", command: "initialize", arguments: { adapterID: "dapper", clientName: "é", DB_PASSWORD: "sécret" } }) },

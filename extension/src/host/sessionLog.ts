@@ -217,7 +217,7 @@ function inputOfLine(json: string, restore: (text: string) => string): Input {
 }
 
 /** A DP frame from the debuggee (docs/ipc.md): "DP", version 1, kind 1, big-endian length, JSON. */
-function dpFrame(message: unknown): Buffer {
+export function dpFrame(message: unknown): Buffer {
   const payload = Buffer.from(JSON.stringify(message), "utf8");
   const header = Buffer.from([0x44, 0x50, 1, 1, 0, 0, 0, 0]);
   header.writeUInt32BE(payload.length, 4);
