@@ -1,7 +1,7 @@
 import assert from "assert/strict";
 import { test } from "node:test";
 import type { LogLevel } from "./host/protocol";
-import { formatLogLine, isLogLevel, Logger, MemorySink, type LogSink } from "./log";
+import { formatLogLine, isLogLevel, Logger, MemorySink, Secrets, type LogSink } from "./log";
 
 // Each case: the logger's level and the levels whose messages get through.
 const cases: [LogLevel, LogLevel[]][] = [
@@ -62,6 +62,8 @@ const secretCases: [string, string][] = [
   ['{"text":"{\\"env\\":{\\"GITHUB_TOKEN\\":\\"ghp_1\\"}}"}', '{"text":"{\\"env\\":{\\"GITHUB_TOKEN\\":\\"*****\\"}}"}'],
   ['{"token":"<random:3>","childToken":"<random:4>"}', '{"token":"<random:3>","childToken":"<random:4>"}'],
   ['{"author":"Ann","keyword":"x","SECRET":""}', '{"author":"Ann","keyword":"x","SECRET":""}'],
+  // In a stream carried as a JSON string, a value is measured as the stream's bytes: "a\nb" escaped is 4, "é" is 2.
+  ['{"text":"{\\"API_KEY\\":\\"a\\\\nb\\",\\"PASSWORD\\":\\"é\\"}"}', '{"text":"{\\"API_KEY\\":\\"****\\",\\"PASSWORD\\":\\"**\\"}"}'],
 ];
 for (const [line, logged] of secretCases) {
   test(`secret-named values are redacted: ${line}`, () => {
@@ -70,3 +72,11 @@ for (const [line, logged] of secretCases) {
     assert.equal(sink.lines[0].line, logged);
   });
 }
+
+test("in bytes read as Latin-1, a secret value keeps its length in bytes", () => {
+  const secrets = new Secrets();
+  const latin1 = Buffer.from('DP\x01\x01....{"API_KEY":"é!"}', "utf8").toString("latin1");
+  const redacted = secrets.redactBytes(latin1);
+  assert.equal(Buffer.from(redacted, "latin1").length, Buffer.from(latin1, "latin1").length);
+  assert.ok(redacted.endsWith('{"API_KEY":"***"}'), redacted);
+});

@@ -22,13 +22,6 @@ export function randomPlaceholder(index: number): string {
 /** Matches a placeholder of a token; group 1 is its number. */
 export const RANDOM_PLACEHOLDER = /<random:(\d+)>/g;
 
-/**
- * What the value of a secret-named variable or field becomes in a log: as many `*` as it
- * has bytes, so that a message's Content-Length still holds and the log still replays.
- */
-export function maskSecret(value: string): string {
-  return "*".repeat(Buffer.byteLength(value, "utf8"));
-}
 
 /**
  * A JSON string member whose name says it is secret (`API_KEY`, `GITHUB_TOKEN`,
@@ -43,7 +36,9 @@ const SECRET_MEMBER =
  * characters each, the key to a debuggee) become `<random:N>`, N counting the tokens in
  * the order the host drew them, so that a replay can give the engine tokens of its own
  * in the same places (docs/session-logs.md); the values of secret-named members (an
- * `env` entry `API_KEY`, …) are masked (`maskSecret`).
+ * `env` entry `API_KEY`, …) become as many `*` as they have bytes in the stream they travel
+ * in, so that a message's Content-Length or a DP frame's length still holds and the log
+ * still replays.
  */
 export class Secrets {
   private readonly tokens = new Map<string, number>();
@@ -60,9 +55,19 @@ export class Secrets {
     this.tokens.set(token.toLowerCase(), index);
   }
 
-  /** `text` with every known token and every secret-named member's value replaced. */
+  /**
+   * A log line with every known token and every secret-named member's value replaced. A
+   * member written with escaped quotes (`\"API_KEY\":\"…\"`) is in bytes the line
+   * carries as a JSON string (a client's or a debuggee's stream): its value is measured
+   * as those bytes.
+   */
   redact(text: string): string {
-    return this.redactSecretMembers(this.redactTokens(text));
+    return this.redactSecretMembers(this.redactTokens(text), (value, quote) => (quote === '"' ? value.length : byteLengthInString(value)));
+  }
+
+  /** The same for bytes read as Latin-1 (one character a byte), which the log will write as base64. */
+  redactBytes(latin1: string): string {
+    return this.redactSecretMembers(this.redactTokens(latin1), (value) => value.length);
   }
 
   /** Only runs of 32+ hex characters are looked at. */
@@ -85,10 +90,21 @@ export class Secrets {
     });
   }
 
-  private redactSecretMembers(text: string): string {
-    return text.replace(SECRET_MEMBER, (whole: string, quote: string, name: string, value: string) =>
-      /^(?:\**|(?:<random:\d+>)+)$/.test(value) ? whole : `${quote}${name}${quote}${maskSecret(value)}${quote}`,
-    );
+  /** `bytes` measures a value; undefined keeps it (a value cut in the middle of an escape). */
+  private redactSecretMembers(text: string, bytes: (value: string, quote: string) => number | undefined): string {
+    return text.replace(SECRET_MEMBER, (whole: string, quote: string, name: string, value: string) => {
+      const length = /^(?:\**|(?:<random:\d+>)+)$/.test(value) ? undefined : bytes(value, quote);
+      return length === undefined ? whole : `${quote}${name}${quote}${"*".repeat(length)}${quote}`;
+    });
+  }
+}
+
+/** The UTF-8 length of what a JSON string's content stands for. */
+function byteLengthInString(content: string): number | undefined {
+  try {
+    return Buffer.byteLength(JSON.parse(`"${content}"`) as string, "utf8");
+  } catch {
+    return undefined;
   }
 }
 

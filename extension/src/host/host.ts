@@ -14,8 +14,7 @@ import { Timers } from "./executors/timers";
 import { Transports } from "./executors/transports";
 import { engineFailedEvents, orphanResponse } from "./failure";
 import { inputJson, type DapMessage, type EngineOptions, type Input, type Output, type ReadSource } from "./protocol";
-import { SessionRecorder, type LineSink } from "./sessionLog";
-import { formatInput, formatOutput } from "./transcript";
+import { inputLine, outputLine, SessionRecorder, type LineSink } from "./sessionLog";
 import { outputBytes, withData, type EngineCore, type EngineFactory } from "./wasm";
 
 /** A session token is this many bytes of OS randomness (core/src/token.rs). */
@@ -180,7 +179,7 @@ export class EngineHost implements ClientHost {
   private handleOne(input: Input): void {
     const runtime = this.ensureRuntime();
     if (runtime === undefined) return;
-    if (this.logger.enabled("trace")) this.logger.trace(formatInput(input, this.redact));
+    if (this.logger.enabled("trace")) this.logger.trace(inputLine(input, this.logger.secrets));
     runtime.recorder?.input(input);
     let outputsJson: string;
     const stderr: string[] = [];
@@ -209,7 +208,7 @@ export class EngineHost implements ClientHost {
       const traced = this.logger.enabled("trace");
       if (traced || runtime.recorder !== undefined) {
         const readable = withData(runtime.engine, output);
-        if (traced) this.logger.trace(formatOutput(readable, this.redact));
+        if (traced) this.logger.trace(outputLine(readable, this.logger.secrets));
         runtime.recorder?.output(readable);
       }
       // A failure executing one output is logged and the rest still run: the engine has
@@ -320,8 +319,6 @@ export class EngineHost implements ClientHost {
     return hex;
   }
 
-  private readonly redact = (text: string): string => this.logger.secrets.redact(text);
-
   private gatherFacts(runtime: Runtime, request: number, queries: unknown): void {
     const list = Array.isArray(queries) ? queries : [];
     if (!Array.isArray(queries)) this.logger.error(`gatherFacts ${request}: queries is not an array`);
@@ -379,7 +376,7 @@ export class EngineHost implements ClientHost {
       this.logger.error(`The session log could not be opened: ${describeError(error)}`);
     }
     if (sink === undefined) return undefined;
-    const recorder = new SessionRecorder(sink, this.redact);
+    const recorder = new SessionRecorder(sink, this.logger.secrets);
     recorder.engineCreated(options);
     return recorder;
   }

@@ -27,7 +27,7 @@ function recordLaunch(): { log: string; token: string } {
   const secrets = new Secrets();
   secrets.addTokens(randomness);
   const lines: string[] = [];
-  const recorder = new SessionRecorder({ line: (text) => lines.push(text) }, (text) => secrets.redact(text));
+  const recorder = new SessionRecorder({ line: (text) => lines.push(text) }, secrets);
   const options: EngineOptions = { pythonPackageDir: "/ext/python", platform: "linux", randomness, adapterVersion: "test" };
   recorder.engineCreated(options);
   const engine = createEngine(JSON.stringify(options));

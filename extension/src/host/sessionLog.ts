@@ -8,7 +8,7 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import { RANDOM_PLACEHOLDER, Secrets } from "../log";
 import { inputJson, type EngineOptions, type Input } from "./protocol";
-import { formatInput, formatOutput, type Redact } from "./transcript";
+import { formatInput, formatOutput } from "./transcript";
 import { withData, type EngineFactory } from "./wasm";
 
 /** Where a session log's lines go: a file, in practice. */
@@ -33,11 +33,21 @@ export function sessionLogFiles(path: string): () => LineSink {
 /** What a log's first line says it is. */
 export const SESSION_LOG_TITLE = "# Dapper session log (format: docs/session-logs.md)";
 
+/** An input's line, redacted. */
+export function inputLine(input: unknown, secrets: Secrets): string {
+  return secrets.redact(formatInput(input, (bytes) => secrets.redactBytes(bytes)));
+}
+
+/** An output's line, redacted: the recorder and the replay both write outputs with it, so they compare. */
+export function outputLine(output: unknown, secrets: Secrets): string {
+  return secrets.redact(formatOutput(output, (bytes) => secrets.redactBytes(bytes)));
+}
+
 /** Writes one engine's session log: its options, then every input and the outputs it gave. */
 export class SessionRecorder {
   constructor(
     private readonly sink: LineSink,
-    private readonly redact: Redact,
+    private readonly secrets: Secrets,
   ) {}
 
   /** The head of the log: what made it, and the engine's options (its randomness as placeholders). */
@@ -48,16 +58,16 @@ export class SessionRecorder {
   }
 
   input(input: Input): void {
-    this.write(formatInput(input, this.redact));
+    this.write(inputLine(input, this.secrets));
   }
 
   output(output: unknown): void {
-    this.write(formatOutput(output, this.redact));
+    this.write(outputLine(output, this.secrets));
   }
 
   private write(line: string): void {
     try {
-      this.sink.line(this.redact(line));
+      this.sink.line(this.secrets.redact(line));
     } catch {
       // A full disk must not take the debugger down; the log is a help, not a duty.
     }
@@ -167,7 +177,6 @@ export function replaySessionLog(text: string, createEngine: EngineFactory): Rep
       }
       return token;
     });
-  const redact: Redact = (line) => secrets.redact(line);
   let engine;
   try {
     engine = createEngine(restore(JSON.stringify(log.options)));
@@ -189,7 +198,7 @@ export function replaySessionLog(text: string, createEngine: EngineFactory): Rep
       } catch (error) {
         return { steps: log.steps.indexOf(step), differences, failure: `the engine failed on the input of line ${step.lineNumber}: ${String(error)}` };
       }
-      const actual = (Array.isArray(outputs) ? outputs : [outputs]).map((output) => redact(formatOutput(withData(engine, output), redact)).slice(2));
+      const actual = (Array.isArray(outputs) ? outputs : [outputs]).map((output) => outputLine(withData(engine, output), secrets).slice(2));
       const shown = (lines: string[]) => lines.map(comparable).filter((line): line is string => line !== undefined);
       const [want, got] = [shown(step.expected), shown(actual)];
       if (want.length !== got.length || want.some((line, index) => line !== got[index])) {
