@@ -420,6 +420,7 @@ export class EngineHost implements ClientHost {
   }
 
   private disposeRuntime(runtime: Runtime): void {
+    runtime.recorder?.close();
     runtime.timers.dispose();
     runtime.processes.dispose();
     runtime.transports.dispose();

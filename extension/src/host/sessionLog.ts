@@ -14,6 +14,7 @@ import { withData, type EngineFactory } from "./wasm";
 /** Where a session log's lines go: a file, in practice. */
 export interface LineSink {
   line(text: string): void;
+  close?(): void;
 }
 
 /**
@@ -26,7 +27,7 @@ export function sessionLogFiles(path: string): () => LineSink {
   return () => {
     engines++;
     const fd = fs.openSync(engines === 1 ? path : `${path}.${engines}`, "w", 0o600);
-    return { line: (text) => fs.writeSync(fd, text + "\n") };
+    return { line: (text) => fs.writeSync(fd, text + "\n"), close: () => fs.closeSync(fd) };
   };
 }
 
@@ -54,7 +55,7 @@ export class SessionRecorder {
   engineCreated(options: EngineOptions, recordedAt: Date = new Date()): void {
     this.write(SESSION_LOG_TITLE);
     this.write(`# adapter ${options.adapterVersion}, node ${process.version}, ${process.platform}, recorded ${recordedAt.toISOString()}`);
-    this.write(`! ${JSON.stringify(options)}`);
+    this.write(this.secrets.redact(`! ${JSON.stringify(options)}`));
   }
 
   input(input: Input): void {
@@ -65,9 +66,18 @@ export class SessionRecorder {
     this.write(outputLine(output, this.secrets));
   }
 
+  /** The engine is gone: its log is complete. */
+  close(): void {
+    try {
+      this.sink.close?.();
+    } catch {
+      // Nothing to do about it.
+    }
+  }
+
   private write(line: string): void {
     try {
-      this.sink.line(this.secrets.redact(line));
+      this.sink.line(line);
     } catch {
       // A full disk must not take the debugger down; the log is a help, not a duty.
     }
