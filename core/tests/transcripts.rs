@@ -397,6 +397,28 @@ fn transcript_files() -> Vec<PathBuf> {
 }
 
 #[test]
+fn placeholders_become_the_fixed_tokens() {
+    let first = &RANDOMNESS[..32];
+    let cases = [
+        ("<random:0>", first.to_string()),
+        ("c<random:1>\"", format!("c{}\"", &RANDOMNESS[32..64])),
+        ("<random:40>", format!("{:032x}", 40)),
+        (
+            "<random:><random:x><random:1",
+            "<random:><random:x><random:1".to_string(),
+        ),
+        ("<<random:0>>", format!("<{first}>")),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(restore(text), expected, "{text}");
+    }
+    assert_eq!(
+        restore_bytes(b"\xff<random:0>\x00"),
+        [b"\xff", first.as_bytes(), b"\x00"].concat()
+    );
+}
+
+#[test]
 fn transcripts() {
     let bless = std::env::var_os("BLESS").is_some_and(|value| value == "1");
     let files = transcript_files();

@@ -22,7 +22,6 @@ export function randomPlaceholder(index: number): string {
 /** Matches a placeholder of a token; group 1 is its number. */
 export const RANDOM_PLACEHOLDER = /<random:(\d+)>/g;
 
-
 /**
  * A JSON string member whose name says it is secret (`API_KEY`, `GITHUB_TOKEN`,
  * `db_password`, …), also inside JSON written in a JSON string (quotes escaped as `\"`).
