@@ -32,6 +32,8 @@ export async function build() {
     entryPoints: {
       extension: path.join(root, "extension", "src", "extension.ts"),
       adapter: path.join(root, "extension", "src", "adapter.ts"),
+      // npm run replay (scripts/replay.mjs); not shipped in the extension.
+      replay: path.join(root, "extension", "src", "replay.ts"),
     },
     outdir: dist,
     bundle: true,
@@ -44,7 +46,7 @@ export async function build() {
   });
   copyFileSync(generated, path.join(dist, "dapper_core_bg.wasm"));
   if (!existsSync(path.join(dist, "adapter.js"))) throw new Error("esbuild produced no dist/adapter.js");
-  console.log(`   dist/: extension.js, adapter.js, dapper_core_bg.wasm`);
+  console.log(`   dist/: extension.js, adapter.js, replay.js, dapper_core_bg.wasm`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -24,6 +24,50 @@ const RANDOMNESS: &str = concat!(
     "d2dd94f54ff1df2aea1e854c4b6ab9efa72e18212d32f69e63668c0123fae953f538cf3804a52e212b52eed4acd2ed311db5d53174961333cd06650c988c91da",
 );
 
+/// The token a session log's `<random:N>` placeholder stands for here: the Nth of
+/// `RANDOMNESS`, and past its 32 a made-up one (any distinct hex does: the engine only
+/// takes tokens in order, and a log names every token it gave by its placeholder).
+fn token(index: usize) -> String {
+    RANDOMNESS
+        .get(32 * index..32 * (index + 1))
+        .map_or_else(|| format!("{index:032x}"), str::to_string)
+}
+
+/// Puts the tokens back where a session log (docs/session-logs.md) has `<random:N>`
+/// placeholders, in bytes: JSON text, and the Latin-1 reading of base64 bytes.
+fn restore_bytes(bytes: &[u8]) -> Vec<u8> {
+    const OPEN: &[u8] = b"<random:";
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while let Some(at) = rest.windows(OPEN.len()).position(|window| window == OPEN) {
+        let digits = rest[at + OPEN.len()..]
+            .iter()
+            .take_while(|byte| byte.is_ascii_digit())
+            .count();
+        let end = at + OPEN.len() + digits;
+        let number = std::str::from_utf8(&rest[at + OPEN.len()..end])
+            .ok()
+            .and_then(|digits| digits.parse::<usize>().ok());
+        match (number, rest.get(end)) {
+            (Some(number), Some(b'>')) => {
+                out.extend_from_slice(&rest[..at]);
+                out.extend_from_slice(token(number).as_bytes());
+                rest = &rest[end + 1..];
+            }
+            _ => {
+                out.extend_from_slice(&rest[..at + 1]);
+                rest = &rest[at + 1..];
+            }
+        }
+    }
+    out.extend_from_slice(rest);
+    out
+}
+
+fn restore(text: &str) -> String {
+    String::from_utf8_lossy(&restore_bytes(text.as_bytes())).into_owned()
+}
+
 fn default_options() -> Value {
     serde_json::json!({
         "pythonPackageDir": "/ext/python",
@@ -57,6 +101,10 @@ fn input_from_transcript(mut value: Value) -> Result<Input, String> {
                 .collect();
             bytes = Some(joined);
         }
+        if let Some(Value::String(data)) = object.get("data") {
+            let decoded = BASE64.decode(data).map_err(|error| error.to_string())?;
+            bytes = Some(restore_bytes(&decoded));
+        }
         if let Some(bytes) = bytes {
             object.insert("data".to_string(), Value::String(BASE64.encode(&bytes)));
         }
@@ -86,7 +134,7 @@ fn single_frame(bytes: &[u8]) -> Option<Value> {
 fn make_readable(value: &mut Value) -> Option<()> {
     let object = value.as_object_mut()?;
     let bytes = match (object.get("data"), object.get("text")) {
-        (Some(Value::String(data)), _) => BASE64.decode(data).ok()?,
+        (Some(Value::String(data)), _) => restore_bytes(&BASE64.decode(data).ok()?),
         (None, Some(Value::String(text))) => text.as_bytes().to_vec(),
         _ => return Some(()),
     };
@@ -203,8 +251,8 @@ fn render_output(output: &Output, capabilities: &Capabilities) -> Option<String>
 /// The canonical form of an expected line (key order and byte spelling do not
 /// matter), or `None` for a quiet log.
 fn canonical(line: &str, capabilities: &Capabilities) -> Result<Option<String>, String> {
-    let mut value: Value =
-        serde_json::from_str(line).map_err(|error| format!("bad JSON in < {line}: {error}"))?;
+    let mut value: Value = serde_json::from_str(&restore(line))
+        .map_err(|error| format!("bad JSON in < {line}: {error}"))?;
     if is_quiet_log(&value) {
         return Ok(None);
     }
@@ -245,7 +293,7 @@ fn check(path: &Path, bless: bool, capabilities: &Capabilities) -> Result<(), St
                 expected: Vec::new(),
             });
         } else if let Some(overrides) = raw.strip_prefix("! ") {
-            let overrides: Map<String, Value> = serde_json::from_str(overrides)
+            let overrides: Map<String, Value> = serde_json::from_str(&restore(overrides))
                 .map_err(|error| format!("line {number}: {error}"))?;
             if lines.iter().any(|line| matches!(line, Line::Input { .. })) {
                 return Err(format!(
@@ -282,8 +330,8 @@ fn check(path: &Path, bless: bool, capabilities: &Capabilities) -> Result<(), St
                 blessed.push('\n');
             }
             Line::Input { text, expected } => {
-                let value: Value =
-                    serde_json::from_str(text).map_err(|error| format!("input {text}: {error}"))?;
+                let value: Value = serde_json::from_str(&restore(text))
+                    .map_err(|error| format!("input {text}: {error}"))?;
                 let input = input_from_transcript(value)
                     .map_err(|error| format!("input {text}: {error}"))?;
                 let actual: Vec<String> = engine
@@ -346,6 +394,28 @@ fn transcript_files() -> Vec<PathBuf> {
     files.retain(|path| path.extension().is_some_and(|extension| extension == "txt"));
     files.sort();
     files
+}
+
+#[test]
+fn placeholders_become_the_fixed_tokens() {
+    let first = &RANDOMNESS[..32];
+    let cases = [
+        ("<random:0>", first.to_string()),
+        ("c<random:1>\"", format!("c{}\"", &RANDOMNESS[32..64])),
+        ("<random:40>", format!("{:032x}", 40)),
+        (
+            "<random:><random:x><random:1",
+            "<random:><random:x><random:1".to_string(),
+        ),
+        ("<<random:0>>", format!("<{first}>")),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(restore(text), expected, "{text}");
+    }
+    assert_eq!(
+        restore_bytes(b"\xff<random:0>\x00"),
+        [b"\xff", first.as_bytes(), b"\x00"].concat()
+    );
 }
 
 #[test]

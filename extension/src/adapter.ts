@@ -11,6 +11,7 @@ import { hostSocketClient, hostStreamClient } from "./standalone/streamClient";
 import { parseAdapterArgs, USAGE, type AdapterArgs } from "./standalone/args";
 import { CAN_TELL_PEER_UID, judgePeer } from "./host/executors/peer";
 import { EngineHost } from "./host/host";
+import { sessionLogFiles } from "./host/sessionLog";
 import type { LogLevel } from "./host/protocol";
 import { createWasmEngine } from "./host/wasm";
 import { findExtensionRoot, pythonPackageDirOf } from "./extensionRoot";
@@ -58,9 +59,11 @@ function main(): void {
     adapterVersion: root.version,
     // Child sessions of a stdio client connect back to the engine's client listener.
     acceptChildClient: (socket) => admitOwner(socket, logger, false, () => hostSocketClient(host, socket, logger, "childClient")),
+    openSessionLog: args.sessionLog !== undefined ? sessionLogFiles(args.sessionLog) : undefined,
   });
   installProcessHandlers(host, logger);
   logger.info(`Dapper adapter ${root.version} (node ${process.version}, pid ${process.pid}) starting in ${args.mode.kind} mode`);
+  if (args.sessionLog !== undefined) logger.info(`Recording the session log in ${args.sessionLog}`);
 
   if (args.mode.kind === "stdio") runStdio(host, logger);
   else runServer(host, logger, args.mode.host, args.mode.port, args.mode.allowRemote);

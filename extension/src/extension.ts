@@ -16,6 +16,7 @@ import { registerHotReload } from "./vscode/hotReload";
 import { InlineDebugAdapter } from "./vscode/inlineAdapter";
 import { channelLogger } from "./vscode/logChannel";
 import { pickProcessConfiguration } from "./vscode/processChoice";
+import { registerReplayCommand, sessionLogOpener } from "./vscode/sessionLogs";
 
 let host: EngineHost | undefined;
 
@@ -30,6 +31,7 @@ export function activate(context: vscode.ExtensionContext): void {
       logger,
       pythonPackageDir: pythonPackageDirOf(context.extensionPath),
       adapterVersion: version,
+      openSessionLog: sessionLogOpener(context, logger),
     }));
 
   // If the extension host exits without deactivating, debuggees that lead their own
@@ -57,6 +59,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ...debugged.register(),
     ...registerAttachCommands(debugged),
     ...registerAutoAttach(context, pythonPackageDirOf(context.extensionPath), logger),
+    ...registerReplayCommand(context),
   );
 }
 

@@ -12,33 +12,73 @@ export function isLogLevel(value: unknown): value is LogLevel {
   return typeof value === "string" && (LOG_LEVELS as readonly string[]).includes(value);
 }
 
-/** What a session token becomes in the log. */
-export const REDACTED_TOKEN = "<token>";
 const TOKEN_CHARS = 32;
 
+/** What the token of the host's randomness numbered `index` (from 0, in the order the host handed them out) becomes in a log. */
+export function randomPlaceholder(index: number): string {
+  return `<random:${index}>`;
+}
+
+/** Matches a placeholder of a token; group 1 is its number. */
+export const RANDOM_PLACEHOLDER = /<random:(\d+)>/g;
+
 /**
- * The session tokens the host has handed to the engine (32 hex characters each): no log
- * line may show one, since it is the key to a debuggee.
+ * A JSON string member whose name says it is secret (`API_KEY`, `GITHUB_TOKEN`,
+ * `db_password`, …), also inside JSON written in a JSON string (quotes escaped as `\"`).
+ * Group 1 is the quote as written, 2 the name and separator, 3 the value.
+ */
+const SECRET_MEMBER =
+  /(\\*")([A-Za-z0-9_.-]*(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL)[A-Za-z0-9_.-]*\1\s*:\s*)\1(.*?)\1/gi;
+
+/**
+ * What no log may show. The session tokens the host has handed to the engine (32 hex
+ * characters each, the key to a debuggee) become `<random:N>`, N counting the tokens in
+ * the order the host drew them, so that a replay can give the engine tokens of its own
+ * in the same places (docs/session-logs.md); the values of secret-named members (an
+ * `env` entry `API_KEY`, …) become as many `*` as they have bytes in the stream they travel
+ * in, so that a message's Content-Length or a DP frame's length still holds and the log
+ * still replays.
  */
 export class Secrets {
-  private readonly tokens = new Set<string>();
+  private readonly tokens = new Map<string, number>();
 
-  /** Takes the host's randomness as the engine will cut it: 32 hex characters a token. */
+  /** Takes the host's randomness as the engine will cut it: 32 hex characters a token, numbered on from the last. */
   addTokens(hex: string): void {
     for (let index = 0; index + TOKEN_CHARS <= hex.length; index += TOKEN_CHARS) {
-      this.tokens.add(hex.slice(index, index + TOKEN_CHARS).toLowerCase());
+      this.setToken(this.tokens.size, hex.slice(index, index + TOKEN_CHARS));
     }
   }
 
-  /** `text` with every known token replaced. Only runs of 32+ hex characters are looked at. */
+  /** Gives a token its number (a replay sets the tokens it makes up for the placeholders). */
+  setToken(index: number, token: string): void {
+    this.tokens.set(token.toLowerCase(), index);
+  }
+
+  /**
+   * A log line with every known token and every secret-named member's value replaced. A
+   * member written with escaped quotes (`\"API_KEY\":\"…\"`) is in bytes the line
+   * carries as a JSON string (a client's or a debuggee's stream): its value is measured
+   * as those bytes.
+   */
   redact(text: string): string {
+    return this.redactSecretMembers(this.redactTokens(text), (value, quote) => (quote === '"' ? value.length : byteLengthInString(value)));
+  }
+
+  /** The same for bytes read as Latin-1 (one character a byte), which the log will write as base64. */
+  redactBytes(latin1: string): string {
+    return this.redactSecretMembers(this.redactTokens(latin1), (value) => value.length);
+  }
+
+  /** Only runs of 32+ hex characters are looked at. */
+  private redactTokens(text: string): string {
     if (this.tokens.size === 0) return text;
     return text.replace(/[0-9a-fA-F]{32,}/g, (run) => {
       let out = "";
       let index = 0;
       while (index + TOKEN_CHARS <= run.length) {
-        if (this.tokens.has(run.slice(index, index + TOKEN_CHARS).toLowerCase())) {
-          out += REDACTED_TOKEN;
+        const number = this.tokens.get(run.slice(index, index + TOKEN_CHARS).toLowerCase());
+        if (number !== undefined) {
+          out += randomPlaceholder(number);
           index += TOKEN_CHARS;
         } else {
           out += run[index];
@@ -47,6 +87,23 @@ export class Secrets {
       }
       return out + run.slice(index);
     });
+  }
+
+  /** `bytes` measures a value; undefined keeps it (a value cut in the middle of an escape). */
+  private redactSecretMembers(text: string, bytes: (value: string, quote: string) => number | undefined): string {
+    return text.replace(SECRET_MEMBER, (whole: string, quote: string, name: string, value: string) => {
+      const length = /^(?:\**|(?:<random:\d+>)+)$/.test(value) ? undefined : bytes(value, quote);
+      return length === undefined ? whole : `${quote}${name}${quote}${"*".repeat(length)}${quote}`;
+    });
+  }
+}
+
+/** The UTF-8 length of what a JSON string's content stands for. */
+function byteLengthInString(content: string): number | undefined {
+  try {
+    return Buffer.byteLength(JSON.parse(`"${content}"`) as string, "utf8");
+  } catch {
+    return undefined;
   }
 }
 

@@ -5,15 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { test } from "node:test";
-import { fixtures, later, marker, pythons, RecordingClient, startServer } from "./support";
-
-/** The session token a running debuggee was started with, from its initial environment. */
-function tokenOf(pid: number): string {
-  const variables = fs.readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
-  const token = variables.find((variable) => variable.startsWith("DAPPER_SESSION_TOKEN="))?.slice("DAPPER_SESSION_TOKEN=".length);
-  assert.match(token ?? "", /^[0-9a-f]{32}$/, `debuggee ${pid} has a session token`);
-  return token ?? "";
-}
+import { fixtures, later, marker, pythons, RecordingClient, startServer, tokenOf } from "./support";
 
 test("one adapter serves two concurrent sessions over TCP", async () => {
   const [python] = pythons().slice(-1);
@@ -96,6 +88,6 @@ test("a trace log of whole sessions never contains their tokens", { skip: proces
   const log = fs.readFileSync(logFile, "utf8");
   assert.match(log, /\[trace\] > \{"type":"connectionBytes"/, "the log is a trace of the sessions");
   assert.match(log, /runInTerminal/, "the log has the runInTerminal request");
-  assert.match(log, /<token>/, "the tokens were there to redact");
+  assert.match(log, /<random:\d+>/, "the tokens were there to redact");
   for (const token of tokens) assert.ok(!log.includes(token), `the log holds token ${token}`);
 });

@@ -6,6 +6,7 @@ import type { DebugProtocol } from "@vscode/debugprotocol";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
 import type { Writable } from "node:stream";
+import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -342,4 +343,12 @@ export async function startServer(extraArgs: string[] = []): Promise<{ port: num
     server.on("exit", (code) => reject(new Error(`the adapter exited with ${code}: ${stderr}`)));
   });
   return { port, process: server, stop: () => server.kill() };
+}
+
+/** The session token a running debuggee was started with, from its initial environment. */
+export function tokenOf(pid: number): string {
+  const variables = readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
+  const token = variables.find((variable) => variable.startsWith("DAPPER_SESSION_TOKEN="))?.slice("DAPPER_SESSION_TOKEN=".length);
+  assert.match(token ?? "", /^[0-9a-f]{32}$/, `debuggee ${pid} has a session token`);
+  return token ?? "";
 }

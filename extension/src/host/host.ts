@@ -13,9 +13,9 @@ import { Processes } from "./executors/processes";
 import { Timers } from "./executors/timers";
 import { Transports } from "./executors/transports";
 import { engineFailedEvents, orphanResponse } from "./failure";
-import { inputJson, type DapMessage, type EngineOptions, type Input, type Output, type OutputOf, type ReadSource } from "./protocol";
-import { formatInput, formatOutput } from "./transcript";
-import type { EngineCore, EngineFactory } from "./wasm";
+import { inputJson, type DapMessage, type EngineOptions, type Input, type Output, type ReadSource } from "./protocol";
+import { inputLine, outputLine, SessionRecorder, type LineSink } from "./sessionLog";
+import { outputBytes, withData, type EngineCore, type EngineFactory } from "./wasm";
 
 /** A session token is this many bytes of OS randomness (core/src/token.rs). */
 const TOKEN_BYTES = 16;
@@ -37,6 +37,11 @@ export interface EngineHostOptions {
    * connections are closed (VS Code's inline clients never make the engine open one).
    */
   acceptChildClient?: (socket: net.Socket) => void;
+  /**
+   * Where to write the session log (docs/session-logs.md) of each engine the host creates
+   * (a new one after a failure): asked once per engine; undefined writes none.
+   */
+  openSessionLog?: () => LineSink | undefined;
 }
 
 /** One engine and every resource it asked for. Replaced as a whole when the engine fails. */
@@ -47,6 +52,7 @@ interface Runtime {
   readonly processes: Processes;
   readonly timers: Timers;
   readonly injector: Injector;
+  readonly recorder: SessionRecorder | undefined;
 }
 
 export class EngineHost implements ClientHost {
@@ -173,7 +179,8 @@ export class EngineHost implements ClientHost {
   private handleOne(input: Input): void {
     const runtime = this.ensureRuntime();
     if (runtime === undefined) return;
-    if (this.logger.enabled("trace")) this.logger.trace(formatInput(input, this.redact));
+    if (this.logger.enabled("trace")) this.logger.trace(inputLine(input, this.logger.secrets));
+    runtime.recorder?.input(input);
     let outputsJson: string;
     const stderr: string[] = [];
     try {
@@ -198,7 +205,12 @@ export class EngineHost implements ClientHost {
       return;
     }
     for (const output of outputs) {
-      if (this.logger.enabled("trace")) this.logger.trace(formatOutput(withData(runtime.engine, output), this.redact));
+      const traced = this.logger.enabled("trace");
+      if (traced || runtime.recorder !== undefined) {
+        const readable = withData(runtime.engine, output);
+        if (traced) this.logger.trace(outputLine(readable, this.logger.secrets));
+        runtime.recorder?.output(readable);
+      }
       // A failure executing one output is logged and the rest still run: the engine has
       // already moved on, and skipping outputs would leave it and the world out of step.
       try {
@@ -307,8 +319,6 @@ export class EngineHost implements ClientHost {
     return hex;
   }
 
-  private readonly redact = (text: string): string => this.logger.secrets.redact(text);
-
   private gatherFacts(runtime: Runtime, request: number, queries: unknown): void {
     const list = Array.isArray(queries) ? queries : [];
     if (!Array.isArray(queries)) this.logger.error(`gatherFacts ${request}: queries is not an array`);
@@ -343,6 +353,7 @@ export class EngineHost implements ClientHost {
     this.logger.debug(
       `Engine ${generation} created (python package ${options.pythonPackageDir}, platform ${options.platform}, version ${options.adapterVersion})`,
     );
+    const recorder = this.openRecorder(options);
     const report = (input: Input) => this.enqueue(input, generation);
     const runtime: Runtime = {
       generation,
@@ -351,9 +362,23 @@ export class EngineHost implements ClientHost {
       processes: new Processes(report, this.logger),
       timers: new Timers(report, this.logger),
       injector: new Injector(report, this.logger),
+      recorder,
     };
     this.runtime = runtime;
     return runtime;
+  }
+
+  private openRecorder(options: EngineOptions): SessionRecorder | undefined {
+    let sink: LineSink | undefined;
+    try {
+      sink = this.options.openSessionLog?.();
+    } catch (error) {
+      this.logger.error(`The session log could not be opened: ${describeError(error)}`);
+    }
+    if (sink === undefined) return undefined;
+    const recorder = new SessionRecorder(sink, this.logger.secrets);
+    recorder.engineCreated(options);
+    return recorder;
   }
 
   /**
@@ -395,6 +420,7 @@ export class EngineHost implements ClientHost {
   }
 
   private disposeRuntime(runtime: Runtime): void {
+    runtime.recorder?.close();
     runtime.timers.dispose();
     runtime.processes.dispose();
     runtime.transports.dispose();
@@ -421,35 +447,5 @@ function withConsoleErrorCaptured<T>(lines: string[], fn: () => T): T {
     return fn();
   } finally {
     console.error = original;
-  }
-}
-
-/**
- * The bytes of a writeToClient or send: raw beside the outputs' JSON on the buffered fast
- * path (`dataRange`, docs/engine-io.md), copied because the sink or socket may keep them
- * past the next engine call, which reuses that memory; else base64 in `data`.
- */
-function outputBytes(engine: EngineCore, output: OutputOf<"writeToClient" | "send">): Buffer {
-  if (!("dataRange" in output)) return Buffer.from(output.data, "base64");
-  const beside = engine.outputBytes?.();
-  if (beside === undefined) throw new Error("the engine gave a dataRange but no output bytes");
-  const [start, end] = output.dataRange;
-  if (!(Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start <= end && end <= beside.length)) {
-    throw new Error(`the engine gave the dataRange [${start}, ${end}] outside its ${beside.length} output bytes`);
-  }
-  return Buffer.from(beside.subarray(start, end));
-}
-
-/** An output as the trace log shows it: bytes beside the JSON put back into `data`. */
-function withData(engine: EngineCore, output: unknown): unknown {
-  const record = output as { type?: unknown; dataRange?: unknown };
-  if ((record?.type !== "writeToClient" && record?.type !== "send") || record.dataRange === undefined) return output;
-  try {
-    const data = outputBytes(engine, output as OutputOf<"writeToClient" | "send">).toString("base64");
-    const readable: Record<string, unknown> = { ...(output as object), data };
-    delete readable.dataRange;
-    return readable;
-  } catch {
-    return output;
   }
 }

@@ -2,7 +2,7 @@
 // (wasm-bindgen --target nodejs, in wasm-pkg/). The bundler inlines the generated glue,
 // which reads dapper_core_bg.wasm from the bundle's own directory at load time.
 
-import type { Input } from "./protocol";
+import type { Input, OutputOf } from "./protocol";
 
 /** What the host needs of an engine: the real WasmEngine or a stand-in in tests. */
 export interface EngineCore {
@@ -118,4 +118,34 @@ export function wrapEngine(engine: WasmEngine, memory: EngineMemory | undefined)
     };
   }
   return engine;
+}
+
+/**
+ * The bytes of a writeToClient or send: raw beside the outputs' JSON on the buffered fast
+ * path (`dataRange`, docs/engine-io.md), copied because the sink or socket may keep them
+ * past the next engine call, which reuses that memory; else base64 in `data`.
+ */
+export function outputBytes(engine: EngineCore, output: OutputOf<"writeToClient" | "send">): Buffer {
+  if (!("dataRange" in output)) return Buffer.from(output.data, "base64");
+  const beside = engine.outputBytes?.();
+  if (beside === undefined) throw new Error("the engine gave a dataRange but no output bytes");
+  const [start, end] = output.dataRange;
+  if (!(Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start <= end && end <= beside.length)) {
+    throw new Error(`the engine gave the dataRange [${start}, ${end}] outside its ${beside.length} output bytes`);
+  }
+  return Buffer.from(beside.subarray(start, end));
+}
+
+/** An output as the trace log shows it: bytes beside the JSON put back into `data`. */
+export function withData(engine: EngineCore, output: unknown): unknown {
+  const record = output as { type?: unknown; dataRange?: unknown };
+  if ((record?.type !== "writeToClient" && record?.type !== "send") || record.dataRange === undefined) return output;
+  try {
+    const data = outputBytes(engine, output as OutputOf<"writeToClient" | "send">).toString("base64");
+    const readable: Record<string, unknown> = { ...(output as object), data };
+    delete readable.dataRange;
+    return readable;
+  } catch {
+    return output;
+  }
 }

@@ -2,7 +2,7 @@ import assert from "assert/strict";
 import { test } from "node:test";
 import { parseAdapterArgs, type AdapterArgs } from "./args";
 
-const defaults: AdapterArgs = { mode: { kind: "stdio" }, logLevel: "info", logFile: undefined, help: false };
+const defaults: AdapterArgs = { mode: { kind: "stdio" }, logLevel: "info", logFile: undefined, sessionLog: undefined, help: false };
 
 // Each case: argv, environment, and the parsed arguments or the error expected.
 const cases: [string[], NodeJS.ProcessEnv, Partial<AdapterArgs> | RegExp][] = [
@@ -14,6 +14,8 @@ const cases: [string[], NodeJS.ProcessEnv, Partial<AdapterArgs> | RegExp][] = [
   [["--port=0", "--host", "192.168.1.5"], {}, /add --allow-remote/],
   [["--allow-remote"], {}, /--allow-remote only makes sense with --port/],
   [["--log-level", "trace", "--log-file", "/tmp/d.log"], {}, { logLevel: "trace", logFile: "/tmp/d.log" }],
+  [["--log", "/tmp/s.log"], {}, { sessionLog: "/tmp/s.log" }],
+  [["--log="], {}, /--log must not be empty/],
   [[], { DAPPER_LOG_LEVEL: "debug" }, { logLevel: "debug" }],
   [["--log-level=warn"], { DAPPER_LOG_LEVEL: "debug" }, { logLevel: "warn" }],
   [["--help"], {}, { help: true }],

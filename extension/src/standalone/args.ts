@@ -8,6 +8,8 @@ export interface AdapterArgs {
   mode: { kind: "stdio" } | { kind: "tcp"; host: string; port: number; allowRemote: boolean };
   logLevel: LogLevel;
   logFile: string | undefined;
+  /** --log: where the session log (docs/session-logs.md) goes. */
+  sessionLog: string | undefined;
   help: boolean;
 }
 
@@ -25,6 +27,9 @@ Options:
                     are still admitted only from your own user id)
   --log-level L     one of ${LOG_LEVELS.join(", ")} (default info, or $DAPPER_LOG_LEVEL)
   --log-file F      append the log to file F instead of stderr
+  --log F           record the session in file F (replaced) for a bug report:
+                    every engine input and output, tokens and secrets redacted;
+                    "npm run replay F" replays it (docs/session-logs.md)
   --help            print this help and exit
 `;
 
@@ -34,6 +39,7 @@ export function parseAdapterArgs(argv: readonly string[], env: NodeJS.ProcessEnv
   let host: string | undefined;
   let logLevel: string | undefined;
   let logFile: string | undefined;
+  let sessionLog: string | undefined;
   let help = false;
   let allowRemote = false;
 
@@ -73,6 +79,10 @@ export function parseAdapterArgs(argv: readonly string[], env: NodeJS.ProcessEnv
         logFile = value();
         if (logFile === "") throw new Error("--log-file must not be empty");
         break;
+      case "--log":
+        sessionLog = value();
+        if (sessionLog === "") throw new Error("--log must not be empty");
+        break;
       case "--help":
       case "-h":
         help = true;
@@ -96,6 +106,7 @@ export function parseAdapterArgs(argv: readonly string[], env: NodeJS.ProcessEnv
     mode: port === undefined ? { kind: "stdio" } : { kind: "tcp", host: host ?? "127.0.0.1", port, allowRemote },
     logLevel: level,
     logFile,
+    sessionLog,
     help,
   };
 }

@@ -11,6 +11,7 @@ import { HOT_RELOAD_COMMAND } from "./hotReloadReport";
 import { ATTACH_TO_PROCESS_COMMAND, PICK_PROCESS_COMMAND, PICK_PROCESS_VARIABLE } from "./processChoice";
 import { AUTO_ATTACH_MODES } from "../autoAttach/broker";
 import { TOGGLE_AUTO_ATTACH_COMMAND } from "./autoAttachModes";
+import { REPLAY_SESSION_LOG_COMMAND } from "./sessionLogSetting";
 
 interface Manifest {
   activationEvents: string[];
@@ -43,6 +44,7 @@ test("the contributed commands are exactly the ones the extension registers, wit
     [HOT_RELOAD_COMMAND]: "Dapper: Hot Reload Current File",
     [ATTACH_TO_PROCESS_COMMAND]: "Dapper: Attach to Process",
     [TOGGLE_AUTO_ATTACH_COMMAND]: "Dapper: Toggle Auto Attach",
+    [REPLAY_SESSION_LOG_COMMAND]: "Dapper: Replay Session Log…",
   });
 });
 
