@@ -56,6 +56,7 @@ export const PROGRAMS = [
   {
     name: "profiled",
     file: "profiled.py",
+    hotFile: "fib.py",
     description: "recursive fib(n) under cProfile, which the program runs itself",
     configs: ["none", "elsewhere", "conditional"],
     condition: "n == -1",

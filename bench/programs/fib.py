@@ -18,4 +18,5 @@ def main():
     benchkit.report(started)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -1,16 +1,11 @@
-"""Recursive Fibonacci under cProfile: a profiler the program runs itself, beside the
-debugger (what a profiled run costs under Dapper)."""
+"""Recursive Fibonacci (fib.py's) under cProfile: a profiler the program runs itself,
+beside the debugger (what a profiled run costs under Dapper)."""
 
 import cProfile
 import sys
 
 import benchkit
-
-
-def fib(n):
-    if n < 2:  # BENCH:hot
-        return n
-    return fib(n - 1) + fib(n - 2)
+from fib import fib
 
 
 def main():
