@@ -22,7 +22,7 @@
 // stand-in Python extension (fake-python-extension/) names it, while `dapper.python`
 // names another, which must lose (default: the newest CPython that is not python3 on PATH).
 // Exit code 0 only when every check passed. Screenshots go to test/artifacts/.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -100,7 +100,7 @@ function pythonVersionOf(executable) {
 
 // User settings for a quiet, predictable workbench: no trust prompt, no welcome page or
 // walkthrough, no AI side bar, and the debug console opened by each session.
-function userSettings(pythons) {
+function userSettings(pythons, sessionLogs) {
   return {
     "security.workspace.trust.enabled": false,
     "workbench.startupEditor": "none",
@@ -122,6 +122,8 @@ function userSettings(pythons) {
     // Every engine input and output goes to the Dapper output channel's log file, which
     // --keep leaves behind for a failure to be read from.
     "dapper.logLevel": "trace",
+    // Session logs (docs/session-logs.md): the first scenario's is replayed after it.
+    "dapper.trace": sessionLogs,
   };
 }
 
@@ -152,7 +154,8 @@ async function main() {
   // The fixture is copied so that nothing VS Code or the program writes lands in the repository.
   cpSync(path.join(here, "workspace"), dirs.workspace, { recursive: true });
   mkdirSync(path.join(dirs.userData, "User"), { recursive: true });
-  writeFileSync(path.join(dirs.userData, "User", "settings.json"), JSON.stringify(userSettings(pythons), null, 2));
+  const sessionLogs = path.join(scratch, "session-logs");
+  writeFileSync(path.join(dirs.userData, "User", "settings.json"), JSON.stringify(userSettings(pythons, sessionLogs), null, 2));
   mkdirSync(artifacts, { recursive: true });
 
   let server;
@@ -359,6 +362,13 @@ async function main() {
     });
     await waitFor("the debug toolbar to go away (the session ended)", async () => !(await workbench.debugToolbarVisible(page)), LIMITS.step);
     await page.screenshot({ path: path.join(artifacts, "vscode-ended.png") });
+
+    begin("dapper.trace recorded the session: npm run replay replays its log with no difference");
+    log(step);
+    const logs = existsSync(sessionLogs) ? readdirSync(sessionLogs).filter((name) => name.endsWith(".log")) : [];
+    if (logs.length !== 1) throw new Error(`expected one session log in ${sessionLogs}, found ${JSON.stringify(logs)}`);
+    const replayed = runBounded(tools.node, [path.join(root, "scripts", "replay.mjs"), path.join(sessionLogs, logs[0])], { timeoutMs: LIMITS.step, env: process.env, cwd: root });
+    log(`${step}: ${replayed.split("\n").at(-1)}`);
 
     await scenarioWithoutLaunchJson(page, { begin, scratch, workspace: dirs.workspace });
     await scenarioAttachToProcess(page, {
