@@ -370,6 +370,29 @@ async function main() {
     const replayed = runBounded(tools.node, [path.join(root, "scripts", "replay.mjs"), path.join(sessionLogs, logs[0])], { timeoutMs: LIMITS.step, env: process.env, cwd: root });
     log(`${step}: ${replayed.split("\n").at(-1)}`);
 
+    begin("Dapper: Replay Session Log… replays the same log in VS Code: no difference");
+    log(step);
+    const logFile = path.join(sessionLogs, logs[0]);
+    const replayedMessage = `Replayed ${logs[0]}: no difference.`;
+    await waitFor(
+      `the notification "${replayedMessage}"`,
+      async () => {
+        if ((await workbench.notifications(page)).some((toast) => toast.message.includes(replayedMessage))) return true;
+        // The command's file dialog (code-server's is a quick input taking a path): the
+        // path typed, then Enter; the command again if no dialog is open.
+        const dialog = await workbench.quickPick(page);
+        if (dialog === undefined) {
+          await workbench.runPaletteCommand(page, "Dapper: Replay Session Log");
+        } else {
+          await workbench.typeInQuickPick(page, logFile);
+          await page.keyboard.press("Enter");
+        }
+        return false;
+      },
+      LIMITS.step,
+      1_000,
+    );
+
     await scenarioWithoutLaunchJson(page, { begin, scratch, workspace: dirs.workspace });
     await scenarioAttachToProcess(page, {
       begin,
