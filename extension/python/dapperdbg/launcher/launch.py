@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 
 from ..common.package import restore_bytecode_setting
+from ..common.tracer_choice import choose_backend_name
 from ..ipc.connection import AddressError, Connection, connect
 from ..session.link import PARENT_SESSION_VARIABLE, ExitState, SessionLink
 from . import output_buffering
@@ -38,6 +39,10 @@ def main(argv: list[str] | None = None) -> int:
     if not token:
         return _fail("DAPPER_SESSION_TOKEN is not set; the launcher is started by the "
                      "Dapper engine, which passes the session's secret in it")
+    try:
+        tracer_name = choose_backend_name(environment.variables.get("DAPPER_TRACER"))
+    except ValueError as error:
+        return _fail(str(error))
     exit_state = ExitState()
     # A child process (started by the hooks of a debugged parent) says hello as a child
     # session; its parent's session id comes by environment.
@@ -49,26 +54,20 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(f"cannot connect to the debugger at {arguments.ipc}: {error}")
     if not connection.send_event(*link.hello()):
         return _fail(f"the debugger at {arguments.ipc} closed the connection")
-    return _run(arguments, environment, link, exit_state, connection)
+    return _run(arguments, environment, link, exit_state, connection, tracer_name)
 
 
 def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_state: ExitState,
-         connection: Connection) -> int:
+         connection: Connection, tracer_name: str) -> int:
     """The session, once the hello is said: the rest of the package is imported now."""
     from .. import children
     from ..children.state import REATTACH_VARIABLE
     from ..session.lifecycle import Session, run_program
-    from ..tracing import choose_backend_name
     from .listen import program_name
     from .reattach import watch as watch_for_next_debuggers
 
     # Every module of the package the session needs is imported by now.
     restore_bytecode_setting()
-    try:
-        tracer_name = choose_backend_name(environment.variables.get("DAPPER_TRACER"))
-    except ValueError as error:
-        connection.close()
-        return _fail(str(error))
     session = Session.on(connection, tracer_name, environment, link, exit_state)
     debugger = session.debugger
     if arguments.target_kind == "program":

@@ -4,47 +4,11 @@
 
 from __future__ import annotations
 
-import sys
-
 from ..common.paths import PathCache
+from ..common.tracer_choice import BACKENDS, choose_backend_name, is_free_threaded
 from .base import StepState, Tracer, TracerHost
 from .monitoring import MonitoringTracer
 from .settrace import SettraceTracer
-
-BACKENDS = ("monitoring", "settrace")
-
-
-def is_free_threaded() -> bool:
-    """Whether this is a free-threaded build (3.13t and newer), whatever PYTHON_GIL says
-    at run time. Windows has no ``sys.abiflags`` before 3.14: there sysconfig tells."""
-    abiflags = getattr(sys, "abiflags", None)
-    if abiflags is not None:
-        return "t" in abiflags
-    import sysconfig
-
-    return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
-
-
-def choose_backend_name(requested: str | None) -> str:
-    """The backend to use. Raises ValueError for an unknown or unavailable request, and
-    on a free-threaded build, which no backend supports yet."""
-    if is_free_threaded():
-        version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-        raise ValueError(
-            f"{sys.executable} is a free-threaded build of Python ({version}t), which "
-            f"Dapper does not support yet: its tracer and breakpoints rely on the global "
-            f"interpreter lock. Debug with a standard build of Python {version}.")
-    available = hasattr(sys, "monitoring")
-    if requested:
-        if requested not in BACKENDS:
-            raise ValueError(
-                f"DAPPER_TRACER={requested!r} is not a tracer backend "
-                f"(expected one of {', '.join(BACKENDS)})"
-            )
-        if requested == "monitoring" and not available:
-            raise ValueError("DAPPER_TRACER=monitoring needs Python 3.12 or newer")
-        return requested
-    return "monitoring" if available else "settrace"
 
 
 def create_tracer(name: str, store, host: TracerHost, paths: PathCache | None = None) -> Tracer:
@@ -53,6 +17,6 @@ def create_tracer(name: str, store, host: TracerHost, paths: PathCache | None = 
     return SettraceTracer(store, host, paths)
 
 
-__all__ = ["StepState", "Tracer", "TracerHost", "choose_backend_name", "create_tracer",
+__all__ = ["BACKENDS", "StepState", "Tracer", "TracerHost", "choose_backend_name", "create_tracer",
            "is_free_threaded",
            "MonitoringTracer", "SettraceTracer"]
