@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from ..common.code_lines import ExecutableLinesCache, SourceError, resolve_line
 from ..common.errors import RequestError
 from ..common.paths import canonical_path, is_debugger_path
+from .data import DataBreakpoints
 from .expressions import (
     ExpressionError,
     HitCondition,
@@ -134,6 +135,7 @@ class BreakpointStore:
         self.pending_files: frozenset[str] = frozenset()
         self.loaded = LoadedFiles()
         self.functions = FunctionBreakpointStore(self.allocate_fresh_id)
+        self.data = DataBreakpoints()
 
     @property
     def lines_cache(self) -> ExecutableLinesCache:
@@ -350,3 +352,4 @@ class BreakpointStore:
             self._publish()
             self._answered.notify_all()
         self.functions.clear()
+        self.data.clear()

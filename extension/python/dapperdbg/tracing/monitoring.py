@@ -12,6 +12,9 @@ globally; while it steps over or out, LINE, PY_RETURN and PY_YIELD are enabled l
 on the code objects of the step's frame and its callers. DISABLE is never returned
 while any thread steps, because a disabled location is disabled for every thread.
 
+Data breakpoints (breakpoints/data.py): the code objects that may change a watched
+value get LINE and PY_RETURN locally, never disabled.
+
 Function breakpoints: PY_START is kept (not disabled) for the code objects they match,
 and the first LINE event after it is where they are evaluated. Exception breakpoints:
 RAISE and PY_UNWIND are enabled globally only while the raised or userUnhandled filter
@@ -115,7 +118,8 @@ class MonitoringTracer(Tracer):
             lines = self._store.lines_by_file.get(self.canonical(code.co_filename))
             if (lines is None or line not in lines or (
                     self.copies is not None and line in self.copies.probe_lines(code))
-                    ) and _identity(code) not in self._function_codes:
+                    ) and _identity(code) not in self._function_codes and (
+                    _identity(code) not in self._data_codes):
                 # No breakpoint here, or one the copy's probe evaluates.
                 return self._disable
         # The caller's frame is the frame that executes the line.
@@ -123,6 +127,8 @@ class MonitoringTracer(Tracer):
         return None
 
     def _on_return(self, code, instruction_offset, value):
+        if self._data_codes:
+            self._data_frame_returning(sys._getframe(1))
         if self._steps:
             self._frame_returned(sys._getframe(1), value, True)
         return None
@@ -163,6 +169,9 @@ class MonitoringTracer(Tracer):
         key = _identity(code)
         if self._verdict(code):
             events |= self._events.LINE
+            if key in self._data_codes:
+                # A change on the last line is compared as the frame returns.
+                events |= self._events.PY_RETURN
         if key in self._step_codes:
             events |= self._events.LINE | self._events.PY_RETURN | self._events.PY_YIELD
         if events or key in self._local_codes:

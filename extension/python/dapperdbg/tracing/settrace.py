@@ -94,7 +94,8 @@ class SettraceTracer(Tracer):
 
     def tracing_needed(self) -> bool:
         return (not self._may_idle() or bool(self._steps) or self.watch_exceptions
-                or bool(self._store.functions.active) or self.lines_need_tracing)
+                or bool(self._store.functions.active) or bool(self._store.data.active)
+                or self.lines_need_tracing)
 
     def ensure_tracing(self) -> None:
         if not self.installed or self._tracing or not self.tracing_needed():
@@ -204,6 +205,8 @@ class SettraceTracer(Tracer):
                     frame.f_trace = None
                     return None
         elif event == "return":
+            if self._data_codes:
+                self._data_frame_returning(frame)
             if self._steps:
                 # A frame left by an exception reports None too; only a real return (or
                 # a yield, which settrace cannot tell apart cheaply) shows a value.
