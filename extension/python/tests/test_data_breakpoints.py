@@ -196,3 +196,56 @@ def test_breakpoints_that_cannot_be_set(launch, write, backend):
     debuggee.request("continue", {"threadId": 1})
     debuggee.finish(0)
     assert debuggee.stdout() == OUTPUT
+
+
+# Which lines of a code object may change what, and where that is compared (no debuggee).
+
+def _sample(box, xs, d):
+    total = 0
+    for i in range(3):
+        total += i
+        box.value = i
+    xs.append(total)
+    d |= {"k": total}
+    return total
+
+
+def _line(offset):
+    return _sample.__code__.co_firstlineno + offset
+
+
+def test_code_writes_lines():
+    from dapperdbg.breakpoints.data import code_writes
+
+    writes = code_writes(_sample.__code__)
+    assert writes.locals["total"] == {_line(1), _line(3)}
+    assert writes.attributes == {"value": frozenset({_line(4)})}
+    # An in-place operator may change a list or dict in place (`total += i` may be
+    # one), as may a call of a mutating method.
+    assert writes.items == {_line(3), _line(5), _line(6)}
+    assert writes.globals == {}
+    # A store in the loop's body is seen on the loop's line (the next iteration, or its
+    # end); the line after the loop is what follows the loop's last line.
+    assert _line(2) in writes.lines_after({_line(4)})
+    assert writes.lines_after({_line(5)}) == {_line(6)}
+
+
+class _RaisingEquality:
+    def __eq__(self, other):
+        raise AssertionError("a data breakpoint must not call __eq__")
+
+    __hash__ = object.__hash__
+
+
+@pytest.mark.parametrize("old, new, expected", [
+    (1, 1, False),
+    (10 ** 30, int("1" + "0" * 30), False),  # equal ints, two objects
+    ("a" * 50, "".join(["a"] * 50), False),
+    (1, 1.0, True),  # equal, but another type
+    ([], [], True),  # another list
+    (_RaisingEquality(), _RaisingEquality(), True),
+])
+def test_changed(old, new, expected):
+    from dapperdbg.breakpoints.data import changed
+
+    assert changed(old, new) is expected

@@ -46,15 +46,20 @@ MISSING = type("Missing", (), {"__repr__": lambda self: "<undefined>"})()
 # runs no code of the program's and cannot raise.
 _SAFE_EQUALITY = frozenset({int, float, complex, bool, str, bytes, type(None)})
 
+_LOCAL_STORES = frozenset({"STORE_FAST", "DELETE_FAST", "STORE_DEREF", "DELETE_DEREF",
+                           "STORE_FAST_STORE_FAST", "STORE_FAST_LOAD_FAST",
+                           "STORE_FAST_MAYBE_NULL"})
 _GLOBAL_STORES = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL", "STORE_NAME", "DELETE_NAME"})
 _ATTRIBUTE_STORES = frozenset({"STORE_ATTR", "DELETE_ATTR"})
 _ITEM_STORES = frozenset({"STORE_SUBSCR", "DELETE_SUBSCR", "STORE_SLICE", "DELETE_SLICE"})
-# Methods of list and dict that change their items (a call names one in co_names).
+_METHOD_LOADS = frozenset({"LOAD_ATTR", "LOAD_METHOD"})
+# Methods of list and dict that change their items (a call loads one by name).
 _MUTATORS = frozenset({
     "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
     "update", "setdefault", "popitem", "__setitem__", "__delitem__", "__iadd__",
     "__imul__", "__ior__",
 })
+_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 ACCESS_TYPES = ["write"]
 
 
@@ -68,33 +73,68 @@ def changed(old, new) -> bool:
 
 @dataclass(frozen=True)
 class CodeWrites:
-    """What a code object's bytecode may store: global names, attribute names, and
-    whether it may change list or dict items."""
+    """Where a code object's bytecode may store: the lines that store each local,
+    global and attribute name, the lines that may change a list or dict item, and for
+    each of those lines the lines that can run right after it (where a change it made
+    is seen)."""
 
-    globals: frozenset
-    attributes: frozenset
-    items: bool
+    locals: dict
+    globals: dict
+    attributes: dict
+    items: frozenset
+    after: dict
 
-
-_NO_WRITES = CodeWrites(frozenset(), frozenset(), False)
+    def lines_after(self, lines) -> frozenset:
+        """The lines where a change made by one of ``lines`` is compared."""
+        after = self.after
+        return frozenset().union(*(after[line] for line in lines)) if lines else frozenset()
 
 
 def code_writes(code: types.CodeType) -> CodeWrites:
-    """Scan ``code``'s bytecode (not its nested code objects) once."""
-    global_names, attribute_names = set(), set()
-    items = not _MUTATORS.isdisjoint(code.co_names)
-    for instruction in dis.get_instructions(code):
-        name = instruction.opname
-        if name in _GLOBAL_STORES:
-            global_names.add(instruction.argval)
-        elif name in _ATTRIBUTE_STORES:
-            attribute_names.add(instruction.argval)
+    """Scan ``code``'s bytecode (not its nested code objects)."""
+    instructions = list(dis.get_instructions(code))
+    stores: dict[str, dict] = {"locals": {}, "globals": {}, "attributes": {}}
+    items: set[int] = set()
+    lines: list[int] = []
+    line = code.co_firstlineno
+    for instruction in instructions:
+        line = _line_of(instruction, line)
+        lines.append(line)
+        name, argument = instruction.opname, instruction.argval
+        kind = ("locals" if name in _LOCAL_STORES else "globals" if name in _GLOBAL_STORES
+                else "attributes" if name in _ATTRIBUTE_STORES else None)
+        if kind is not None:
+            for stored in argument if isinstance(argument, tuple) else (argument,):
+                stores[kind].setdefault(stored, set()).add(line)
         elif name in _ITEM_STORES or name.startswith("INPLACE_") or (
-                name == "BINARY_OP" and instruction.argrepr.endswith("=")):
-            items = True
-    if not (global_names or attribute_names or items):
-        return _NO_WRITES
-    return CodeWrites(frozenset(global_names), frozenset(attribute_names), items)
+                name == "BINARY_OP" and instruction.argrepr.endswith("=")) or (
+                name in _METHOD_LOADS and argument in _MUTATORS):
+            items.add(line)
+    storing = items.union(*(lines_ for names in stores.values() for lines_ in names.values()))
+    index_of = {instruction.offset: index for index, instruction in enumerate(instructions)}
+    after: dict[int, set[int]] = {line: set() for line in storing}
+    for index, instruction in enumerate(instructions):
+        here = lines[index]
+        if here not in storing:
+            continue
+        if index + 1 < len(instructions) and lines[index + 1] != here:
+            after[here].add(lines[index + 1])
+        if instruction.opcode in _JUMPS and instruction.argval in index_of:
+            after[here].add(lines[index_of[instruction.argval]])
+    return CodeWrites(
+        {name: frozenset(found) for name, found in stores["locals"].items()},
+        {name: frozenset(found) for name, found in stores["globals"].items()},
+        {name: frozenset(found) for name, found in stores["attributes"].items()},
+        frozenset(items), {line: frozenset(found) for line, found in after.items()})
+
+
+def _line_of(instruction: dis.Instruction, previous: int) -> int:
+    """The line an instruction belongs to (3.9-3.10 only mark where lines start)."""
+    positions = getattr(instruction, "positions", None)
+    if positions is not None:
+        return positions.lineno if positions.lineno is not None else previous
+    start = instruction.starts_line
+    return start if start is not None else previous
 
 
 class Target:
@@ -113,13 +153,9 @@ class Target:
         """The value now, or MISSING. Runs no code of the program's."""
         raise NotImplementedError
 
-    def may_change_in(self, code: types.CodeType, writes: CodeWrites) -> bool:
+    def stores_in(self, code: types.CodeType, writes: CodeWrites) -> frozenset:
+        """The lines of ``code`` that may change the value."""
         raise NotImplementedError
-
-    def applies_to(self, frame: types.FrameType) -> bool:
-        """Whether a line event of ``frame`` (of a code object that may change the value)
-        compares it."""
-        return True
 
     def identity(self) -> tuple:
         return (self.kind, id(self.holder), self.key)
@@ -131,11 +167,9 @@ class LocalTarget(Target):
     def read(self):
         return self.holder.f_locals.get(self.key, MISSING)
 
-    def may_change_in(self, code, writes) -> bool:
-        return code is self.holder.f_code
-
-    def applies_to(self, frame) -> bool:
-        return frame is self.holder
+    def stores_in(self, code, writes) -> frozenset:
+        return writes.locals.get(self.key, frozenset()) if code is self.holder.f_code else (
+            frozenset())
 
 
 class GlobalTarget(Target):
@@ -144,8 +178,8 @@ class GlobalTarget(Target):
     def read(self):
         return self.holder.get(self.key, MISSING)
 
-    def may_change_in(self, code, writes) -> bool:
-        return self.key in writes.globals
+    def stores_in(self, code, writes) -> frozenset:
+        return writes.globals.get(self.key, frozenset())
 
 
 class AttributeTarget(Target):
@@ -167,8 +201,8 @@ class AttributeTarget(Target):
                 return MISSING
         return namespace.get(name, MISSING) if type(namespace) is dict else MISSING
 
-    def may_change_in(self, code, writes) -> bool:
-        return self.key in writes.attributes
+    def stores_in(self, code, writes) -> frozenset:
+        return writes.attributes.get(self.key, frozenset())
 
 
 class ItemTarget(Target):
@@ -183,7 +217,7 @@ class ItemTarget(Target):
         except IndexError:
             return MISSING
 
-    def may_change_in(self, code, writes) -> bool:
+    def stores_in(self, code, writes) -> frozenset:
         return writes.items
 
 
@@ -236,6 +270,12 @@ class DataBreakpoint:
     log_template = None
     # Set when a local's frame returned: it never stops again.
     ended: bool = False
+    # A local's frame (the only one where it is compared), else None.
+    frame: types.FrameType | None = None
+
+    def __post_init__(self) -> None:
+        if self.target.kind == "local":
+            self.frame = self.target.holder
 
     def to_dap(self) -> dict:
         if self.ended:
@@ -308,13 +348,23 @@ class DataBreakpoints:
         self.active = tuple(created)
         return answers
 
-    def watching(self, code: types.CodeType) -> tuple:
-        """The active data breakpoints whose value ``code`` may change."""
+    def watching(self, code: types.CodeType) -> tuple | None:
+        """The active data breakpoints whose value ``code`` may change, and the lines
+        where they are compared (right after a line that may change one); None if
+        there are none."""
         active = self.active
         if not active:
-            return ()
+            return None
         writes = code_writes(code)
-        return tuple(bp for bp in active if bp.target.may_change_in(code, writes))
+        watching, stores = [], set()
+        for breakpoint in active:
+            lines = breakpoint.target.stores_in(code, writes)
+            if lines:
+                watching.append(breakpoint)
+                stores |= lines
+        if not watching:
+            return None
+        return tuple(watching), writes.lines_after(stores)
 
     def frame_ended(self, frame: types.FrameType) -> list[DataBreakpoint]:
         """``frame`` returned: the breakpoints on its locals end (returned for the

@@ -178,9 +178,9 @@ class Tracer:
         self.watch_exceptions = False
         # _identity(code) -> (code, the function breakpoints that apply to it), from the verdicts.
         self._function_codes: dict[int, tuple[types.CodeType, tuple]] = {}
-        # _identity(code) -> (code, the data breakpoints whose value it may change),
-        # from the verdicts (breakpoints/data.py).
-        self._data_codes: dict[int, tuple[types.CodeType, tuple]] = {}
+        # _identity(code) -> (code, the data breakpoints whose value it may change, the
+        # lines where they are compared), from the verdicts (breakpoints/data.py).
+        self._data_codes: dict[int, tuple[types.CodeType, tuple, frozenset]] = {}
         # thread ident -> the frame whose first line ends a function-breakpoint entry.
         self._entries: dict[int, types.FrameType] = {}
         # The registry of instrumented copies (docs/instrumentation.md) once the
@@ -333,8 +333,8 @@ class Tracer:
                 verdict = True
         if store.data.active:
             watching = store.data.watching(code)
-            if watching:
-                self._data_codes[_identity(code)] = (code, watching)
+            if watching is not None:
+                self._data_codes[_identity(code)] = (code, *watching)
                 verdict = True
         verdicts[_identity(code)] = (code, verdict)
         return verdict
@@ -371,16 +371,6 @@ class Tracer:
         thread_ident = threading.get_ident()
         if self._deferred_stops and self._deferred_stop_here(thread_ident, frame):
             return True
-        if self._data_codes:
-            watching = self._data_codes.get(_identity(code))
-            if watching is not None and self._data_compared(frame, watching[1]):
-                # Stopped for the line before, before this line runs: this line's own
-                # breakpoints are not evaluated again (the thread is already stopped
-                # here), and a step started from the stop begins with this line. Nor
-                # does the line's probe, if it has one.
-                if self.copies is not None:
-                    self._handled_probes[thread_ident] = (frame, line)
-                return True
         probe_line = False
         copies = self.copies
         if copies is not None:
@@ -442,17 +432,34 @@ class Tracer:
 
     # Data breakpoints.
 
+    def _data_line(self, frame: types.FrameType, breakpoints: tuple) -> bool:
+        """A line event of a code object that may change the values ``breakpoints``
+        watch (backends call it before ``_line_hit``): compare them. True if the
+        thread stopped, for the line before, before this line runs; this line's own
+        breakpoints are then not evaluated (the thread is already stopped here), a step
+        started from the stop begins with this line, and the line's probe, if it has
+        one, stands down."""
+        try:
+            if not self._data_compared(frame, breakpoints):
+                return False
+            if self.copies is not None:
+                self._handled_probes[threading.get_ident()] = (frame, frame.f_lineno)
+            return True
+        except Exception:
+            report_internal_error("a data breakpoint's line event")
+            return False
+
     def _data_compared(self, frame: types.FrameType, breakpoints: tuple) -> bool:
         """Compare the values watched by ``breakpoints`` now (after a line of ``frame``
         ran); stop if they changed and a breakpoint says so."""
         hits = None
         for breakpoint in breakpoints:
-            target = breakpoint.target
-            if breakpoint.ended or not target.applies_to(frame):
+            local_frame = breakpoint.frame
+            if local_frame is not None and local_frame is not frame:
                 continue
-            new = target.read()
+            new = breakpoint.target.read()
             old = breakpoint.old
-            if changed(old, new):
+            if new is not old and changed(old, new) and not breakpoint.ended:
                 breakpoint.old = new
                 if hits is None:
                     hits = []

@@ -13,7 +13,8 @@ on the code objects of the step's frame and its callers. DISABLE is never return
 while any thread steps, because a disabled location is disabled for every thread.
 
 Data breakpoints (breakpoints/data.py): the code objects that may change a watched
-value get LINE and PY_RETURN locally, never disabled.
+value get LINE and PY_RETURN locally; the lines right after one that may change it are
+never disabled (the value is compared there), the others are.
 
 Function breakpoints: PY_START is kept (not disabled) for the code objects they match,
 and the first LINE event after it is where they are evaluated. Exception breakpoints:
@@ -114,14 +115,22 @@ class MonitoringTracer(Tracer):
         return self._disable
 
     def _on_line(self, code, line):
+        compare = False
+        if self._data_codes:
+            watching = self._data_codes.get(_identity(code))
+            if watching is not None and line in watching[2]:
+                if self._data_line(sys._getframe(1), watching[1]):
+                    return None
+                compare = True
         if not self._steps and not self._entries and not self._deferred_stops:
             lines = self._store.lines_by_file.get(self.canonical(code.co_filename))
             if (lines is None or line not in lines or (
-                    self.copies is not None and line in self.copies.probe_lines(code))
-                    ) and _identity(code) not in self._function_codes and (
-                    _identity(code) not in self._data_codes):
+                    self.copies is not None and line in self.copies.probe_lines(code))):
                 # No breakpoint here, or one the copy's probe evaluates.
-                return self._disable
+                if compare:
+                    return None  # Compared every time.
+                if _identity(code) not in self._function_codes:
+                    return self._disable
         # The caller's frame is the frame that executes the line.
         self._line_hit(sys._getframe(1), code, line)
         return None

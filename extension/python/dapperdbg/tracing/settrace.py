@@ -193,6 +193,14 @@ class SettraceTracer(Tracer):
     def _trace_local(self, frame, event, arg):
         if event == "line":
             code = frame.f_code
+            if self._data_codes:
+                watching = self._data_codes.get(_identity(code))
+                if watching is not None:
+                    if frame.f_lineno in watching[2] and self._data_line(frame, watching[1]):
+                        return self._local
+                    if not (self._steps or self._entries or self._deferred_stops
+                            or self._store.lines_by_file):
+                        return self._local  # Nothing else can happen on this line.
             self._line_hit(frame, code, frame.f_lineno)
             if not self._steps:
                 entry = self._verdicts.get(_identity(code))
