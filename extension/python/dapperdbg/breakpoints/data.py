@@ -12,20 +12,21 @@ Who pays (docs/data-breakpoints.md): only code objects that may change a watched
 get line (and return) events, and only while a data breakpoint is set. A code object
 may change
 
-- a local: it is the code of the watched frame (and the comparison runs only in that
-  frame);
+- a local: it is the code of the watched frame and stores that name (the comparison
+  runs only in that frame);
 - a global: it stores or deletes that name (STORE_GLOBAL, STORE_NAME, DELETE_*);
 - an attribute: it stores or deletes an attribute of that name (STORE_ATTR,
   DELETE_ATTR);
 - an item of a list or dict: it stores or deletes a subscript or slice, runs an
-  in-place operator, or names a mutating method (append, update, pop, ...).
+  in-place operator, or loads a mutating method by name (append, update, pop, ...).
 
-Values are compared at each line event of those code objects and when their frames
-return, so a stop comes right after the line that made the change, in the frame that
-ran it. Not caught where they happen: changes made through ``setattr``/``globals()``,
-``operator.setitem`` and other calls of C functions by name, ``exec`` of a string, or
-``nonlocal`` cells (a local is watched in its own frame); such a change is reported at
-the next line of code that may change the value, if any runs.
+Values are compared at the line events right after a line that may change them (the
+other lines are disabled with sys.monitoring) and when those frames return, so a stop
+comes right after the line that made the change, in the frame that ran it. Not caught
+where they happen: changes made through ``setattr``/``globals()``,
+``operator.setitem`` and other calls of C functions not looked up by a mutating
+method's name, ``exec`` of a string, or ``nonlocal`` cells (a local is watched in its
+own frame); such a change is reported at the next compared line, if any runs.
 """
 
 from __future__ import annotations
