@@ -121,6 +121,9 @@ class MonitoringTracer(Tracer):
             if watching is not None and line in watching[2]:
                 if self._data_line(sys._getframe(1), watching[1]):
                     return None
+                if not (self._steps or self._entries or self._deferred_stops
+                        or self._store.lines_by_file):
+                    return None  # Nothing else can happen on this line.
                 compare = True
         if not self._steps and not self._entries and not self._deferred_stops:
             lines = self._store.lines_by_file.get(self.canonical(code.co_filename))
