@@ -38,7 +38,7 @@ import types
 from dataclasses import dataclass, field
 
 from ..common.errors import RequestError
-from .expressions import ExpressionError, HitCondition, compile_condition, parse_hit_condition
+from .expressions import ExpressionError, HitCondition, compile_expressions
 
 # What a watched name holds once it is gone (deleted, out of range).
 MISSING = type("Missing", (), {"__repr__": lambda self: "<undefined>"})()
@@ -335,11 +335,7 @@ class DataBreakpoints:
                 continue
             breakpoint = DataBreakpoint(bp_id, data_id, target, target.read())
             try:
-                if spec.get("condition"):
-                    breakpoint.condition = compile_condition(spec["condition"])
-                    breakpoint.condition_text = spec["condition"]
-                if spec.get("hitCondition"):
-                    breakpoint.hit_condition = parse_hit_condition(spec["hitCondition"])
+                compile_expressions(breakpoint, spec)
             except ExpressionError as error:
                 answers.append({"id": bp_id, "verified": False, "reason": "failed",
                                 "message": str(error)})

@@ -49,14 +49,7 @@ from ..common.code_lines import ExecutableLinesCache, SourceError, resolve_line
 from ..common.errors import RequestError
 from ..common.paths import canonical_path, is_debugger_path
 from .data import DataBreakpoints
-from .expressions import (
-    ExpressionError,
-    HitCondition,
-    LogTemplate,
-    compile_condition,
-    parse_hit_condition,
-    parse_log_message,
-)
+from .expressions import ExpressionError, HitCondition, LogTemplate, compile_expressions
 from .functions import FunctionBreakpointStore
 from .loaded_files import LoadedFiles
 
@@ -216,13 +209,7 @@ class BreakpointStore:
             pending=pending,
         )
         try:
-            if spec.get("condition"):
-                breakpoint.condition = compile_condition(spec["condition"])
-                breakpoint.condition_text = spec["condition"]
-            if spec.get("hitCondition"):
-                breakpoint.hit_condition = parse_hit_condition(spec["hitCondition"])
-            if spec.get("logMessage"):
-                breakpoint.log_template = parse_log_message(spec["logMessage"])
+            compile_expressions(breakpoint, spec)
         except ExpressionError as error:
             breakpoint.verified = breakpoint.pending = False
             breakpoint.message = str(error)
