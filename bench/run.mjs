@@ -9,6 +9,7 @@ import { run, step } from "../scripts/lib.mjs";
 import { describeActivation, measureActivation, renderActivation } from "./lib/activation.mjs";
 import { describeAutoAttach, measureAutoAttach, renderAutoAttach } from "./lib/autoattach.mjs";
 import { measureSuite, renderSuite } from "./lib/suite.mjs";
+import { describeDataBreakpoints, measureDataBreakpoints, renderDataBreakpoints } from "./lib/databreakpoints.mjs";
 import { describeHotReload, measureHotReload, renderHotReload } from "./lib/hotreload.mjs";
 import { DAPPER, DEBUGPY } from "./lib/adapters.mjs";
 import { AttachUnavailable, measureAttachPidLatency } from "./lib/attachpid.mjs";
@@ -67,10 +68,11 @@ async function main() {
   let hotReload;
   let autoAttach;
   let suite;
+  const dataBreakpoints = [];
   // The results are written after every part, so that a run cut short still leaves what
   // it measured (marked unfinished until the end).
   const save = (partial) => {
-    const text = renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes: partial ? ["**Unfinished run**: the parts not shown were still running.", ...notes] : notes }) + renderActivation(activation) + renderHotReload(newest.version, hotReload) + renderAutoAttach(newest.version, autoAttach) + renderSuite(suite);
+    const text = renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes: partial ? ["**Unfinished run**: the parts not shown were still running.", ...notes] : notes }) + renderActivation(activation) + renderHotReload(newest.version, hotReload) + renderAutoAttach(newest.version, autoAttach) + renderSuite(suite) + renderDataBreakpoints(dataBreakpoints);
     mkdirSync(path.dirname(output), { recursive: true });
     writeFileSync(output, text);
     return text;
@@ -201,6 +203,18 @@ async function main() {
     autoAttach = await measureAutoAttach({ python: newest.venvPython, runs: options.quick ? 3 : 40 });
     log(describeAutoAttach(autoAttach));
     save(true);
+  }
+
+  if (selected(options, "databreakpoints")) {
+    // Each chosen Python with its default tracer, and sys.settrace on the newest too.
+    const tracers = [...pythons.map((python) => [python, undefined]), [newest, "settrace"]];
+    for (const [python, tracer] of tracers) {
+      step(`Data breakpoints on Python ${python.version}${tracer ? ` (${tracer})` : ""}: 1,000,000-iteration loops, a watched local, a watched attribute`);
+      const result = await measureDataBreakpoints({ python: python.venvPython, n: options.quick ? 100_000 : 1_000_000, runs: options.quick ? 1 : 3, tracer });
+      log(describeDataBreakpoints(result));
+      dataBreakpoints.push({ python: python.version, result });
+      save(true);
+    }
   }
 
   const text = save(false);

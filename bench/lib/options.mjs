@@ -9,7 +9,7 @@ Options:
   --python V[,V…]    only these Python versions (e.g. 3.12); default: 3.11 and newer
   --only A[,B…]      only these parts: program names (fib, loop, calls, threads,
                      deepcopy, bigdict, logpoint) and/or latency, throughput, memory, child,
-                     activation, hotreload, attachpid, autoattach
+                     activation, hotreload, attachpid, autoattach, databreakpoints
   --no-debugpy       measure Dapper and plain python only
   --cold-adapter     slowdown runs start a fresh Dapper adapter each (default: one
                      adapter server for all of them, as VS Code hosts one engine)
@@ -25,7 +25,7 @@ Options:
 /** The default runs per cell for cells whose target is near 1× (see `--near-runs`). */
 export const NEAR_RUNS = 15;
 
-export const PARTS = ["latency", "throughput", "memory", "child", "suite", "activation", "hotreload", "attachpid", "autoattach"];
+export const PARTS = ["latency", "throughput", "memory", "child", "suite", "activation", "hotreload", "attachpid", "autoattach", "databreakpoints"];
 
 /** Parses argv (without node and the script); throws an Error with a clear message on bad input. */
 export function parseOptions(argv, { programNames }) {

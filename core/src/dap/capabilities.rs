@@ -35,6 +35,8 @@ const ADVERTISED: &[&str] = &[
     "supportsLoadedSourcesRequest",
     "supportsModulesRequest",
     "supportsRestartFrame",
+    // "Break When Value Changes": writes only (docs/data-breakpoints.md).
+    "supportsDataBreakpoints",
     // Dapper's own: the `dapper/hotReload` request (docs/hot-reload.md).
     "supportsHotReload",
 ];

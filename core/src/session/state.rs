@@ -43,6 +43,7 @@ const NEEDS_TRACER: &[&str] = &[
     "evaluate",
     "completions",
     "exceptionInfo",
+    "dataBreakpointInfo",
     "dapper/hotReload",
 ];
 

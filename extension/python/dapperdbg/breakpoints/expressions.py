@@ -25,6 +25,19 @@ def compile_condition(text: str) -> types.CodeType:
         raise ExpressionError(f"Invalid condition {text!r}: {error.msg}") from None
 
 
+def compile_expressions(breakpoint, spec: dict) -> None:
+    """Set a breakpoint's ``condition`` (and ``condition_text``), ``hit_condition`` and
+    ``log_template`` from a DAP breakpoint's ``condition``, ``hitCondition`` and
+    ``logMessage``. Raises ExpressionError for one that does not compile."""
+    if spec.get("condition"):
+        breakpoint.condition = compile_condition(spec["condition"])
+        breakpoint.condition_text = spec["condition"]
+    if spec.get("hitCondition"):
+        breakpoint.hit_condition = parse_hit_condition(spec["hitCondition"])
+    if spec.get("logMessage"):
+        breakpoint.log_template = parse_log_message(spec["logMessage"])
+
+
 _HIT_CONDITION = re.compile(r"^\s*(==|>=|<=|>|<|%)?\s*(\d+)\s*$")
 _HIT_OPERATORS = {
     "==": operator.eq,

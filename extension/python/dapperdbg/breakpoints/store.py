@@ -48,14 +48,8 @@ from dataclasses import dataclass
 from ..common.code_lines import ExecutableLinesCache, SourceError, resolve_line
 from ..common.errors import RequestError
 from ..common.paths import canonical_path, is_debugger_path
-from .expressions import (
-    ExpressionError,
-    HitCondition,
-    LogTemplate,
-    compile_condition,
-    parse_hit_condition,
-    parse_log_message,
-)
+from .data import DataBreakpoints
+from .expressions import ExpressionError, HitCondition, LogTemplate, compile_expressions
 from .functions import FunctionBreakpointStore
 from .loaded_files import LoadedFiles
 
@@ -134,6 +128,7 @@ class BreakpointStore:
         self.pending_files: frozenset[str] = frozenset()
         self.loaded = LoadedFiles()
         self.functions = FunctionBreakpointStore(self.allocate_fresh_id)
+        self.data = DataBreakpoints()
 
     @property
     def lines_cache(self) -> ExecutableLinesCache:
@@ -214,13 +209,7 @@ class BreakpointStore:
             pending=pending,
         )
         try:
-            if spec.get("condition"):
-                breakpoint.condition = compile_condition(spec["condition"])
-                breakpoint.condition_text = spec["condition"]
-            if spec.get("hitCondition"):
-                breakpoint.hit_condition = parse_hit_condition(spec["hitCondition"])
-            if spec.get("logMessage"):
-                breakpoint.log_template = parse_log_message(spec["logMessage"])
+            compile_expressions(breakpoint, spec)
         except ExpressionError as error:
             breakpoint.verified = breakpoint.pending = False
             breakpoint.message = str(error)
@@ -350,3 +339,4 @@ class BreakpointStore:
             self._publish()
             self._answered.notify_all()
         self.functions.clear()
+        self.data.clear()

@@ -22,7 +22,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Union
 
 from ..common.errors import describe_exception
-from . import breakpoints, configuration, execution, hot_reload, inspection, termination
+from . import (
+    breakpoints,
+    configuration,
+    data_breakpoints,
+    execution,
+    hot_reload,
+    inspection,
+    termination,
+)
 from .handling import NO_RESPONSE, RequestError, Then
 
 if TYPE_CHECKING:
@@ -39,6 +47,8 @@ HANDLERS: dict[str, Handler] = {
     "setFunctionBreakpoints": breakpoints.set_function_breakpoints,
     "setExceptionBreakpoints": breakpoints.set_exception_breakpoints,
     "breakpointLocations": breakpoints.breakpoint_locations,
+    "dataBreakpointInfo": data_breakpoints.data_breakpoint_info,
+    "setDataBreakpoints": data_breakpoints.set_data_breakpoints,
     # Execution.
     "continue": execution.continue_,
     "next": execution.next_,

@@ -13,6 +13,7 @@ import sys
 import threading
 import types
 
+from ..breakpoints.data import describe_change
 from ..breakpoints.exception_filters import (
     DEFAULT_FILTERS,
     POST_MORTEM,
@@ -28,6 +29,7 @@ from ..common.errors import report_internal_error
 from ..common.library_code import is_library_canonical
 from ..common.paths import PathCache, is_debugger_path, is_runpy_path
 from ..inspection.inspector import Inspector
+from ..inspection.rendering import safe_repr
 from ..inspection.sources import observe_exec
 from ..instrumentation import breakpoint_probes
 from ..instrumentation.probes import StopAtLineEvent
@@ -316,6 +318,33 @@ class Debugger:
         finally:
             self.busy.discard(ident)
 
+    def data_changed(self, frame: types.FrameType, hits: list) -> bool:
+        """Watched values changed (``(breakpoint, old, new)`` each) by the line that
+        ``frame`` just ran: stop there if a data breakpoint says so."""
+        ident = threading.get_ident()
+        if ident in self.busy or self.tracer.is_ignored_thread(ident) or self._detached:
+            return False
+        self.busy.add(ident)
+        try:
+            stopping = [hit for hit in hits if self._breakpoint_says_stop(hit[0], frame)]
+            if not stopping or self.tracer.inside_probe_condition(frame):
+                return False
+            text = "; ".join(describe_change(breakpoint, old, new, _short_repr)
+                             for breakpoint, old, new in stopping)
+        finally:
+            self.busy.discard(ident)
+        self.stops.stop(frame, "data breakpoint", [hit[0].id for hit in stopping],
+                        description=f"Paused on data breakpoint: {text}", text=text)
+        return True
+
+    def data_frames_ended(self, breakpoints: list) -> None:
+        """Data breakpoints on locals whose frame returned: shown unverified, with why."""
+        if self._detached:
+            return
+        for breakpoint in breakpoints:
+            self.connection.send_event("breakpoint", {
+                "reason": "changed", "breakpoint": breakpoint.to_dap()})
+
     def breakpoint_called(self, frame: types.FrameType) -> None:
         """``breakpoint()`` ran in ``frame`` (session/breakpoint_hook.py): stop there."""
         ident = threading.get_ident()
@@ -372,7 +401,7 @@ class Debugger:
                 breakpoint.condition_error_reported = True
                 self.send_output(
                     f"Error evaluating the breakpoint condition at line "
-                    f"{breakpoint.line - self.line_offset}: "
+                    f"{frame.f_lineno - self.line_offset}: "
                     f"{type(condition_error).__name__}: {condition_error}\n",
                     category="important",
                 )
@@ -545,3 +574,8 @@ class Debugger:
         the fork, and that thread does not exist here to release it."""
         self._detached = True
         self.connection.abandon_after_fork()
+
+
+def _short_repr(value) -> str:
+    """An old or new value in a data breakpoint's stop text."""
+    return safe_repr(value, 80)

@@ -61,7 +61,8 @@ class Stops:
         self._parked_steps = {}
 
     def stop(self, frame: types.FrameType, reason: str, hit_ids: list[int] | None = None,
-             exception: ExceptionStop | None = None, announce: bool = True) -> None:
+             exception: ExceptionStop | None = None, announce: bool = True,
+             description: str | None = None, text: str | None = None) -> None:
         """Stop the calling thread in ``frame`` until a resume (and every other user
         thread with it, if it is the first); ``announce``: tell the client, unless it
         is a thread parking quietly."""
@@ -77,6 +78,10 @@ class Stops:
             body = {"reason": reason, "threadId": thread_id, "allThreadsStopped": True}
             if hit_ids:
                 body["hitBreakpointIds"] = hit_ids
+            if description is not None:
+                body["description"] = description
+            if text is not None:
+                body["text"] = text
             if exception is not None:
                 body.update(exception.stopped_fields())
             if announce:

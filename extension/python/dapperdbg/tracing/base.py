@@ -10,6 +10,7 @@ breakpoint run untraced while no thread is stepping.
 from __future__ import annotations
 
 import dis
+import inspect
 import sys
 import threading
 import types
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..breakpoints.data import changed
 from ..breakpoints.store import BreakpointStore
 from ..common.code_lines import code_own_lines
 from ..common.errors import report_internal_error
@@ -42,6 +44,8 @@ STEPS_ENTERING_CALLS = frozenset({STEP_INTO, STEP_ENTRY, STEP_PAUSE, STEP_PARK})
 # event of the frame (an "opcode" one included) on 3.9-3.10.
 JUMPS_NEED_LINE_EVENTS = sys.version_info >= (3, 11)
 LAZY_ANNOTATIONS = sys.version_info >= (3, 14)
+_SUSPENDING_FLAGS = (inspect.CO_GENERATOR | inspect.CO_COROUTINE
+                     | inspect.CO_ASYNC_GENERATOR)
 
 
 @dataclass
@@ -81,6 +85,13 @@ class TracerHost(Protocol):
 
     def tracing_started(self) -> None:
         """The tracer is installed: the program is about to run under the debugger."""
+
+    def data_changed(self, frame: types.FrameType, hits: list) -> bool:
+        """Watched values changed (``(breakpoint, old, new)`` each) by the line ``frame``
+        just ran: stop if a breakpoint says so. True if stopped."""
+
+    def data_frames_ended(self, breakpoints: list) -> None:
+        """The frames of these data breakpoints' locals returned: tell the client."""
 
 
 def _line_now(frame: types.FrameType) -> int | None:
@@ -167,6 +178,9 @@ class Tracer:
         self.watch_exceptions = False
         # _identity(code) -> (code, the function breakpoints that apply to it), from the verdicts.
         self._function_codes: dict[int, tuple[types.CodeType, tuple]] = {}
+        # _identity(code) -> (code, the data breakpoints whose value it may change, the
+        # lines where they are compared), from the verdicts (breakpoints/data.py).
+        self._data_codes: dict[int, tuple[types.CodeType, tuple, frozenset]] = {}
         # thread ident -> the frame whose first line ends a function-breakpoint entry.
         self._entries: dict[int, types.FrameType] = {}
         # The registry of instrumented copies (docs/instrumentation.md) once the
@@ -317,6 +331,11 @@ class Tracer:
             if matching:
                 self._function_codes[_identity(code)] = (code, matching)
                 verdict = True
+        if store.data.active:
+            watching = store.data.watching(code)
+            if watching is not None:
+                self._data_codes[_identity(code)] = (code, *watching)
+                verdict = True
         verdicts[_identity(code)] = (code, verdict)
         return verdict
 
@@ -329,6 +348,7 @@ class Tracer:
     def _reset_verdicts(self) -> None:
         self._verdicts = {}
         self._function_codes = {}
+        self._data_codes = {}
         self._entries = {}
 
     def _function_started(self, frame: types.FrameType, code: types.CodeType) -> None:
@@ -409,6 +429,60 @@ class Tracer:
             # a module that `-m` or a .pth import hook happens to import on the way.
             return False
         return step_ends_here(step, frame)
+
+    # Data breakpoints.
+
+    def _data_line(self, frame: types.FrameType, breakpoints: tuple) -> bool:
+        """A line event of a code object that may change the values ``breakpoints``
+        watch (backends call it before ``_line_hit``): compare them. True if the
+        thread stopped, for the line before, before this line runs; this line's own
+        breakpoints are then not evaluated (the thread is already stopped here), a step
+        started from the stop begins with this line, and the line's probe, if it has
+        one, stands down."""
+        try:
+            if not self._data_compared(frame, breakpoints):
+                return False
+            if self.copies is not None:
+                self._handled_probes[threading.get_ident()] = (frame, frame.f_lineno)
+            return True
+        except Exception:
+            report_internal_error("a data breakpoint's line event")
+            return False
+
+    def _data_compared(self, frame: types.FrameType, breakpoints: tuple) -> bool:
+        """Compare the values watched by ``breakpoints`` now (after a line of ``frame``
+        ran); stop if they changed and a breakpoint says so."""
+        hits = None
+        for breakpoint in breakpoints:
+            local_frame = breakpoint.frame
+            if local_frame is not None and local_frame is not frame:
+                continue
+            new = breakpoint.target.read()
+            old = breakpoint.old
+            if new is not old and changed(old, new) and not breakpoint.ended:
+                breakpoint.old = new
+                if hits is None:
+                    hits = []
+                hits.append((breakpoint, old, new))
+        return hits is not None and self._host.data_changed(frame, hits)
+
+    def _data_frame_returning(self, frame: types.FrameType) -> None:
+        """A frame of a code object that may change a watched value returns (or, with
+        sys.settrace, unwinds): its last line's change is compared, and a watched local
+        of the frame ends with it."""
+        try:
+            watching = self._data_codes.get(_identity(frame.f_code))
+            if watching is None:
+                return
+            self._data_compared(frame, watching[1])
+            if frame.f_code.co_flags & _SUSPENDING_FLAGS:
+                return  # A yield looks like a return to sys.settrace: the frame lives on.
+            ended = self._store.data.frame_ended(frame)
+            if ended:
+                self.breakpoints_changed()
+                self._host.data_frames_ended(ended)
+        except Exception:
+            report_internal_error("a data breakpoint's return event")
 
     # Stops decided by probes. A thread stopped inside a probe call could not jump
     # (goto): CPython takes a new f_lineno only from a trace event of the frame, and

@@ -14,6 +14,10 @@ globally; while it steps over or out, LINE, PY_RETURN and PY_YIELD are enabled l
 on the code objects of the step's frame and its callers. DISABLE is never returned
 while any thread steps, because a disabled location is disabled for every thread.
 
+Data breakpoints (breakpoints/data.py): the code objects that may change a watched
+value get LINE and PY_RETURN locally; the lines right after one that may change it are
+never disabled (the value is compared there), the others are.
+
 Function breakpoints: PY_START is kept (not disabled) for the code objects they match,
 and the first LINE event after it is where they are evaluated. Exception breakpoints:
 RAISE and PY_UNWIND are enabled globally only while the raised or userUnhandled filter
@@ -115,18 +119,32 @@ class MonitoringTracer(Tracer):
         return self._disable
 
     def _on_line(self, code, line):
+        compare = False
+        if self._data_codes:
+            watching = self._data_codes.get(_identity(code))
+            if watching is not None and line in watching[2]:
+                if self._data_line(sys._getframe(1), watching[1]):
+                    return None
+                if not (self._steps or self._entries or self._deferred_stops
+                        or self._store.lines_by_file):
+                    return None  # Nothing else can happen on this line.
+                compare = True
         if not self._steps and not self._entries and not self._deferred_stops:
             lines = self._store.lines_by_file.get(self.canonical(code.co_filename))
             if (lines is None or line not in lines or (
-                    self.copies is not None and line in self.copies.probe_lines(code))
-                    ) and _identity(code) not in self._function_codes:
+                    self.copies is not None and line in self.copies.probe_lines(code))):
                 # No breakpoint here, or one the copy's probe evaluates.
-                return self._disable
+                if compare:
+                    return None  # Compared every time.
+                if _identity(code) not in self._function_codes:
+                    return self._disable
         # The caller's frame is the frame that executes the line.
         self._line_hit(sys._getframe(1), code, line)
         return None
 
     def _on_return(self, code, instruction_offset, value):
+        if self._data_codes:
+            self._data_frame_returning(sys._getframe(1))
         if self._steps:
             self._frame_returned(sys._getframe(1), value, True)
         return None
@@ -167,6 +185,9 @@ class MonitoringTracer(Tracer):
         key = _identity(code)
         if self._verdict(code):
             events |= self._events.LINE
+            if key in self._data_codes:
+                # A change on the last line is compared as the frame returns.
+                events |= self._events.PY_RETURN
         if key in self._step_codes:
             events |= self._events.LINE | self._events.PY_RETURN | self._events.PY_YIELD
         if events or key in self._local_codes:

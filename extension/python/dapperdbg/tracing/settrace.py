@@ -94,7 +94,8 @@ class SettraceTracer(Tracer):
 
     def tracing_needed(self) -> bool:
         return (not self._may_idle() or bool(self._steps) or self.watch_exceptions
-                or bool(self._store.functions.active) or self.lines_need_tracing)
+                or bool(self._store.functions.active) or bool(self._store.data.active)
+                or self.lines_need_tracing)
 
     def ensure_tracing(self) -> None:
         if not self.installed or self._tracing or not self.tracing_needed():
@@ -192,6 +193,14 @@ class SettraceTracer(Tracer):
     def _trace_local(self, frame, event, arg):
         if event == "line":
             code = frame.f_code
+            if self._data_codes:
+                watching = self._data_codes.get(_identity(code))
+                if watching is not None:
+                    if frame.f_lineno in watching[2] and self._data_line(frame, watching[1]):
+                        return self._local
+                    if not (self._steps or self._entries or self._deferred_stops
+                            or self._store.lines_by_file):
+                        return self._local  # Nothing else can happen on this line.
             self._line_hit(frame, code, frame.f_lineno)
             if not self._steps:
                 entry = self._verdicts.get(_identity(code))
@@ -204,6 +213,8 @@ class SettraceTracer(Tracer):
                     frame.f_trace = None
                     return None
         elif event == "return":
+            if self._data_codes:
+                self._data_frame_returning(frame)
             if self._steps:
                 # A frame left by an exception reports None too; only a real return (or
                 # a yield, which settrace cannot tell apart cheaply) shows a value.
