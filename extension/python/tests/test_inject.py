@@ -107,3 +107,44 @@ def test_the_end_of_a_program_attached_to_is_reported_without_a_status(tmp_path,
         assert debuggee.wait_exit() == 3
     finally:
         debuggee.close()
+
+
+def test_breakpoints_apply_as_soon_as_configuration_done_is_answered(tmp_path, write):
+    # The client takes the answer to configurationDone for "attached": code the program
+    # runs right after it (here, within a millisecond of a file the test writes then)
+    # must stop at its breakpoint. The session thread starts tracing after the
+    # configuration, so the answer waits for it.
+    flag = tmp_path / "go"
+    program = write("prompt.py", f"""
+        import os, sys, time
+        sys.path.insert(0, {str(PACKAGE_DIR)!r})
+        from dapperdbg.launcher import inject
+        inject.attach(sys.argv[1], {TOKEN!r}, "s9")
+
+        def hit():
+            return "hit"  # the breakpoint
+
+
+        while not os.path.exists({str(flag)!r}):
+            time.sleep(0.001)
+        print(hit(), flush=True)
+        """)
+    line = next(number for number, text in enumerate(program.read_text().splitlines(), 1)
+                if "# the breakpoint" in text)
+    environment = {name: value for name, value in engine_environment().items()
+                   if not name.startswith("DAPPER_") and name != "PYTHONPATH"}
+    debuggee = Debuggee([sys.executable, str(program), "{ipc}"], environment, tmp_path,
+                        "unix", tmp_path)
+    try:
+        debuggee.accept()
+        debuggee.configure({"console": "externalTerminal", "redirectOutput": True})
+        debuggee.set_breakpoints(program, [line])
+        debuggee.request("configurationDone")
+        flag.write_text("")
+        stopped = debuggee.stopped()
+        frame = debuggee.top_frame(stopped["threadId"])
+        assert (frame["name"], frame["line"]) == ("hit", line)
+        debuggee.request("continue", {"threadId": stopped["threadId"]})
+        assert debuggee.wait_exit() == 0, debuggee.stderr()
+    finally:
+        debuggee.close()

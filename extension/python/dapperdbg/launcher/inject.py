@@ -123,18 +123,23 @@ def _session(address: str, token: str, session_id: str) -> None:
         debugger.connection.close()
         ended.set()
 
+    # configurationDone is answered once tracing has started (requests/configuration.py).
+    tracing_ready = debugger.tracing_ready = threading.Event()
     # The program's exit while attached is reported as a launched program's is.
     atexit.register(finish_session, debugger, exit_state)
     start_reader(debugger, debugger.connection, on_message, on_end)
     if not session.wait_until_configured():
         return
-    debugger.activate_instrumentation()
-    start_tracing(debugger)
-    # The program's frames run already: the tracer looks at them for breakpoints now, as
-    # it does when breakpoints change, rather than at their next call.
-    debugger.breakpoints_changed()
-    # The children it starts from now on are debugged, as a launched program's are.
-    children.activate(link, debugger)
+    try:
+        debugger.activate_instrumentation()
+        start_tracing(debugger)
+        # The program's frames run already: the tracer looks at them for breakpoints now,
+        # as it does when breakpoints change, rather than at their next call.
+        debugger.breakpoints_changed()
+        # The children it starts from now on are debugged, as a launched program's are.
+        children.activate(link, debugger)
+    finally:
+        tracing_ready.set()
     if ended.is_set():
         # The debugger went away while the tracer was being installed.
         children.deactivate()

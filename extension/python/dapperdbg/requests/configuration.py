@@ -44,9 +44,20 @@ def _configure_inspection(debugger: Debugger, launch: dict) -> None:
     inspector.output.configure(launch)
 
 
+# How long configurationDone waits for a running program's tracing to start.
+TRACING_WAIT_SECONDS = 10.0
+
+
 def configuration_done(debugger: Debugger, arguments: dict):
-    # The main thread starts the program once this response is on its way.
-    return Then({}, debugger.configuration_done.set)
+    ready = debugger.tracing_ready
+    if ready is None:
+        # The main thread starts the program once this response is on its way.
+        return Then({}, debugger.configuration_done.set)
+    # A program that runs already (an attach by process id): its session thread starts
+    # tracing now, and the client hears the answer once the breakpoints apply.
+    debugger.configuration_done.set()
+    ready.wait(TRACING_WAIT_SECONDS)
+    return {}
 
 
 def detach(debugger: Debugger, arguments: dict):

@@ -71,6 +71,10 @@ class Debugger:
         self.launch_configuration: dict = {}
         # Set by configurationDone, or by the connection dropping (then `detached`).
         self.configuration_done = threading.Event()
+        # Where the program runs already (an attach by process id), configurationDone is
+        # answered once this is set: tracing has started, so the breakpoints and the
+        # child processes apply from the moment the client hears the answer.
+        self.tracing_ready: threading.Event | None = None
         self.no_debug = False
         # Set by dapper/detach: the engine closes the connection on purpose next, and the
         # program runs on. A launched program whose connection closes without it takes
