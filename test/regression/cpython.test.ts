@@ -86,10 +86,6 @@ const knownDifferences: Record<string, { reason: string; versions?: string[] }> 
     reason: "the child it starts checks that importing threading loads neither functools nor warnings; the debuggee package, loaded first, imports them itself",
     versions: ["3.14", "3.15"],
   },
-  "test.test_threading.ThreadTests.test_finalize_daemon_thread_hang": {
-    reason: "open defect, not yet understood: a daemon thread sleeping through interpreter finalization (3.14+)",
-    versions: ["3.14", "3.15"],
-  },
   "test.test_threading.ThreadTests.test_is_alive_after_fork": {
     reason: "open defect, not yet understood: failed once in two fresh-clone runs on 3.10 (forks from many threads), passed in the other",
     versions: ["3.10"],

@@ -261,3 +261,38 @@ def test_a_signal_pending_as_a_generator_resumes_is_raised_in_the_generator(
     run_to_exit(debuggee)
     assert debuggee.stdout() == plain.stdout
     assert plain.stdout in ("StopIteration caught in the generator\n", "no _testcapi\n")
+
+
+FLUSH_AT_FINALIZATION = """
+import sys
+
+calls = []
+original = sys.stderr.flush
+
+
+def flush(*args, **kwargs):
+    calls.append("finalizing" if sys.is_finalizing() else "running")
+    with open(sys.argv[1], "w") as record:
+        record.write(" ".join(calls))
+    return original(*args, **kwargs)
+
+
+sys.stderr.flush = flush
+print("done", flush=True)
+"""
+
+
+@pytest.mark.parametrize("console", ["internalConsole", "integratedTerminal"])
+def test_a_flush_the_program_put_on_its_stream_is_called_as_plain(
+        launch, write, tmp_path, console):
+    # CPython's test_threading (test_finalize_daemon_thread_hang) replaces
+    # sys.stderr.flush to run code while the interpreter finalizes. The interpreter
+    # calls it once the script's code has run, then at finalization; the debugger's own
+    # flush at the program's end must not call it too, nor ahead of them.
+    program = write("flush_hook.py", FLUSH_AT_FINALIZATION)
+    plain_record = tmp_path / "plain.txt"
+    subprocess.run([sys.executable, str(program), str(plain_record)], check=True, timeout=60)
+    debugged_record = tmp_path / "debugged.txt"
+    debuggee = launch("--program", program, "--", str(debugged_record))
+    run_to_exit(debuggee, launch={"program": str(program), "console": console})
+    assert debugged_record.read_text() == plain_record.read_text() == "running finalizing"

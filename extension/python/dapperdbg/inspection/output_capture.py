@@ -43,6 +43,9 @@ class StreamTee:
         for line in lines:
             self.write(line)
 
+    def flush(self):
+        return self._original.flush()
+
     def __getattr__(self, name):
         # encoding, fileno, isatty, flush, buffer…: the original stream's.
         return getattr(self._original, name)

@@ -206,9 +206,23 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
         current = code
         if hook is not None and is_current is not None and not is_current(absolute):
             current = hook(source, absolute)
-        exec(current, module.__dict__)
+        try:
+            exec(current, module.__dict__)
+        finally:
+            _flush_io()
 
     return run
+
+
+def _flush_io() -> None:
+    """What the interpreter does once a script's code has run, however it ended
+    (pythonrun.c's flush_io; not for -m or -c): stderr, then stdout, flushed through
+    their own ``flush``, which the program may have replaced."""
+    for name in ("stderr", "stdout"):
+        stream = getattr(sys, name, None)
+        if stream is not None:
+            with contextlib.suppress(Exception):
+                stream.flush()
 
 
 def prepare_module(name: str, args: list[str]) -> Callable[[], None]:
