@@ -51,6 +51,15 @@ while True:
 after = snapshot()
 print(json.dumps({"before": before, "after": after, "ticks": ticks}), flush=True)
 """
+def running(program, tmp_path) -> Debuggee:
+    """``program`` started as a program the user started: no Dapper variables, no
+    PYTHONPATH; the test plays the engine it attaches to."""
+    environment = {name: value for name, value in engine_environment().items()
+                   if not name.startswith("DAPPER_") and name != "PYTHONPATH"}
+    return Debuggee([sys.executable, str(program), "{ipc}"], environment, tmp_path, "unix",
+                    tmp_path)
+
+
 LOOP_LINE = next(number for number, line in enumerate(PROGRAM.splitlines(), 0)
                  if "# the loop line" in line)
 
@@ -58,10 +67,7 @@ LOOP_LINE = next(number for number, line in enumerate(PROGRAM.splitlines(), 0)
 def test_an_injected_session_stops_in_running_code_and_leaves_no_trace(tmp_path, write):
     program = write("running.py", PROGRAM.replace("PACKAGE", repr(str(PACKAGE_DIR)))
                     .replace("ADDRESS", "sys.argv[1]").replace("TOKEN", repr(TOKEN)))
-    environment = {name: value for name, value in engine_environment().items()
-                   if not name.startswith("DAPPER_") and name != "PYTHONPATH"}
-    debuggee = Debuggee([sys.executable, str(program), "{ipc}"], environment, tmp_path,
-                        "unix", tmp_path)
+    debuggee = running(program, tmp_path)
     try:
         hello = debuggee.accept()
         assert (hello["token"], hello["sessionId"], hello["pid"], hello["name"]) == (
@@ -95,10 +101,7 @@ def test_the_end_of_a_program_attached_to_is_reported_without_a_status(tmp_path,
         time.sleep(1.0)
         sys.exit(3)
         """)
-    environment = {name: value for name, value in engine_environment().items()
-                   if not name.startswith("DAPPER_") and name != "PYTHONPATH"}
-    debuggee = Debuggee([sys.executable, str(program), "{ipc}"], environment, tmp_path,
-                        "unix", tmp_path)
+    debuggee = running(program, tmp_path)
     try:
         debuggee.accept()
         debuggee.configure({"console": "externalTerminal", "redirectOutput": True})
@@ -131,10 +134,7 @@ def test_breakpoints_apply_as_soon_as_configuration_done_is_answered(tmp_path, w
         """)
     line = next(number for number, text in enumerate(program.read_text().splitlines(), 1)
                 if "# the breakpoint" in text)
-    environment = {name: value for name, value in engine_environment().items()
-                   if not name.startswith("DAPPER_") and name != "PYTHONPATH"}
-    debuggee = Debuggee([sys.executable, str(program), "{ipc}"], environment, tmp_path,
-                        "unix", tmp_path)
+    debuggee = running(program, tmp_path)
     try:
         debuggee.accept()
         debuggee.configure({"console": "externalTerminal", "redirectOutput": True})
