@@ -3,10 +3,10 @@
 // where its outputs differ from the recording (docs/session-logs.md). The replay itself is
 // extension/src/replay.ts, bundled by `npm run build` into dist/replay.js with the engine.
 
-import { existsSync } from "fs";
-import { createRequire } from "module";
-import path from "path";
-import { fileURLToPath } from "url";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const bundle = path.join(root, "dist", "replay.js");
