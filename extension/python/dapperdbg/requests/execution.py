@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from ..common.code_lines import code_own_lines, resolve_line
 from ..inspection.stopped_work import WorkRefused, WorkTimedOut, run_on_stopped_thread
-from ..tracing.base import STEP_INTO, STEP_OUT, STEP_OVER
 from ..tracing.step_targets import call_targets
+from ..tracing.steps import STEP_INTO, STEP_OUT, STEP_OVER
 from .breakpoints import executable_lines
 from .handling import RequestError, Then, argument, source_path
 

@@ -36,8 +36,8 @@ from ..instrumentation.probes import StopAtLineEvent
 from ..instrumentation.self_check import copies_unavailable
 from ..ipc.connection import Connection
 from ..tracing import StepState, choose_backend_name, create_tracer
-from ..tracing.base import STEP_ENTRY, STEP_PARK, STEP_PAUSE
 from ..tracing.fast_paths import copies_notice
+from ..tracing.steps import STEP_ENTRY, STEP_PARK, STEP_PAUSE
 from . import breakpoint_hook, hot_reload, program
 from .stops import Stops
 from .threads import (

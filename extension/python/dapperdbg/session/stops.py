@@ -22,7 +22,7 @@ from ..common.debugger_threads import start_debugger_thread
 from ..common.errors import RequestError
 from ..common.paths import is_debugger_path
 from ..tracing import StepState
-from ..tracing.base import STEP_ENTRY, STEP_PARK, STEP_PAUSE
+from ..tracing.steps import STEP_ENTRY, STEP_PARK, STEP_PAUSE
 from . import hot_reload
 from .threads import DEBUGGER_THREAD_PREFIX, StoppedThread
 

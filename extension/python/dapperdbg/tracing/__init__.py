@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from ..common.paths import PathCache
 from ..common.tracer_choice import BACKENDS, choose_backend_name, is_free_threaded
-from .base import StepState, Tracer, TracerHost
+from .base import Tracer, TracerHost
 from .monitoring import MonitoringTracer
 from .settrace import SettraceTracer
+from .steps import StepState
 
 
 def create_tracer(name: str, store, host: TracerHost, paths: PathCache | None = None) -> Tracer:

@@ -1,5 +1,5 @@
-"""What both tracer backends share: breakpoint verdicts per code object, step states and
-the rules that decide where a step ends.
+"""What both tracer backends share: breakpoint verdicts per code object, and following
+steps (what a step is and where it ends: steps.py).
 
 A backend's job is only to get line (and, while stepping, return) notifications for the
 right code objects as cheaply as the interpreter allows, and to hand them to
@@ -15,7 +15,6 @@ import sys
 import threading
 import types
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
 
 from ..breakpoints.data import changed
@@ -27,38 +26,14 @@ from ..common.paths import PathCache, is_debugger_path, is_runpy_path
 from ..instrumentation.probes import StopAtLineEvent
 from ..instrumentation.registry import InstrumentationRegistry
 from ..instrumentation.registry import identity as _identity
-from .step_targets import enters_target
+from .steps import STEP_ENTRY, STEP_OVER, STEPS_ENTERING_CALLS, StepState, step_ends_here
 
-# Step kinds. "entry" is the stop on the first line of the user's code (stopOnEntry),
-# "pause" the stop on the next line a paused thread runs.
-STEP_INTO = "into"
-STEP_OVER = "over"
-STEP_OUT = "out"
-STEP_ENTRY = "entry"
-STEP_PAUSE = "pause"
-# "park": another thread stopped and all threads stop with it; this one parks quietly on
-# the next line of user code it runs.
-STEP_PARK = "park"
-STEPS_ENTERING_CALLS = frozenset({STEP_INTO, STEP_ENTRY, STEP_PAUSE, STEP_PARK})
 # A debugger may set f_lineno (goto) only from a line event on 3.11+; from any trace
 # event of the frame (an "opcode" one included) on 3.9-3.10.
 JUMPS_NEED_LINE_EVENTS = sys.version_info >= (3, 11)
 LAZY_ANNOTATIONS = sys.version_info >= (3, 14)
 _SUSPENDING_FLAGS = (inspect.CO_GENERATOR | inspect.CO_COROUTINE
                      | inspect.CO_ASYNC_GENERATOR)
-
-
-@dataclass
-class StepState:
-    """One thread's step in progress. ``frame`` is the frame the step started in (over
-    and out): the step ends on a line of that frame (over) or of a frame it returns to."""
-
-    kind: str
-    frame: types.FrameType | None = None
-    # A stepIn to one call of the line (stepInTargets): the callee's name, and the line
-    # the step started on (the step ends there if the line finishes without the call).
-    target: str | None = None
-    line: int = 0
 
 
 class TracerHost(Protocol):
@@ -115,38 +90,6 @@ def is_user_canonical(canonical: str) -> bool:
         or is_runpy_path(canonical)
         or canonical.startswith("<frozen ")
     )
-
-
-def step_ends_here(step: StepState, frame: types.FrameType) -> bool:
-    """Whether a line event in ``frame`` (already known to be user code) ends ``step``."""
-    if step.target is not None and step.frame is not None:
-        return _targeted_step_ends_here(step, frame)
-    if step.kind in STEPS_ENTERING_CALLS or step.frame is None:
-        return True
-    if frame is step.frame:
-        return step.kind == STEP_OVER
-    ancestor = frame.f_back
-    while ancestor is not None:
-        if ancestor is step.frame:
-            # Deeper than the frame the step started in: a call being stepped over.
-            return False
-        ancestor = ancestor.f_back
-    # The step's frame is no longer on the stack: it returned or unwound.
-    return True
-
-
-def _targeted_step_ends_here(step: StepState, frame: types.FrameType) -> bool:
-    if frame is step.frame:
-        # Back in the starting frame: the line finished without entering the target.
-        return frame.f_lineno != step.line
-    if enters_target(frame.f_code, step.target):
-        return True
-    ancestor = frame.f_back
-    while ancestor is not None:
-        if ancestor is step.frame:
-            return False  # Inside another call of the line.
-        ancestor = ancestor.f_back
-    return True  # The starting frame returned: stop in its caller.
 
 
 class Tracer:

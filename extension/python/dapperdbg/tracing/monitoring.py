@@ -32,7 +32,8 @@ import types
 
 from ..common.paths import is_debugger_path
 from ..instrumentation.registry import identity as _identity
-from .base import STEPS_ENTERING_CALLS, StepState, Tracer
+from .base import Tracer
+from .steps import STEPS_ENTERING_CALLS, StepState
 
 
 class ToolIdInUse(RuntimeError):

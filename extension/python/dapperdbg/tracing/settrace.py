@@ -21,8 +21,9 @@ import threading
 
 from ..common.paths import is_debugger_path
 from ..instrumentation.registry import identity as _identity
-from .base import JUMPS_NEED_LINE_EVENTS, STEPS_ENTERING_CALLS, StepState, Tracer
+from .base import JUMPS_NEED_LINE_EVENTS, Tracer
 from .remote import RemoteTrace
+from .steps import STEPS_ENTERING_CALLS, StepState
 
 _get_ident = threading.get_ident
 _NORMAL_EXIT_OPCODES = frozenset(

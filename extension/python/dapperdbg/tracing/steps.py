@@ -1,0 +1,67 @@
+"""A step in progress (stepIn, over, out, and the stops on entry, on pause and of parked
+threads) and the rule that decides on which line it ends; the tracers (base.py) follow
+steps with it."""
+
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass
+
+from .step_targets import enters_target
+
+# Step kinds. "entry" is the stop on the first line of the user's code (stopOnEntry),
+# "pause" the stop on the next line a paused thread runs.
+STEP_INTO = "into"
+STEP_OVER = "over"
+STEP_OUT = "out"
+STEP_ENTRY = "entry"
+STEP_PAUSE = "pause"
+# "park": another thread stopped and all threads stop with it; this one parks quietly on
+# the next line of user code it runs.
+STEP_PARK = "park"
+STEPS_ENTERING_CALLS = frozenset({STEP_INTO, STEP_ENTRY, STEP_PAUSE, STEP_PARK})
+
+
+@dataclass
+class StepState:
+    """One thread's step in progress. ``frame`` is the frame the step started in (over
+    and out): the step ends on a line of that frame (over) or of a frame it returns to."""
+
+    kind: str
+    frame: types.FrameType | None = None
+    # A stepIn to one call of the line (stepInTargets): the callee's name, and the line
+    # the step started on (the step ends there if the line finishes without the call).
+    target: str | None = None
+    line: int = 0
+
+
+def step_ends_here(step: StepState, frame: types.FrameType) -> bool:
+    """Whether a line event in ``frame`` (already known to be user code) ends ``step``."""
+    if step.target is not None and step.frame is not None:
+        return _targeted_step_ends_here(step, frame)
+    if step.kind in STEPS_ENTERING_CALLS or step.frame is None:
+        return True
+    if frame is step.frame:
+        return step.kind == STEP_OVER
+    ancestor = frame.f_back
+    while ancestor is not None:
+        if ancestor is step.frame:
+            # Deeper than the frame the step started in: a call being stepped over.
+            return False
+        ancestor = ancestor.f_back
+    # The step's frame is no longer on the stack: it returned or unwound.
+    return True
+
+
+def _targeted_step_ends_here(step: StepState, frame: types.FrameType) -> bool:
+    if frame is step.frame:
+        # Back in the starting frame: the line finished without entering the target.
+        return frame.f_lineno != step.line
+    if enters_target(frame.f_code, step.target):
+        return True
+    ancestor = frame.f_back
+    while ancestor is not None:
+        if ancestor is step.frame:
+            return False  # Inside another call of the line.
+        ancestor = ancestor.f_back
+    return True  # The starting frame returned: stop in its caller.
