@@ -1,6 +1,8 @@
 """Running untraced while nothing needs tracing (3.9-3.11 with instrumented copies,
-docs/instrumentation.md): what needs tracing later switches it on for threads already
-running, and it goes off again once nothing needs it. Run on every backend and with the
+docs/instrumentation.md; with sys.monitoring, no event but the exceptions' while there is no
+breakpoint: 3.12 runs every code object that a tool watches slower, even with its events
+disabled): what needs tracing later switches it on for threads already running, and it
+goes off again once nothing needs it. Run on every backend and with the
 copies off too: the stops must be the same everywhere."""
 
 from __future__ import annotations
@@ -31,7 +33,17 @@ def worker(flag, seen):
         work(n)
         n += 1
         time.sleep(0.001)
-    seen.append(sys.gettrace() is None)
+    seen.append(untraced())
+
+def untraced():
+    if sys.gettrace() is not None:
+        return False
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is None:
+        return True
+    # Raised exceptions are watched for the exception filters; nothing else.
+    watched = monitoring.get_events(monitoring.DEBUGGER_ID)
+    return watched & ~(monitoring.events.RAISE | monitoring.events.PY_UNWIND) == 0
 
 seen = []
 thread = threading.Thread(target=worker, args=(sys.argv[1], seen), name="worker")

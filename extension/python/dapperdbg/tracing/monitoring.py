@@ -204,9 +204,11 @@ class MonitoringTracer(Tracer):
             return
         events = self._events
         with self._lock:
-            global_events = events.PY_START
-            if self._resumes_watched:
-                global_events |= events.PY_RESUME
+            global_events = 0
+            if self._looking_for_code():
+                global_events |= events.PY_START
+                if self._resumes_watched:
+                    global_events |= events.PY_RESUME
             if self.watch_exceptions:
                 global_events |= events.RAISE | events.PY_UNWIND
             step_codes: dict[int, types.CodeType] = {}
@@ -230,6 +232,13 @@ class MonitoringTracer(Tracer):
                 # Undo the DISABLE returned for lines and starts, so that new breakpoints
                 # and steps see every location again.
                 self._monitoring.restart_events()
+
+    def _looking_for_code(self) -> bool:
+        """Whether some code object may hold a breakpoint: only then are code objects
+        looked at as they start. 3.12 runs every code object a tool watches slower (5-10%
+        in a tight loop), even with its start event disabled; 3.13 does not."""
+        store = self._store
+        return bool(store.lines_by_file or store.functions.active or store.data.active)
 
     def breakpoints_changed(self) -> None:
         self._reset_verdicts()
