@@ -160,9 +160,9 @@ def test_return_value_shows_in_the_top_frame_only_when_enabled():
 
         inspector.record_return_value(1, compute.__code__, 42)
         assert inspector.last_return_values == {}  # showReturnValue is off.
-        inspector.show_return_value = True
+        inspector.settings.show_return_value = True
         inspector.record_return_value(1, compute.__code__, 42)
-        inspector.show_return_value = False
+        inspector.settings.show_return_value = False
 
         def local_names():
             stack = inspector.stack_trace(1, parked.frame, 0, 2)
@@ -174,7 +174,7 @@ def test_return_value_shows_in_the_top_frame_only_when_enabled():
             return names
 
         assert parked.run(local_names)[0] != [RETURN_VALUE_PREFIX + "compute"]
-        inspector.show_return_value = True
+        inspector.settings.show_return_value = True
         top, caller = parked.run(local_names)
         assert top == [RETURN_VALUE_PREFIX + "compute"]
         assert caller != top

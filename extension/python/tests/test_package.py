@@ -186,7 +186,7 @@ def test_the_graph_counts_function_level_imports_and_not_type_checking_ones():
 
 
 def test_each_request_is_registered_once():
-    from dapperdbg.requests.dispatch import HANDLERS
+    from dapperdbg.requests.dispatch import HANDLERS, handler_for
 
     source = (PACKAGE / "requests" / "dispatch.py").read_text()
     [table] = [node.value for node in ast.walk(ast.parse(source))
@@ -194,7 +194,7 @@ def test_each_request_is_registered_once():
     commands = [key.value for key in table.keys]
     assert len(commands) == len(set(commands)), commands
     assert sorted(commands) == sorted(HANDLERS)
-    assert all(callable(handler) for handler in HANDLERS.values())
+    assert all(callable(handler_for(command)) for command in HANDLERS)
 
 
 def _local_build_wheels() -> list[Path]:

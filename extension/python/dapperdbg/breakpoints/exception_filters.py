@@ -15,11 +15,11 @@ those types or of their subclasses.
 
 from __future__ import annotations
 
-import traceback
 import types
 from dataclasses import dataclass
 
 from ..common.errors import RequestError
+from ..common.stop_imports import import_at_first_stop
 
 RAISED = "raised"
 UNCAUGHT = "uncaught"
@@ -152,9 +152,15 @@ def describe(exception: BaseException) -> str:
     return f"{name}: {message}" if message else name
 
 
+# Used while threads are stopped (exceptionInfo), by the IPC thread.
+import_at_first_stop("traceback")
+
+
 def traceback_text(exception: BaseException, tb: types.TracebackType | None) -> str:
     """The full traceback as Python prints it, chained exceptions included."""
     try:
+        import traceback
+
         return "".join(traceback.format_exception(type(exception), exception, tb))
     except Exception as error:
         return f"{describe(exception)}\n(the traceback could not be formatted: {error})\n"

@@ -1,12 +1,14 @@
 """Hot reload: patch a loaded module's functions and classes in place from its new source,
 without re-running its top-level statements; restart frames from the tracer.
 
-Standard library only, and nothing from the rest of dapper. Who calls what:
+Standard library only, and nothing from the rest of dapper but common/source_texts.py
+(the texts files were loaded from: the launcher records the main program's there before
+this package is imported). Who calls what:
 - the ``dapper/hotReload`` request handler: ``reload_file(path, frames=..., while_running=...)``
   -> ``ReloadResult.to_body()`` for the response and the ``dapper/hotReloadResult`` event, or
   ``ReloadError.to_body()`` (kind, message, line, column) for the error response;
-- the import path (or the first stop): ``remember_source(path, text)``, so a reload can
-  name the top-level statements it did not re-run;
+- the first stop: ``remember_source(path)``, so a reload can name the top-level
+  statements it did not re-run;
 - the tracer, at each stop while ``pending()`` is not empty: ``apply_deferred(frames)``;
 - the tracer, for ``restartFrame`` of the stopped thread's TOP frame only, at that frame's
   next 'line' event: ``plan_restart(frame, arguments=..., locals_writable=...)`` then

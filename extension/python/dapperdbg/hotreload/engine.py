@@ -14,6 +14,7 @@ import threading
 import time
 import types
 
+from ..common.source_texts import normalize, recorded
 from .classes import plan_class
 from .errors import Refusal, ReloadResult
 from .functions import (
@@ -33,7 +34,6 @@ from .source import (
     future_flags,
     index_definitions,
     locate,
-    normalize,
     read_source,
 )
 from .stacks import all_frames, record_replacements, running_old_code
@@ -41,24 +41,18 @@ from .stacks import all_frames, record_replacements, running_old_code
 _MISSING = object()
 # One reload (or application of deferred patches) at a time.
 _lock = threading.RLock()
-# What the module and class body statements of each file were at its last reload (scope ->
-# Counter of their keys), or the source text a module was loaded from (remember_source).
-_sources: dict[str, object] = {}
 # Patches waiting for their old code to leave every stack: (normalized path, patch).
 _deferred: list[tuple[str, Patch]] = []
 
 
 def remember_source(path: str, source: str | None = None, *, keep_existing: bool = False) -> None:
-    """Record the source a module was loaded from, so a later reload can tell which
-    top-level statements changed (the file on disk is already the new one by then).
+    """Record the source a module was loaded from (common/source_texts.py).
     ``keep_existing``: not if something is recorded for the file already (its load, or a
     reload). Raises ``ReloadError`` when ``source`` is None and the file cannot be read."""
     key = normalize(path)
-    if keep_existing and key in _sources:
+    if keep_existing and key in recorded:
         return
-    if source is None:
-        source = read_source(path, None)
-    _sources[key] = source
+    recorded[key] = read_source(path, None) if source is None else source
 
 
 def reload_file(
@@ -131,7 +125,7 @@ def _reload(path, new_source, old_source, modules, frames, while_running) -> Rel
         if warning:
             result.warnings.append(warning)
     linecache.checkcache(path)
-    _sources[key] = _statement_counts(statements)
+    recorded[key] = _statement_counts(statements)
     result.duration_ms = (time.perf_counter() - started) * 1000
     return result
 
@@ -329,8 +323,8 @@ def _code_filename(module: types.ModuleType, path: str) -> str:
 
 
 def _previous_source(key: str, path: str):
-    if key in _sources:
-        return _sources[key]
+    if key in recorded:
+        return recorded[key]
     entry = linecache.cache.get(path)
     if entry and len(entry) == 4 and entry[1] is not None:
         size, mtime, lines, _ = entry

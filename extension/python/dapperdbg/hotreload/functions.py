@@ -11,8 +11,9 @@ import types
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..common.source_texts import normalize
 from .errors import Refusal
-from .source import Definition, compiler_module, normalize
+from .source import Definition, compiler_module
 
 _UNKNOWN = object()
 _UNCHANGED = object()

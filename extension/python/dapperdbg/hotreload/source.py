@@ -13,6 +13,7 @@ import sys
 import types
 from dataclasses import dataclass, field
 
+from ..common.source_texts import normalize
 from .errors import COMPILE_ERROR, NOT_A_PYTHON_SOURCE, NOT_LOADED, ReloadError
 
 _DEF_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -20,10 +21,6 @@ _CO_NEWLOCALS = 0x0002
 _HAS_QUALNAME = sys.version_info >= (3, 11)
 _LAZY_ANNOTATIONS = sys.version_info >= (3, 14)
 _COMPILE_NAMES_MODULE = sys.version_info >= (3, 15)
-
-
-def normalize(path: str) -> str:
-    return os.path.normcase(os.path.realpath(path))
 
 
 def find_modules(path: str, modules) -> list[tuple[str, types.ModuleType]]:

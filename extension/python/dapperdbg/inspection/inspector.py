@@ -33,7 +33,7 @@ from .rendering import (
     simple_member_types,
     type_name,
 )
-from .sources import SourceRegistry
+from .settings import InspectionSettings
 
 
 class InspectionError(RequestError):
@@ -141,18 +141,11 @@ _BUILTIN_TYPE_NAMES.update(_SIMPLE_TYPE_NAMES)
 class Inspector:
     """Builds the bodies of stackTrace, scopes and variables."""
 
-    def __init__(self, paths: PathCache) -> None:
+    def __init__(self, paths: PathCache, settings: InspectionSettings | None = None) -> None:
         self._paths = paths
+        self.settings = InspectionSettings() if settings is None else settings
         self.frames = Handles()
         self.containers = Handles()
-        self.sources = SourceRegistry()
-        self.line_offset = 0  # 1 when the client counts lines from 0
-        self.column_offset = 0
-        self.show_return_value = False
-        # With justMyCode, library frames are shown de-emphasised in the call stack.
-        self.just_my_code = True
-        # The stdout/stderr tees (output_capture), set up by dapper/configure.
-        self.output = None
         # The debugger thread that inspects threads that cannot run work themselves
         # (stopped_work.InspectionWorker), started on first use.
         self.worker = None
@@ -165,7 +158,7 @@ class Inspector:
         """Stepping's hook: the function ``code`` returned ``value`` on ``thread_id``
         during a step (call it before the thread stops). Shown as ``(return) name`` in
         the Locals of the frame the thread stops in when showReturnValue is on."""
-        if self.show_return_value:
+        if self.settings.show_return_value:
             # "outer.<locals>.helper" reads as "helper"; "Class.method" stays.
             name = frame_name(code).rsplit("<locals>.", 1)[-1]
             self.last_return_values[thread_id] = (name, value)
@@ -191,12 +184,12 @@ class Inspector:
             stack_frame = {
                 "id": self.frames.add(FrameEntry(thread_id, frame, index == 0)),
                 "name": frame_name(frame.f_code),
-                "source": self.sources.source_for_code(frame.f_code),
-                "line": line - self.line_offset,
-                "column": 1 - self.column_offset,
+                "source": self.settings.sources.source_for_code(frame.f_code),
+                "line": line - self.settings.line_offset,
+                "column": 1 - self.settings.column_offset,
             }
             canonical = self._paths.canonical(frame.f_code.co_filename)
-            if self.just_my_code and is_library_canonical(canonical):
+            if self.settings.just_my_code and is_library_canonical(canonical):
                 stack_frame["presentationHint"] = "subtle"
             stack_frames.append(stack_frame)
         return {"stackFrames": stack_frames, "totalFrames": total}
@@ -270,7 +263,7 @@ class Inspector:
         return grouped(plain, groups)
 
     def _return_value(self, container: Container):
-        if not self.show_return_value:
+        if not self.settings.show_return_value:
             return None
         returned = self.last_return_values.get(container.thread_id)
         if returned is None:

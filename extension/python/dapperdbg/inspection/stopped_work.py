@@ -19,16 +19,25 @@ import threading
 import time
 from collections.abc import Callable
 
-try:
-    import ctypes
+from ..common.stop_imports import import_at_first_stop
 
-    _async_exc_function = ctypes.pythonapi.PyThreadState_SetAsyncExc
-    _async_exc_function.restype = ctypes.c_int
+# ctypes, for interrupting user code, is imported at the first stop, where the IPC
+# thread may need it: a process that never stops never loads it.
+import_at_first_stop("ctypes")
 
-    def _set_async_exc(ident: int, exception) -> None:
-        _async_exc_function(ctypes.c_ulong(ident), ctypes.py_object(exception))
-except Exception:  # pragma: no cover - interpreters without ctypes
-    _set_async_exc = None
+
+def _set_async_exc(ident: int, exception) -> None:
+    """Raise ``exception`` in the thread ``ident`` when it next runs Python code (not
+    on an interpreter without ctypes)."""
+    try:
+        import ctypes
+
+        function = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    except Exception:  # pragma: no cover - interpreters without ctypes
+        return
+    function.restype = ctypes.c_int
+    function(ctypes.c_ulong(ident), ctypes.py_object(exception))
+
 
 # The share of an item's time that user code inside it may take; the rest is for
 # rendering what is left without it.
@@ -79,8 +88,7 @@ def _interrupt(item: _Item) -> None:
         if item.section_deadline is None or item.interrupt_sent or item.ident is None:
             return
         item.interrupt_sent = True
-        if _set_async_exc is not None:
-            _set_async_exc(item.ident, Interrupted)
+        _set_async_exc(item.ident, Interrupted)
 
 
 def _close_section(item: _Item) -> None:

@@ -3,12 +3,11 @@ setFunctionBreakpoints, setExceptionBreakpoints and breakpointLocations."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..breakpoints.exception_filters import parse_filters
 from ..common.code_lines import SourceError
 from .handling import RequestError, Then, argument, source_path
 
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     from ..session.debugger import Debugger
 

@@ -3,11 +3,10 @@ initialize arguments and the launch configuration) and configurationDone."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..inspection.output_capture import OutputCapture
 from .handling import NO_RESPONSE, RequestError, Then
 
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     from ..session.debugger import Debugger
 
@@ -26,22 +25,22 @@ def configure(debugger: Debugger, arguments: dict):
 
 def _configure_inspection(debugger: Debugger, launch: dict) -> None:
     """Apply the launch configuration's inspection settings."""
-    inspector = debugger.inspector
-    inspector.show_return_value = launch.get("showReturnValue") is True
-    inspector.just_my_code = launch.get("justMyCode", True) is not False
+    settings = debugger.inspection
+    settings.show_return_value = launch.get("showReturnValue") is True
+    settings.just_my_code = launch.get("justMyCode", True) is not False
     code = launch.get("code")
     if isinstance(code, str):
-        inspector.sources.remember_text("<string>", code)
+        settings.sources.remember_text("<string>", code)
     if launch.get("keepExecSources") is True and launch.get("noDebug") is not True:
         # Opt-in: the audit hook it takes slows every audited call of the program.
-        inspector.sources.capture_exec_sources()
-    if inspector.output is None:
+        settings.sources.capture_exec_sources()
+    if settings.output is None:
         connection = debugger.connection
-        inspector.output = OutputCapture(
+        settings.output = OutputCapture(
             lambda category, text: connection.send_event(
                 "output", {"category": category, "output": text})
         )
-    inspector.output.configure(launch)
+    settings.output.configure(launch)
 
 
 # How long configurationDone waits for a running program's tracing to start.

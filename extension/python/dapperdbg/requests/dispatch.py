@@ -10,74 +10,94 @@ exception is a bug: the request fails too and the traceback goes to stderr. A fa
 handler never takes the debuggee down, and an unknown command is answered.
 
 To add a request: write its handler in the module of its kind (or a new module beside
-them) and add one line to ``HANDLERS``. Each command appears there once (ruff's F601
-refuses a repeated key, and a test checks the table).
+them) and add one line to ``HANDLERS``, as "module.function". Each command appears
+there once (ruff's F601 refuses a repeated key, and a test checks the table).
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
-import traceback
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Union
 
 from ..common.errors import describe_exception
-from . import (
-    breakpoints,
-    configuration,
-    data_breakpoints,
-    execution,
-    hot_reload,
-    inspection,
-    termination,
-)
+from ..common.stop_imports import at_first_stop
 from .handling import NO_RESPONSE, RequestError, Then
 
+TYPE_CHECKING = False  # typing's own costs every debugged process to import.
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Union
+
     from ..session.debugger import Debugger
 
-Handler = Callable[["Debugger", dict], Union[dict, Then, None]]
+    Handler = Callable[[Debugger, dict], Union[dict, Then, None]]
 
-HANDLERS: dict[str, Handler] = {
+# Command -> "module.function" in this package. A module is imported when one of its
+# requests first comes (or at the first stop, common/stop_imports.py): a process that
+# never stops never loads what only a stopped session needs.
+HANDLERS: dict[str, str] = {
     # The session.
-    "dapper/configure": configuration.configure,
-    "configurationDone": configuration.configuration_done,
+    "dapper/configure": "configuration.configure",
+    "configurationDone": "configuration.configuration_done",
     # Breakpoints.
-    "setBreakpoints": breakpoints.set_breakpoints,
-    "setFunctionBreakpoints": breakpoints.set_function_breakpoints,
-    "setExceptionBreakpoints": breakpoints.set_exception_breakpoints,
-    "breakpointLocations": breakpoints.breakpoint_locations,
-    "dataBreakpointInfo": data_breakpoints.data_breakpoint_info,
-    "setDataBreakpoints": data_breakpoints.set_data_breakpoints,
+    "setBreakpoints": "breakpoints.set_breakpoints",
+    "setFunctionBreakpoints": "breakpoints.set_function_breakpoints",
+    "setExceptionBreakpoints": "breakpoints.set_exception_breakpoints",
+    "breakpointLocations": "breakpoints.breakpoint_locations",
+    "dataBreakpointInfo": "data_breakpoints.data_breakpoint_info",
+    "setDataBreakpoints": "data_breakpoints.set_data_breakpoints",
     # Execution.
-    "continue": execution.continue_,
-    "next": execution.next_,
-    "stepIn": execution.step_in,
-    "stepOut": execution.step_out,
-    "stepInTargets": execution.step_in_targets,
-    "pause": execution.pause,
-    "gotoTargets": execution.goto_targets,
-    "goto": execution.goto,
-    "restartFrame": hot_reload.restart_frame,
+    "continue": "execution.continue_",
+    "next": "execution.next_",
+    "stepIn": "execution.step_in",
+    "stepOut": "execution.step_out",
+    "stepInTargets": "execution.step_in_targets",
+    "pause": "execution.pause",
+    "gotoTargets": "execution.goto_targets",
+    "goto": "execution.goto",
+    "restartFrame": "hot_reload.restart_frame",
     # Inspection.
-    "threads": inspection.threads,
-    "stackTrace": inspection.stack_trace,
-    "scopes": inspection.scopes,
-    "exceptionInfo": inspection.exception_info,
-    "variables": inspection.variables,
-    "evaluate": inspection.evaluate,
-    "setExpression": inspection.set_expression,
-    "setVariable": inspection.set_variable,
-    "completions": inspection.completions,
-    "source": inspection.source,
-    "modules": inspection.modules,
-    "loadedSources": inspection.loaded_sources,
+    "threads": "threads.threads",
+    "stackTrace": "inspection.stack_trace",
+    "scopes": "inspection.scopes",
+    "exceptionInfo": "inspection.exception_info",
+    "variables": "inspection.variables",
+    "evaluate": "inspection.evaluate",
+    "setExpression": "inspection.set_expression",
+    "setVariable": "inspection.set_variable",
+    "completions": "inspection.completions",
+    "source": "inspection.source",
+    "modules": "inspection.modules",
+    "loadedSources": "inspection.loaded_sources",
     # Hot reload.
-    "dapper/hotReload": hot_reload.hot_reload,
+    "dapper/hotReload": "hot_reload.hot_reload",
     # The engine's own.
-    "dapper/detach": configuration.detach,
-    "dapper/terminate": termination.terminate,
+    "dapper/detach": "configuration.detach",
+    "dapper/terminate": "termination.terminate",
 }
+
+_resolved: dict[str, Handler] = {}
+
+
+def handler_for(command: str) -> Handler | None:
+    """The handler of ``command`` (its module imported now if it was not); None when
+    there is none."""
+    handler = _resolved.get(command)
+    if handler is None:
+        name = HANDLERS.get(command)
+        if name is None:
+            return None
+        module, function = name.rsplit(".", 1)
+        handler = getattr(importlib.import_module(f"{__package__}.{module}"), function)
+        _resolved[command] = handler
+    return handler
+
+
+@at_first_stop
+def import_all_handlers() -> None:
+    """Every handler, imported by the thread that stops first (common/stop_imports.py)."""
+    for command in HANDLERS:
+        handler_for(command)
 
 
 def dispatch(debugger: Debugger, message: dict) -> None:
@@ -88,7 +108,7 @@ def dispatch(debugger: Debugger, message: dict) -> None:
         return
     command = message.get("command")
     arguments = message.get("arguments") or {}
-    handler = HANDLERS.get(command) if isinstance(command, str) else None
+    handler = handler_for(command) if isinstance(command, str) else None
     if handler is None:
         debugger.connection.send_response(
             message, error=f"The request {command!r} is not supported by this debuggee yet."
@@ -105,6 +125,8 @@ def dispatch(debugger: Debugger, message: dict) -> None:
         else:
             # An unexpected failure is a bug in the debuggee (or the machine ran out of
             # memory): leave a trace for the log, and name it in the answer.
+            import traceback
+
             traceback.print_exc(file=sys.stderr)
             reason = describe_exception(error)
         debugger.connection.send_response(message, error=f"{command} failed: {reason}")

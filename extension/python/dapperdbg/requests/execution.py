@@ -58,7 +58,7 @@ def step_in(debugger: Debugger, arguments: dict):
 def step_in_targets(debugger: Debugger, arguments: dict):
     entry = debugger.inspector.frame(argument(arguments, "frameId", int))
     frame = entry.frame
-    offset, column_offset = debugger.line_offset, debugger.inspector.column_offset
+    offset, column_offset = debugger.line_offset, debugger.inspection.column_offset
     targets = []
     for call in call_targets(frame.f_code.co_filename, frame.f_lineno):
         target_id = len(debugger.step_in_targets) + 1

@@ -67,11 +67,6 @@ def _worker(debugger: Debugger) -> InspectionWorker:
     return inspector.worker
 
 
-def threads(debugger: Debugger, arguments: dict):
-    return {"threads": [{"id": thread_id, "name": thread.name}
-                        for thread_id, thread in debugger.user_threads()]}
-
-
 def stack_trace(debugger: Debugger, arguments: dict):
     thread_id = argument(arguments, "threadId", int)
     start = argument(arguments, "startFrame", int, 0)
@@ -131,8 +126,8 @@ def evaluate(debugger: Debugger, arguments: dict):
     is_repl = context == "repl"
 
     def work():
-        if is_repl and inspector.output is not None:
-            with inspector.output.capturing():
+        if is_repl and debugger.inspection.output is not None:
+            with debugger.inspection.output.capturing():
                 value = run_code(entry.frame, expression, allow_statements=True)
         else:
             value = run_code(entry.frame, expression, allow_statements=is_repl)
@@ -256,10 +251,10 @@ def completions(debugger: Debugger, arguments: dict):
         return {"targets": []}
     entry = inspector.frame(frame_id)
     lines = text.split("\n")
-    line_index = 0 if line is None else line - 1 + inspector.line_offset
+    line_index = 0 if line is None else line - 1 + debugger.inspection.line_offset
     if not 0 <= line_index < len(lines):
         raise RequestError(f"line {line} is outside the text")
-    position = column - 1 + inspector.column_offset
+    position = column - 1 + debugger.inspection.column_offset
     prefix = lines[line_index][:max(position, 0)]
     _, partial = split_reference(prefix)
 
@@ -274,7 +269,7 @@ def completions(debugger: Debugger, arguments: dict):
 
 
 def source(debugger: Debugger, arguments: dict):
-    registry = debugger.inspector.sources
+    registry = debugger.inspection.sources
     source_argument = arguments.get("source")
     if source_argument is not None and not isinstance(source_argument, dict):
         raise RequestError("'source' must be an object")
@@ -301,4 +296,4 @@ def modules(debugger: Debugger, arguments: dict):
 
 
 def loaded_sources(debugger: Debugger, arguments: dict):
-    return loaded_sources_body(debugger.inspector.sources)
+    return loaded_sources_body(debugger.inspection.sources)

@@ -28,9 +28,7 @@ from ..common.debugger_threads import hide_from_program, show_to_program
 from ..common.errors import report_internal_error
 from ..common.library_code import is_library_canonical
 from ..common.paths import PathCache, is_debugger_path, is_runpy_path
-from ..inspection.inspector import Inspector
-from ..inspection.rendering import safe_repr
-from ..inspection.sources import observe_exec
+from ..inspection.settings import InspectionSettings
 from ..instrumentation import breakpoint_probes
 from ..instrumentation.probes import StopAtLineEvent
 from ..instrumentation.self_check import copies_unavailable
@@ -38,7 +36,7 @@ from ..ipc.connection import Connection
 from ..tracing import StepState, choose_backend_name, create_tracer
 from ..tracing.fast_paths import copies_notice
 from ..tracing.steps import STEP_ENTRY, STEP_PARK, STEP_PAUSE
-from . import breakpoint_hook, hot_reload, program
+from . import breakpoint_hook, program
 from .stops import Stops
 from .threads import (
     DEBUGGER_THREAD_PREFIX,
@@ -66,7 +64,12 @@ class Debugger:
         # Line breakpoints as probes in instrumented copies, from
         # ``activate_instrumentation`` on (docs/instrumentation.md).
         self.probes = breakpoint_probes.BreakpointProbes(self.store)
-        self.inspector = Inspector(self.paths)
+        # Frames, scopes and variables: made at first use (``inspector``), since what
+        # it imports costs every process that never stops (common/stop_imports.py).
+        self._inspector = None
+        self._inspector_lock = threading.Lock()
+        # What dapper/configure says of showing frames and values, shared with it.
+        self.inspection = InspectionSettings()
         self.client_arguments: dict = {}
         self.launch_configuration: dict = {}
         # Set by configurationDone, or by the connection dropping (then `detached`).
@@ -106,8 +109,8 @@ class Debugger:
     def configure(self, client: dict, launch: dict) -> None:
         self.client_arguments = client
         self.launch_configuration = launch
-        self.inspector.line_offset = 0 if client.get("linesStartAt1", True) else 1
-        self.inspector.column_offset = 0 if client.get("columnsStartAt1", True) else 1
+        self.inspection.line_offset = 0 if client.get("linesStartAt1", True) else 1
+        self.inspection.column_offset = 0 if client.get("columnsStartAt1", True) else 1
         if launch.get("noDebug"):
             self.no_debug = True
         program_path = launch.get("program")
@@ -156,6 +159,8 @@ class Debugger:
         if (not self._watching_exec and self.tracer.name == "settrace" and self.probes.active
                 and self.store.lines_by_file):
             self._watching_exec = True
+            from ..inspection.sources import observe_exec
+
             observe_exec(self._code_executed)
 
     def _code_executed(self, code: types.CodeType) -> None:
@@ -227,8 +232,22 @@ class Debugger:
             os._exit(0)
 
     @property
+    def inspector(self):
+        """The inspector (inspection/inspector.py), made at its first use."""
+        inspector = self._inspector
+        if inspector is None:
+            with self._inspector_lock:
+                inspector = self._inspector
+                if inspector is None:
+                    from ..inspection.inspector import Inspector
+
+                    inspector = Inspector(self.paths, self.inspection)
+                    self._inspector = inspector
+        return inspector
+
+    @property
     def line_offset(self) -> int:
-        return self.inspector.line_offset
+        return self.inspection.line_offset
 
     @property
     def detached(self) -> bool:
@@ -508,6 +527,8 @@ class Debugger:
 
     def hot_reload(self, path: str, new_source: str | None, while_running: bool) -> dict:
         """Reload a loaded file in place; the result body (session/hot_reload.py)."""
+        from . import hot_reload
+
         return hot_reload.reload(self, path, new_source, while_running)
 
     def breakpoints_changed(self) -> None:
@@ -550,7 +571,7 @@ class Debugger:
                 step()
             except Exception as error:  # The program must keep running whatever happens.
                 print(f"dapper: could not remove the debugger: {error!r}", file=sys.stderr)
-        output = self.inspector.output
+        output = self.inspection.output
         if output is not None:
             output.uninstall()
 
@@ -582,4 +603,6 @@ class Debugger:
 
 def _short_repr(value) -> str:
     """An old or new value in a data breakpoint's stop text."""
+    from ..inspection.rendering import safe_repr
+
     return safe_repr(value, 80)

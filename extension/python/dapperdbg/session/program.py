@@ -26,7 +26,7 @@ from importlib.machinery import BuiltinImporter, SourceFileLoader
 from importlib.util import decode_source
 
 from ..common.paths import canonical_path, is_debugger_path
-from ..hotreload import remember_source
+from ..common.source_texts import remember_text
 
 PROGRAM, MODULE, CODE = "program", "module", "code"
 
@@ -190,7 +190,7 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
     # is a small fraction of the compile just done).
     # (Bad bytes the compiler let pass, in a comment on 3.9-3.13: nothing to name.)
     with contextlib.suppress(UnicodeDecodeError):
-        remember_source(absolute, decode_source(source))
+        remember_text(absolute, decode_source(source))
     module = _fresh_main_module()
     module.__file__ = absolute
     if sys.version_info < (3, 15):

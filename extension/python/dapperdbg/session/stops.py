@@ -15,17 +15,17 @@ import sys
 import threading
 import time
 import types
-from typing import TYPE_CHECKING
 
 from ..breakpoints.exception_stops import ExceptionStop
 from ..common.debugger_threads import start_debugger_thread
 from ..common.errors import RequestError
 from ..common.paths import is_debugger_path
+from ..common.stop_imports import import_for_stops
 from ..tracing import StepState
 from ..tracing.steps import STEP_ENTRY, STEP_PARK, STEP_PAUSE
-from . import hot_reload
 from .threads import DEBUGGER_THREAD_PREFIX, StoppedThread
 
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     from .debugger import Debugger
 
@@ -85,6 +85,11 @@ class Stops:
             if exception is not None:
                 body.update(exception.stopped_fields())
             if announce:
+                # What only a stopped session uses is imported by this thread, before
+                # the stop is announced (common/stop_imports.py says why).
+                import_for_stops()
+                from . import hot_reload
+
                 # Before the client hears of the stop (and the user edits a file).
                 hot_reload.note_stop(debugger, ident, frame)
             with self.lock:
@@ -229,6 +234,7 @@ class Stops:
     def _pause_if_blocked(self, thread_ident: int) -> None:
         debugger = self._debugger
         debugger.tracer.ignore_thread(threading.get_ident())
+        import_for_stops()
         time.sleep(PAUSE_GRACE_SECONDS)
         with self.lock:
             step = debugger.tracer.step_of(thread_ident)

@@ -15,7 +15,6 @@ import sys
 import threading
 import types
 from collections.abc import Callable
-from typing import Protocol
 
 from ..breakpoints.data import changed
 from ..breakpoints.store import BreakpointStore
@@ -36,7 +35,14 @@ _SUSPENDING_FLAGS = (inspect.CO_GENERATOR | inspect.CO_COROUTINE
                      | inspect.CO_ASYNC_GENERATOR)
 
 
-class TracerHost(Protocol):
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from typing import Protocol as _Protocol
+else:
+    _Protocol = object
+
+
+class TracerHost(_Protocol):
     """What the tracer calls when something may stop a thread (the Debugger)."""
 
     def breakpoints_reached(self, frame: types.FrameType, breakpoints: tuple) -> bool:

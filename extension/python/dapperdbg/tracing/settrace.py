@@ -22,7 +22,6 @@ import threading
 from ..common.paths import is_debugger_path
 from ..instrumentation.registry import identity as _identity
 from .base import JUMPS_NEED_LINE_EVENTS, Tracer
-from .remote import RemoteTrace
 from .steps import STEPS_ENTERING_CALLS, StepState
 
 _get_ident = threading.get_ident
@@ -55,7 +54,7 @@ class SettraceTracer(Tracer):
         self._last_exception: dict[int, BaseException] = {}
         # Running untraced while nothing needs tracing (3.9-3.11, with instrumented
         # copies): see ``tracing_needed``. Created when first needed.
-        self._remote: RemoteTrace | None = None
+        self._remote = None  # remote.RemoteTrace, made when first needed
         # Whether every thread traces (threading.settrace set); False while idle.
         self._tracing = False
         # Whether any thread may trace (a thread traces itself for a stop while idle).
@@ -90,6 +89,8 @@ class SettraceTracer(Tracer):
         if self.copies is None or sys.version_info >= (3, 12):
             return False
         if self._remote is None:
+            from .remote import RemoteTrace  # ctypes: imported only when needed
+
             self._remote = RemoteTrace(self._first_remote_event)
         return self._remote.available
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 import types
 from dataclasses import dataclass
 
-from .step_targets import enters_target
-
 # Step kinds. "entry" is the stop on the first line of the user's code (stopOnEntry),
 # "pause" the stop on the next line a paused thread runs.
 STEP_INTO = "into"
@@ -57,6 +55,8 @@ def _targeted_step_ends_here(step: StepState, frame: types.FrameType) -> bool:
     if frame is step.frame:
         # Back in the starting frame: the line finished without entering the target.
         return frame.f_lineno != step.line
+    from .step_targets import enters_target  # What it imports only stepping in needs.
+
     if enters_target(frame.f_code, step.target):
         return True
     ancestor = frame.f_back

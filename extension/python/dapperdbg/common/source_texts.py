@@ -1,0 +1,24 @@
+"""The text each file was loaded from, for hot reload to tell which top-level statements
+a later edit changed (the file on disk is already the new one by then).
+
+Kept apart from hotreload/ and light: the launcher records the main program's text
+before the program runs, and a process that is never reloaded never imports the reload
+machinery (hotreload/engine.py's ``remember_source`` reads a file's text itself).
+"""
+
+from __future__ import annotations
+
+import os
+
+# Normalized path -> the source text a module was loaded from, or what hot reload keeps
+# of it after a reload (hotreload/engine.py).
+recorded: dict[str, object] = {}
+
+
+def normalize(path: str) -> str:
+    return os.path.normcase(os.path.realpath(path))
+
+
+def remember_text(path: str, source: str) -> None:
+    """Record ``source`` as the text the module of ``path`` was loaded from."""
+    recorded[normalize(path)] = source
