@@ -35,9 +35,9 @@ import dis
 import sys
 import threading
 import types
-from dataclasses import dataclass, field
 
 from ..common.errors import RequestError
+from ..common.records import Factory, Record
 from .expressions import ExpressionError, HitCondition, compile_expressions
 
 # What a watched name holds once it is gone (deleted, out of range).
@@ -72,8 +72,7 @@ def changed(old, new) -> bool:
     return not (kind is type(new) and kind in _SAFE_EQUALITY and old == new)
 
 
-@dataclass(frozen=True)
-class CodeWrites:
+class CodeWrites(Record, frozen=True):
     """Where a code object's bytecode may store: the lines that store each local,
     global and attribute name, the lines that may change a list or dict item, and for
     each of those lines the lines that can run right after it (where a change it made
@@ -255,8 +254,7 @@ def item_target(container, key, description: str) -> Target:
     return target
 
 
-@dataclass(eq=False)
-class DataBreakpoint:
+class DataBreakpoint(Record, eq=False):
     """One data breakpoint of setDataBreakpoints. ``old`` is the value last seen."""
 
     id: int
@@ -285,16 +283,15 @@ class DataBreakpoint:
         return {"id": self.id, "verified": True}
 
 
-@dataclass
-class DataBreakpoints:
+class DataBreakpoints(Record):
     """The data targets the client was given ids for, and the data breakpoints set.
     ``active`` is replaced, never mutated: the tracer reads it without a lock."""
 
     active: tuple = ()
-    _targets: dict = field(default_factory=dict)
-    _ids_by_identity: dict = field(default_factory=dict)
-    _breakpoint_ids: dict = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _targets: dict = Factory(dict)
+    _ids_by_identity: dict = Factory(dict)
+    _breakpoint_ids: dict = Factory(dict)
+    _lock: threading.Lock = Factory(threading.Lock)
 
     def data_id(self, target: Target) -> str:
         """The ``dataId`` of ``target`` (the same one for the same binding)."""

@@ -16,9 +16,9 @@ those types or of their subclasses.
 from __future__ import annotations
 
 import types
-from dataclasses import dataclass
 
 from ..common.errors import RequestError
+from ..common.records import Record
 from ..common.stop_imports import import_at_first_stop
 
 RAISED = "raised"
@@ -72,8 +72,7 @@ def type_matches(exception_type: type, names: tuple[str, ...]) -> bool:
     return False
 
 
-@dataclass(frozen=True)
-class ExceptionFilters:
+class ExceptionFilters(Record, frozen=True):
     """The active filters: filter id -> the type names it is limited to (empty: all)."""
 
     active: dict

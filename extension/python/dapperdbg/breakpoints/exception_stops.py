@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import types
-from dataclasses import dataclass
 
+from ..common.records import Record
 from .exception_filters import (
     BREAK_MODES,
     describe,
@@ -15,8 +15,7 @@ from .exception_filters import (
 )
 
 
-@dataclass
-class ExceptionStop:
+class ExceptionStop(Record):
     exception: BaseException
     traceback: types.TracebackType | None
     filter_id: str

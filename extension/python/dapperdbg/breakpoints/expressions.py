@@ -9,9 +9,9 @@ from __future__ import annotations
 import operator
 import re
 import types
-from dataclasses import dataclass
 
 from ..common.errors import RequestError
+from ..common.records import Record
 
 
 class ExpressionError(RequestError):
@@ -48,8 +48,7 @@ _HIT_OPERATORS = {
 }
 
 
-@dataclass(frozen=True)
-class HitCondition:
+class HitCondition(Record, frozen=True):
     """``N`` or ``==N`` (stop on the Nth hit), ``>N``, ``>=N``, ``<N``, ``<=N``, ``%N``
     (every Nth hit). Hits are counted only when the condition, if any, is true."""
 
@@ -76,8 +75,7 @@ def parse_hit_condition(text: str) -> HitCondition:
     return HitCondition(operator_text, count)
 
 
-@dataclass(frozen=True)
-class LogTemplate:
+class LogTemplate(Record, frozen=True):
     """A log message split into literal text and compiled ``{expression}`` parts."""
 
     parts: tuple[str | types.CodeType, ...]

@@ -19,14 +19,13 @@ import os
 import sys
 import threading
 import types
-from dataclasses import dataclass
 
 from ..common.paths import canonical_path, is_debugger_path
+from ..common.records import Record
 from .expressions import ExpressionError, HitCondition, compile_condition, parse_hit_condition
 
 
-@dataclass(eq=False)
-class FunctionBreakpoint:
+class FunctionBreakpoint(Record, eq=False):
     id: int
     name: str
     verified: bool = False

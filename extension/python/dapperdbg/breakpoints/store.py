@@ -43,11 +43,11 @@ import threading
 import time
 import types
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..common.code_lines import ExecutableLinesCache, SourceError, resolve_line
 from ..common.errors import RequestError
 from ..common.paths import canonical_path, is_debugger_path
+from ..common.records import Record
 from .data import DataBreakpoints
 from .expressions import ExpressionError, HitCondition, LogTemplate, compile_expressions
 from .functions import FunctionBreakpointStore
@@ -57,8 +57,7 @@ NOT_LOADED_YET = ("The module is not loaded yet: the breakpoint is verified when
                   "imported.")
 
 
-@dataclass(eq=False)
-class Breakpoint:
+class Breakpoint(Record, eq=False):
     """One source breakpoint. Lines here are always 1-based; the request layer converts
     from and to the client's base."""
 

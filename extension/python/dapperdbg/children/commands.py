@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+
+from ..common.records import Factory, Record
 
 PROGRAM, MODULE, CODE = "program", "module", "code"
 
@@ -40,15 +41,14 @@ class NotAttachable(Exception):
     """A Python command line that cannot run under the launcher; the message says why."""
 
 
-@dataclass
-class PythonCommand:
+class PythonCommand(Record):
     """A Python command line split into its parts."""
 
     interpreter: list[str]  # the words that start the interpreter (usually one)
     options: list[str]  # interpreter options, kept as written
     kind: str  # PROGRAM, MODULE or CODE
     target: str
-    args: list[str] = field(default_factory=list)
+    args: list[str] = Factory(list)
     ignores_environment: bool = False
 
 

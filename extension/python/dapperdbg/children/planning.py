@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 
+from ..common.records import Record
 from .commands import (
     NotAttachable,
     PythonCommand,
@@ -29,8 +29,7 @@ _SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "csh", "tc
 _SHEBANG_BYTES = 256
 
 
-@dataclass
-class Plan:
+class Plan(Record):
     """What the hooks do with one command."""
 
     command: list[str]  # the command as the program gave it (for the announcements)

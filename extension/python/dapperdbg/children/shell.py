@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
+
+from ..common.records import Record
 
 _OPERATORS = set(";&|<>()")
 _GLOBS = set("*?[")
@@ -26,8 +27,7 @@ class ComplexShellCommand(ValueError):
     """The command line uses shell features that are not rewritten; the message names one."""
 
 
-@dataclass
-class SimpleCommand:
+class SimpleCommand(Record):
     assignments: list[str]
     words: list[str]
 

@@ -13,7 +13,15 @@ import os
 import stat
 import threading
 import types
-from dataclasses import dataclass
+
+from .records import Record
+
+# Code object flags (inspect's CO_*), read from dis: inspect is not imported at start.
+_CODE_FLAGS = {name: flag for flag, name in dis.COMPILER_FLAG_NAMES.items()}
+CO_GENERATOR = _CODE_FLAGS["GENERATOR"]
+CO_COROUTINE = _CODE_FLAGS["COROUTINE"]
+CO_ITERABLE_COROUTINE = _CODE_FLAGS["ITERABLE_COROUTINE"]
+CO_ASYNC_GENERATOR = _CODE_FLAGS["ASYNC_GENERATOR"]
 
 
 class SourceError(Exception):
@@ -94,8 +102,7 @@ def executable_lines_of_source(source: bytes | str, filename: str) -> tuple[int,
     return tuple(sorted(code_tree_lines(code)))
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(Record, frozen=True):
     """Where a requested breakpoint line lands: ``line`` when verified, else a message."""
 
     verified: bool

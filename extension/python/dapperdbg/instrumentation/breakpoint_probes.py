@@ -24,9 +24,9 @@ import sys
 import threading
 import types
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from ..common.errors import report_internal_error
+from ..common.records import Record
 from . import Instrumentation, InstrumentedCallback, Probe, set_probe_handler
 from .compiler import InstrumentationError
 from .probes import ProbeHandler
@@ -54,8 +54,7 @@ def shared_instrumentation() -> Instrumentation:
         return _shared
 
 
-@dataclass(frozen=True)
-class ProbeTarget:
+class ProbeTarget(Record, frozen=True):
     """What a probe id stands for: the breakpoints of one line."""
 
     canonical: str

@@ -30,8 +30,8 @@ import itertools
 import sys
 import types
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
 
+from ..common.records import Record
 from .probes import PROBE_NAME
 
 _PASS_THROUGH = frozenset({"POP_BLOCK", "POP_EXCEPT", "NOP"})
@@ -78,8 +78,7 @@ _COMMON_CONSTANTS = tuple(getattr(dis, "_common_constants", ()))
 _JUMP_UNIT = 1 if sys.version_info < (3, 10) else 2
 
 
-@dataclass(frozen=True)
-class ProbeSites:
+class ProbeSites(Record, frozen=True):
     lines: frozenset[int]
     quiet_offsets: frozenset[int]
     probe_offsets: frozenset[int]

@@ -14,15 +14,20 @@ from __future__ import annotations
 
 import builtins
 import gc
-import inspect
 import io
 import sys
 import threading
 import types
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
+from ..common.code_lines import (
+    CO_ASYNC_GENERATOR,
+    CO_COROUTINE,
+    CO_GENERATOR,
+    CO_ITERABLE_COROUTINE,
+)
 from ..common.paths import canonical_path, is_debugger_path
+from ..common.records import Factory, Record
 from .compiler import InstrumentationError, InstrumentedModule, instrument_source, walk_pairs
 from .probes import Probe, install_probe_function
 from .registry import CopyInfo, InstrumentationRegistry
@@ -30,23 +35,22 @@ from .registry import CopyInfo, InstrumentationRegistry
 _SUSPENDABLE = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
 
 
-@dataclass
-class SwapResult:
+class SwapResult(Record):
     """What applying a file's probes did."""
 
     canonical: str
-    accepted: dict[int, Probe] = field(default_factory=dict)
+    accepted: dict[int, Probe] = Factory(dict)
     # line -> why that probe is left to the tracer. With ``error`` set, every probe.
-    refused: dict[int, str] = field(default_factory=dict)
+    refused: dict[int, str] = Factory(dict)
     # Why nothing in the file could be instrumented (None when something was).
     error: str | None = None
     # How many live functions now run a copy (or, after a removal, their original).
     functions_swapped: int = 0
     # Frames (of running or suspended calls) that keep running code without the probes
     # they should have: the tracer must watch their probe lines itself.
-    stale_frames: list[types.FrameType] = field(default_factory=list)
+    stale_frames: list[types.FrameType] = Factory(list)
     # Functions left alone, and why (say, they run with a builtins of their own).
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = Factory(list)
     # An import of a module of this name is under way: its code may define functions
     # from the plain compile after the swap looked (instrumentation/imports.py), which
     # the tracer must watch.
@@ -216,8 +220,8 @@ class LiveInstrumenter:
         return list(functions.values())
 
 
-_SUSPENDABLE_FLAGS = (inspect.CO_GENERATOR | inspect.CO_COROUTINE
-                      | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE)
+_SUSPENDABLE_FLAGS = (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
+                      | CO_ITERABLE_COROUTINE)
 
 
 def _suspended_running(codes: list[types.CodeType]) -> list:

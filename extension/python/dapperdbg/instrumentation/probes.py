@@ -19,9 +19,9 @@ import builtins
 import sys
 import types
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..common.errors import report_internal_error
+from ..common.records import Record
 
 PROBE_NAME = "__dapper_probe__"
 
@@ -31,8 +31,7 @@ PROBE_NAME = "__dapper_probe__"
 ProbeHandler = Callable[[int, types.FrameType, "BaseException | None"], None]
 
 
-@dataclass(frozen=True)
-class Probe:
+class Probe(Record, frozen=True):
     """What to run before the statement that starts on a line: the call of the probe
     with ``probe_id`` (normally the breakpoint's id), only when ``condition`` (Python
     expression text, compiled into the copy) is true, if there is one."""

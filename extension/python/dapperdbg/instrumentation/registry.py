@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import threading
 import types
-from dataclasses import dataclass, field
+
+from ..common.records import Record
 
 
-@dataclass(frozen=True)
-class CopyInfo:
+class CopyInfo(Record, frozen=True):
     """One instrumented copy and the code object it stands in for.
 
     The original is either given (the live swap: the code the function ran) or, for
@@ -37,7 +37,7 @@ class CopyInfo:
     # Offsets of the probes' own instructions, conditions included (bytecode.py).
     probe_offsets: frozenset[int] = frozenset()
     # The InstrumentedModule the copy comes from, for an original made on demand.
-    module: object = field(default=None, compare=False, repr=False)
+    module: object = None
 
     @property
     def original(self) -> types.CodeType:

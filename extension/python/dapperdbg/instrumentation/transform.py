@@ -13,8 +13,8 @@ import ast
 import copy
 import dis
 import sys
-from dataclasses import dataclass
 
+from ..common.records import Record
 from .probes import PROBE_NAME, Probe
 
 # Conditions that would change the code around them if compiled inline: a new scope
@@ -47,8 +47,7 @@ def first_line(statement: ast.stmt) -> int:
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-@dataclass
-class _Start:
+class _Start(Record):
     """The first statement that starts on a line, and the list it sits in."""
 
     owner: ast.AST

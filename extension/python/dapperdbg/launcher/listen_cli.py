@@ -14,7 +14,7 @@ everything after it belongs to the program, even words that look like options.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..common.records import Factory, Record
 
 USAGE = (
     "usage: python -m dapperdbg --listen [HOST:]PORT [--wait-for-client] "
@@ -30,14 +30,13 @@ class UsageError(ValueError):
     """The command line is invalid; the message says why."""
 
 
-@dataclass
-class ListenArguments:
+class ListenArguments(Record):
     host: str
     port: int
     wait_for_client: bool
     target_kind: str  # "program", "module" or "code", as the launcher's
     target: str
-    args: list[str] = field(default_factory=list)
+    args: list[str] = Factory(list)
     # "listen" (the program listens) or "connect" (the program connects to the debugger).
     mode: str = "listen"
 

@@ -9,15 +9,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..common.errors import RequestError
+from ..common.records import Record
 
 __all__ = ["NO_RESPONSE", "REQUIRED", "RequestError", "Then", "argument", "source_path"]
 
 
-@dataclass
-class Then:
+class Then(Record):
     """A handler's result whose ``action`` must run after the response is sent: resuming
     a thread first could let the program exit (and the connection close) before the
     response is out, and DAP wants the response before the events it causes."""

@@ -10,7 +10,6 @@ breakpoint run untraced while no thread is stepping.
 from __future__ import annotations
 
 import dis
-import inspect
 import sys
 import threading
 import types
@@ -18,7 +17,12 @@ from collections.abc import Callable
 
 from ..breakpoints.data import changed
 from ..breakpoints.store import BreakpointStore
-from ..common.code_lines import code_own_lines
+from ..common.code_lines import (
+    CO_ASYNC_GENERATOR,
+    CO_COROUTINE,
+    CO_GENERATOR,
+    code_own_lines,
+)
 from ..common.errors import report_internal_error
 from ..common.library_code import is_library_canonical
 from ..common.paths import PathCache, is_debugger_path, is_runpy_path
@@ -31,8 +35,7 @@ from .steps import STEP_ENTRY, STEP_OVER, STEPS_ENTERING_CALLS, StepState, step_
 # event of the frame (an "opcode" one included) on 3.9-3.10.
 JUMPS_NEED_LINE_EVENTS = sys.version_info >= (3, 11)
 LAZY_ANNOTATIONS = sys.version_info >= (3, 14)
-_SUSPENDING_FLAGS = (inspect.CO_GENERATOR | inspect.CO_COROUTINE
-                     | inspect.CO_ASYNC_GENERATOR)
+_SUSPENDING_FLAGS = CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
 
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.

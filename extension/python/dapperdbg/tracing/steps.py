@@ -5,7 +5,8 @@ steps with it."""
 from __future__ import annotations
 
 import types
-from dataclasses import dataclass
+
+from ..common.records import Record
 
 # Step kinds. "entry" is the stop on the first line of the user's code (stopOnEntry),
 # "pause" the stop on the next line a paused thread runs.
@@ -20,8 +21,7 @@ STEP_PARK = "park"
 STEPS_ENTERING_CALLS = frozenset({STEP_INTO, STEP_ENTRY, STEP_PAUSE, STEP_PARK})
 
 
-@dataclass
-class StepState:
+class StepState(Record):
     """One thread's step in progress. ``frame`` is the frame the step started in (over
     and out): the step ends on a line of that frame (over) or of a frame it returns to."""
 
