@@ -1,9 +1,10 @@
 // CPython's own regression tests, plain and under the debugger (issue 18): a few modules
 // that exercise what debuggers break (exceptions, generators and the context managers
-// built on them, threads, subprocesses) run with `python -m unittest -v`, once plain and
-// once under the adapter with always-false conditional breakpoints planted in the stdlib
-// functions they go through and every child process attached; each test's result must be
-// the same. Run by scripts/test.mjs on every Python the machine has.
+// built on them, coroutines, threads, subprocesses, signals, imports, a trace function of
+// the program's own) run with `python -m unittest -v`, once plain and once under the
+// adapter with always-false conditional breakpoints planted in the stdlib functions they go
+// through and every child process attached; each test's result must be the same. Run by
+// scripts/test.mjs on every Python the machine has.
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -22,6 +23,16 @@ const modules = [
   // Threads counted (active_count, enumerate, sys._current_frames), forks from threads
   // other than the main one, children run with -I, shutdown with threads still running.
   "test.test_threading.ThreadTests test.test_threading.ThreadJoinOnShutdown",
+  "test.test_coroutines test.test_asyncgen",
+  // A trace function of the program's own, beside the debugger's.
+  "test.test_sys_settrace",
+  "test.test_importlib",
+  // Signals sent to the process, blocked, waited for, raised in handlers; the classes
+  // that do not sleep for seconds (SiginterruptTest, ItimerTest).
+  [
+    "GenericTests", "PendingSignalsTests", "PosixTests", "RaiseSignalTest", "StressTest",
+    "WakeupFDTests", "WakeupSignalTests", "WakeupSocketSignalTests",
+  ].map((name) => `test.test_signal.${name}`).join(" "),
 ];
 
 /** Stdlib functions those modules go through: each gets a breakpoint whose condition never holds. */
@@ -31,6 +42,8 @@ const planted = [
   "unittest.case:TestCase.run",
   "subprocess:Popen.__init__",
   "traceback:TracebackException.__init__",
+  "signal:signal",
+  "asyncio.base_events:BaseEventLoop.run_until_complete",
 ];
 
 const locate = `

@@ -2,9 +2,10 @@
 CODE) [args...]``: run a program for a debugger to attach to (launcher/listen.py). The
 engine's own entry point is ``python -m dapperdbg.launcher``."""
 
-import sys
-
 from dapperdbg.launcher.listen import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    from dapperdbg.session.program import end_as_python_would
+
+    end_as_python_would(code)

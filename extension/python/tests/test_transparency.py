@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -296,3 +297,59 @@ def test_a_flush_the_program_put_on_its_stream_is_called_as_plain(
     debuggee = launch("--program", program, "--", str(debugged_record))
     run_to_exit(debuggee, launch={"program": str(program), "console": console})
     assert debugged_record.read_text() == plain_record.read_text() == "running finalizing"
+
+
+BLOCKED_SIGNAL = """
+import os, signal, sys
+
+def handler(signum, frame):
+    print("handler ran", flush=True)
+
+signal.signal(signal.SIGUSR1, handler)
+# The program's only thread blocks the signal: sent to the process, it stays pending
+# until taken (a thread that does not block it would be given it instead).
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])
+os.kill(os.getpid(), signal.SIGUSR1)
+info = signal.sigtimedwait([signal.SIGUSR1], 1)
+print("taken:", None if info is None else info.si_signo == signal.SIGUSR1, flush=True)
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+def test_a_signal_sent_to_the_process_goes_to_the_programs_threads(launch, write):
+    # CPython's test_signal (PendingSignalsTests): a signal the program's threads block
+    # stays pending for sigwait; the debugger's own threads must not take it.
+    program = write("blocked_signal.py", BLOCKED_SIGNAL)
+    plain = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
+                           timeout=60, check=True)
+    assert plain.stdout == "taken: True\n"
+    debuggee = launch("--program", program)
+    run_to_exit(debuggee)
+    assert debuggee.stdout() == plain.stdout
+
+
+INTERRUPTED = """
+import atexit, sys
+
+atexit.register(lambda: print("exit handler ran", flush=True))
+sys.excepthook = lambda kind, value, traceback: print("hook:", kind.__name__, flush=True)
+raise KeyboardInterrupt
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix",
+                    reason="a process killed by a signal")
+def test_an_uncaught_keyboard_interrupt_ends_the_process_as_plain(launch, write):
+    # CPython's test_signal (test_keyboard_interrupt_exit_code): a program ended by an
+    # uncaught KeyboardInterrupt is finalized, then killed by SIGINT, so that its parent
+    # (a shell) knows it was interrupted.
+    program = write("interrupted.py", INTERRUPTED)
+    plain = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
+                           timeout=60)
+    assert plain.returncode == -signal.SIGINT
+    debuggee = launch("--program", program)
+    debuggee.configure()
+    debuggee.request("configurationDone")
+    debuggee.process.wait(60)
+    assert debuggee.process.returncode == plain.returncode, debuggee.stderr()
+    assert debuggee.stdout() == plain.stdout == "hook: KeyboardInterrupt\nexit handler ran\n"

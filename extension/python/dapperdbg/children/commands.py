@@ -34,7 +34,7 @@ OLDEST_MINOR = 9
 # the package directory goes on sys.path by hand, and the launcher's own clean-up
 # removes it again before the program runs.
 _BOOTSTRAP = ("import sys; sys.path.insert(0, {dir!r}); "
-              "from dapperdbg.launcher import main; sys.exit(main())")
+              "from dapperdbg.launcher import run_as_main; run_as_main()")
 
 
 class NotAttachable(Exception):

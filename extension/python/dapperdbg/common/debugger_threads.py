@@ -7,12 +7,19 @@ own test_threading counts them); and, once ``hide_from_program`` ran,
 
 Such a thread must not call ``threading.current_thread()``, which would register it
 with ``threading`` as a dummy thread; nothing the debugger runs on them does.
+
+They also block every signal, from their first instruction (a thread starts with its
+creator's signal mask, so they are created with everything blocked): a signal sent to
+the process goes to one of the program's threads, as it does plain, never to a
+debugger thread where a program that blocks it in all its threads to ``sigwait`` for it
+would lose it (CPython's test_signal).
 """
 
 from __future__ import annotations
 
 import _thread
 import os
+import signal
 import sys
 from collections.abc import Callable
 
@@ -58,9 +65,24 @@ def start_debugger_thread(name: str, target: Callable[..., object], *args) -> De
             if _running.get(ident) is thread:
                 del _running[ident]
 
-    _thread.start_new_thread(run, ())
+    _start_with_signals_blocked(run)
     started.acquire()
     return thread
+
+
+# Every signal a thread can block (none where threads have no signal masks: Windows).
+_BLOCKABLE = signal.valid_signals() if hasattr(signal, "pthread_sigmask") else None
+
+
+def _start_with_signals_blocked(run: Callable[[], None]) -> None:
+    if _BLOCKABLE is None:
+        _thread.start_new_thread(run, ())
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _BLOCKABLE)
+    try:
+        _thread.start_new_thread(run, ())
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def is_debugger_thread(ident: int | None) -> bool:

@@ -6,10 +6,10 @@ its children across debuggers: reattach.py, reattach_file.py), the in-code API b
 ``DAPPER_*`` variables out of the program's environment (environment.py). The session
 they run is session/lifecycle.py's.
 
-``from dapperdbg.launcher import main`` is how a child whose interpreter ignores
+``from dapperdbg.launcher import run_as_main`` is how a child whose interpreter ignores
 PYTHONPATH (-E, -I) starts the launcher (children/commands.py).
 """
 
-from .launch import main
+from .launch import main, run_as_main
 
-__all__ = ["main"]
+__all__ = ["main", "run_as_main"]

@@ -1,9 +1,7 @@
 """``python -m dapperdbg.launcher …``: the command line the engine builds
 (core/src/config/launcher.rs) and the child-process hooks rewrite children to."""
 
-import sys
-
-from dapperdbg.launcher.launch import main
+from dapperdbg.launcher.launch import run_as_main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_as_main()

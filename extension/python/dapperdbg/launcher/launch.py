@@ -57,6 +57,15 @@ def main(argv: list[str] | None = None) -> int:
     return _run(arguments, environment, link, exit_state, connection, tracer_name)
 
 
+def run_as_main() -> None:
+    """What ``python -m dapperdbg.launcher`` and the children's bootstrap run: ``main``,
+    then the end ``python`` gives the program (session/program.py)."""
+    code = main()
+    from ..session.program import end_as_python_would
+
+    end_as_python_would(code)
+
+
 def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_state: ExitState,
          connection: Connection, tracer_name: str) -> int:
     """The session, once the hello is said: the rest of the package is imported now."""

@@ -245,6 +245,12 @@ class Debugger:
                     self._inspector = inspector
         return inspector
 
+    def forget_inspection(self) -> None:
+        """Frame ids and variable references end with a resume (when the inspector was
+        never made, there are none: it is not made for this)."""
+        if self._inspector is not None:
+            self._inspector.clear()
+
     @property
     def line_offset(self) -> int:
         return self.inspection.line_offset

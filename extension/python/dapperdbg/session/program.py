@@ -28,6 +28,10 @@ from importlib.util import decode_source
 from ..common.paths import canonical_path, is_debugger_path
 from ..common.source_texts import remember_text
 
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from typing import NoReturn
+
 PROGRAM, MODULE, CODE = "program", "module", "code"
 
 
@@ -310,8 +314,13 @@ def report_uncaught(error: BaseException) -> None:
         sys.__excepthook__(type(error), error, traceback)
 
 
+# Set when the program ended with an uncaught KeyboardInterrupt (``end_as_python_would``).
+_interrupted = False
+
+
 def run_prepared(run: Callable[[], None]) -> int:
     """Run the user's code and return the exit status Python would give."""
+    global _interrupted
     try:
         run()
     except SystemExit as exit:
@@ -319,10 +328,28 @@ def run_prepared(run: Callable[[], None]) -> int:
     except KeyboardInterrupt as error:
         _notify_uncaught(error)
         report_uncaught(error)
-        # Python re-raises SIGINT on itself; a shell reports that as 128 + 2.
+        _interrupted = True
+        # Python kills itself with SIGINT (end_as_python_would); a shell says 128 + 2.
         return 130
     except BaseException as error:
         _notify_uncaught(error)
         report_uncaught(error)
         return 1
     return 0
+
+
+def end_as_python_would(code: int) -> NoReturn:
+    """End an entry point's ``__main__`` (``python -m dapperdbg.launcher``, ``python -m
+    dapperdbg``) with the program's exit status ``code``, as ``python`` ends the program:
+    after an uncaught KeyboardInterrupt (printed already), by letting one escape
+    ``__main__`` silently: the interpreter then finalizes and kills itself with SIGINT, as
+    it does for the program run plain (Py_RunMain's exit_sigint), so that a shell or a
+    parent process sees it interrupted."""
+    if _interrupted:
+        sys.excepthook = _print_nothing
+        raise KeyboardInterrupt
+    sys.exit(code)
+
+
+def _print_nothing(*exception) -> None:
+    """The excepthook while the program's KeyboardInterrupt, printed already, leaves."""

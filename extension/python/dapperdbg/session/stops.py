@@ -167,7 +167,7 @@ class Stops:
         with self.lock:
             if self._stopped.get(stopped.thread_id) is not stopped:
                 return
-            self._debugger.inspector.clear()
+            self._debugger.forget_inspection()
             stopped.reason = reason
             self._debugger.connection.send_event("stopped", {
                 "reason": reason, "threadId": stopped.thread_id, "allThreadsStopped": True})
@@ -186,7 +186,7 @@ class Stops:
         for the caller to wake once the lock is let go."""
         released = list(self._stopped.values())
         self._stopped.clear()
-        self._debugger.inspector.clear()
+        self._debugger.forget_inspection()
         self._debugger.step_in_targets.clear()
         self._end_all_stopped()
         return released
