@@ -77,3 +77,11 @@ def test_eq_false_keeps_identity():
     assert handle != Handle(1) and handle == handle
     assert len({handle, Handle(1)}) == 2
     assert Handle._fields == ("id",)
+
+
+def test_fields_of_a_module_without_the_future_import():
+    # 3.14 makes such a class's annotations on demand (its __annotate_func__).
+    source = "class Plain(Record):\n    a: int\n    b: int = 2\n"
+    namespace = {"Record": Record}
+    exec(compile(source, "<records>", "exec", dont_inherit=True), namespace)
+    assert repr(namespace["Plain"](1)) == "Plain(a=1, b=2)"

@@ -17,7 +17,8 @@ fields. ``frozen=True`` also makes it immutable and hashable by its fields;
 compared by its fields but not frozen is unhashable.
 
 Every module of the package has ``from __future__ import annotations``: a record's
-annotations are its fields' names and text, never evaluated.
+annotations are its fields' names and text, never evaluated. Modules imported only once
+a session stops or reloads (hot reload's) keep ``dataclasses``: they cost no start.
 """
 
 from __future__ import annotations
@@ -80,11 +81,12 @@ class Record:
 
 
 def _own_annotations(cls) -> dict:
-    """The names annotated in ``cls``'s own body (3.14 makes a class's annotations on
-    demand, through ``__annotate__``; with the future import they are strings)."""
+    """The names annotated in ``cls``'s own body. Without the future import, 3.14 makes
+    a class's annotations on demand (its ``__annotate_func__``)."""
     own = cls.__dict__.get("__annotations__")
     if own is None:
-        own = cls.__annotations__ if "__annotate__" in cls.__dict__ else {}
+        lazy = "__annotate_func__" in cls.__dict__ or "__annotate__" in cls.__dict__
+        own = cls.__annotations__ if lazy else {}
     return own
 
 
