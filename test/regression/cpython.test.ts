@@ -99,10 +99,6 @@ const knownDifferences: Record<string, { reason: string; versions?: string[] }> 
     reason: "the child it starts checks that importing threading loads neither functools nor warnings; the debuggee package, loaded first, imports them itself",
     versions: ["3.14", "3.15"],
   },
-  "test.test_threading.ThreadTests.test_is_alive_after_fork": {
-    reason: "open defect, not yet understood: failed once in two fresh-clone runs on 3.10 (forks from many threads), passed in the other",
-    versions: ["3.10"],
-  },
   "test.test_threading.ThreadJoinOnShutdown.test_3_join_in_forked_from_thread": {
     reason: "a race in the test: its thread forks as the main thread exits, and 3.12+ refuse a fork once the interpreter shuts down (plain too, when the thread is late); the debugger's thread start notice makes it late more often",
     versions: ["3.12", "3.13", "3.14", "3.15"],

@@ -9,6 +9,7 @@ import json
 import os
 import queue
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -365,3 +366,49 @@ def test_a_child_forked_by_another_thread_ends_when_that_thread_ends(
     assert child.event("dapper/exiting") == {"exitCode": 0}
     root.finish(0)
     assert root.stdout().splitlines() == ["child main True", "parent saw 0"]
+
+
+@pytest.mark.skipif(not (3, 10) <= sys.version_info < (3, 12) or not hasattr(os, "fork"),
+                    reason="CPython 3.10 and 3.11: one sys.settrace at a time per process")
+def test_a_fork_child_that_cannot_trace_runs_on_as_plain(launch, write, listener):
+    # CPython's test_threading (test_is_alive_after_fork): a fork taken while another
+    # thread is inside sys.settrace (here held in an audit hook) leaves the child unable
+    # to install any trace function. os.fork must still return in the child, as plain.
+    parent = write("settrace_forker.py", """
+        import os, sys, threading
+        inside, release = threading.Event(), threading.Event()
+
+        def hook(event, args):
+            if event == "sys.settrace" and threading.current_thread().name == "installer":
+                inside.set()
+                release.wait()
+
+        sys.addaudithook(hook)
+        installer = threading.Thread(target=sys.settrace, args=(None,), name="installer")
+        installer.start()
+        inside.wait()
+        pid = os.fork()
+        if pid == 0:
+            print("child runs", flush=True)
+            os._exit(7)
+        release.set()
+        installer.join()
+        _, status = os.waitpid(pid, 0)
+        print("parent saw", os.waitstatus_to_exitcode(status), flush=True)
+    """)
+    plain = subprocess.run([sys.executable, str(parent)], capture_output=True, text=True,
+                           timeout=60)
+    assert plain.stdout == "child runs\nparent saw 7\n", plain.stderr
+    root = start_root(launch, parent, listener)
+    root.wait_event("dapper/childProcess")
+    child = listener.accept()
+    child.next()  # Its hello.
+    child.request("dapper/configure", {"client": {"linesStartAt1": True}, "launch": {}})
+    # The raised filter needs a trace function from the start.
+    child.request("setExceptionBreakpoints", {"filters": ["raised"]})
+    child.request("configurationDone")
+    notice = child.event("output")
+    assert "cannot be traced" in notice["output"], notice
+    assert child.event("dapper/exiting") == {"exitCode": 7}
+    root.finish(0)
+    assert root.stdout() == plain.stdout

@@ -16,6 +16,7 @@ os.spawn* make just before an exec) stop there.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -85,7 +86,11 @@ def _become_session(parent_hooks: ChildHooks, session_id: str) -> None:
     # tracer the child runs untraced (3.9-3.11). The parent's copies are this session's
     # to replace or restore.
     debugger.activate_instrumentation()
-    lifecycle.start_tracing(debugger)
+    try:
+        lifecycle.start_tracing(debugger)
+    except RuntimeError as error:
+        _run_untraced(debugger, error)
+        return
     # Frames already running (the one that called fork and its callers) get the
     # breakpoints this session set.
     debugger.tracer.breakpoints_changed()
@@ -93,6 +98,21 @@ def _become_session(parent_hooks: ChildHooks, session_id: str) -> None:
     address = link.children_address(debugger)
     if address is not None:
         attach(link, debugger, *address)
+
+
+def _run_untraced(debugger, error: RuntimeError) -> None:
+    """CPython 3.10 and 3.11 let one thread at a time install a trace function, and a
+    fork taken while another thread was doing so (a thread starting under the parent's
+    tracer) leaves the child unable to install any: ``sys.settrace`` raises. The child
+    then runs on untraced, as plain, and the user is told why its breakpoints do not
+    stop."""
+    with contextlib.suppress(Exception):
+        debugger.tracer.uninstall()
+    debugger.send_output(
+        f"Dapper: this fork child (pid {os.getpid()}) cannot be traced, so its breakpoints "
+        f"will not stop: it was forked while another thread of its parent was installing "
+        f"a trace function, and Python {sys.version_info[0]}.{sys.version_info[1]} refuses "
+        f"any other in it ({error}). It runs on undebugged.\n")
 
 
 def install() -> None:
