@@ -29,6 +29,7 @@ from ..common.errors import report_internal_error
 from ..common.library_code import is_library_canonical
 from ..common.paths import PathCache, is_debugger_path, is_runpy_path
 from ..inspection.settings import InspectionSettings
+from ..inspection.sources import observe_exec
 from ..instrumentation import breakpoint_probes
 from ..instrumentation.probes import StopAtLineEvent
 from ..instrumentation.self_check import copies_unavailable
@@ -159,8 +160,6 @@ class Debugger:
         if (not self._watching_exec and self.tracer.name == "settrace" and self.probes.active
                 and self.store.lines_by_file):
             self._watching_exec = True
-            from ..inspection.sources import observe_exec
-
             observe_exec(self._code_executed)
 
     def _code_executed(self, code: types.CodeType) -> None:
