@@ -66,7 +66,7 @@ export const PROGRAMS = [
     name: "deepcopy",
     file: "deepcopy.py",
     description: "copy.deepcopy of nested records (an audited id() per object)",
-    configs: ["none"],
+    configs: ["none", "elsewhere"],
     sizes: { full: 40, hot: 40, quick: 5 },
   },
   {

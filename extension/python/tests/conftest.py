@@ -21,6 +21,7 @@ import pytest
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PACKAGE_DIR))
 
+from dapperdbg.children.commands import LAUNCHER_SCRIPT  # noqa: E402
 from dapperdbg.ipc.frames import KIND_TO_DEBUGGEE, FrameDecoder, encode_frame  # noqa: E402
 
 TIMEOUT = 15.0
@@ -273,7 +274,9 @@ def launch(tmp_path):
 
     def start(*target, tracer=None, transport="unix", env=None, cwd=None, connect=True,
               launcher_options=(), session_id="s1", python_options=()):
-        argv = [sys.executable, *python_options, "-m", "dapperdbg.launcher", "--ipc", "{ipc}",
+        # As the engine starts it (core/src/config/launcher.rs).
+        argv = [sys.executable, *python_options, str(PACKAGE_DIR.joinpath(*LAUNCHER_SCRIPT)),
+                "--ipc", "{ipc}",
                 "--session-id", session_id, *launcher_options, *map(str, target)]
         debuggee = Debuggee(argv, engine_environment(env, tracer), cwd or tmp_path,
                             transport, tmp_path)

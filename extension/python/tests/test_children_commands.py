@@ -22,6 +22,9 @@ from dapperdbg.children.shell import ComplexShellCommand, split_simple_command
 from dapperdbg.children.state import PACKAGE_DIR, ChildHooks
 from dapperdbg.session.link import SessionLink, format_address
 
+# The launcher's script, in a package directory of /pkg.
+SCRIPT = os.path.join("/pkg", "dapperdbg", "launcher", "__main__.py")
+
 PY = sys.executable
 
 
@@ -91,7 +94,7 @@ def test_python_command_lines_that_cannot_run_under_the_launcher(words, reason):
 
 @pytest.mark.parametrize("words, expected", [
     (["-u", "s.py", "a", "--x"],
-     [PY, "-u", "-m", "dapperdbg.launcher", "--ipc", "unix:/l", "--session-id", "s1.2",
+     [PY, "-u", SCRIPT, "--ipc", "unix:/l", "--session-id", "s1.2",
       "--program", "s.py", "--", "a", "--x"]),
     (["-m", "pkg"],
      [PY, "-m", "dapperdbg.launcher", "--ipc", "unix:/l", "--session-id", "s1.2",
@@ -105,13 +108,14 @@ def test_rewriting_puts_the_launcher_between_options_and_target(words, expected)
     assert launcher_command(command, "unix:/l", "s1.2", "/pkg") == expected
 
 
-def test_an_isolated_interpreter_gets_the_package_by_hand():
-    command = parse_python_arguments([PY], ["-I", "s.py"])
+@pytest.mark.parametrize("words", [["-I", "-m", "pkg"], ["-E", "-c", "pass"]])
+def test_an_interpreter_that_ignores_pythonpath_gets_the_launchers_script(words):
+    # The script puts its package on sys.path itself where PYTHONPATH is ignored.
+    command = parse_python_arguments([PY], words)
     rewritten = launcher_command(command, "tcp:127.0.0.1:9", "s1.1", "/pkg dir")
-    assert rewritten[:3] == [PY, "-I", "-c"]
-    assert "sys.path.insert(0, '/pkg dir')" in rewritten[3]
-    assert rewritten[4:] == ["--ipc", "tcp:127.0.0.1:9", "--session-id", "s1.1",
-                             "--program", "s.py"]
+    assert rewritten[:3] == [PY, words[0], SCRIPT.replace("/pkg", "/pkg dir")]
+    assert rewritten[3:] == ["--ipc", "tcp:127.0.0.1:9", "--session-id", "s1.1",
+                             f"--{command.kind}", words[2]]
 
 
 @pytest.mark.parametrize("line, assignments, words", [
@@ -154,11 +158,13 @@ def _rewritten(plan):
     return plan.rewritten("unix:/l", "s1.1", "/pkg")
 
 
+# A program runs under the launcher's script; a module or code under -m (no flush after it).
+RUN_PROGRAM = [SCRIPT, "--ipc", "unix:/l", "--session-id", "s1.1"]
 LAUNCH = ["-m", "dapperdbg.launcher", "--ipc", "unix:/l", "--session-id", "s1.1"]
 
 
 @pytest.mark.parametrize("argv, executable, name, rewritten", [
-    ([PY, "w.py", "1"], None, "w.py", [PY, *LAUNCH, "--program", "w.py", "--", "1"]),
+    ([PY, "w.py", "1"], None, "w.py", [PY, *RUN_PROGRAM, "--program", "w.py", "--", "1"]),
     (["python3", "-m", "http.server"], None, "http.server",
      ["python3", *LAUNCH, "--module", "http.server"]),
     (["anything", "-c", "pass"], PY, "-c", ["anything", *LAUNCH, "--code", "pass"]),
@@ -210,11 +216,12 @@ def test_scripts_are_judged_by_their_shebang(tmp_path, shebang, attachable, reas
     assert plan.reason == reason
     if attachable:
         assert plan.replaces_program
-        assert _rewritten(plan) == [*prefix, *LAUNCH, "--program", str(script), "--", "a"]
+        assert _rewritten(plan) == [*prefix, *RUN_PROGRAM, "--program", str(script), "--", "a"]
 
 
 @pytest.mark.parametrize("line, attachable, rewritten, reason", [
-    ("python3 w.py 1", True, "exec python3 " + " ".join(LAUNCH) + " --program w.py -- 1", None),
+    ("python3 w.py 1", True,
+     "exec python3 " + " ".join(RUN_PROGRAM) + " --program w.py -- 1", None),
     ("A='x y' python3 -m m", True,
      "A='x y' python3 " + " ".join(LAUNCH) + " --module m", None),
     ("python3 w.py | cat", False, None,

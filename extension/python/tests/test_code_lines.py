@@ -193,3 +193,27 @@ def test_only_regular_files_of_a_bounded_size_are_read(tmp_path):
     cache = ExecutableLinesCache()
     with pytest.raises(SourceError, match="not a regular file"):
         cache.lines(str(fifo))
+
+
+def test_code_flags_are_inspects():
+    import inspect
+
+    from dapperdbg.common import code_lines
+
+    for name in ("CO_GENERATOR", "CO_COROUTINE", "CO_ITERABLE_COROUTINE", "CO_ASYNC_GENERATOR"):
+        assert getattr(code_lines, name) == getattr(inspect, name), name
+
+
+def test_own_lines_are_the_line_starts_dis_finds():
+    import dis
+    import types
+
+    from dapperdbg.common.code_lines import code_own_lines
+
+    with open(dis.__file__, encoding="utf-8") as source:
+        pending = [compile(source.read(), dis.__file__, "exec")]
+    while pending:
+        code = pending.pop()
+        expected = frozenset(line for _, line in dis.findlinestarts(code) if line)
+        assert code_own_lines(code) == expected, code.co_name
+        pending.extend(c for c in code.co_consts if isinstance(c, types.CodeType))

@@ -70,3 +70,44 @@ def test_non_ascii_is_sent_as_utf8():
     frame = encode_frame(KIND_FROM_DEBUGGEE, {"s": "☃"})
     assert json.loads(frame[8:].decode("utf-8")) == {"s": "☃"}
     assert "☃".encode() in frame
+
+
+# JSON texts read as json.loads reads them (the codec uses json's C half directly, without
+# importing json): whitespace around the value, constants, numbers, escapes, nesting.
+VALID_JSON = [
+    '{"a": 1}', ' \t\n{"a":[1,2.5,-3e2,null,true,false]}\r\n ', '{"s":"\\u00e9\\n\\ud834\\udd1e"}',
+    '{"x":NaN,"y":Infinity,"z":-Infinity}', '{"big":123456789012345678901234567890}',
+    '{"nested":{"a":{"b":[{"c":[]}]}}}', '[]', '"text"', '0',
+]
+# Not JSON, or more than one value: ValueError, as from json.loads.
+INVALID_JSON = ["", "   ", "{x}", '{"a":1} 2', '{"a":1}}', "[1,]", '{"a":"\x01"}', "nul",
+                '{"a":1', "'single'"]
+
+
+@pytest.mark.parametrize("text", VALID_JSON)
+def test_json_is_read_as_json_loads_reads_it(text):
+    from dapperdbg.ipc.frames import from_json
+
+    expected = json.loads(text)
+    read = from_json(text)
+    # NaN is not equal to itself: compare the texts json writes of both.
+    assert json.dumps(read, sort_keys=True) == json.dumps(expected, sort_keys=True)
+
+
+@pytest.mark.parametrize("text", INVALID_JSON)
+def test_what_is_not_json_is_a_value_error(text):
+    from dapperdbg.ipc.frames import from_json
+
+    with pytest.raises(ValueError):
+        json.loads(text)
+    with pytest.raises(ValueError):
+        from_json(text)
+
+
+def test_written_json_is_what_json_writes():
+    from dapperdbg.ipc.frames import to_json
+
+    value = {"a": [1, 2.5, None, True, "é\n\"", {"b": float("inf")}], "c": {}}
+    assert to_json(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        to_json({"a": object()})

@@ -24,3 +24,11 @@ from dapperdbg.common.paths import canonical_path
 def test_library_code(path, library):
     canonical = path if path.startswith("<") else canonical_path(path.replace("/", os.sep))
     assert is_library_canonical(canonical) is library
+
+
+def test_runpy_is_known_without_importing_it():
+    import runpy
+
+    from dapperdbg.common.paths import canonical_path, is_runpy_path
+
+    assert is_runpy_path(canonical_path(runpy.__file__))

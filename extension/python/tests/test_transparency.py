@@ -178,6 +178,8 @@ def test_output_not_captured_keeps_the_streams_as_they_are(launch, write, tmp_pa
      ["/d/launcher/__main__.py", "--ipc", "i", "--program", "p.py", "a"]),
     (["py", "-I", "-c", "bootstrap", "--ipc", "i", "--program", "p.py", "a"],
      ["-c", "--ipc", "i", "--program", "p.py", "a"]),
+    (["py", "-X", "dev", "/d/launcher/__main__.py", "--ipc", "i", "--program", "p.py", "a"],
+     ["/d/launcher/__main__.py", "--ipc", "i", "--program", "p.py", "a"]),
     (["py", "-X", "dev", "/bin/dapper-entry", "--listen", "1", "p.py", "a"],
      ["/bin/dapper-entry", "--listen", "1", "p.py", "a"]),
 ])

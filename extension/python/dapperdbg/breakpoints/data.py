@@ -31,7 +31,6 @@ own frame); such a change is reported at the next compared line, if any runs.
 
 from __future__ import annotations
 
-import dis
 import sys
 import threading
 import types
@@ -60,7 +59,6 @@ _MUTATORS = frozenset({
     "update", "setdefault", "popitem", "__setitem__", "__delitem__", "__iadd__",
     "__imul__", "__ior__",
 })
-_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 ACCESS_TYPES = ["write"]
 
 
@@ -92,6 +90,9 @@ class CodeWrites(Record, frozen=True):
 
 def code_writes(code: types.CodeType) -> CodeWrites:
     """Scan ``code``'s bytecode (not its nested code objects)."""
+    import dis  # Only once a data breakpoint is set: it costs every process at start.
+
+    jumps = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
     instructions = list(dis.get_instructions(code))
     stores: dict[str, dict] = {"locals": {}, "globals": {}, "attributes": {}}
     items: set[int] = set()
@@ -119,7 +120,7 @@ def code_writes(code: types.CodeType) -> CodeWrites:
             continue
         if index + 1 < len(instructions) and lines[index + 1] != here:
             after[here].add(lines[index + 1])
-        if instruction.opcode in _JUMPS and instruction.argval in index_of:
+        if instruction.opcode in jumps and instruction.argval in index_of:
             after[here].add(lines[index_of[instruction.argval]])
     return CodeWrites(
         {name: frozenset(found) for name, found in stores["locals"].items()},
@@ -128,8 +129,8 @@ def code_writes(code: types.CodeType) -> CodeWrites:
         frozenset(items), {line: frozenset(found) for line, found in after.items()})
 
 
-def _line_of(instruction: dis.Instruction, previous: int) -> int:
-    """The line an instruction belongs to (3.9-3.10 only mark where lines start)."""
+def _line_of(instruction, previous: int) -> int:
+    """The line a ``dis.Instruction`` belongs to (3.9-3.10 only mark where lines start)."""
     positions = getattr(instruction, "positions", None)
     if positions is not None:
         return positions.lineno if positions.lineno is not None else previous

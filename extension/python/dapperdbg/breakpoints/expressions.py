@@ -7,10 +7,10 @@ evaluates code objects. Invalid input raises ExpressionError with a user-facing 
 from __future__ import annotations
 
 import operator
-import re
 import types
 
 from ..common.errors import RequestError
+from ..common.patterns import LazyPattern
 from ..common.records import Record
 
 
@@ -38,7 +38,7 @@ def compile_expressions(breakpoint, spec: dict) -> None:
         breakpoint.log_template = parse_log_message(spec["logMessage"])
 
 
-_HIT_CONDITION = re.compile(r"^\s*(==|>=|<=|>|<|%)?\s*(\d+)\s*$")
+_HIT_CONDITION = LazyPattern(r"^\s*(==|>=|<=|>|<|%)?\s*(\d+)\s*$")
 _HIT_OPERATORS = {
     "==": operator.eq,
     ">=": operator.ge,

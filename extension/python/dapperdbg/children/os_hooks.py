@@ -16,8 +16,8 @@ while another hook is at work (``ACTIVE.busy``).
 
 from __future__ import annotations
 
+import _signal
 import os
-import signal
 import sys
 import threading
 
@@ -207,7 +207,7 @@ def _system(command):
         with ACTIVE.busy():
             pid = _originals["posix_spawn"](
                 "/bin/sh", ["sh", "-c", new_line], environment,
-                setsigdef=(signal.SIGINT, signal.SIGQUIT))
+                setsigdef=(_signal.SIGINT, _signal.SIGQUIT))
         hooks.announce(plan, pid, session_id, None)
         while True:
             _, status = os.waitpid(pid, 0)
@@ -222,13 +222,13 @@ def _system(command):
 def _ignore_interrupts() -> dict:
     if threading.current_thread() is not threading.main_thread():
         return {}
-    return {number: signal.signal(number, signal.SIG_IGN)
-            for number in (signal.SIGINT, signal.SIGQUIT)}
+    return {number: _signal.signal(number, _signal.SIG_IGN)
+            for number in (_signal.SIGINT, _signal.SIGQUIT)}
 
 
 def _restore(previous: dict) -> None:
     for number, handler in previous.items():
-        signal.signal(number, handler if handler is not None else signal.SIG_DFL)
+        _signal.signal(number, handler if handler is not None else _signal.SIG_DFL)
 
 
 def install() -> None:

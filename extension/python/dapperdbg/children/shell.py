@@ -11,14 +11,12 @@ with ``shlex.quote`` gives the shell exactly the same words.
 
 from __future__ import annotations
 
-import re
-import shlex
-
+from ..common.patterns import LazyPattern
 from ..common.records import Record
 
 _OPERATORS = set(";&|<>()")
 _GLOBS = set("*?[")
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_ASSIGNMENT = LazyPattern(r"^[A-Za-z_][A-Za-z0-9_]*=")
 # Inside double quotes a backslash only escapes these.
 _DOUBLE_QUOTE_ESCAPES = set('$`"\\\n')
 
@@ -113,6 +111,8 @@ def split_simple_command(line: str) -> SimpleCommand:
 
 def join_command(assignments: list[str], words: list[str]) -> str:
     """The shell text of a simple command made of literal words."""
+    import shlex  # Only where a child is started through a shell: it imports re.
+
     parts = []
     for item in assignments:
         if item == "exec":

@@ -8,7 +8,6 @@ are cached per path and (mtime, size), so a breakpoint edit does not recompile t
 from __future__ import annotations
 
 import bisect
-import dis
 import os
 import stat
 import threading
@@ -16,12 +15,13 @@ import types
 
 from .records import Record
 
-# Code object flags (inspect's CO_*), read from dis: inspect is not imported at start.
-_CODE_FLAGS = {name: flag for flag, name in dis.COMPILER_FLAG_NAMES.items()}
-CO_GENERATOR = _CODE_FLAGS["GENERATOR"]
-CO_COROUTINE = _CODE_FLAGS["COROUTINE"]
-CO_ITERABLE_COROUTINE = _CODE_FLAGS["ITERABLE_COROUTINE"]
-CO_ASYNC_GENERATOR = _CODE_FLAGS["ASYNC_GENERATOR"]
+# Code object flags (inspect's CO_*, unchanged since 3.6; test_code_lines compares them
+# with inspect's): neither inspect nor dis is imported at start.
+CO_GENERATOR = 0x20
+CO_COROUTINE = 0x80
+CO_ITERABLE_COROUTINE = 0x100
+CO_ASYNC_GENERATOR = 0x200
+_HAS_CO_LINES = hasattr(types.CodeType, "co_lines")
 
 
 class SourceError(Exception):
@@ -74,7 +74,11 @@ def read_source_bytes(path: str) -> bytes:
 
 def code_own_lines(code: types.CodeType) -> frozenset[int]:
     """The line numbers of one code object's own instructions (nested code objects not
-    included). ``dis.findlinestarts`` reads co_lines on 3.10+ and co_lnotab on 3.9."""
+    included): from co_lines on 3.10+, from co_lnotab through ``dis`` on 3.9."""
+    if _HAS_CO_LINES:
+        return frozenset(line for _, _, line in code.co_lines() if line)
+    import dis
+
     return frozenset(line for _, line in dis.findlinestarts(code) if line)
 
 

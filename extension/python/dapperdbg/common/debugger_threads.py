@@ -17,9 +17,9 @@ would lose it (CPython's test_signal).
 
 from __future__ import annotations
 
+import _signal
 import _thread
 import os
-import signal
 import sys
 from collections.abc import Callable
 
@@ -71,18 +71,18 @@ def start_debugger_thread(name: str, target: Callable[..., object], *args) -> De
 
 
 # Every signal a thread can block (none where threads have no signal masks: Windows).
-_BLOCKABLE = signal.valid_signals() if hasattr(signal, "pthread_sigmask") else None
+_BLOCKABLE = _signal.valid_signals() if hasattr(_signal, "pthread_sigmask") else None
 
 
 def _start_with_signals_blocked(run: Callable[[], None]) -> None:
     if _BLOCKABLE is None:
         _thread.start_new_thread(run, ())
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _BLOCKABLE)
+    previous = _signal.pthread_sigmask(_signal.SIG_BLOCK, _BLOCKABLE)
     try:
         _thread.start_new_thread(run, ())
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        _signal.pthread_sigmask(_signal.SIG_SETMASK, previous)
 
 
 def is_debugger_thread(ident: int | None) -> bool:

@@ -11,13 +11,15 @@ import contextlib
 import os
 import site
 import sys
-import sysconfig
 
 from .paths import canonical_path
 
 
 def _library_roots() -> tuple[str, ...]:
-    """Canonical directories whose files are library code, computed once at import."""
+    """Canonical directories whose files are library code, computed at the first question
+    (sysconfig costs every debugged process a few milliseconds, most never ask)."""
+    import sysconfig
+
     candidates: set[str] = set()
     for name in ("stdlib", "platstdlib", "purelib", "platlib"):
         try:
@@ -44,7 +46,7 @@ def _library_roots() -> tuple[str, ...]:
     return tuple(sorted({canonical_path(path) + os.sep for path in candidates if path}))
 
 
-_ROOTS = _library_roots()
+_roots: tuple[str, ...] | None = None
 
 
 def is_library_canonical(canonical: str) -> bool:
@@ -55,7 +57,10 @@ def is_library_canonical(canonical: str) -> bool:
         return True
     if canonical.startswith("<"):
         return False  # exec'd strings and -c code are the user's
-    if canonical.startswith(_ROOTS):
+    global _roots
+    if _roots is None:
+        _roots = _library_roots()
+    if canonical.startswith(_roots):
         return True
     parts = canonical.split(os.sep)
     return "site-packages" in parts or "dist-packages" in parts

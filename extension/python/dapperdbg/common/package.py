@@ -6,6 +6,7 @@ the launcher.
 
 from __future__ import annotations
 
+import os
 import sys
 
 # The version of the IPC conversation this package speaks (docs/ipc.md): the
@@ -31,6 +32,40 @@ def keep_package_bytecode() -> None:
 
 
 def restore_bytecode_setting() -> None:
-    """Give the program the bytecode-writing setting its environment asked for."""
-    if _users_setting is not None:
-        sys.dont_write_bytecode = _users_setting
+    """Give the program the bytecode-writing setting its environment asked for. Where
+    that setting says not to write bytecode, the package's modules that were not
+    imported yet (what a stop, a breakpoint or a child needs: imported when needed) have
+    theirs written first, once, so that no process compiles them again."""
+    if _users_setting is None:
+        return
+    if _users_setting and not os.path.exists(_COMPLETE_MARK):
+        _cache_package_bytecode()
+    sys.dont_write_bytecode = _users_setting
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Written once every module of the package has its bytecode for this Python.
+_COMPLETE_MARK = os.path.join(_PACKAGE_DIR, "__pycache__",
+                              f"all-cached.{sys.implementation.cache_tag}")
+
+
+def _cache_package_bytecode() -> None:
+    """Compile and cache every module of the package that has no bytecode yet, then
+    write the mark. A read-only installation is left as it is: the import system then
+    compiles in memory, as it did."""
+    from importlib.machinery import SourceFileLoader
+    from importlib.util import cache_from_source
+
+    for directory, _, names in os.walk(_PACKAGE_DIR):
+        for name in names:
+            path = os.path.join(directory, name)
+            try:
+                if name.endswith(".py") and not os.path.exists(cache_from_source(path)):
+                    SourceFileLoader("dapperdbg_bytecode", path).get_code("dapperdbg_bytecode")
+            except Exception:  # A module that cannot be read or compiled: its import says so.
+                continue
+    try:
+        with open(_COMPLETE_MARK, "x"):
+            pass
+    except OSError:  # Written by another process meanwhile, or a read-only installation.
+        pass

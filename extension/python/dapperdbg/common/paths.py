@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
-import runpy
 
 # The ``dapper`` directory (this file is dapper/common/paths.py).
 _PACKAGE_DIR = os.path.normcase(os.path.realpath(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-_RUNPY_FILE = os.path.normcase(os.path.realpath(runpy.__file__))
+# runpy.py beside os.py in the standard library: runpy itself is not imported for its
+# name (on 3.9-3.10 it imports typing).
+_RUNPY_FILE = os.path.normcase(os.path.realpath(
+    os.path.join(os.path.dirname(os.__file__), "runpy.py")))
 
 
 def canonical_path(path: str) -> str:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 
-# Normalized path -> the source text a module was loaded from, or what hot reload keeps
-# of it after a reload (hotreload/engine.py).
+# Normalized path -> the source a module was loaded from (text, or the file's bytes, which
+# hot reload decodes when it needs them: decoding imports tokenize), or what hot reload
+# keeps of it after a reload (hotreload/engine.py).
 recorded: dict[str, object] = {}
 
 
@@ -19,6 +20,7 @@ def normalize(path: str) -> str:
     return os.path.normcase(os.path.realpath(path))
 
 
-def remember_text(path: str, source: str) -> None:
-    """Record ``source`` as the text the module of ``path`` was loaded from."""
+def remember_text(path: str, source: str | bytes) -> None:
+    """Record ``source`` (text, or the bytes of the file) as what the module of ``path``
+    was loaded from."""
     recorded[normalize(path)] = source

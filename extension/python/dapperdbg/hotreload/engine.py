@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import collections
 import gc
+import importlib.util
 import linecache
 import os
 import sys
@@ -324,7 +325,13 @@ def _code_filename(module: types.ModuleType, path: str) -> str:
 
 def _previous_source(key: str, path: str):
     if key in recorded:
-        return recorded[key]
+        previous = recorded[key]
+        if isinstance(previous, bytes):  # The main program's file, as the launcher read it.
+            try:
+                return importlib.util.decode_source(previous)
+            except (SyntaxError, UnicodeDecodeError):  # Bad bytes the compiler let pass.
+                return None
+        return previous
     entry = linecache.cache.get(path)
     if entry and len(entry) == 4 and entry[1] is not None:
         size, mtime, lines, _ = entry

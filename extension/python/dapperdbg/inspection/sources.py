@@ -8,8 +8,6 @@ client can keep an editor open on it across stops.
 
 from __future__ import annotations
 
-import importlib.util
-import linecache
 import os
 import sys
 import threading
@@ -48,8 +46,10 @@ class SourceRegistry:
 
     def _text_of(self, filename: str) -> str | None:
         # linecache holds what Python itself keeps (3.13's -c code, IPython cells,
-        # doctest examples); for other names it returns nothing and reads no file.
-        lines = linecache.getlines(filename)
+        # doctest examples); for other names it returns nothing and reads no file. Not
+        # imported, it holds nothing.
+        linecache = sys.modules.get("linecache")
+        lines = linecache.getlines(filename) if linecache is not None else None
         if lines:
             return "".join(lines)
         with self._lock:
@@ -181,7 +181,8 @@ def read_source_file(path: str) -> str:
     reference), decoded as Python decodes source files."""
     # What linecache holds was read already (it may be code the program compiled from
     # a string); anything else is read as a request may read a file.
-    entry = linecache.cache.get(path)
+    linecache = sys.modules.get("linecache")
+    entry = linecache.cache.get(path) if linecache is not None else None
     if entry is not None and len(entry) == 4 and entry[2]:
         return "".join(entry[2])
     try:
@@ -189,6 +190,8 @@ def read_source_file(path: str) -> str:
     except UnreadableSource as error:
         raise SourceError(str(error)) from None
     try:
+        import importlib.util  # Not at start: on 3.9-3.10 it imports typing.
+
         return importlib.util.decode_source(source)
     except (SyntaxError, UnicodeDecodeError):
         return source.decode("utf-8", errors="replace")

@@ -5,7 +5,8 @@ has the design, its limits and how the tracer, the breakpoint store and the laun
 use it.
 
 ``Instrumentation`` ties the parts together: ``set_probes(path, {line: Probe})`` applies
-a file's probes to live functions and to later imports of the file.
+a file's probes to live functions and to later imports of the file. The compiler (and
+with it ``ast``) is imported when a file first gets probes, not with the package.
 """
 
 from __future__ import annotations
@@ -13,12 +14,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..common.paths import canonical_path
-from .compiler import InstrumentationError, InstrumentedModule, instrument_source
 from .importer import InstrumentedCallback, InstrumentingFinder, compile_program
 from .imports import import_under_way
 from .live import LiveInstrumenter, SwapResult
 from .probes import PROBE_NAME, Probe, ProbeHandler, install_probe_function, set_probe_handler
 from .registry import CopyInfo, InstrumentationRegistry
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from .compiler import InstrumentationError, InstrumentedModule, instrument_source
+
+_FROM_COMPILER = ("InstrumentationError", "InstrumentedModule", "instrument_source")
+
+
+def __getattr__(name: str):
+    if name in _FROM_COMPILER:
+        from . import compiler
+
+        return getattr(compiler, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Instrumentation:

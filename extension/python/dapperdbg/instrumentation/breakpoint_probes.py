@@ -28,7 +28,6 @@ from collections.abc import Mapping
 from ..common.errors import report_internal_error
 from ..common.records import Record
 from . import Instrumentation, InstrumentedCallback, Probe, set_probe_handler
-from .compiler import InstrumentationError
 from .probes import ProbeHandler
 from .registry import InstrumentationRegistry
 
@@ -199,8 +198,13 @@ class BreakpointProbes:
         with self._lock:
             applied = self._applied.get(canonical)
             self._program = (canonical, applied)
-            probes = ({line: Probe(applied[1][line], condition)
-                       for line, condition in applied[0].items()} if applied else {})
+            if not applied or not applied[0]:
+                # No probe: the plain compile (instrumenting would import ast).
+                return compile(source, filename, "exec", dont_inherit=True)
+            probes = {line: Probe(applied[1][line], condition)
+                      for line, condition in applied[0].items()}
+            from .compiler import InstrumentationError
+
             try:
                 module = instrumentation.compile_program(source, filename, probes)
             except InstrumentationError:

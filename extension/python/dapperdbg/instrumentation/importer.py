@@ -18,13 +18,17 @@ import types
 from collections.abc import Callable, Mapping
 
 from ..common.paths import canonical_path, is_debugger_path
-from .compiler import InstrumentationError, InstrumentedModule, instrument_source
 from .probes import Probe, install_probe_function
 from .registry import CopyInfo, InstrumentationRegistry
 
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    # compiler imports ast: only a file with probes needs it.
+    from .compiler import InstrumentedModule
+
 # Called with (canonical path, result) whenever a file is compiled instrumented, so the
 # caller learns which probes went in and which lines the tracer must still watch.
-InstrumentedCallback = Callable[[str, InstrumentedModule], None]
+InstrumentedCallback = Callable[[str, "InstrumentedModule"], None]
 
 
 def register_module(registry: InstrumentationRegistry, canonical: str,
@@ -43,6 +47,8 @@ def compile_program(source: bytes | str, filename: str, probes: Mapping[int, Pro
                     registry: InstrumentationRegistry) -> InstrumentedModule:
     """Compile the main program instrumented (for the launcher, instead of ``compile``).
     Raises InstrumentationError (a SyntaxError's text) if the source does not compile."""
+    from .compiler import instrument_source
+
     module = instrument_source(source, filename, probes)
     if module.accepted:
         install_probe_function()
@@ -62,6 +68,8 @@ class InstrumentingLoader(importlib.machinery.SourceFileLoader):
         source = self.get_data(path)
         canonical = canonical_path(path)
         probes = self._finder.probes_for(canonical)
+        from .compiler import InstrumentationError, instrument_source
+
         try:
             module = instrument_source(source, path, probes)
         except InstrumentationError:

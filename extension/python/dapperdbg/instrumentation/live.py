@@ -28,9 +28,13 @@ from ..common.code_lines import (
 )
 from ..common.paths import canonical_path, is_debugger_path
 from ..common.records import Factory, Record
-from .compiler import InstrumentationError, InstrumentedModule, instrument_source, walk_pairs
 from .probes import Probe, install_probe_function
 from .registry import CopyInfo, InstrumentationRegistry
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    # compiler imports ast: only a file with probes needs it.
+    from .compiler import InstrumentedModule
 
 _SUSPENDABLE = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
 
@@ -63,6 +67,8 @@ def same_code(first: types.CodeType, second: types.CodeType) -> bool:
         return False
     if sys.version_info >= (3, 11):
         return True
+    from .compiler import walk_pairs
+
     try:
         return all(a.co_lnotab == b.co_lnotab for a, b in walk_pairs(first, second))
     except Exception:
@@ -122,6 +128,8 @@ class LiveInstrumenter:
                 source = file.read()
         except OSError as error:
             return f"cannot read {filename}: {error.strerror or error}"
+        from .compiler import InstrumentationError, instrument_source
+
         try:
             module = instrument_source(source, filename, probes)
         except InstrumentationError as error:
@@ -265,6 +273,8 @@ def _copies_by_plain(module: InstrumentedModule):
 
 def _collect_infos(canonical, original, copy, module, infos: dict[int, CopyInfo]) -> None:
     """Register ``copy`` and its nested copies against the live originals they replace."""
+    from .compiler import walk_pairs
+
     for live, instrumented in walk_pairs(original, copy):
         if id(instrumented) not in infos:
             infos[id(instrumented)] = CopyInfo.of(canonical, live, instrumented, module)

@@ -8,8 +8,8 @@ thread must never raise or block because the debugger went away.
 
 from __future__ import annotations
 
+import _socket
 import contextlib
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -48,13 +48,15 @@ def parse_address(text: str) -> tuple[str, object]:
     raise AddressError(f"bad IPC address {text!r}: unknown transport {scheme!r}")
 
 
-def connect(address_text: str) -> socket.socket:
-    """Open the connection; raises AddressError or OSError with the reason."""
+def connect(address_text: str) -> _socket.socket:
+    """Open the connection; raises AddressError or OSError with the reason. A Unix
+    socket is made with ``_socket`` directly: the socket module would import ``enum``
+    and ``selectors`` into every debugged process before its first line."""
     family, address = parse_address(address_text)
     if family == "unix":
-        if not hasattr(socket, "AF_UNIX"):
+        if not hasattr(_socket, "AF_UNIX"):
             raise OSError("Unix domain sockets are not available on this platform")
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         sock.settimeout(CONNECT_TIMEOUT_SECONDS)
         try:
             sock.connect(address)
@@ -62,6 +64,8 @@ def connect(address_text: str) -> socket.socket:
             sock.close()
             raise
     else:
+        import socket
+
         sock = socket.create_connection(address, timeout=CONNECT_TIMEOUT_SECONDS)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.settimeout(None)
@@ -71,7 +75,7 @@ def connect(address_text: str) -> socket.socket:
 class Connection:
     """A connected socket plus a writer lock and a reader loop."""
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: _socket.socket) -> None:
         self._sock = sock
         self._write_lock = threading.Lock()
         self._seq_lock = threading.Lock()
@@ -188,13 +192,13 @@ class Connection:
         self._closed_here = True
         self._closed = True
         with contextlib.suppress(OSError):
-            self._sock.shutdown(socket.SHUT_WR)
+            self._sock.shutdown(_socket.SHUT_WR)
         if self._reader is None:
             self._drain()
         elif self._reader != threading.get_ident():
             self._read_to_end.wait(CLOSE_LINGER_SECONDS)
         with contextlib.suppress(OSError):
-            self._sock.shutdown(socket.SHUT_RDWR)
+            self._sock.shutdown(_socket.SHUT_RDWR)
         with contextlib.suppress(OSError):
             self._sock.close()
 

@@ -6,9 +6,15 @@ payload length and that many bytes of UTF-8 JSON holding exactly one object.
 
 from __future__ import annotations
 
-import json
-import json.encoder
 import struct
+
+try:
+    # The json module's C half, used directly: ``import json`` would bring ``re`` and
+    # ``enum`` into every debugged process before its first line (and tear them down at
+    # its exit), where this needs the encoder and the scanner alone.
+    import _json
+except ImportError:  # A Python built without it: the json module's pure-Python code.
+    _json = None
 
 MAGIC = b"DP"
 VERSION = 1
@@ -22,15 +28,44 @@ class FrameError(Exception):
     """The byte stream is not a valid sequence of DP frames; the connection is unusable."""
 
 
+def _not_serializable(value: object) -> object:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+class _DecodingOptions:
+    """What the C scanner reads from its context: ``json.loads``'s defaults."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    array_hook = None  # Read from 3.15 on.
+    parse_float = float
+    parse_int = int
+
+    @staticmethod
+    def parse_constant(name: str) -> float:
+        return float(name.replace("Infinity", "inf"))
+
+
 # Messages are built by the debugger from strings, numbers, lists and dicts, never with a
-# cycle, so the encoder skips its per-container cycle check (a tenth of the encoding time
-# of a scope of 1,000 variables).
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
-# The C encoder that _ENCODER.encode builds afresh for every call, built once (a variable
-# of a big scope is one call); None where the json module has no C acceleration.
-_C_ENCODER = None if json.encoder.c_make_encoder is None else json.encoder.c_make_encoder(
-    None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", False, False,
-    True)
+# cycle, so the encoder skips the per-container cycle check (no markers: a tenth of the
+# encoding time of a scope of 1,000 variables). Arguments: markers, default, string
+# encoder, indent, key and item separators, sort_keys, skipkeys, allow_nan.
+def _c_codec():
+    """The C encoder and scanner, or (None, None) where they are missing or take other
+    arguments than these (a later Python's): the json module does the work then."""
+    if _json is None:
+        return None, None
+    try:
+        return (_json.make_encoder(None, _not_serializable, _json.encode_basestring, None,
+                                   ":", ",", False, False, True),
+                _json.make_scanner(_DecodingOptions()))
+    except Exception:
+        return None, None
+
+
+_C_ENCODER, _C_SCANNER = _c_codec()
+_WHITESPACE = " \t\n\r"
 
 
 class EncodedJson:
@@ -48,7 +83,25 @@ def to_json(value: dict | list) -> str:
     """Compact JSON text of a dict or list, as frames carry it."""
     if _C_ENCODER is not None:
         return "".join(_C_ENCODER(value, 0))
-    return _ENCODER.encode(value)
+    import json
+
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), check_circular=False)
+
+
+def from_json(text: str) -> object:
+    """The value of JSON text, as ``json.loads`` reads it; ValueError if it is not JSON."""
+    if _C_SCANNER is None:
+        import json
+
+        return json.loads(text)
+    start = len(text) - len(text.lstrip(_WHITESPACE))
+    try:
+        value, end = _C_SCANNER(text, start)
+    except StopIteration as stop:
+        raise ValueError(f"Expecting value: char {stop.value}") from None
+    if text[end:].strip(_WHITESPACE):
+        raise ValueError(f"Extra data: char {end}")
+    return value
 
 
 def encode_json(message: dict) -> str:
@@ -96,7 +149,7 @@ class FrameDecoder:
             payload = bytes(self._buffer[HEADER.size:end])
             del self._buffer[:end]
             try:
-                message = json.loads(payload.decode("utf-8"))
+                message = from_json(payload.decode("utf-8"))
             except (UnicodeDecodeError, ValueError) as error:
                 raise FrameError(f"frame payload is not UTF-8 JSON: {error}") from None
             if not isinstance(message, dict):

@@ -1,4 +1,4 @@
-"""The entry points: ``python -m dapperdbg.launcher`` (the engine starts every launched
+"""The entry points: the launcher, ``__main__.py`` (the engine starts every launched
 program and every child process with it: launch.py, cli.py) and ``python -m dapperdbg
 --listen`` / ``--connect`` (a program debuggers attach to: listen.py, listen_cli.py;
 its children across debuggers: reattach.py, reattach_file.py), the in-code API behind
@@ -6,8 +6,8 @@ its children across debuggers: reattach.py, reattach_file.py), the in-code API b
 ``DAPPER_*`` variables out of the program's environment (environment.py). The session
 they run is session/lifecycle.py's.
 
-``from dapperdbg.launcher import run_as_main`` is how a child whose interpreter ignores
-PYTHONPATH (-E, -I) starts the launcher (children/commands.py).
+The engine and the children's hooks run the launcher by its script's path
+(``__main__.py``), which ``python -m dapperdbg.launcher`` runs too.
 """
 
 from .launch import main, run_as_main

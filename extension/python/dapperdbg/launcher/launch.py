@@ -27,7 +27,7 @@ def _fail(message: str) -> int:
     return 1
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, run_as_script: bool = False) -> int:
     environment: DapperEnvironment = take_dapper_environment()
     output_buffering.apply(environment.variables)
     try:
@@ -54,26 +54,29 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(f"cannot connect to the debugger at {arguments.ipc}: {error}")
     if not connection.send_event(*link.hello()):
         return _fail(f"the debugger at {arguments.ipc} closed the connection")
-    return _run(arguments, environment, link, exit_state, connection, tracer_name)
+    return _run(arguments, environment, link, exit_state, connection, tracer_name,
+                run_as_script)
 
 
-def run_as_main() -> None:
-    """What ``python -m dapperdbg.launcher`` and the children's bootstrap run: ``main``,
-    then the end ``python`` gives the program (session/program.py)."""
-    code = main()
+def run_as_main(run_as_script: bool = False) -> None:
+    """What the launcher's script (``run_as_script``: Python flushes stdout and stderr
+    after it, as after the program's own script) and ``python -m dapperdbg.launcher``
+    run: ``main``, then the end ``python`` gives the program (session/program.py)."""
+    code = main(run_as_script=run_as_script)
     from ..session.program import end_as_python_would
 
     end_as_python_would(code)
 
 
 def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_state: ExitState,
-         connection: Connection, tracer_name: str) -> int:
+         connection: Connection, tracer_name: str, run_as_script: bool) -> int:
     """The session, once the hello is said: the rest of the package is imported now."""
     from .. import children
     from ..children.state import REATTACH_VARIABLE
+    from ..session import program
     from ..session.lifecycle import Session, run_program
-    from .listen import program_name
-    from .reattach import watch as watch_for_next_debuggers
+
+    program.interpreter_flushes_at_end = run_as_script
 
     # Every module of the package the session needs is imported by now.
     restore_bytecode_setting()
@@ -100,7 +103,11 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     trace = not (arguments.no_debug or debugger.no_debug or debugger.detached)
     reattach_file = environment.variables.get(REATTACH_VARIABLE)
     if trace and link.is_child and reattach_file:
-        # A child of an attached program: it reconnects to the program's next debuggers.
+        # A child of an attached program: it reconnects to the program's next debuggers
+        # (imported only here: the listener's modules import socket and json).
+        from .listen import program_name
+        from .reattach import watch as watch_for_next_debuggers
+
         program = arguments.target if arguments.target_kind == "program" else None
         watch_for_next_debuggers(reattach_file, link, debugger, program_name(arguments),
                                  program)

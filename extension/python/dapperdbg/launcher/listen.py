@@ -206,13 +206,17 @@ class AttachedProgram:
         (no stops) until its configurationDone, like a launched program before it runs."""
         debugger = self.debugger
         connection = Connection(sock)
-        self.client.bind(connection)
         self.detached.clear()
         debugger.configuration_done = threading.Event()
         debugger.set_exception_filters(DEFAULT_FILTERS)
+        # The hello first: what the program's threads send goes to the bound client, and
+        # nothing may reach the debugger before the hello (the program's first notice
+        # did, when it started as the debugger connected).
         if not connection.send_event(*self.hello()):
+            connection.close()
             self._detach()
             return
+        self.client.bind(connection)
         start_reader(debugger, connection, self._on_message, self._detach)
 
     def _on_message(self, message: dict) -> None:

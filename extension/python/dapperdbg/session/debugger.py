@@ -32,7 +32,6 @@ from ..inspection.settings import InspectionSettings
 from ..inspection.sources import observe_exec
 from ..instrumentation import breakpoint_probes
 from ..instrumentation.probes import StopAtLineEvent
-from ..instrumentation.self_check import copies_unavailable
 from ..ipc.connection import Connection
 from ..tracing import StepState, choose_backend_name, create_tracer
 from ..tracing.fast_paths import copies_notice
@@ -137,9 +136,7 @@ class Debugger:
         variables = self.environment.variables if self.environment is not None else {}
         if not breakpoint_probes.enabled(variables):
             return False
-        unavailable = copies_unavailable()
-        if unavailable is not None:
-            self.send_output(copies_notice(unavailable))
+        if self.store.lines_by_file and not self._copies_work():
             return False
         self.tracer.copies = self.probes.activate(self.probe_hit, self._file_instrumented)
         program.compile_program_hook = self.probes.compile_program
@@ -150,6 +147,26 @@ class Debugger:
         self.tracer.breakpoints_changed()
         self._watch_foreign_code()
         return True
+
+    def _copies_work(self) -> bool:
+        """Whether instrumented copies work on this Python (instrumentation/self_check.py),
+        asked once line breakpoints need them: the check compiles a sample through ast,
+        which a process without line breakpoints never imports. When they do not, the
+        debug console says so (the caller turns them off for the session)."""
+        from ..instrumentation.self_check import copies_unavailable
+
+        unavailable = copies_unavailable()
+        if unavailable is None:
+            return True
+        self.send_output(copies_notice(unavailable))
+        return False
+
+    def _stop_copies(self) -> None:
+        """Leave every line breakpoint to the tracer from now on (no copy exists yet)."""
+        self.probes.deactivate()
+        self.tracer.copies = None
+        program.compile_program_hook = None
+        program.program_is_current_hook = None
 
     def _watch_foreign_code(self) -> None:
         """On the settrace backend with copies (untraced while nothing needs tracing,
@@ -537,6 +554,8 @@ class Debugger:
         return hot_reload.reload(self, path, new_source, while_running)
 
     def breakpoints_changed(self) -> None:
+        if self.probes.active and self.store.lines_by_file and not self._copies_work():
+            self._stop_copies()
         # Probes first: the tracer's verdicts read which lines the new copies handle.
         swapped = self.probes.sync()
         # A file imported while its breakpoints were being set is verified now: the

@@ -15,10 +15,10 @@ The steps are written once, here, and run in three places:
 
 from __future__ import annotations
 
+import _signal
 import atexit
 import contextlib
 import os
-import signal
 import sys
 import time
 from collections.abc import Callable
@@ -136,10 +136,10 @@ def end_without_engine() -> None:
 
     def last_resort() -> None:
         time.sleep(END_WITHOUT_ENGINE_SECONDS)
-        os._exit(128 + int(signal.SIGTERM))
+        os._exit(128 + int(_signal.SIGTERM))
 
     start_debugger_thread("dapper.end", last_resort)
-    os.kill(os.getpid(), signal.SIGTERM)
+    os.kill(os.getpid(), _signal.SIGTERM)
 
 
 def start_tracing(debugger: Debugger) -> None:

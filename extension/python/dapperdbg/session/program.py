@@ -14,18 +14,15 @@ import builtins
 import codecs
 import contextlib
 import io
-import linecache
 import os
-import re
-import runpy
 import sys
 import types
 import zipimport
 from collections.abc import Callable
 from importlib.machinery import BuiltinImporter, SourceFileLoader
-from importlib.util import decode_source
 
 from ..common.paths import canonical_path, is_debugger_path
+from ..common.patterns import LazyPattern
 from ..common.source_texts import remember_text
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
@@ -67,9 +64,9 @@ def _set_command_line(argv: list[str], target_words: list[str]) -> None:
     if original:
         launcher_words = len(sys.argv) - 1
         head = list(original[:len(original) - launcher_words] if launcher_words else original)
-        # What started the launcher ends ``head``: "-m dapperdbg.launcher" (or "-m dapperdbg"
-        # for --listen), "-c" with the bootstrap for children that ignore PYTHONPATH, or
-        # one word ("-mdapper", a script).
+        # What started the launcher ends ``head``: its script (as the engine and the
+        # children's hooks start it), "-m dapperdbg.launcher" (or "-m dapperdbg" for
+        # --listen), "-c" with code, or one word ("-mdapper").
         if len(head) >= 2:
             del head[-2 if len(head) >= 3 and head[-2] in ("-m", "-c") else -1:]
         sys.orig_argv = [*head, *target_words]
@@ -87,7 +84,8 @@ def _is_zip_file(path: str) -> bool:
 
 
 # An encoding declaration (PEP 263), as the tokenizer finds it on one of the first lines.
-_CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=]")
+_CODING_COOKIE = LazyPattern(rb"^[ \t\f]*#.*?coding[:=]")
+_CODING_NAME = LazyPattern(rb"[ \t]*([-\w.]+)")
 
 
 def _line_of(source: bytes, offset: int) -> tuple[int, bytes, int]:
@@ -155,7 +153,7 @@ def _declares_utf8(source: bytes) -> bool:
     for line in source.split(b"\n", 2)[:2]:
         cookie = _CODING_COOKIE.match(line)
         if cookie is not None:
-            name = re.match(rb"[ \t]*([-\w.]+)", line[cookie.end():])
+            name = _CODING_NAME.match(line, cookie.end())
             try:
                 return name is not None and codecs.lookup(name.group(1).decode()).name == "utf-8"
             except LookupError:
@@ -171,6 +169,8 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
     _set_command_line([path, *args], [path, *args])
     if os.path.isdir(absolute) or (os.path.isfile(absolute) and _is_zip_file(absolute)):
         _set_path0(absolute)
+        import runpy  # Not at start: 3.9-3.10 import typing for it.
+
         return lambda: runpy.run_path(absolute, run_name="__main__")
     try:
         with io.open_code(absolute) as file:
@@ -190,11 +190,8 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
     else:
         code = compile(source, absolute, "exec", dont_inherit=True)
     is_current = program_is_current_hook
-    # A hot reload then names the top-level statements it did not run again (decoding
-    # is a small fraction of the compile just done).
-    # (Bad bytes the compiler let pass, in a comment on 3.9-3.13: nothing to name.)
-    with contextlib.suppress(UnicodeDecodeError):
-        remember_text(absolute, decode_source(source))
+    # A hot reload then names the top-level statements it did not run again.
+    remember_text(absolute, source)
     module = _fresh_main_module()
     module.__file__ = absolute
     if sys.version_info < (3, 15):
@@ -213,9 +210,15 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
         try:
             exec(current, module.__dict__)
         finally:
-            _flush_io()
+            if not interpreter_flushes_at_end:
+                _flush_io()
 
     return run
+
+
+# Whether the interpreter flushes stdout and stderr itself once the launcher has run: when
+# the launcher is a script, Python does after it what it does after the program's.
+interpreter_flushes_at_end = False
 
 
 def _flush_io() -> None:
@@ -234,6 +237,8 @@ def prepare_module(name: str, args: list[str]) -> Callable[[], None]:
     _set_command_line(["-m", *args], ["-m", name, *args])
     _set_path0(os.getcwd())
     _fresh_main_module()
+    import runpy
+
     run_as_main = getattr(runpy, "_run_module_as_main", None)
     if run_as_main is not None:
         return lambda: run_as_main(name, alter_argv=True)
@@ -247,6 +252,8 @@ def prepare_code(text: str, args: list[str]) -> Callable[[], None]:
     if sys.version_info >= (3, 13):
         # Python 3.13 shows the source lines of -c code in tracebacks; so do we. (Older
         # versions show no lines for <string>, and neither do we there.)
+        import linecache
+
         linecache.cache["<string>"] = (len(text), None, text.splitlines(True), "<string>")
     module = _fresh_main_module()
     module.__spec__ = None

@@ -9,7 +9,6 @@ breakpoint run untraced while no thread is stepping.
 
 from __future__ import annotations
 
-import dis
 import sys
 import threading
 import types
@@ -84,6 +83,8 @@ def _line_now(frame: types.FrameType) -> int | None:
     after a goto): there it is read from the line table."""
     if sys.version_info >= (3, 10):
         return frame.f_lineno
+    import dis
+
     line = None
     for offset, start in dis.findlinestarts(frame.f_code):
         if offset > frame.f_lasti:

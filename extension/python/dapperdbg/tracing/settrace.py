@@ -15,7 +15,6 @@ instruction is not a return or yield: that is how an unwind is told from a retur
 
 from __future__ import annotations
 
-import dis
 import sys
 import threading
 
@@ -25,19 +24,24 @@ from .base import JUMPS_NEED_LINE_EVENTS, Tracer
 from .steps import STEPS_ENTERING_CALLS, StepState
 
 _get_ident = threading.get_ident
-_NORMAL_EXIT_OPCODES = frozenset(
-    dis.opmap[name]
-    # 3.13 reports a yield at the RESUME that follows its YIELD_VALUE.
-    for name in ("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE", "RETURN_GENERATOR", "RESUME")
-    if name in dis.opmap
-)
+_normal_exit_opcodes: frozenset[int] | None = None
 
 
 def exits_by_exception(frame) -> bool:
     """In a ``return`` event whose value is None: whether the frame is unwinding."""
+    global _normal_exit_opcodes
+    if _normal_exit_opcodes is None:
+        import opcode  # Once exceptions are watched: it costs every process at start.
+
+        _normal_exit_opcodes = frozenset(
+            opcode.opmap[name]
+            # 3.13 reports a yield at the RESUME that follows its YIELD_VALUE.
+            for name in ("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE", "RETURN_GENERATOR",
+                         "RESUME")
+            if name in opcode.opmap)
     code = frame.f_code.co_code
     lasti = frame.f_lasti
-    return 0 <= lasti < len(code) and code[lasti] not in _NORMAL_EXIT_OPCODES
+    return 0 <= lasti < len(code) and code[lasti] not in _normal_exit_opcodes
 
 
 class SettraceTracer(Tracer):

@@ -1,0 +1,29 @@
+"""Regular expressions compiled at their first use: ``re`` (with ``enum``, which it
+imports) costs a debugged process about 2 ms to import at start and more to tear down
+at exit, and most processes never use these patterns (issue 18 item 8)."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    import re
+
+
+class LazyPattern:
+    """Stands for ``re.compile(source)``: its methods (``match``, ``search``…) compile the
+    pattern the first time one is looked up. Two threads may both compile it, to the
+    same result."""
+
+    __slots__ = ("_compiled", "_source")
+
+    def __init__(self, source: str | bytes) -> None:
+        self._source = source
+        self._compiled: re.Pattern | None = None
+
+    def __getattr__(self, name: str):
+        compiled = self._compiled
+        if compiled is None:
+            import re
+
+            compiled = self._compiled = re.compile(self._source)
+        return getattr(compiled, name)

@@ -1,0 +1,42 @@
+"""The package's bytecode is cached beside it even where the user's environment says not
+to write bytecode (PYTHONDONTWRITEBYTECODE, usual in containers), for the modules imported
+at start and, once, for those imported later (at a stop, for a child): no debugged process
+compiles the package again. The program itself runs with the user's setting."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+
+from conftest import PACKAGE_DIR
+
+PROGRAM = """
+import sys
+import helper
+print(sys.dont_write_bytecode)
+"""
+
+
+def test_the_package_is_cached_once_and_the_program_is_not(launch, write, tmp_path):
+    package = tmp_path / "package"
+    shutil.copytree(PACKAGE_DIR / "dapperdbg", package / "dapperdbg",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    write("helper.py", "VALUE = 1\n")
+    program = write("main.py", PROGRAM)
+    env = {"PYTHONPATH": str(package), "DAPPER_PYTHONPATH_ENTRY": str(package),
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    for _ in range(2):
+        debuggee = launch("--program", program, env=env)
+        debuggee.configure({"program": str(program)})
+        debuggee.request("configurationDone")
+        debuggee.finish(0)
+        assert debuggee.stdout() == "True\n"
+    sources = sorted((package / "dapperdbg").rglob("*.py"))
+    assert sources
+    missing = [str(path) for path in sources
+               if not (package / importlib.util.cache_from_source(str(path))).exists()]
+    assert missing == []
+    assert (package / "dapperdbg" / "__pycache__" /
+            f"all-cached.{sys.implementation.cache_tag}").exists()
+    assert not (tmp_path / "__pycache__").exists()
