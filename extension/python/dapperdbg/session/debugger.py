@@ -2,8 +2,9 @@
 and what it reports (breakpoints reached, steps ended, exceptions), and the detach.
 
 The threads stopped in it, and stopping and resuming them together, are
-session/stops.py's. Whatever happens to the connection, a stopped thread is released:
-when the engine goes away, breakpoints are dropped and every thread runs on.
+session/stops.py's; the exception filters and where they stop,
+session/exception_breakpoints.py's. Whatever happens to the connection, a stopped thread
+is released: when the engine goes away, breakpoints are dropped and every thread runs on.
 """
 
 from __future__ import annotations
@@ -14,20 +15,11 @@ import threading
 import types
 
 from ..breakpoints.data import describe_change
-from ..breakpoints.exception_filters import (
-    DEFAULT_FILTERS,
-    POST_MORTEM,
-    RAISED,
-    UNCAUGHT,
-    USER_UNHANDLED,
-    ExceptionFilters,
-)
-from ..breakpoints.exception_stops import ExceptionStop, innermost_frame
+from ..breakpoints.exception_filters import ExceptionFilters
 from ..breakpoints.store import Breakpoint, BreakpointStore
 from ..common.debugger_threads import hide_from_program, show_to_program
 from ..common.errors import report_internal_error
-from ..common.library_code import is_library_canonical
-from ..common.paths import PathCache, is_debugger_path, is_runpy_path
+from ..common.paths import PathCache
 from ..inspection.settings import InspectionSettings
 from ..inspection.sources import observe_exec
 from ..instrumentation import breakpoint_probes
@@ -37,6 +29,7 @@ from ..tracing import StepState, choose_backend_name, create_tracer
 from ..tracing.fast_paths import copies_notice
 from ..tracing.steps import STEP_ENTRY, STEP_PARK, STEP_PAUSE
 from . import breakpoint_hook, program
+from .exception_breakpoints import ExceptionBreakpoints
 from .stops import Stops
 from .threads import (
     DEBUGGER_THREAD_PREFIX,
@@ -95,12 +88,7 @@ class Debugger:
         # Threads currently inside the debugger (evaluating a condition, stopped): a
         # breakpoint reached from there is ignored rather than re-entered.
         self.busy: set[int] = set()
-        self.exception_filters: ExceptionFilters = DEFAULT_FILTERS
-        # Thread ident -> the exception last stopped on for raised / userUnhandled, so
-        # that one exception stops once however many frames it passes through.
-        self._reported_exceptions: dict[tuple[int, str], BaseException] = {}
-        # threading.excepthook before tracing_started, and the one it installed.
-        self._hooks: tuple | None = None
+        self.exceptions = ExceptionBreakpoints(self)
         # stepInTargets ids -> (thread id, frame, callee name), valid until a resume.
         self.step_in_targets: dict[int, tuple[int, types.FrameType, str]] = {}
 
@@ -204,26 +192,14 @@ class Debugger:
             report_internal_error("code run by exec")
 
     def set_exception_filters(self, filters: ExceptionFilters) -> None:
-        self.exception_filters = filters
-        self.tracer.set_watch_exceptions(filters.watches_raising)
-        self.stops.settle_tracing()
+        self.exceptions.set_filters(filters)
 
     def tracing_started(self) -> None:
         """The tracer is installed and the program about to run: hook thread starts and
         exits, and the places where uncaught exceptions end up."""
         install_thread_events(self._thread_started, self._thread_exited)
         hide_from_program()
-        original_hook = threading.excepthook
-
-        def thread_excepthook(arguments) -> None:
-            if arguments.exc_value is not None:
-                self.uncaught_exception(arguments.exc_value, arguments.exc_traceback)
-            original_hook(arguments)
-
-        threading.excepthook = thread_excepthook
-        self._hooks = (original_hook, thread_excepthook)
-        program.uncaught_exception_hook = lambda error: self.uncaught_exception(
-            error, error.__traceback__)
+        self.exceptions.install_hooks()
         breakpoint_hook.install(self)
 
     def _thread_started(self, thread: threading.Thread) -> None:
@@ -479,73 +455,16 @@ class Debugger:
             return
         self.stops.stop(frame, _STOP_REASONS.get(step.kind, "step"))
 
-    # Exception breakpoints.
-
-    def _exception_may_stop(self, ident: int) -> bool:
-        return not (ident in self.busy or self.tracer.is_ignored_thread(ident)
-                    or self._detached)
+    # Exception breakpoints (the tracer's host: session/exception_breakpoints.py).
 
     def exception_raised(self, frame: types.FrameType, exception: BaseException) -> None:
-        """The ``raised`` filter: stop once per exception, in the first user frame that
-        sees it (where it is raised, or where it comes back into the user's code)."""
-        ident = threading.get_ident()
-        if (not self.exception_filters.applies(RAISED, exception)
-                or not self._exception_may_stop(ident)
-                or not self.tracer.is_user_frame(frame)
-                or self._reported_exceptions.get((ident, RAISED)) is exception):
-            return
-        self._reported_exceptions[(ident, RAISED)] = exception
-        self.stops.stop(frame, "exception",
-                   exception=ExceptionStop(exception, exception.__traceback__, RAISED))
+        self.exceptions.raised(frame, exception)
 
     def exception_unwound(self, frame: types.FrameType, exception: BaseException) -> None:
-        """The ``userUnhandled`` filter: the exception leaves a frame of the user's code
-        into library code."""
-        ident = threading.get_ident()
-        caller = frame.f_back
-        if (caller is None
-                or not self.exception_filters.applies(USER_UNHANDLED, exception)
-                or not self._exception_may_stop(ident)
-                or self._reported_exceptions.get((ident, USER_UNHANDLED)) is exception):
-            return
-        canonical = self.tracer.canonical(frame.f_code.co_filename)
-        if is_library_canonical(canonical) or not self.tracer.is_user_frame(frame):
-            return
-        if not is_library_canonical(self.tracer.canonical(caller.f_code.co_filename)):
-            return
-        self._reported_exceptions[(ident, USER_UNHANDLED)] = exception
-        self.stops.stop(frame, "exception",
-                   exception=ExceptionStop(exception, exception.__traceback__, USER_UNHANDLED))
-
-    def uncaught_exception(self, exception: BaseException, traceback) -> None:
-        """An exception ends a thread or the program (called on that thread, before the
-        traceback is printed): with the uncaught filter on, stop where it was raised."""
-        ident = threading.get_ident()
-        if (isinstance(exception, SystemExit)
-                or not self.exception_filters.applies(UNCAUGHT, exception)
-                or not self._exception_may_stop(ident)
-                or not self.tracer.installed):
-            return
-        self._stop_in_traceback(exception, traceback, UNCAUGHT)
+        self.exceptions.unwound(frame, exception)
 
     def post_mortem(self, exception: BaseException, traceback) -> None:
-        """``dapperdbg.post_mortem``: stop the calling thread where ``exception`` was
-        raised, with the stack of its traceback (and the callers of the frame that caught
-        it) to inspect, whatever the exception filters say."""
-        if self._exception_may_stop(threading.get_ident()) and self.tracer.installed:
-            self._stop_in_traceback(exception, traceback, POST_MORTEM)
-
-    def _stop_in_traceback(self, exception: BaseException, traceback, kind: str) -> None:
-        paths = self.tracer.canonical
-
-        def shown(frame) -> bool:
-            canonical = paths(frame.f_code.co_filename)
-            return not (is_debugger_path(canonical) or is_runpy_path(canonical))
-
-        frame = innermost_frame(traceback, self.tracer.is_user_frame, shown)
-        if frame is not None:
-            self.stops.stop(frame, "exception",
-                            exception=ExceptionStop(exception, traceback, kind))
+        self.exceptions.post_mortem(exception, traceback)
 
     def hot_reload(self, path: str, new_source: str | None, while_running: bool) -> dict:
         """Reload a loaded file in place; the result body (session/hot_reload.py)."""
@@ -590,7 +509,7 @@ class Debugger:
         and ``breakpoint()`` hooks, and the output tees."""
         self.detach()
         for step in (self.tracer.uninstall, self.probes.deactivate, uninstall_thread_events,
-                     show_to_program, breakpoint_hook.uninstall, self._remove_exception_hooks):
+                     show_to_program, breakpoint_hook.uninstall, self._remove_hooks):
             try:
                 step()
             except Exception as error:  # The program must keep running whatever happens.
@@ -599,13 +518,8 @@ class Debugger:
         if output is not None:
             output.uninstall()
 
-    def _remove_exception_hooks(self) -> None:
-        if self._hooks is not None:
-            original, installed = self._hooks
-            if threading.excepthook is installed:
-                threading.excepthook = original
-            self._hooks = None
-        program.uncaught_exception_hook = None
+    def _remove_hooks(self) -> None:
+        self.exceptions.remove_hooks()
         program.compile_program_hook = None
         program.program_is_current_hook = None
 
