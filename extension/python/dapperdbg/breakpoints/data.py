@@ -37,6 +37,7 @@ import types
 
 from ..common.errors import RequestError
 from ..common.records import Factory, Record
+from ..common.stop_imports import import_at_first_stop
 from .expressions import ExpressionError, HitCondition, compile_expressions
 
 # What a watched name holds once it is gone (deleted, out of range).
@@ -60,6 +61,8 @@ _MUTATORS = frozenset({
     "__imul__", "__ior__",
 })
 ACCESS_TYPES = ["write"]
+# code_writes runs on the IPC thread, also while threads are stopped.
+import_at_first_stop("dis")
 
 
 def changed(old, new) -> bool:

@@ -13,6 +13,7 @@ import site
 import sys
 
 from .paths import canonical_path
+from .stop_imports import import_at_first_stop
 
 
 def _library_roots() -> tuple[str, ...]:
@@ -47,6 +48,8 @@ def _library_roots() -> tuple[str, ...]:
 
 
 _roots: tuple[str, ...] | None = None
+# The inspector asks on the IPC thread, also while threads are stopped.
+import_at_first_stop("sysconfig")
 
 
 def is_library_canonical(canonical: str) -> bool:

@@ -4,6 +4,8 @@ at exit, and most processes never use these patterns (issue 18 item 8)."""
 
 from __future__ import annotations
 
+from .stop_imports import import_at_first_stop
+
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     import re
@@ -27,3 +29,8 @@ class LazyPattern:
 
             compiled = self._compiled = re.compile(self._source)
         return getattr(compiled, name)
+
+
+# A hit condition may be compiled on the IPC thread while threads are stopped
+# (common/stop_imports.py says why that must not import).
+import_at_first_stop("re")

@@ -19,6 +19,7 @@ from ..common.code_lines import SourceError as UnreadableSource
 from ..common.code_lines import read_source_bytes
 from ..common.errors import RequestError
 from ..common.paths import canonical_path, is_debugger_path, is_synthetic_filename
+from ..common.stop_imports import import_at_first_stop
 
 
 class SourceError(RequestError):
@@ -146,6 +147,9 @@ class SourceRegistry:
 _capturing_registry: SourceRegistry | None = None
 _exec_observer: Callable[[types.CodeType], None] | None = None
 _hook_installed = False
+
+# read_source_file runs on the IPC thread, also while threads are stopped.
+import_at_first_stop("importlib.util")
 
 
 def observe_exec(observer: Callable[[types.CodeType], None] | None) -> None:

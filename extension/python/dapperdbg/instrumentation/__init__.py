@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..common.paths import canonical_path
+from ..common.stop_imports import import_at_first_stop
 from .importer import InstrumentedCallback, InstrumentingFinder, compile_program
 from .imports import import_under_way
 from .live import LiveInstrumenter, SwapResult
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
     from .compiler import InstrumentationError, InstrumentedModule, instrument_source
 
 _FROM_COMPILER = ("InstrumentationError", "InstrumentedModule", "instrument_source")
+# The first probes may be applied on the IPC thread while threads are stopped.
+import_at_first_stop(f"{__name__}.compiler")
 
 
 def __getattr__(name: str):
