@@ -355,3 +355,26 @@ def test_an_uncaught_keyboard_interrupt_ends_the_process_as_plain(launch, write)
     debuggee.process.wait(60)
     assert debuggee.process.returncode == plain.returncode, debuggee.stderr()
     assert debuggee.stdout() == plain.stdout == "hook: KeyboardInterrupt\nexit handler ran\n"
+
+
+# The program's allocations fail for a while (_testcapi.set_nomemory), as in CPython's
+# test_exceptions: it ends with its MemoryError and status 1, as plain. Under the launcher's
+# script this crashed 3.9-3.11 (the launcher's __main__ namespace, which Python writes to
+# after the script, had been freed with its module).
+OUT_OF_MEMORY = """if 1:
+    import _testcapi
+    class C(): pass
+    _testcapi.set_nomemory(0, {failures})
+    C()
+"""
+
+
+@pytest.mark.parametrize("failures", range(1, 20))
+def test_a_program_that_runs_out_of_memory_ends_as_plain(launch, write, failures):
+    pytest.importorskip("_testcapi")
+    program = write("memory.py", OUT_OF_MEMORY.format(failures=failures))
+    debuggee = launch("--program", program, env={"DAPPER_CAPTURED_OUTPUT": None})
+    debuggee.configure({"program": str(program)})
+    debuggee.request("configurationDone")
+    assert debuggee.wait_exit() in (1, 120)  # test_exceptions accepts both.
+    assert "MemoryError" in debuggee.stderr()

@@ -36,9 +36,20 @@ class CannotOpenProgram(Exception):
     """The program file cannot be read; Python exits with status 2 in this case."""
 
 
+# The launcher's own __main__ module, once the program's has replaced it: kept alive. Python
+# runs a script (the launcher's) in its __main__ module's namespace and deletes __file__
+# from that namespace after it, through a pointer it may not count (3.9-3.11): freed with
+# its module, the namespace was written to after its memory had been reused (a crash,
+# seen when a program's MemoryError made the allocator hand that memory out again).
+_launcher_main: types.ModuleType | None = None
+
+
 def _fresh_main_module() -> types.ModuleType:
+    global _launcher_main
     module = types.ModuleType("__main__")
     module.__dict__["__builtins__"] = builtins
+    if _launcher_main is None:
+        _launcher_main = sys.modules.get("__main__")
     sys.modules["__main__"] = module
     return module
 
