@@ -21,10 +21,11 @@ import pytest
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PACKAGE_DIR))
 
-from dapperdbg.children.commands import LAUNCHER_SCRIPT  # noqa: E402
+from dapperdbg.children.commands import PROGRAM, launcher_start  # noqa: E402
 from dapperdbg.ipc.frames import KIND_TO_DEBUGGEE, FrameDecoder, encode_frame  # noqa: E402
 
 TIMEOUT = 15.0
+KIND_OPTIONS = ("--program", "--module", "--code")
 TOKEN = "secret-token-1234"
 BACKENDS = ["settrace"] + (["monitoring"] if sys.version_info >= (3, 12) else [])
 
@@ -274,9 +275,11 @@ def launch(tmp_path):
 
     def start(*target, tracer=None, transport="unix", env=None, cwd=None, connect=True,
               launcher_options=(), session_id="s1", python_options=()):
-        # As the engine starts it (core/src/config/launcher.rs).
-        argv = [sys.executable, *python_options, str(PACKAGE_DIR.joinpath(*LAUNCHER_SCRIPT)),
-                "--ipc", "{ipc}",
+        # As the engine and the children's hooks start it (core/src/config/launcher.rs).
+        kind = next((str(word)[2:] for word in target if str(word) in KIND_OPTIONS), PROGRAM)
+        start = launcher_start(kind, any(option in ("-E", "-I") for option in python_options),
+                               str(PACKAGE_DIR))
+        argv = [sys.executable, *python_options, *start, "--ipc", "{ipc}",
                 "--session-id", session_id, *launcher_options, *map(str, target)]
         debuggee = Debuggee(argv, engine_environment(env, tracer), cwd or tmp_path,
                             transport, tmp_path)

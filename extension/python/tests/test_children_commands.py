@@ -108,13 +108,22 @@ def test_rewriting_puts_the_launcher_between_options_and_target(words, expected)
     assert launcher_command(command, "unix:/l", "s1.2", "/pkg") == expected
 
 
-@pytest.mark.parametrize("words", [["-I", "-m", "pkg"], ["-E", "-c", "pass"]])
-def test_an_interpreter_that_ignores_pythonpath_gets_the_launchers_script(words):
+def test_an_interpreter_that_ignores_pythonpath_gets_the_launchers_script_for_a_program():
     # The script puts its package on sys.path itself where PYTHONPATH is ignored.
+    command = parse_python_arguments([PY], ["-I", "s.py"])
+    rewritten = launcher_command(command, "tcp:127.0.0.1:9", "s1.1", "/pkg dir")
+    assert rewritten == [PY, "-I", SCRIPT.replace("/pkg", "/pkg dir"), "--ipc",
+                         "tcp:127.0.0.1:9", "--session-id", "s1.1", "--program", "s.py"]
+
+
+@pytest.mark.parametrize("words", [["-I", "-m", "pkg"], ["-E", "-c", "pass"]])
+def test_an_interpreter_that_ignores_pythonpath_gets_the_package_by_hand_for_the_rest(words):
+    # Not the script: Python flushes stdout and stderr after a script, not after -m or -c.
     command = parse_python_arguments([PY], words)
     rewritten = launcher_command(command, "tcp:127.0.0.1:9", "s1.1", "/pkg dir")
-    assert rewritten[:3] == [PY, words[0], SCRIPT.replace("/pkg", "/pkg dir")]
-    assert rewritten[3:] == ["--ipc", "tcp:127.0.0.1:9", "--session-id", "s1.1",
+    assert rewritten[:3] == [PY, words[0], "-c"]
+    assert "sys.path.insert(0, '/pkg dir')" in rewritten[3]
+    assert rewritten[4:] == ["--ipc", "tcp:127.0.0.1:9", "--session-id", "s1.1",
                              f"--{command.kind}", words[2]]
 
 

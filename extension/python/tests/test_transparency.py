@@ -301,6 +301,23 @@ def test_a_flush_the_program_put_on_its_stream_is_called_as_plain(
     assert debugged_record.read_text() == plain_record.read_text() == "running finalizing"
 
 
+@pytest.mark.parametrize("options", [(), ("-I",)])
+def test_a_flush_the_program_put_on_its_stream_is_called_as_plain_after_c(
+        launch, tmp_path, options):
+    # After -c code (and -m), Python flushes at finalization only; under -I, where the
+    # launcher cannot come through PYTHONPATH, the launcher must not be a script either
+    # (Python flushes after a script: test_threading's test_finalize_daemon_thread_hang
+    # saw it on 3.14).
+    plain_record = tmp_path / "plain.txt"
+    subprocess.run([sys.executable, *options, "-c", FLUSH_AT_FINALIZATION, str(plain_record)],
+                   check=True, timeout=60)
+    debugged_record = tmp_path / "debugged.txt"
+    debuggee = launch("--code", FLUSH_AT_FINALIZATION, "--", str(debugged_record),
+                      python_options=options)
+    run_to_exit(debuggee, launch={})
+    assert debugged_record.read_text() == plain_record.read_text() == "finalizing"
+
+
 BLOCKED_SIGNAL = """
 import os, signal, sys
 

@@ -33,11 +33,15 @@ OLDEST_MINOR = 9
 # The launcher's script, relative to the package directory. A program (a script) is run
 # under it by its path, as the engine runs it (core/src/config/launcher.rs): ``-m
 # dapperdbg.launcher`` would import runpy, which costs every start 1 ms (3.12) to 9 ms
-# (3.9) that ``python script.py`` does not pay. A module or code keeps ``-m``: after a
-# script Python flushes stdout and stderr, which it does not after ``-m`` or ``-c``. An
-# interpreter that ignores PYTHONPATH (-E, -I) gets the script, which puts the package
-# on sys.path itself.
+# (3.9) that ``python script.py`` does not pay; where the interpreter ignores PYTHONPATH
+# (-E, -I), the script puts the package on sys.path itself. A module or code keeps ``-m``
+# (or, ignoring PYTHONPATH, ``-c`` with the package put on sys.path by hand, which the
+# launcher's clean-up takes off again): after a script Python flushes stdout and stderr,
+# which it does not after ``-m`` or ``-c``, and a program that replaced them sees it
+# (CPython's test_threading runs code in such a flush).
 LAUNCHER_SCRIPT = ("dapperdbg", "launcher", "__main__.py")
+_BOOTSTRAP = ("import sys; sys.path.insert(0, {dir!r}); "
+              "from dapperdbg.launcher import run_as_main; run_as_main()")
 
 
 class NotAttachable(Exception):
@@ -180,11 +184,17 @@ def launcher_command(command: PythonCommand, ipc: str, session_id: str,
                         f"--{command.kind}", command.target]
     if command.args:
         launcher_options += ["--", *command.args]
-    if command.kind == PROGRAM or command.ignores_environment:
-        start = [os.path.join(package_dir, *LAUNCHER_SCRIPT)]
-    else:
-        start = ["-m", "dapperdbg.launcher"]
+    start = launcher_start(command.kind, command.ignores_environment, package_dir)
     return [*command.interpreter, *command.options, *start, *launcher_options]
+
+
+def launcher_start(kind: str, ignores_environment: bool, package_dir: str) -> list[str]:
+    """What runs the launcher for a target of ``kind`` (LAUNCHER_SCRIPT says why)."""
+    if kind == PROGRAM:
+        return [os.path.join(package_dir, *LAUNCHER_SCRIPT)]
+    if ignores_environment:
+        return ["-c", _BOOTSTRAP.format(dir=package_dir)]
+    return ["-m", "dapperdbg.launcher"]
 
 
 def display_name(command: PythonCommand) -> str:
