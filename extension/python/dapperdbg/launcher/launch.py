@@ -108,8 +108,8 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
         from .listen import program_name
         from .reattach import watch as watch_for_next_debuggers
 
-        program = arguments.target if arguments.target_kind == "program" else None
+        program_path = arguments.target if arguments.target_kind == "program" else None
         watch_for_next_debuggers(reattach_file, link, debugger, program_name(arguments),
-                                 program)
+                                 program_path)
     exit_state.code = run_program(arguments, debugger, trace)
     return exit_state.code
