@@ -47,16 +47,17 @@ class _DecodingOptions:
         return float(name.replace("Infinity", "inf"))
 
 
-# Messages are built by the debugger from strings, numbers, lists and dicts, never with a
-# cycle, so the encoder skips the per-container cycle check (no markers: a tenth of the
-# encoding time of a scope of 1,000 variables). Arguments: markers, default, string
-# encoder, indent, key and item separators, sort_keys, skipkeys, allow_nan.
 def _c_codec():
     """The C encoder and scanner, or (None, None) where they are missing or take other
     arguments than these (a later Python's): the json module does the work then."""
     if _json is None:
         return None, None
     try:
+        # Messages are built by the debugger from strings, numbers, lists and dicts,
+        # never with a cycle, so the encoder skips the per-container cycle check (no
+        # markers: a tenth of the encoding time of a scope of 1,000 variables). Arguments:
+        # markers, default, string encoder, indent, key and item separators, sort_keys,
+        # skipkeys, allow_nan.
         return (_json.make_encoder(None, _not_serializable, _json.encode_basestring, None,
                                    ":", ",", False, False, True),
                 _json.make_scanner(_DecodingOptions()))
