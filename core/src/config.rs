@@ -12,7 +12,7 @@ mod types;
 
 pub use attach::{endpoint, validate_attach, AttachMode, Endpoint};
 pub use inject::{validate_attach_to_process, ProcessTarget};
-pub use launcher::{launcher_argv, launcher_env, launcher_script, LauncherEnv};
+pub use launcher::{launcher_argv, launcher_env, LauncherEnv};
 pub use types::{Console, LaunchConfig, Target};
 
 use crate::dap::error::DapError;

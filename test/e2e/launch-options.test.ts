@@ -44,6 +44,23 @@ const runs: RunCase[] = [
     refused: { command: "stackTrace", args: { threadId: 1 }, message: /noDebug/ },
   },
   {
+    name: "a module run with -E (no PYTHONPATH) runs under the debugger",
+    launch: { module: "main", cwd: path.join(scratch, "shadow"), pythonArgs: ["-E"] },
+    stdout: "the program s own dapper\n",
+    exitCode: 0,
+  },
+  {
+    name: "code run with -I (isolated) sees the flag and none of the debugger's path",
+    launch: {
+      code:
+        "import os, sys; print(sys.flags.isolated, " +
+        "[e for e in sys.path if os.path.isdir(os.path.join(e or '.', 'dapperdbg'))]); sys.exit(3)",
+      pythonArgs: ["-I"],
+    },
+    stdout: "1 []\n",
+    exitCode: 3,
+  },
+  {
     name: "a program with its own top-level package named dapper imports its own",
     launch: { program: path.join(scratch, "shadow", "main.py") },
     stdout: "the program s own dapper\n",

@@ -9,12 +9,15 @@ use serde_json::{Map, Value};
 /// every start 1 ms (3.12) to 9 ms (3.9, which imports `typing` for it) that a plain
 /// `python script.py` does not pay. A module or code runs under `-m dapperdbg.launcher`:
 /// after a script Python flushes stdout and stderr, which it does not after `-m` or `-c`,
-/// and a program that replaced them would see the difference. The children's hooks
-/// choose the same way (extension/python/dapperdbg/children/commands.py).
+/// and a program that replaced them would see the difference. Where the interpreter
+/// ignores `PYTHONPATH` (`-E`, `-I`), `-m` cannot find the package: a module or code then
+/// runs under `-c` code that puts the package on `sys.path` itself (the launcher takes it
+/// off again). The children's hooks choose the same way
+/// (extension/python/dapperdbg/children/commands.py).
 const LAUNCHER_SCRIPT: [&str; 3] = ["dapperdbg", "launcher", "__main__.py"];
 
 /// The path of the launcher's script in `package_dir`, with the platform's separator.
-pub fn launcher_script(package_dir: &str, platform: Platform) -> String {
+fn launcher_script(package_dir: &str, platform: Platform) -> String {
     let separator = if platform.is_windows() { "\\" } else { "/" };
     let mut path = package_dir.trim_end_matches(['/', '\\']).to_string();
     for part in LAUNCHER_SCRIPT {
@@ -24,15 +27,53 @@ pub fn launcher_script(package_dir: &str, platform: Platform) -> String {
     path
 }
 
-/// Builds `python [pythonArgs…] (SCRIPT | -m dapperdbg.launcher) --ipc … --session-id …
-/// [--no-debug] (--program P | --module M | --code C) [-- args…]`, where SCRIPT is
-/// `launcher_script`, for a program.
+/// The `-c` code that runs the launcher where `PYTHONPATH` is ignored. A JSON string is
+/// also a Python string literal, whatever the directory's characters.
+fn launcher_bootstrap(package_dir: &str) -> String {
+    let directory = Value::String(package_dir.to_string()).to_string();
+    format!(
+        "import sys; sys.path.insert(0, {directory}); \
+         from dapperdbg.launcher import run_as_main; run_as_main()"
+    )
+}
+
+/// Whether the interpreter options include `-E` or `-I` (alone or in a group such as
+/// `-IB`), with which Python ignores `PYTHONPATH`. The value of `-W` or `-X` is no flag.
+fn ignores_environment(python_args: &[String]) -> bool {
+    let mut words = python_args.iter();
+    while let Some(word) = words.next() {
+        let Some(letters) = word.strip_prefix('-') else {
+            return false; // The options end where the target begins.
+        };
+        if letters.starts_with('-') || letters.is_empty() {
+            continue; // A long option (`--check-hash-based-pycs` takes its value joined).
+        }
+        for (index, letter) in letters.char_indices() {
+            match letter {
+                'E' | 'I' => return true,
+                'W' | 'X' => {
+                    if index + 1 == letters.len() {
+                        words.next(); // The value is the next word.
+                    }
+                    break;
+                }
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
+/// Builds `python [pythonArgs…] LAUNCHER --ipc … --session-id … [--no-debug] (--program P
+/// | --module M | --code C) [-- args…]`, where LAUNCHER is the launcher's script (for a
+/// program), `-m dapperdbg.launcher`, or the `-c` bootstrap (LAUNCHER_SCRIPT says when).
 /// `None` for a child session's configuration, which starts no launcher.
 pub fn launcher_argv(
     config: &LaunchConfig,
     address: &Address,
     session_id: &str,
-    script: &str,
+    package_dir: &str,
+    platform: Platform,
 ) -> Option<Vec<String>> {
     let mut argv = vec![config.python.clone()];
     argv.extend(config.python_args.iter().cloned());
@@ -41,7 +82,10 @@ pub fn launcher_argv(
         Address::Unix { path } => format!("unix:{path}"),
     };
     if let Target::Program(_) = config.target {
-        argv.push(script.to_string());
+        argv.push(launcher_script(package_dir, platform));
+    } else if ignores_environment(&config.python_args) {
+        argv.push("-c".to_string());
+        argv.push(launcher_bootstrap(package_dir));
     } else {
         argv.extend(["-m", "dapperdbg.launcher"].map(str::to_string));
     }
@@ -158,18 +202,36 @@ mod tests {
                 &unix,
                 "python3 -m dapperdbg.launcher --ipc unix:/t/s.sock --session-id s1 --no-debug --code print(1)",
             ),
+            // PYTHONPATH ignored: a module or code comes through the -c bootstrap, a
+            // program through the script still, which needs no PYTHONPATH.
+            (
+                json!({"module": "m", "pythonArgs": ["-X", "dev", "-I"]}),
+                &unix,
+                "python3 -X dev -I -c import sys; sys.path.insert(0, \"/pkg\"); from dapperdbg.launcher import run_as_main; run_as_main() --ipc unix:/t/s.sock --session-id s1 --module m",
+            ),
+            (
+                json!({"code": "print(1)", "pythonArgs": ["-bE"]}),
+                &unix,
+                "python3 -bE -c import sys; sys.path.insert(0, \"/pkg\"); from dapperdbg.launcher import run_as_main; run_as_main() --ipc unix:/t/s.sock --session-id s1 --code print(1)",
+            ),
+            (
+                json!({"program": "/a.py", "pythonArgs": ["-I"]}),
+                &unix,
+                "python3 -I /pkg/dapperdbg/launcher/__main__.py --ipc unix:/t/s.sock --session-id s1 --program /a.py",
+            ),
+            // -W's and -X's values are not flags.
+            (
+                json!({"module": "m", "pythonArgs": ["-WIgnore", "-X", "E", "-XI"]}),
+                &unix,
+                "python3 -WIgnore -X E -XI -m dapperdbg.launcher --ipc unix:/t/s.sock --session-id s1 --module m",
+            ),
         ];
         for (arguments, address, expected) in cases {
             let config = validate(&arguments, Platform::Linux, false).unwrap();
             assert_eq!(
-                launcher_argv(
-                    &config,
-                    address,
-                    "s1",
-                    "/pkg/dapperdbg/launcher/__main__.py"
-                )
-                .unwrap_or_default()
-                .join(" "),
+                launcher_argv(&config, address, "s1", "/pkg", Platform::Linux)
+                    .unwrap_or_default()
+                    .join(" "),
                 expected
             );
         }

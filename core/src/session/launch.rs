@@ -8,7 +8,7 @@ use super::facts::{check_facts, FactRole};
 use super::program::{Origin, Program};
 use super::stage::Stage;
 use crate::config::{
-    self, launcher_argv, launcher_env, launcher_script, Console, LaunchConfig, LauncherEnv, Target,
+    self, launcher_argv, launcher_env, Console, LaunchConfig, LauncherEnv, Target,
 };
 use crate::context::SessionContext;
 use crate::dap::error::{codes, DapError};
@@ -140,8 +140,13 @@ impl Program {
         ctx: &mut SessionContext<'_>,
         address: &Address,
     ) -> Result<Start, DapError> {
-        let script = launcher_script(&ctx.options.python_package_dir, ctx.options.platform);
-        let Some(argv) = launcher_argv(&self.config, address, &self.session_id, &script) else {
+        let Some(argv) = launcher_argv(
+            &self.config,
+            address,
+            &self.session_id,
+            &ctx.options.python_package_dir,
+            ctx.options.platform,
+        ) else {
             return Err(DapError::internal(
                 codes::LAUNCH_FAILED,
                 "A child session's configuration cannot start a launcher.",

@@ -263,3 +263,22 @@ def test_raised_in_the_library_stops_where_it_reaches_user_code(launch, write, b
         assert frame["line"] == 3
     debuggee.request("continue", {"threadId": stopped["threadId"]})
     debuggee.finish(0)
+
+
+@pytest.mark.parametrize("python_options", [(), ("-E",)])
+@pytest.mark.parametrize("kind", ["--code", "--module"])
+def test_the_launchers_own_end_is_no_exception_of_the_program(
+        launch, write, backend, kind, python_options):
+    # A module or code target ignoring PYTHONPATH (-E) starts through ``-c`` code, whose
+    # frame is ``<string>``: the SystemExit that ends the launcher crosses it, and is not
+    # the program's. The program's own exceptions still stop.
+    write("target.py", 'try:\n    raise KeyError("own")\nexcept KeyError:\n    pass\n')
+    target = "target" if kind == "--module" else 'exec(open("target.py").read())'
+    debuggee = launch(kind, target, tracer=backend, python_options=python_options)
+    debuggee.configure()
+    debuggee.request("setExceptionBreakpoints", {"filters": ["raised", "uncaught"]})
+    debuggee.request("configurationDone")
+    stopped = debuggee.stopped("exception")
+    assert stopped["text"] == "KeyError"
+    debuggee.request("continue", {"threadId": stopped["threadId"]})
+    debuggee.finish(0)

@@ -76,7 +76,8 @@ class ExceptionBreakpoints:
         """The ``raised`` filter: stop once per exception, in the first user frame that
         sees it (where it is raised, or where it comes back into the user's code)."""
         ident = threading.get_ident()
-        if (not self.filters.applies(RAISED, exception)
+        if (exception is program.launcher_end
+                or not self.filters.applies(RAISED, exception)
                 or not self._may_stop(ident)
                 or not self._debugger.tracer.is_user_frame(frame)
                 or self._reported.get((ident, RAISED)) is exception):
@@ -92,6 +93,7 @@ class ExceptionBreakpoints:
         ident = threading.get_ident()
         caller = frame.f_back
         if (caller is None
+                or exception is program.launcher_end
                 or not self.filters.applies(USER_UNHANDLED, exception)
                 or not self._may_stop(ident)
                 or self._reported.get((ident, USER_UNHANDLED)) is exception):

@@ -363,10 +363,19 @@ def end_as_python_would(code: int) -> NoReturn:
     ``__main__`` silently: the interpreter then finalizes and kills itself with SIGINT, as
     it does for the program run plain (Py_RunMain's exit_sigint), so that a shell or a
     parent process sees it interrupted."""
+    global launcher_end
     if _interrupted:
         sys.excepthook = _print_nothing
-        raise KeyboardInterrupt
-    sys.exit(code)
+        launcher_end = KeyboardInterrupt()
+    else:
+        launcher_end = SystemExit(code)
+    raise launcher_end
+
+
+# The exception ``end_as_python_would`` ends the entry point with: the debugger's own, not
+# the program's, even where it crosses a frame of no file of this package (the ``-c``
+# bootstrap's ``<string>``, children/commands.py).
+launcher_end: BaseException | None = None
 
 
 def _print_nothing(*exception) -> None:
