@@ -16,6 +16,6 @@ if __name__ == "__main__":
         if sys.flags.ignore_environment:
             sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(
                 os.path.abspath(__file__)))))
-    from dapperdbg.launcher.launch import run_as_main
+    from dapperdbg.launcher import run_as_main
 
     run_as_main(run_as_script=not __package__)

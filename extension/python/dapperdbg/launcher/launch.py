@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 
 from ..common.package import restore_bytecode_setting
+from ..common.start_bundle import close_bundle
 from ..common.tracer_choice import choose_backend_name
 from ..ipc.connection import AddressError, Connection, connect
 from ..session.link import PARENT_SESSION_VARIABLE, ExitState, SessionLink
@@ -79,6 +80,7 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     program.interpreter_flushes_at_end = run_as_script
 
     # Every module of the package the session needs is imported by now.
+    close_bundle()
     restore_bytecode_setting()
     session = Session.on(connection, tracer_name, environment, link, exit_state)
     debugger = session.debugger

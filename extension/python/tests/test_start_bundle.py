@@ -1,0 +1,106 @@
+"""The start bundle (common/start_bundle.py): the launcher's start-up imports come from one
+file of bytecode, written by a start that found it missing or stale, and never from a
+bundle that no longer matches the package's sources. Each scenario is a series of
+launches of a copy of the package, with what is done to it before each, and where a
+start-up module came from each time."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+
+import pytest
+
+from conftest import PACKAGE_DIR
+from dapperdbg.common.start_bundle import bundle_path
+
+# Prints how the launcher's start imported one of its modules, and what the import system
+# left of it.
+PROGRAM = """
+import json, sys
+module = sys.modules["dapperdbg.session.stops"]
+package = sys.modules["dapperdbg.session"]
+loader = module.__spec__.loader
+print(json.dumps({
+    "loader": type(loader).__name__,
+    "edited": getattr(module, "EDITED", None),
+    "source matches": loader.get_source(module.__name__) == open(module.__file__).read(),
+    "attributes": [module.__file__, module.__spec__.cached, getattr(module, "__cached__", None),
+                   module.__spec__.origin,
+                   module.__spec__.parent, module.__loader__ is loader,
+                   package.__path__, package.__spec__.submodule_search_locations,
+                   package.__file__],
+    "finders": [type(finder).__name__ for finder in sys.meta_path],
+}))
+"""
+
+BUNDLED, FROM_SOURCE = "_BundleLoader", "SourceFileLoader"
+
+
+def edit(package):
+    with open(package / "dapperdbg" / "session" / "stops.py", "a") as source:
+        source.write("\nEDITED = 1\n")
+
+
+def corrupt(package):
+    bundle(package).write_bytes(b"not a bundle")
+
+
+def other_layout(package):
+    import marshal
+
+    bundle(package).write_bytes(marshal.dumps((999, b"", {})))
+
+
+def bundle(package):
+    return package / "dapperdbg" / "__pycache__" / bundle_path().rsplit("/", 1)[-1]
+
+
+# name: [(what is done before the launch, where dapperdbg.session.stops comes from, EDITED)]
+SCENARIOS = {
+    "the first start writes the bundle, the next imports from it": [
+        (None, FROM_SOURCE, None), (None, BUNDLED, None), (None, BUNDLED, None),
+    ],
+    "an edited module comes from its source, then from the bundle written again": [
+        (None, FROM_SOURCE, None), (None, BUNDLED, None), (edit, FROM_SOURCE, 1),
+        (None, BUNDLED, 1),
+    ],
+    "a bundle that cannot be read is ignored and written again": [
+        (None, FROM_SOURCE, None), (corrupt, FROM_SOURCE, None), (None, BUNDLED, None),
+    ],
+    "a bundle of another layout is ignored and written again": [
+        (None, FROM_SOURCE, None), (other_layout, FROM_SOURCE, None), (None, BUNDLED, None),
+    ],
+}
+
+
+@pytest.mark.skipif(bundle_path() is None, reason="no bytecode cache on this Python")
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_start_bundle(launch, write, tmp_path, scenario):
+    package = tmp_path / "package"
+    shutil.copytree(PACKAGE_DIR / "dapperdbg", package / "dapperdbg",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    program = write("main.py", PROGRAM)
+    env = {"PYTHONPATH": str(package), "DAPPER_PYTHONPATH_ENTRY": str(package)}
+    reports = []
+    for action, expected_loader, expected_edited in SCENARIOS[scenario]:
+        if action is not None:
+            action(package)
+        debuggee = launch("--program", program, env=env)
+        debuggee.configure({"program": str(program)})
+        debuggee.request("configurationDone")
+        debuggee.finish(0)
+        report = json.loads(debuggee.stdout())
+        assert (report["loader"], report["edited"]) == (expected_loader, expected_edited)
+        assert report["source matches"]
+        # Nothing of the bundle stays for the program to see.
+        assert "StartBundle" not in report["finders"]
+        assert bundle(package).exists()
+        reports.append(report)
+    # A module from the bundle is what the import system makes of it from its source.
+    assert all(report["attributes"] == reports[0]["attributes"] for report in reports)
+    stops = package / "dapperdbg" / "session" / "stops.py"
+    assert reports[0]["attributes"][:2] == [
+        str(stops), str(package / "dapperdbg" / "session" / "__pycache__" /
+                        f"stops.{sys.implementation.cache_tag}.pyc")]
