@@ -16,8 +16,9 @@ print(" ".join(sorted(sys.modules)))
 
 # Each costs from a few hundred microseconds to several milliseconds to import and again
 # to tear down at exit, or pulls in modules that do (re and enum, for instance).
-HEAVY = ["ast", "copy", "dis", "enum", "inspect", "linecache", "opcode", "re", "selectors",
-         "shlex", "signal", "socket", "sysconfig", "tokenize", "traceback", "typing"]
+HEAVY = ["ast", "bisect", "copy", "ctypes", "dis", "enum", "importlib", "inspect", "linecache",
+         "opcode", "re", "selectors", "shlex", "signal", "socket", "struct", "sysconfig",
+         "tokenize", "traceback", "typing"]
 
 
 def _loaded_plain(path) -> set[str]:

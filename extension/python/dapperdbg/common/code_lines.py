@@ -7,11 +7,11 @@ are cached per path and (mtime, size), so a breakpoint edit does not recompile t
 
 from __future__ import annotations
 
-import bisect
 import os
 import stat
 import threading
 import types
+from _bisect import bisect_left  # bisect.py only re-exports its C half.
 
 from .records import Record
 
@@ -121,7 +121,7 @@ def resolve_line(executable: tuple[int, ...], requested: int) -> Resolution:
     if requested < 1:
         return Resolution(False, requested, f"Line {requested} is not a line of the file: "
                                             "the first line is 1.")
-    index = bisect.bisect_left(executable, requested)
+    index = bisect_left(executable, requested)
     if index == len(executable):
         return Resolution(False, requested, f"Line {requested} is past the last executable "
                                             "line of the file.")

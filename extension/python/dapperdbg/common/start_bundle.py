@@ -28,7 +28,6 @@ with the module's name and source path, and ``__file__``, ``__path__`` and ``__s
 
 from __future__ import annotations
 
-import contextlib
 import marshal
 import os
 import sys
@@ -138,8 +137,16 @@ class StartBundle:
                 marshal.dump((_LAYOUT, MAGIC_NUMBER, entries), file)
             os.replace(temporary, self._path)
         except OSError:  # A read-only installation, or a folder gone: no bundle.
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+            _remove(temporary)
+
+
+def _remove(path: str) -> None:
+    # Not contextlib.suppress: contextlib, and what it imports, would cost every start
+    # 1-2 ms before the hello.
+    try:
+        os.unlink(path)
+    except OSError:
+        return
 
 
 def _entry_of(module) -> Entry | None:

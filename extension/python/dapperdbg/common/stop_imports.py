@@ -36,10 +36,8 @@ def at_first_stop(loader: Callable[[], object]) -> Callable[[], object]:
 def import_at_first_stop(*names: str) -> None:
     """Import the modules ``names`` at the first stop (for a module that imports them
     inside the functions that need them)."""
-    import importlib
-
     for name in names:
-        at_first_stop(lambda name=name: importlib.import_module(name))
+        at_first_stop(lambda name=name: __import__(name))
 
 
 def import_for_stops() -> None:

@@ -11,10 +11,13 @@ plain code, and the copy must never land in the cache).
 
 from __future__ import annotations
 
-import importlib.machinery
 import os
 import sys
 import types
+
+# importlib.machinery's, from the import system's own module: importing the importlib
+# package costs every start.
+from _frozen_importlib_external import PathFinder, SourceFileLoader
 from collections.abc import Callable, Mapping
 
 from ..common.paths import canonical_path, is_debugger_path
@@ -56,7 +59,7 @@ def compile_program(source: bytes | str, filename: str, probes: Mapping[int, Pro
     return module
 
 
-class InstrumentingLoader(importlib.machinery.SourceFileLoader):
+class InstrumentingLoader(SourceFileLoader):
     """A source loader whose code is the instrumented compile, never cached."""
 
     def __init__(self, fullname: str, path: str, finder: InstrumentingFinder) -> None:
@@ -121,10 +124,10 @@ class InstrumentingFinder:
     def find_spec(self, fullname, path=None, target=None):
         if fullname.rpartition(".")[2] not in self._names:
             return None
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        spec = PathFinder.find_spec(fullname, path)
         if spec is None or spec.origin is None:
             return None
-        if type(spec.loader) is not importlib.machinery.SourceFileLoader:
+        if type(spec.loader) is not SourceFileLoader:
             return None
         canonical = canonical_path(spec.origin)
         if canonical not in self._probes or is_debugger_path(canonical):
@@ -140,7 +143,7 @@ class InstrumentingFinder:
         if any(entry is self for entry in sys.meta_path):
             return
         for position, entry in enumerate(sys.meta_path):
-            if entry is importlib.machinery.PathFinder:
+            if entry is PathFinder:
                 sys.meta_path.insert(position, self)
                 return
         sys.meta_path.append(self)

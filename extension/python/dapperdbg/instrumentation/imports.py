@@ -12,7 +12,7 @@ no import is seen as under way.
 
 from __future__ import annotations
 
-import importlib._bootstrap
+import _frozen_importlib  # importlib._bootstrap, without importing importlib
 import os
 
 
@@ -28,7 +28,7 @@ def import_under_way(path: str) -> bool:
     """Whether a module whose name may be that of ``path`` is being imported right now
     (a same-named module of another file counts too: the caller then does a little
     more than needed, never less)."""
-    locks = getattr(importlib._bootstrap, "_module_locks", None)
+    locks = getattr(_frozen_importlib, "_module_locks", None)
     if not isinstance(locks, dict):
         return False
     part = name_part(path)

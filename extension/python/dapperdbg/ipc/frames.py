@@ -6,7 +6,7 @@ payload length and that many bytes of UTF-8 JSON holding exactly one object.
 
 from __future__ import annotations
 
-import struct
+from _struct import Struct  # struct.py, for this one class, costs every start.
 
 try:
     # The json module's C half, used directly: ``import json`` would bring ``re`` and
@@ -20,7 +20,7 @@ MAGIC = b"DP"
 VERSION = 1
 KIND_FROM_DEBUGGEE = 1
 KIND_TO_DEBUGGEE = 2
-HEADER = struct.Struct(">2sBBI")
+HEADER = Struct(">2sBBI")
 MAX_PAYLOAD = 64 * 1024 * 1024
 
 

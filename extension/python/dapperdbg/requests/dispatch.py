@@ -16,7 +16,6 @@ there once (ruff's F601 refuses a repeated key, and a test checks the table).
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 from ..common.errors import describe_exception
@@ -88,7 +87,9 @@ def handler_for(command: str) -> Handler | None:
         if name is None:
             return None
         module, function = name.rsplit(".", 1)
-        handler = getattr(importlib.import_module(f"{__package__}.{module}"), function)
+        qualified = f"{__package__}.{module}"
+        __import__(qualified)  # Not importlib: importing it costs every start.
+        handler = getattr(sys.modules[qualified], function)
         _resolved[command] = handler
     return handler
 

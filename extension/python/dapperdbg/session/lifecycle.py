@@ -27,8 +27,8 @@ from ..common.debugger_threads import start_debugger_thread
 from ..common.output import flush_output
 from ..ipc.connection import Connection, connect
 from ..requests.dispatch import dispatch
+from ..tracing import ToolIdInUse
 from ..tracing.fast_paths import tracer_notice
-from ..tracing.monitoring import ToolIdInUse
 from . import program
 from .debugger import Debugger
 from .link import ExitState, SessionLink

@@ -18,8 +18,12 @@ import os
 import sys
 import types
 import zipimport
+
+# importlib.machinery's classes, from the import system's own modules: importing the
+# importlib package costs every start (it imports warnings).
+from _frozen_importlib import BuiltinImporter
+from _frozen_importlib_external import SourceFileLoader
 from collections.abc import Callable
-from importlib.machinery import BuiltinImporter, SourceFileLoader
 
 from ..common.paths import canonical_path, is_debugger_path
 from ..common.patterns import LazyPattern

@@ -6,18 +6,20 @@ from __future__ import annotations
 
 from ..common.paths import PathCache
 from ..common.tracer_choice import BACKENDS, choose_backend_name, is_free_threaded
-from .base import Tracer, TracerHost
-from .monitoring import MonitoringTracer
-from .settrace import SettraceTracer
+from .base import ToolIdInUse, Tracer, TracerHost
 from .steps import StepState
 
 
 def create_tracer(name: str, store, host: TracerHost, paths: PathCache | None = None) -> Tracer:
+    """The backend ``name``, whose module alone is imported: a process runs one."""
     if name == "monitoring":
+        from .monitoring import MonitoringTracer
+
         return MonitoringTracer(store, host, paths)
+    from .settrace import SettraceTracer
+
     return SettraceTracer(store, host, paths)
 
 
-__all__ = ["BACKENDS", "StepState", "Tracer", "TracerHost", "choose_backend_name", "create_tracer",
-           "is_free_threaded",
-           "MonitoringTracer", "SettraceTracer"]
+__all__ = ["BACKENDS", "StepState", "ToolIdInUse", "Tracer", "TracerHost", "choose_backend_name",
+           "create_tracer", "is_free_threaded"]

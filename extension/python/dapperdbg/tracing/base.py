@@ -37,6 +37,10 @@ LAZY_ANNOTATIONS = sys.version_info >= (3, 14)
 _SUSPENDING_FLAGS = CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
 
 
+class ToolIdInUse(RuntimeError):
+    """Another tool (a second debugger) holds the debugger's sys.monitoring tool id."""
+
+
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     from typing import Protocol as _Protocol

@@ -32,12 +32,8 @@ import types
 
 from ..common.paths import is_debugger_path
 from ..instrumentation.registry import identity as _identity
-from .base import Tracer
+from .base import ToolIdInUse, Tracer
 from .steps import STEPS_ENTERING_CALLS, StepState
-
-
-class ToolIdInUse(RuntimeError):
-    """Another tool (a second debugger) holds the debugger's sys.monitoring tool id."""
 
 
 class MonitoringTracer(Tracer):

@@ -19,12 +19,33 @@ import sys
 import threading
 
 from ..common.paths import is_debugger_path
+from ..common.stop_imports import import_at_first_stop
 from ..instrumentation.registry import identity as _identity
 from .base import JUMPS_NEED_LINE_EVENTS, Tracer
 from .steps import STEPS_ENTERING_CALLS, StepState
 
 _get_ident = threading.get_ident
 _normal_exit_opcodes: frozenset[int] | None = None
+
+# Whether ctypes is there for remote.py (3.9-3.11 only): known without importing ctypes,
+# which costs every start 1-2 ms and is needed only once a program runs other threads.
+_REMOTE_EXPECTED: bool | None = None
+if sys.version_info < (3, 12):
+    # A request on the IPC thread may give stopped threads' neighbours tracing.
+    import_at_first_stop(f"{__package__}.remote")
+
+
+def remote_expected() -> bool:
+    """Whether ``remote.RemoteTrace`` should work here: CPython 3.9-3.11 with ctypes."""
+    global _REMOTE_EXPECTED
+    if _REMOTE_EXPECTED is None:
+        from _frozen_importlib_external import PathFinder
+
+        _REMOTE_EXPECTED = (
+            sys.implementation.name == "cpython" and (3, 9) <= sys.version_info < (3, 12)
+            and ("_ctypes" in sys.builtin_module_names
+                 or PathFinder.find_spec("_ctypes") is not None))
+    return _REMOTE_EXPECTED
 
 
 def exits_by_exception(frame) -> bool:
@@ -57,8 +78,9 @@ class SettraceTracer(Tracer):
         # the one a frame unwinding right after is unwinding with.
         self._last_exception: dict[int, BaseException] = {}
         # Running untraced while nothing needs tracing (3.9-3.11, with instrumented
-        # copies): see ``tracing_needed``. Created when first needed.
-        self._remote = None  # remote.RemoteTrace, made when first needed
+        # copies): see ``tracing_needed``. Made once other threads are to be given
+        # tracing or have it taken (``_remote_trace``).
+        self._remote = None  # remote.RemoteTrace
         # Whether every thread traces (threading.settrace set); False while idle.
         self._tracing = False
         # Whether any thread may trace (a thread traces itself for a stop while idle).
@@ -92,11 +114,17 @@ class SettraceTracer(Tracer):
         give tracing to running threads."""
         if self.copies is None or sys.version_info >= (3, 12):
             return False
+        if self._remote is not None:
+            return self._remote.available
+        return remote_expected()
+
+    def _remote_trace(self):
+        """remote.RemoteTrace, made at first use (it imports ctypes)."""
         if self._remote is None:
-            from .remote import RemoteTrace  # ctypes: imported only when needed
+            from .remote import RemoteTrace
 
             self._remote = RemoteTrace(self._first_remote_event)
-        return self._remote.available
+        return self._remote
 
     def tracing_needed(self) -> bool:
         return (not self._may_idle() or bool(self._steps) or self.watch_exceptions
@@ -118,8 +146,9 @@ class SettraceTracer(Tracer):
             me = _get_ident()
             if me not in self._debugger_threads and sys.gettrace() in (None, self._global):
                 sys.settrace(self._global)
-            if self._remote is not None:
-                self._remote.give(self._other_threads())
+            others = self._other_threads()
+            if others and remote_expected():
+                self._remote_trace().give(others)
 
     def settle_tracing(self) -> None:
         if not self.installed or not self._some_traced or self.tracing_needed():
@@ -136,8 +165,9 @@ class SettraceTracer(Tracer):
             threading.settrace(None)  # type: ignore[arg-type]
         if sys.gettrace() is self._global:
             sys.settrace(None)
-        if self._remote is not None:
-            self._remote.take(self._other_threads())
+        others = self._other_threads()
+        if others and remote_expected():  # Given tracing, by remote.py or as they started.
+            self._remote_trace().take(others)
         # A frame keeps its f_trace, and on 3.9 then reports the line stored at the last
         # line event: stale once its thread runs untraced.
         for frame in self._all_stack_frames():
