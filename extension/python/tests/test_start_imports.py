@@ -6,8 +6,11 @@ a breakpoint or a child process needs is imported when it is needed."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+
+from conftest import PACKAGE_DIR
 
 PROGRAM = """
 import sys
@@ -39,3 +42,22 @@ def test_a_session_without_breakpoints_imports_no_heavy_module_before_the_progra
     debugged = set(debuggee.stdout().split())
     extra = [name for name in HEAVY if name in debugged and name not in plain]
     assert extra == []
+
+
+# What the launcher imports before its hello (launch.py's own imports: main() imports
+# nothing more before the hello is sent) is on every child's critical path: the engine
+# asks the client for the child's session only once the hello arrives.
+BEFORE_HELLO_REFUSED = ["collections", "contextlib", "functools", "threading", *HEAVY]
+
+
+def test_the_launcher_says_hello_before_importing_threading_and_what_it_imports():
+    listing = "import sys; print(' '.join(sys.modules))"
+    env = {**os.environ, "PYTHONPATH": str(PACKAGE_DIR)}
+    plain = subprocess.run([sys.executable, "-c", listing], capture_output=True, text=True,
+                           check=True, env=env).stdout.split()
+    launcher = subprocess.run(
+        [sys.executable, "-c", f"import dapperdbg.launcher.launch; {listing}"],
+        capture_output=True, text=True, check=True, env=env).stdout.split()
+    assert "dapperdbg.ipc.dial" in launcher
+    assert [name for name in BEFORE_HELLO_REFUSED
+            if name in launcher and name not in plain] == []

@@ -1,4 +1,5 @@
-"""The debuggee's end of the IPC connection: connect, send frames, read frames.
+"""The debuggee's end of the IPC connection: send frames, read frames (ipc/dial.py
+opens it).
 
 Writes come from several threads (the IPC reader answering requests, user threads
 sending ``stopped``), so they are serialised by a lock and each frame goes out in one
@@ -14,72 +15,24 @@ import threading
 import time
 from collections.abc import Callable
 
+from .dial import AddressError, connect, parse_address
 from .frames import KIND_FROM_DEBUGGEE, KIND_TO_DEBUGGEE, FrameDecoder, FrameError, encode_frame
 
-CONNECT_TIMEOUT_SECONDS = 10.0
+__all__ = ["AddressError", "Connection", "connect", "parse_address"]
+
 # How long closing waits for the peer to have read everything sent (see Connection.close).
 CLOSE_LINGER_SECONDS = 2.0
-
-
-class AddressError(ValueError):
-    """The ``--ipc`` address is malformed."""
-
-
-def parse_address(text: str) -> tuple[str, object]:
-    """Parse ``unix:PATH`` or ``tcp:HOST:PORT`` into (family name, socket address)."""
-    scheme, sep, rest = text.partition(":")
-    if not sep or not rest:
-        raise AddressError(f"bad IPC address {text!r}: expected unix:PATH or tcp:HOST:PORT")
-    if scheme == "unix":
-        return "unix", rest
-    if scheme == "tcp":
-        host, sep, port_text = rest.rpartition(":")
-        if not sep or not host:
-            raise AddressError(f"bad IPC address {text!r}: expected tcp:HOST:PORT")
-        if host.startswith("[") and host.endswith("]"):
-            host = host[1:-1]
-        try:
-            port = int(port_text)
-        except ValueError:
-            raise AddressError(f"bad IPC address {text!r}: port is not a number") from None
-        if not 0 < port < 65536:
-            raise AddressError(f"bad IPC address {text!r}: port out of range")
-        return "tcp", (host, port)
-    raise AddressError(f"bad IPC address {text!r}: unknown transport {scheme!r}")
-
-
-def connect(address_text: str) -> _socket.socket:
-    """Open the connection; raises AddressError or OSError with the reason. A Unix
-    socket is made with ``_socket`` directly: the socket module would import ``enum``
-    and ``selectors`` into every debugged process before its first line."""
-    family, address = parse_address(address_text)
-    if family == "unix":
-        if not hasattr(_socket, "AF_UNIX"):
-            raise OSError("Unix domain sockets are not available on this platform")
-        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-        sock.settimeout(CONNECT_TIMEOUT_SECONDS)
-        try:
-            sock.connect(address)
-        except BaseException:
-            sock.close()
-            raise
-    else:
-        import socket
-
-        sock = socket.create_connection(address, timeout=CONNECT_TIMEOUT_SECONDS)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.settimeout(None)
-    return sock
 
 
 class Connection:
     """A connected socket plus a writer lock and a reader loop."""
 
-    def __init__(self, sock: _socket.socket) -> None:
+    def __init__(self, sock: _socket.socket, sent: int = 0) -> None:
+        """``sent``: how many messages went out on ``sock`` before (dial.send_first)."""
         self._sock = sock
         self._write_lock = threading.Lock()
         self._seq_lock = threading.Lock()
-        self._next_seq = 1
+        self._next_seq = sent + 1
         self._closed = False
         # Whether read_loop ended because the other end closed (or reset) the connection,
         # not because this process closed it (at exit, in os._exit). A failed write marks

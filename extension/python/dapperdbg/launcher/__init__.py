@@ -10,17 +10,6 @@ The engine and the children's hooks run the launcher by its script's path
 (``__main__.py``), which ``python -m dapperdbg.launcher`` runs too.
 """
 
-from ..common.start_bundle import open_bundle
-
-
-def run_as_main(run_as_script: bool = False) -> None:
-    """The launcher, run by its script, by ``-m`` or by the ``-c`` bootstrap
-    (children/commands.py): its start-up imports come from the start bundle
-    (common/start_bundle.py), which launch.py closes before the program runs."""
-    open_bundle()
-    from .launch import run_as_main as run
-
-    run(run_as_script)
-
+from .launch import run_as_main
 
 __all__ = ["run_as_main"]

@@ -2,8 +2,10 @@
 (--program PATH | --module NAME | --code TEXT) [--] [args...]`` (docs/ipc.md).
 
 Order matters here: the environment is cleaned and the hello sent before anything
-else, and before most of the package is imported (the engine asks the client for the
-session while the imports run: a child is ready sooner); the exit hook is registered
+else, with only the modules imported at the top of this one (no threading, nor what it
+imports): the engine asks the client for the session while the rest of the package is
+imported, from the start bundle (common/start_bundle.py), so a child is ready sooner;
+the exit hook is registered
 before the user's code so that it runs after the user's own atexit handlers; every
 module of this package is imported before the PYTHONPATH entry that made it importable
 is removed.
@@ -14,9 +16,9 @@ from __future__ import annotations
 import sys
 
 from ..common.package import restore_bytecode_setting
-from ..common.start_bundle import close_bundle
+from ..common.start_bundle import close_bundle, open_bundle
 from ..common.tracer_choice import choose_backend_name
-from ..ipc.connection import AddressError, Connection, connect
+from ..ipc.dial import AddressError, connect, send_first
 from ..session.link import PARENT_SESSION_VARIABLE, ExitState, SessionLink
 from . import output_buffering
 from .cli import USAGE, UsageError, parse_arguments
@@ -50,13 +52,13 @@ def main(argv: list[str] | None = None, run_as_script: bool = False) -> int:
     link = SessionLink(arguments.session_id, environment.variables.get(PARENT_SESSION_VARIABLE),
                        token, environment.variables, exit_state)
     try:
-        connection = Connection(connect(arguments.ipc))
+        sock = connect(arguments.ipc)
     except (AddressError, OSError) as error:
         return _fail(f"cannot connect to the debugger at {arguments.ipc}: {error}")
-    if not connection.send_event(*link.hello()):
+    event, body = link.hello()
+    if not send_first(sock, {"type": "event", "event": event, "body": body}):
         return _fail(f"the debugger at {arguments.ipc} closed the connection")
-    return _run(arguments, environment, link, exit_state, connection, tracer_name,
-                run_as_script)
+    return _run(arguments, environment, link, exit_state, sock, tracer_name, run_as_script)
 
 
 def run_as_main(run_as_script: bool = False) -> None:
@@ -70,14 +72,17 @@ def run_as_main(run_as_script: bool = False) -> None:
 
 
 def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_state: ExitState,
-         connection: Connection, tracer_name: str, run_as_script: bool) -> int:
+         sock, tracer_name: str, run_as_script: bool) -> int:
     """The session, once the hello is said: the rest of the package is imported now."""
+    open_bundle()
     from .. import children
     from ..children.state import REATTACH_VARIABLE
+    from ..ipc.connection import Connection
     from ..session import program
     from ..session.lifecycle import Session, run_program
 
     program.interpreter_flushes_at_end = run_as_script
+    connection = Connection(sock, sent=1)
 
     # Every module of the package the session needs is imported by now.
     close_bundle()

@@ -12,7 +12,6 @@ parent reads through a pipe of its own keeps Python's default buffering.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 
@@ -41,5 +40,7 @@ def apply(variables: dict) -> None:
     if (getattr(stream, "line_buffering", True) or getattr(stream, "write_through", False)
             or stream.isatty()):
         return
-    with contextlib.suppress(AttributeError, ValueError, OSError):
+    try:  # Not contextlib.suppress: this runs before the hello (launch.py says why).
         stream.reconfigure(line_buffering=True)
+    except (AttributeError, ValueError, OSError):
+        return
