@@ -76,6 +76,10 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     """The session, once the hello is said: the rest of the package is imported now."""
     open_bundle()
     from .. import children
+
+    # What children.activate installs once the session is configured: imported here, while
+    # the engine asks the client for the session, rather than on the way to the program.
+    from ..children import fork, fork_safety, multiprocessing_hooks, os_hooks, popen_hook  # noqa: F401
     from ..children.state import REATTACH_VARIABLE
     from ..ipc.connection import Connection
     from ..session import program
