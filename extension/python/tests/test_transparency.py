@@ -16,7 +16,7 @@ import pytest
 from test_launch import run_to_exit
 
 REPORT = r"""
-import json, sys
+import gc, json, sys
 main = sys.modules["__main__"]
 spec = getattr(main, "__spec__", None)
 print(json.dumps({
@@ -34,6 +34,7 @@ print(json.dumps({
     "loader": type(getattr(main, "__loader__", None)).__name__,
     "cached": getattr(main, "__cached__", "<absent>"),
     "doc": main.__doc__,
+    "collector": [gc.isenabled(), gc.get_threshold()],
 }))
 """
 
