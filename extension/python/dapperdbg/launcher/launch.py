@@ -5,10 +5,9 @@ Order matters here: the environment is cleaned and the hello sent before anythin
 else, with only the modules imported at the top of this one (no threading, nor what it
 imports): the engine asks the client for the session while the rest of the package is
 imported, from the start bundle (common/start_bundle.py), so a child is ready sooner;
-the exit hook is registered
-before the user's code so that it runs after the user's own atexit handlers; every
-module of this package is imported before the PYTHONPATH entry that made it importable
-is removed.
+the exit hook is registered before the user's code so that it runs after the user's own
+atexit handlers; every module of this package is imported before the PYTHONPATH entry
+that made it importable is removed.
 """
 
 from __future__ import annotations
