@@ -385,15 +385,20 @@ def test_finder_leaves_other_modules_to_the_import_system(workspace, hits):
     assert type(module.__loader__) is importlib.machinery.SourceFileLoader
 
 
-def test_finder_install_is_idempotent_and_sits_before_path_finder(workspace):
+def test_the_finder_joins_sys_meta_path_with_the_first_probes_before_path_finder(workspace):
+    # A session whose program never gets a line breakpoint leaves sys.meta_path as it is.
     finder = workspace.instr.finder
     before = list(sys.meta_path)
     workspace.instr.install()
+    assert sys.meta_path == before
+    _, path = workspace.write("x = 1\n")
+    workspace.instr.set_probes(str(path), {1: Probe(1)})
+    workspace.instr.set_probes(str(path), {1: Probe(2)})
     workspace.instr.install()
     assert sum(entry is finder for entry in sys.meta_path) == 1
     position = sys.meta_path.index(finder)
     assert sys.meta_path[position + 1] is importlib.machinery.PathFinder
-    finder.uninstall()
+    workspace.instr.uninstall()
     finder.uninstall()
     assert sys.meta_path == before
 

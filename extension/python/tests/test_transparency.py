@@ -16,7 +16,7 @@ import pytest
 from test_launch import run_to_exit
 
 REPORT = r"""
-import gc, json, sys
+import builtins, gc, json, sys
 main = sys.modules["__main__"]
 spec = getattr(main, "__spec__", None)
 print(json.dumps({
@@ -35,6 +35,8 @@ print(json.dumps({
     "cached": getattr(main, "__cached__", "<absent>"),
     "doc": main.__doc__,
     "collector": [gc.isenabled(), gc.get_threshold()],
+    "finders": [getattr(f, "__name__", type(f).__name__) for f in sys.meta_path],
+    "builtins": sorted(name for name in vars(builtins) if "dapper" in name),
 }))
 """
 

@@ -18,7 +18,14 @@ from ..common.stop_imports import import_at_first_stop
 from .importer import InstrumentedCallback, InstrumentingFinder, compile_program
 from .imports import import_under_way
 from .live import LiveInstrumenter, SwapResult
-from .probes import PROBE_NAME, Probe, ProbeHandler, install_probe_function, set_probe_handler
+from .probes import (
+    PROBE_NAME,
+    Probe,
+    ProbeHandler,
+    install_probe_function,
+    route_probes_to,
+    set_probe_handler,
+)
 from .registry import CopyInfo, InstrumentationRegistry
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
@@ -46,10 +53,19 @@ class Instrumentation:
         self.registry = InstrumentationRegistry()
         self.live = LiveInstrumenter(self.registry)
         self.finder = InstrumentingFinder(self.registry, on_instrumented)
+        self._installed = False
 
     def install(self) -> None:
-        install_probe_function()
-        self.finder.install()
+        """From now on, the finder is in ``sys.meta_path`` while any file has probes
+        (from the first one on): a program that never gets a line breakpoint sees
+        ``sys.meta_path`` as it is without the debugger (and builtins too: copies put
+        the probe function there)."""
+        self._installed = True
+        self._place_finder(self.finder.files())
+
+    def _place_finder(self, probes) -> None:
+        if probes and self._installed:
+            self.finder.install()
 
     def set_probes(self, path: str, probes: Mapping[int, Probe]) -> SwapResult:
         """Make ``path`` run exactly ``probes`` from now on: in live functions, and in
@@ -58,6 +74,7 @@ class Instrumentation:
         # The finder first: an import that looks the file up from now on compiles the
         # copy. One that looked it up before runs the plain code, unless the live swap
         # below finds its functions: ``import_running`` says when that may happen.
+        self._place_finder(probes)
         self.finder.set_probes(canonical, probes)
         result = self.live.apply(path, probes)
         if result.error:
@@ -70,12 +87,14 @@ class Instrumentation:
 
     def compile_program(self, source: bytes | str, filename: str,
                         probes: Mapping[int, Probe]) -> InstrumentedModule:
+        self._place_finder(probes)
         self.finder.set_probes(canonical_path(filename), probes)
         return compile_program(source, filename, probes, self.registry)
 
     def uninstall(self) -> None:
         """Restore every live function's original code and leave imports alone. The
         probe function stays in builtins: frames may still run copies."""
+        self._installed = False
         self.finder.uninstall()
         for canonical in self.finder.files():
             self.finder.set_probes(canonical, {})
@@ -86,5 +105,5 @@ __all__ = [
     "PROBE_NAME", "CopyInfo", "Instrumentation", "InstrumentationError",
     "InstrumentationRegistry", "InstrumentedModule", "InstrumentingFinder",
     "LiveInstrumenter", "Probe", "ProbeHandler", "SwapResult", "compile_program",
-    "install_probe_function", "instrument_source", "set_probe_handler",
+    "install_probe_function", "instrument_source", "route_probes_to", "set_probe_handler",
 ]

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 
 from ..common.errors import report_internal_error
 from ..common.records import Record
-from . import Instrumentation, InstrumentedCallback, Probe, set_probe_handler
+from . import Instrumentation, InstrumentedCallback, Probe, route_probes_to
 from .probes import ProbeHandler
 from .registry import InstrumentationRegistry
 
@@ -139,7 +139,7 @@ class BreakpointProbes:
             instrumentation = shared_instrumentation()
             instrumentation.finder.on_instrumented = on_instrumented
             instrumentation.install()
-            set_probe_handler(handler)
+            route_probes_to(handler)
             self.instrumentation = instrumentation
             self.sync()
             return instrumentation.registry

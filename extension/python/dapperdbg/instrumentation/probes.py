@@ -83,9 +83,16 @@ def install_probe_function() -> None:
         setattr(builtins, PROBE_NAME, _probe)
 
 
-def set_probe_handler(handler: ProbeHandler | None) -> None:
-    """Route probe hits to ``handler`` (None: probes return at once). Installs the
-    probe function too, so that copies made afterwards can always resolve it."""
+def route_probes_to(handler: ProbeHandler | None) -> None:
+    """Route probe hits to ``handler`` (None: probes return at once). The probe function
+    is put in builtins by whatever makes the first copy (a session without line
+    breakpoints leaves builtins as they are)."""
     global _handler
-    install_probe_function()
     _handler = handler
+
+
+def set_probe_handler(handler: ProbeHandler | None) -> None:
+    """``route_probes_to``, with the probe function installed: for code instrumented and
+    run by hand (the tests)."""
+    install_probe_function()
+    route_probes_to(handler)
