@@ -144,6 +144,10 @@ export class RecordingClient extends DebugClient {
     // DebugClient keeps these private; knowing when the adapter is gone lets stop() skip a
     // disconnect request that could never be answered (which would leave the test hanging).
     this.adapterProcess?.once("exit", () => (this.adapterGone = true));
+    // A request written to an adapter that was just killed fails with EPIPE on its stdin:
+    // that is the adapter being gone, not an error of the test's (an unhandled 'error'
+    // would fail it: a killed adapter's program can end before its exit is seen).
+    this.adapterProcess?.stdin?.on("error", () => (this.adapterGone = true));
     (this as unknown as { _socket?: Socket })._socket?.once("close", () => (this.adapterGone = true));
   }
 
@@ -160,7 +164,7 @@ export class RecordingClient extends DebugClient {
 
   /** Disconnects unless that happened or the adapter is gone (within a time limit), then ends it. */
   override async stop(): Promise<void> {
-    if (!this.adapterGone && !this.disconnected) {
+    if (!this.adapterGone && !this.adapterProcess?.killed && !this.disconnected) {
       const disconnected = this.disconnectRequest({}).catch(() => undefined);
       await Promise.race([disconnected, new Promise((resolve) => setTimeout(resolve, 3000))]);
     }
