@@ -42,7 +42,6 @@ from __future__ import annotations
 import threading
 import time
 import types
-from collections.abc import Callable
 
 from ..common.code_lines import ExecutableLinesCache, SourceError, resolve_line
 from ..common.errors import RequestError
@@ -52,6 +51,10 @@ from .data import DataBreakpoints
 from .expressions import ExpressionError, HitCondition, LogTemplate, compile_expressions
 from .functions import FunctionBreakpointStore
 from .loaded_files import LoadedFiles
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 NOT_LOADED_YET = ("The module is not loaded yet: the breakpoint is verified when it is "
                   "imported.")
@@ -107,8 +110,9 @@ class Breakpoint(Record, eq=False):
         return result
 
 
-# Called with breakpoints that just became verified, to tell the client.
-Announce = Callable[[list[Breakpoint]], None]
+if TYPE_CHECKING:
+    # Called with breakpoints that just became verified, to tell the client.
+    Announce = Callable[[list[Breakpoint]], None]
 
 
 class BreakpointStore:

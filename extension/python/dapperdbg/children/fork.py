@@ -16,7 +16,6 @@ os.spawn* make just before an exec) stop there.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 
@@ -106,8 +105,10 @@ def _run_untraced(debugger, error: RuntimeError) -> None:
     tracer) leaves the child unable to install any: ``sys.settrace`` raises. The child
     then runs on untraced, as plain, and the user is told why its breakpoints do not
     stop."""
-    with contextlib.suppress(Exception):
+    try:  # noqa: SIM105 (contextlib costs every debugged process)
         debugger.tracer.uninstall()
+    except Exception:
+        pass
     debugger.send_output(
         f"Dapper: this fork child (pid {os.getpid()}) cannot be traced, so its breakpoints "
         f"will not stop: it was forked while another thread of its parent was installing "

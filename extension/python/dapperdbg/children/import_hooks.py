@@ -13,9 +13,12 @@ from __future__ import annotations
 import sys
 import threading
 import types
-from collections.abc import Callable
 
-Patch = Callable[[types.ModuleType], None]
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    Patch = Callable[[types.ModuleType], None]
 
 
 class _PatchingLoader:

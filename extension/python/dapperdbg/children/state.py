@@ -12,7 +12,6 @@ starts on its behalf.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import itertools
 import os
 import threading
@@ -112,16 +111,21 @@ class ChildHooks:
         self._send("dapper/childProcessCandidate", body)
 
     def _send(self, event: str, body: dict) -> None:
-        with contextlib.suppress(Exception):
+        # Not contextlib.suppress here or below: contextlib costs every debugged process.
+        try:
             self.debugger.connection.send_event(event, body)
+        except Exception:
+            return
 
     def _child_exited(self, pid: int, name: str) -> None:
         self.link.live_children.pop(pid, None)
         self._send("dapper/childProcessExited", {"pid": pid, "name": name})
 
     def _debugger_thread(self, thread: DebuggerThread) -> None:
-        with contextlib.suppress(Exception):
+        try:
             self.debugger.tracer.ignore_thread(thread.ident)
+        except Exception:
+            return
 
 
 class _Active:
@@ -139,14 +143,25 @@ class _Active:
             return None
         return hooks
 
-    @contextlib.contextmanager
-    def busy(self):
-        previous = getattr(self.local, "busy", False)
-        self.local.busy = True
-        try:
-            yield
-        finally:
-            self.local.busy = previous
+    def busy(self) -> _Busy:
+        """``with ACTIVE.busy():`` marks the calling thread's work as the hooks' own."""
+        return _Busy(self.local)
+
+
+class _Busy:
+    """The context manager of ``_Active.busy`` (not contextlib.contextmanager: contextlib
+    costs every debugged process)."""
+
+    def __init__(self, local) -> None:
+        self._local = local
+        self._previous = False
+
+    def __enter__(self) -> None:
+        self._previous = getattr(self._local, "busy", False)
+        self._local.busy = True
+
+    def __exit__(self, *exc_info) -> None:
+        self._local.busy = self._previous
 
 
 ACTIVE = _Active()

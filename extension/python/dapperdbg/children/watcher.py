@@ -9,13 +9,15 @@ one thread for all children.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import select
 import threading
-from collections.abc import Callable
 
 from ..common.debugger_threads import DebuggerThread, start_debugger_thread
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 THREAD_NAME = "dapper.children"
 _POLL_SECONDS = 0.5
@@ -54,9 +56,12 @@ class ExitWatcher:
                 entry = self._children.pop(pid, None)
             if entry is None:
                 return
+            # Not contextlib.suppress here or below: contextlib costs every debugged process.
             if entry[1] is not None:
-                with contextlib.suppress(OSError):
+                try:  # noqa: SIM105
                     os.close(entry[1])
+                except OSError:
+                    pass
             self._on_exit(pid, entry[0])
 
     def flush(self) -> None:
@@ -87,8 +92,10 @@ class ExitWatcher:
             # as the program ends goes unwatched; its session reports its end. The
             # program's own call (os.fork, Popen) must not fail for it.
             for fd in (self._wake_read, self._wake_write):
-                with contextlib.suppress(OSError):
+                try:
                     os.close(fd)
+                except OSError:
+                    continue
             self._wake_read = self._wake_write = None
             return
         if self._on_thread is not None:
@@ -96,8 +103,10 @@ class ExitWatcher:
 
     def _wake(self) -> None:
         if self._wake_write is not None:
-            with contextlib.suppress(OSError):
+            try:
                 os.write(self._wake_write, b"x")
+            except OSError:
+                return
 
     def _run(self) -> None:
         while True:
@@ -111,8 +120,10 @@ class ExitWatcher:
             except (OSError, ValueError):
                 readable = []
             if self._wake_read in readable:
-                with contextlib.suppress(OSError):
+                try:  # noqa: SIM105
                     os.read(self._wake_read, 512)
+                except OSError:
+                    pass
             for fd in readable:
                 if fd in pidfds:
                     self.exited(pidfds[fd])

@@ -21,9 +21,12 @@ import _signal
 import _thread
 import os
 import sys
-from collections.abc import Callable
 
 from .errors import report_internal_error
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 class DebuggerThread:

@@ -7,7 +7,6 @@ this module only answers "is this the user's code or somebody else's".
 
 from __future__ import annotations
 
-import contextlib
 import os
 import site
 import sys
@@ -31,10 +30,13 @@ def _library_roots() -> tuple[str, ...]:
             candidates.add(path)
     # A virtual environment's sysconfig paths point into the venv; the standard library
     # itself lives under the base installation.
+    # (Not contextlib.suppress: contextlib costs every debugged process.)
     for prefix in {sys.base_prefix, sys.base_exec_prefix}:
-        with contextlib.suppress(KeyError):
+        try:
             candidates.add(sysconfig.get_path("stdlib", vars={"installed_base": prefix,
                                                                 "base": prefix}))
+        except KeyError:
+            continue
     getters = (getattr(site, "getsitepackages", None), getattr(site, "getusersitepackages", None))
     for getter in getters:
         if getter is None:

@@ -17,7 +17,9 @@ Kept free of imports: every debuggee imports it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _loaders: list[Callable[[], object]] = []
 _done = False

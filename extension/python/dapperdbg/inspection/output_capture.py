@@ -10,10 +10,12 @@ is true, or when it is written by code the user runs from the debug console (so 
 
 from __future__ import annotations
 
-import contextlib
 import sys
 import threading
-from collections.abc import Callable
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 TERMINAL_CONSOLES = ("integratedTerminal", "externalTerminal")
 
@@ -34,9 +36,12 @@ class StreamTee:
         if isinstance(text, str) and text and (
             self._always or threading.get_ident() in self._capturing
         ):
-            # Reporting must never break the program's own write.
-            with contextlib.suppress(Exception):
+            # Reporting must never break the program's own write. (Not contextlib.suppress
+            # here or below: contextlib costs every debugged process.)
+            try:  # noqa: SIM105
                 self._report(self._category, text)
+            except Exception:
+                pass
         return written
 
     def writelines(self, lines):
@@ -78,14 +83,25 @@ class OutputCapture:
                 setattr(sys, name, stream._original)
         self.installed = False
 
-    @contextlib.contextmanager
-    def capturing(self):
+    def capturing(self) -> _Capturing:
         """While active, what the calling thread writes is reported (if installed)."""
-        ident = threading.get_ident()
-        self._capturing.add(ident)
+        return _Capturing(self._capturing)
+
+
+class _Capturing:
+    """The context manager of ``OutputCapture.capturing``."""
+
+    def __init__(self, capturing: set[int]) -> None:
+        self._capturing = capturing
+        self._ident = 0
+
+    def __enter__(self) -> None:
+        self._ident = threading.get_ident()
+        self._capturing.add(self._ident)
+
+    def __exit__(self, *exc_info) -> None:
+        self._capturing.discard(self._ident)
         try:
-            yield
-        finally:
-            self._capturing.discard(ident)
-            with contextlib.suppress(Exception):
-                sys.stdout.flush()
+            sys.stdout.flush()
+        except Exception:
+            return

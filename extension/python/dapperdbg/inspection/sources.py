@@ -13,13 +13,16 @@ import sys
 import threading
 import types
 import weakref
-from collections.abc import Callable
 
 from ..common.code_lines import SourceError as UnreadableSource
 from ..common.code_lines import read_source_bytes
 from ..common.errors import RequestError
 from ..common.paths import canonical_path, is_debugger_path, is_synthetic_filename
 from ..common.stop_imports import import_at_first_stop
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 class SourceError(RequestError):

@@ -14,12 +14,14 @@ further work for that thread until the stuck item ends.
 
 from __future__ import annotations
 
-import collections
 import threading
 import time
-from collections.abc import Callable
 
 from ..common.stop_imports import import_at_first_stop
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # ctypes, for interrupting user code, is imported at the first stop, where the IPC
 # thread may need it: a process that never stops never loads it.
@@ -175,7 +177,9 @@ class ResumeSignal:
     def __init__(self) -> None:
         self._condition = threading.Condition()
         self._set = False
-        self._items: collections.deque[_Item] = collections.deque()
+        # A list, not a deque: it holds an item or two, and collections costs every
+        # debugged process.
+        self._items: list[_Item] = []
         self._running: _Item | None = None
 
     def set(self) -> None:
@@ -199,7 +203,7 @@ class ResumeSignal:
                 if self._set:
                     self._fail_queued()
                     return True
-                item = self._items.popleft()
+                item = self._items.pop(0)
                 self._running = item
             _run(item)
             with self._condition:
@@ -207,7 +211,7 @@ class ResumeSignal:
 
     def _fail_queued(self) -> None:
         while self._items:
-            item = self._items.popleft()
+            item = self._items.pop(0)
             item.error = WorkRefused("the thread was resumed before it could run this")
             item.done.set()
 

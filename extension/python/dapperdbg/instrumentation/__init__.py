@@ -11,17 +11,14 @@ with it ``ast``) is imported when a file first gets probes, not with the package
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from ..common.paths import canonical_path
 from ..common.stop_imports import import_at_first_stop
-from .importer import InstrumentedCallback, InstrumentingFinder, compile_program
+from .importer import InstrumentingFinder, compile_program
 from .imports import import_under_way
 from .live import LiveInstrumenter, SwapResult
 from .probes import (
     PROBE_NAME,
     Probe,
-    ProbeHandler,
     install_probe_function,
     route_probes_to,
     set_probe_handler,
@@ -30,7 +27,10 @@ from .registry import CopyInfo, InstrumentationRegistry
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from .compiler import InstrumentationError, InstrumentedModule, instrument_source
+    from .importer import InstrumentedCallback
 
 _FROM_COMPILER = ("InstrumentationError", "InstrumentedModule", "instrument_source")
 # The first probes may be applied on the IPC thread while threads are stopped.
@@ -104,6 +104,6 @@ class Instrumentation:
 __all__ = [
     "PROBE_NAME", "CopyInfo", "Instrumentation", "InstrumentationError",
     "InstrumentationRegistry", "InstrumentedModule", "InstrumentingFinder",
-    "LiveInstrumenter", "Probe", "ProbeHandler", "SwapResult", "compile_program",
+    "LiveInstrumenter", "Probe", "SwapResult", "compile_program",
     "install_probe_function", "instrument_source", "route_probes_to", "set_probe_handler",
 ]

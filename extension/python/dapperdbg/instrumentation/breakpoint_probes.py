@@ -23,13 +23,18 @@ import itertools
 import sys
 import threading
 import types
-from collections.abc import Mapping
 
 from ..common.errors import report_internal_error
 from ..common.records import Record
-from . import Instrumentation, InstrumentedCallback, Probe, route_probes_to
-from .probes import ProbeHandler
+from . import Instrumentation, Probe, route_probes_to
 from .registry import InstrumentationRegistry
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from .importer import InstrumentedCallback
+    from .probes import ProbeHandler
 
 # The launcher's environment variable that switches the copies off ("0").
 VARIABLE = "DAPPER_INSTRUMENT"

@@ -18,7 +18,6 @@ import types
 # importlib.machinery's, from the import system's own module: importing the importlib
 # package costs every start.
 from _frozen_importlib_external import PathFinder, SourceFileLoader
-from collections.abc import Callable, Mapping
 
 from ..common.paths import canonical_path, is_debugger_path
 from .probes import Probe, install_probe_function
@@ -26,12 +25,14 @@ from .registry import CopyInfo, InstrumentationRegistry
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     # compiler imports ast: only a file with probes needs it.
     from .compiler import InstrumentedModule
 
-# Called with (canonical path, result) whenever a file is compiled instrumented, so the
-# caller learns which probes went in and which lines the tracer must still watch.
-InstrumentedCallback = Callable[[str, "InstrumentedModule"], None]
+    # Called with (canonical path, result) whenever a file is compiled instrumented, so
+    # the caller learns which probes went in and which lines the tracer must still watch.
+    InstrumentedCallback = Callable[[str, InstrumentedModule], None]
 
 
 def register_module(registry: InstrumentationRegistry, canonical: str,

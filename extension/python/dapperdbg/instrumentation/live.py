@@ -18,7 +18,6 @@ import io
 import sys
 import threading
 import types
-from collections.abc import Mapping
 
 from ..common.code_lines import (
     CO_ASYNC_GENERATOR,
@@ -33,6 +32,8 @@ from .registry import CopyInfo, InstrumentationRegistry
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     # compiler imports ast: only a file with probes needs it.
     from .compiler import InstrumentedModule
 

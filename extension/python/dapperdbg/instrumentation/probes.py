@@ -18,17 +18,20 @@ from __future__ import annotations
 import builtins
 import sys
 import types
-from collections.abc import Callable
 
 from ..common.errors import report_internal_error
 from ..common.records import Record
 
-PROBE_NAME = "__dapper_probe__"
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
-# handler(probe_id, frame, error): ``frame`` is the user's frame at the probe's line,
-# ``error`` the exception the condition raised (None when the condition was true or
-# there is none). It must not raise; the trampoline reports anything it raises.
-ProbeHandler = Callable[[int, types.FrameType, "BaseException | None"], None]
+    # handler(probe_id, frame, error): ``frame`` is the user's frame at the probe's line,
+    # ``error`` the exception the condition raised (None when the condition was true or
+    # there is none). It must not raise; the trampoline reports anything it raises.
+    ProbeHandler = Callable[[int, types.FrameType, "BaseException | None"], None]
+
+PROBE_NAME = "__dapper_probe__"
 
 
 class Probe(Record, frozen=True):

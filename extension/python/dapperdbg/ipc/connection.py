@@ -10,13 +10,15 @@ thread must never raise or block because the debugger went away.
 from __future__ import annotations
 
 import _socket
-import contextlib
 import threading
 import time
-from collections.abc import Callable
 
 from .dial import AddressError, connect, parse_address
 from .frames import KIND_FROM_DEBUGGEE, KIND_TO_DEBUGGEE, FrameDecoder, FrameError, encode_frame
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["AddressError", "Connection", "connect", "parse_address"]
 
@@ -128,8 +130,11 @@ class Connection:
         process's descriptor is closed; a shutdown would end the parent's connection."""
         self._closed_here = True
         self._closed = True
-        with contextlib.suppress(OSError):
+        # Not contextlib.suppress here or below: contextlib costs every debugged process.
+        try:
             self._sock.close()
+        except OSError:
+            return
 
     def close(self) -> None:
         """Close the connection after the peer has read everything sent.
@@ -144,22 +149,30 @@ class Connection:
             return
         self._closed_here = True
         self._closed = True
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105
             self._sock.shutdown(_socket.SHUT_WR)
+        except OSError:
+            pass
         if self._reader is None:
             self._drain()
         elif self._reader != threading.get_ident():
             self._read_to_end.wait(CLOSE_LINGER_SECONDS)
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105
             self._sock.shutdown(_socket.SHUT_RDWR)
-        with contextlib.suppress(OSError):
+        except OSError:
+            pass
+        try:
             self._sock.close()
+        except OSError:
+            return
 
     def _drain(self) -> None:
         """Read and drop until the peer closes its end (no thread reads this connection)."""
         deadline = time.monotonic() + CLOSE_LINGER_SECONDS
-        with contextlib.suppress(OSError):
+        try:
             while (left := deadline - time.monotonic()) > 0:
                 self._sock.settimeout(left)
                 if not self._sock.recv(65536):
                     break
+        except OSError:
+            return

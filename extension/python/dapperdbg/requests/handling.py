@@ -8,10 +8,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..common.errors import RequestError
 from ..common.records import Record
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["NO_RESPONSE", "REQUIRED", "RequestError", "Then", "argument", "source_path"]
 

@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import _signal
 import atexit
-import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable
 
 from ..common.debugger_threads import start_debugger_thread
 from ..common.output import flush_output
@@ -32,6 +30,10 @@ from ..tracing.fast_paths import tracer_notice
 from . import program
 from .debugger import Debugger
 from .link import ExitState, SessionLink
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 class Session:
@@ -110,10 +112,14 @@ def start_reader(debugger: Debugger, connection: Connection,
             # After dapper/detach the engine closes on purpose: how the close looks from
             # here (a reset, say) is no failure. The engine read this process's stderr
             # too, so it may be a broken pipe now: the line must not cost the detach.
+            # (Not contextlib.suppress here or below: contextlib costs every debugged
+            # process.)
             if reason and not debugger.detach_requested:
-                with contextlib.suppress(Exception):
+                try:  # noqa: SIM105
                     print(f"dapper: the debugger connection failed: {reason}",
                           file=sys.stderr, flush=True)
+                except Exception:
+                    pass
         finally:
             on_end()
 
@@ -130,9 +136,11 @@ def end_without_engine() -> None:
     """End this process because its engine is gone: SIGTERM, as the engine's own
     `terminate` would send, then an exit without cleanup if that did not end it."""
     # The engine read this process's output: stderr may be a broken pipe now.
-    with contextlib.suppress(Exception):
+    try:  # noqa: SIM105
         print("dapper: the debugger's connection closed without a detach (the debugger "
               "ended); ending the program it launched.", file=sys.stderr, flush=True)
+    except Exception:
+        pass
 
     def last_resort() -> None:
         time.sleep(END_WITHOUT_ENGINE_SECONDS)
@@ -189,8 +197,10 @@ def finish_session(debugger: Debugger, state: ExitState) -> None:
     flush_output()
     debugger.connection.send_event("dapper/exiting", {"exitCode": state.code})
     debugger.detach()
-    with contextlib.suppress(Exception):
+    try:  # noqa: SIM105
         debugger.tracer.uninstall()
+    except Exception:
+        pass
     debugger.connection.close()
 
 

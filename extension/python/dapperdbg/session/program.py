@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import builtins
 import codecs
-import contextlib
 import io
 import os
 import sys
@@ -23,7 +22,6 @@ import zipimport
 # importlib package costs every start (it imports warnings).
 from _frozen_importlib import BuiltinImporter
 from _frozen_importlib_external import SourceFileLoader
-from collections.abc import Callable
 
 from ..common.paths import canonical_path, is_debugger_path
 from ..common.patterns import LazyPattern
@@ -31,6 +29,7 @@ from ..common.source_texts import remember_text
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import NoReturn
 
 PROGRAM, MODULE, CODE = "program", "module", "code"
@@ -243,8 +242,11 @@ def _flush_io() -> None:
     for name in ("stderr", "stdout"):
         stream = getattr(sys, name, None)
         if stream is not None:
-            with contextlib.suppress(Exception):
+            # Not contextlib.suppress (nor below): contextlib costs every debugged process.
+            try:  # noqa: SIM105
                 stream.flush()
+            except Exception:
+                pass
 
 
 def prepare_module(name: str, args: list[str]) -> Callable[[], None]:
@@ -298,8 +300,10 @@ def _notify_uncaught(error: BaseException) -> None:
     if hook is None:
         return
     # The exit path must go on whatever the debugger does.
-    with contextlib.suppress(Exception):
+    try:
         hook(error)
+    except Exception:
+        return
 
 
 def exit_code_of(exit: SystemExit) -> int:
@@ -310,8 +314,10 @@ def exit_code_of(exit: SystemExit) -> int:
         return 0
     if isinstance(code, int):
         return code
-    with contextlib.suppress(Exception):
+    try:  # noqa: SIM105
         print(code, file=sys.stderr)
+    except Exception:
+        pass
     return 1
 
 

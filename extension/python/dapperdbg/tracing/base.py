@@ -12,7 +12,6 @@ from __future__ import annotations
 import sys
 import threading
 import types
-from collections.abc import Callable
 
 from ..breakpoints.data import changed
 from ..breakpoints.store import BreakpointStore
@@ -43,6 +42,7 @@ class ToolIdInUse(RuntimeError):
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Protocol as _Protocol
 else:
     _Protocol = object
