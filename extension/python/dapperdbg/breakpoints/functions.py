@@ -22,6 +22,7 @@ import types
 
 from ..common.paths import canonical_path, is_debugger_path
 from ..common.records import Record
+from ..common.start_freeze import thaw_start_objects
 from .expressions import ExpressionError, HitCondition, compile_condition, parse_hit_condition
 
 
@@ -56,6 +57,7 @@ def qualified_name(code: types.CodeType) -> str:
     qualname = getattr(code, "co_qualname", None)
     if qualname is not None:
         return qualname
+    thaw_start_objects([code.co_filename])  # A module imported before the program.
     for referrer in gc.get_referrers(code):
         if isinstance(referrer, types.FunctionType) and referrer.__code__ is code:
             return referrer.__qualname__

@@ -16,6 +16,7 @@ import time
 import types
 
 from ..common.source_texts import normalize, recorded
+from ..common.start_freeze import thaw_start_objects
 from .classes import plan_class
 from .errors import Refusal, ReloadResult
 from .functions import (
@@ -239,6 +240,7 @@ def _live_functions(modules) -> dict:
     function_type = types.FunctionType
     # A function refers to its globals: ``gc.get_referrers`` finds them all, walking the
     # objects in C (several times faster than a loop over ``gc.get_objects()``).
+    thaw_start_objects([getattr(module, "__file__", None) for _, module in modules])
     for obj in gc.get_referrers(*[module.__dict__ for _, module in modules]):
         if type(obj) is not function_type:
             continue

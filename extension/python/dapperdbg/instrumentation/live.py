@@ -27,6 +27,7 @@ from ..common.code_lines import (
 )
 from ..common.paths import canonical_path, is_debugger_path
 from ..common.records import Factory, Record
+from ..common.start_freeze import thaw_start_objects
 from .probes import Probe, install_probe_function
 from .registry import CopyInfo, InstrumentationRegistry
 
@@ -211,17 +212,21 @@ class LiveInstrumenter:
         target: so the targets are the module namespaces, and the copies only when no
         module of the file is loaded any more."""
         targets: list = []
+        filenames: list[str] = []
         for module in list(sys.modules.values()):
             namespace = getattr(module, "__dict__", None)
             filename = namespace.get("__file__") if isinstance(namespace, dict) else None
             if isinstance(filename, str) and self._canonical(filename) == canonical:
                 targets.append(namespace)
+                filenames.append(filename)
         if not targets:
             targets = [info.copy for info in copies]
+            filenames = [info.copy.co_filename for info in copies]
         if not targets:
             return []
         functions = {}
         canonical_of = self._canonical
+        thaw_start_objects(filenames)  # A module imported before the program is frozen.
         for obj in gc.get_referrers(*targets):
             if type(obj) is types.FunctionType and canonical_of(
                     obj.__code__.co_filename) == canonical:
@@ -242,6 +247,7 @@ def _suspended_running(codes: list[types.CodeType]) -> list:
         return []
     wanted = {id(code) for code in codes}
     found = []
+    thaw_start_objects([code.co_filename for code in codes])
     for obj in gc.get_referrers(*codes):
         if type(obj) in _SUSPENDABLE:
             frame = _suspended_frame(obj)

@@ -4,10 +4,11 @@
 Order matters here: the environment is cleaned and the hello sent before anything
 else, with only the modules imported at the top of this one (no threading, nor what it
 imports): the engine asks the client for the session while the rest of the package is
-imported, from the start bundle (common/start_bundle.py), so a child is ready sooner;
-the exit hook is registered before the user's code so that it runs after the user's own
-atexit handlers; every module of this package is imported before the PYTHONPATH entry
-that made it importable is removed.
+imported, from the start bundle (common/start_bundle.py, which also serves the requests
+that configure the session), so a child is ready sooner; the exit hook is registered
+before the user's code so that it runs after the user's own atexit handlers; the package
+is imported before the PYTHONPATH entry that made it importable is removed (its modules
+are found through the package's own path from then on).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import sys
 
 from ..common.package import restore_bytecode_setting
 from ..common.start_bundle import close_bundle, open_bundle
+from ..common.start_freeze import freeze_start_objects
 from ..common.tracer_choice import choose_backend_name
 from ..ipc.dial import AddressError, connect, send_first
 from ..session.link import PARENT_SESSION_VARIABLE, ExitState, SessionLink
@@ -33,7 +35,8 @@ def _fail(message: str) -> int:
 def main(argv: list[str] | None = None, run_as_script: bool = False) -> int:
     # No garbage collection while the launcher starts: its imports make tens of thousands
     # of objects, none of them garbage, and the collections they set off (a full one
-    # among them) cost a start ~1 ms. The program gets the collector as it was (_run).
+    # among them) cost a start ~1 ms. The program gets the collector as it was, with what
+    # the start made frozen (_run).
     collecting = gc.isenabled()
     gc.disable()
     environment: DapperEnvironment = take_dapper_environment()
@@ -94,9 +97,6 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     program.interpreter_flushes_at_end = run_as_script
     connection = Connection(sock, sent=1)
 
-    # Every module of the package the session needs is imported by now.
-    close_bundle()
-    restore_bytecode_setting()
     session = Session.on(connection, tracer_name, environment, link, exit_state)
     debugger = session.debugger
     if arguments.target_kind == "program":
@@ -110,7 +110,13 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     session.start_reader(end_with_engine=not link.is_child)
     remove_pythonpath_entry(environment.pythonpath_entry)
 
-    if not session.wait_until_configured() and not link.is_child:
+    configured = session.wait_until_configured()
+    # The bundle served the requests that configured the session too (their handlers'
+    # modules, the tracer's backend); what the program's run needs later is imported
+    # through the import system, and the program finds sys.meta_path as it was.
+    close_bundle()
+    restore_bytecode_setting()
+    if not configured and not link.is_child:
         exit_state.code = _fail("the debugger disconnected before the program started")
         return exit_state.code
     # A child whose session never started (or ended) runs its program untraced: a
@@ -128,6 +134,9 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
         program_path = arguments.target if arguments.target_kind == "program" else None
         watch_for_next_debuggers(reattach_file, link, debugger, program_name(arguments),
                                  program_path)
+    # What the start made lives as long as the process: the collector leaves it alone
+    # from now on (common/start_freeze.py says what that changes).
+    freeze_start_objects()
     if collecting:
         gc.enable()
     exit_state.code = run_program(arguments, debugger, trace)

@@ -1,0 +1,87 @@
+"""What the launcher's start made is frozen out of the collector's way before the program
+runs (common/start_freeze.py): the program's own objects are collected as without the
+debugger, at exit too, and the debugger still finds the functions of modules imported
+before the program when a breakpoint arrives for them later."""
+
+from __future__ import annotations
+
+import dis
+import subprocess
+import sys
+import threading
+import time
+
+from conftest import TIMEOUT
+
+
+def _first_body_line(function) -> int:
+    code = function.__code__
+    return min(line for _, line in dis.findlinestarts(code)
+               if line and line > code.co_firstlineno)
+
+
+def test_a_breakpoint_set_later_in_a_module_imported_before_the_program_is_hit(
+        launch, write, backend, tmp_path):
+    # threading is imported by the launcher on every Python, before the freeze.
+    program = write("main.py", """
+        import os, sys, threading, time
+        flag = sys.argv[1]
+        print("waiting", flush=True)
+        while not os.path.exists(flag):
+            time.sleep(0.01)
+        worker = threading.Thread(target=print, args=("worker ran",))
+        worker.start()
+        worker.join()
+    """)
+    flag = tmp_path / "go"
+    debuggee = launch("--program", program, str(flag), tracer=backend)
+    debuggee.configure({"program": str(program)})
+    debuggee.request("configurationDone")
+    deadline = time.monotonic() + TIMEOUT
+    while "waiting" not in debuggee.stdout():
+        assert time.monotonic() < deadline, "the program never started"
+        time.sleep(0.01)
+    line = _first_body_line(threading.Thread.start)
+    [breakpoint] = debuggee.set_breakpoints(threading.__file__, [line])
+    assert breakpoint["verified"]
+    flag.write_text("")
+    stopped = debuggee.stopped()
+    assert stopped["hitBreakpointIds"] == [breakpoint["id"]]
+    frame = debuggee.top_frame(stopped["threadId"])
+    assert (frame["name"].split(".")[-1], frame["line"]) == ("start", line)
+    debuggee.set_breakpoints(threading.__file__, [])
+    debuggee.request("continue", {"threadId": stopped["threadId"]})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "waiting\nworker ran\n"
+
+
+# Cyclic garbage the program makes, while it runs and as the interpreter finalizes it at
+# exit, is collected (and its finalizers run) as it is without the debugger.
+GARBAGE = """
+import gc
+
+class Node:
+    def __init__(self, name):
+        self.name = name
+        self.peer = self
+
+    def __del__(self):
+        print("finalized", self.name, flush=True)
+
+Node("while running")
+print("collected", gc.collect() > 0, flush=True)
+kept = Node("at exit")
+"""
+
+
+def test_the_programs_cyclic_garbage_is_collected_while_it_runs_and_at_exit(
+        launch, write, backend):
+    program = write("main.py", GARBAGE)
+    plain = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
+                           check=True, timeout=TIMEOUT).stdout
+    assert plain == "finalized while running\ncollected True\nfinalized at exit\n"
+    debuggee = launch("--program", program, tracer=backend)
+    debuggee.configure({"program": str(program)})
+    debuggee.request("configurationDone")
+    debuggee.finish(0)
+    assert debuggee.stdout() == plain
