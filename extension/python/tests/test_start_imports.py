@@ -24,8 +24,9 @@ HEAVY = ["ast", "bisect", "copy", "ctypes", "dis", "enum", "importlib", "inspect
          "tokenize", "traceback", "typing"]
 # From 3.13 threading imports neither functools nor collections, so a session can do
 # without them too (about 1 ms each to import, more to tear down; contextlib pulls in
-# both). Before 3.13 threading (which the session needs) imports them itself.
-LIGHT_SINCE_313 = ["collections", "contextlib", "functools"]
+# both), and without weakref (threading needs only _weakrefset). Before 3.13 threading
+# (which the session needs) imports them itself.
+LIGHT_SINCE_313 = ["collections", "contextlib", "functools", "weakref"]
 REFUSED_BEFORE_PROGRAM = HEAVY + (LIGHT_SINCE_313 if sys.version_info >= (3, 13) else [])
 
 

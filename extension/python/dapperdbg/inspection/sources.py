@@ -12,7 +12,6 @@ import os
 import sys
 import threading
 import types
-import weakref
 
 from ..common.code_lines import SourceError as UnreadableSource
 from ..common.code_lines import read_source_bytes
@@ -22,6 +21,7 @@ from ..common.stop_imports import import_at_first_stop
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import weakref
     from collections.abc import Callable
 
 
@@ -39,9 +39,9 @@ class SourceRegistry:
         # Texts of code compiled from strings, by code object (see capture_exec_sources).
         self._capturing = False
         self._last_compiled: dict[str, str] = {}
-        self._code_texts: weakref.WeakKeyDictionary[types.CodeType, str] = (
-            weakref.WeakKeyDictionary()
-        )
+        # Made by capture_exec_sources: weakref is not imported before the program (3.13+
+        # imports it with nothing else of the debugger's start).
+        self._code_texts: weakref.WeakKeyDictionary[types.CodeType, str] | None = None
 
     def remember_text(self, filename: str, text: str) -> None:
         """Keep the text of code compiled from a string under ``filename``."""
@@ -65,6 +65,10 @@ class SourceRegistry:
         ``compile`` event carries the text, the ``exec`` event that follows the code
         object. From now on this registry is the one that keeps them (see ``_audit``)."""
         global _capturing_registry, _hook_installed
+        import weakref
+
+        if self._code_texts is None:
+            self._code_texts = weakref.WeakKeyDictionary()
         self._capturing = True
         _capturing_registry = self
         if not _hook_installed:
@@ -88,7 +92,8 @@ class SourceRegistry:
                 code = arguments[0]
                 if isinstance(code, types.CodeType):
                     text = self._last_compiled.get(code.co_filename)
-                    if text is not None and code not in self._code_texts:
+                    if (text is not None and self._code_texts is not None
+                            and code not in self._code_texts):
                         self._remember_code(code, text)
         except Exception:
             pass
@@ -98,12 +103,13 @@ class SourceRegistry:
         pending = [code]
         while pending:
             current = pending.pop()
-            self._code_texts[current] = text
+            self._code_texts[current] = text  # type: ignore[index]
             pending.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
 
     def source_for_code(self, code: types.CodeType) -> dict:
         """The DAP ``source`` of ``code``: its file, or the text it was compiled from."""
-        text = self._code_texts.get(code) if self._capturing else None
+        texts = self._code_texts
+        text = texts.get(code) if self._capturing and texts is not None else None
         if text is not None:
             return {"name": code.co_filename, "presentationHint": "deemphasize",
                     "sourceReference": self._reference(code.co_filename, text)}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import types
-import weakref
+from _weakref import ref  # weakref's own module: not imported before the program on 3.13+
 
 from ..inspection.stopped_work import ResumeSignal
 
@@ -23,23 +23,43 @@ if TYPE_CHECKING:
 DEBUGGER_THREAD_PREFIX = "dapper."
 
 
+# Threads that ended are forgotten once the registry holds this many, or twice as many as
+# are alive at the last sweep.
+_FIRST_SWEEP = 64
+
+
 class ThreadRegistry:
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._ids: weakref.WeakKeyDictionary[threading.Thread, int] = weakref.WeakKeyDictionary()
-        self._threads: dict[int, weakref.ref[threading.Thread]] = {}
+        # id(thread) -> (weak reference, DAP id), and DAP id -> weak reference: an entry
+        # whose reference died belongs to a thread that ended (its id() may be reused).
+        self._ids: dict[int, tuple[ref, int]] = {}
+        self._threads: dict[int, ref] = {}
+        self._sweep_at = _FIRST_SWEEP
         self._next = 1
         self.id_for(threading.main_thread())
 
     def id_for(self, thread: threading.Thread) -> int:
         with self._lock:
-            thread_id = self._ids.get(thread)
-            if thread_id is None:
-                thread_id = self._next
-                self._next += 1
-                self._ids[thread] = thread_id
-                self._threads[thread_id] = weakref.ref(thread)
+            entry = self._ids.get(id(thread))
+            if entry is not None and entry[0]() is thread:
+                return entry[1]
+            thread_id = self._next
+            self._next += 1
+            reference = ref(thread)
+            self._ids[id(thread)] = (reference, thread_id)
+            self._threads[thread_id] = reference
+            if len(self._threads) >= self._sweep_at:
+                self._forget_ended()
             return thread_id
+
+    def _forget_ended(self) -> None:
+        # Under the lock. Amortized: a program that starts threads forever keeps the
+        # registry at most about twice the size of its live threads.
+        self._threads = {key: reference for key, reference in self._threads.items()
+                         if reference() is not None}
+        self._ids = {key: entry for key, entry in self._ids.items() if entry[0]() is not None}
+        self._sweep_at = max(_FIRST_SWEEP, 2 * len(self._threads))
 
     def thread(self, thread_id: int) -> threading.Thread | None:
         with self._lock:
