@@ -105,7 +105,7 @@ def _run_untraced(debugger, error: RuntimeError) -> None:
     tracer) leaves the child unable to install any: ``sys.settrace`` raises. The child
     then runs on untraced, as plain, and the user is told why its breakpoints do not
     stop."""
-    try:  # noqa: SIM105 (contextlib costs every debugged process)
+    try:
         debugger.tracer.uninstall()
     except Exception:
         pass

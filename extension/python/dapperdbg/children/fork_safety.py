@@ -61,7 +61,7 @@ def _exit(status):
         if hooks is not None and hooks.debugger is debugger:
             hooks.watcher.flush()
         for stream in (sys.stdout, sys.stderr):
-            try:  # Not contextlib.suppress: contextlib costs every debugged process.
+            try:
                 stream.flush()
             except Exception:
                 continue

@@ -111,7 +111,6 @@ class ChildHooks:
         self._send("dapper/childProcessCandidate", body)
 
     def _send(self, event: str, body: dict) -> None:
-        # Not contextlib.suppress here or below: contextlib costs every debugged process.
         try:
             self.debugger.connection.send_event(event, body)
         except Exception:

@@ -56,9 +56,8 @@ class ExitWatcher:
                 entry = self._children.pop(pid, None)
             if entry is None:
                 return
-            # Not contextlib.suppress here or below: contextlib costs every debugged process.
             if entry[1] is not None:
-                try:  # noqa: SIM105
+                try:
                     os.close(entry[1])
                 except OSError:
                     pass
@@ -120,7 +119,7 @@ class ExitWatcher:
             except (OSError, ValueError):
                 readable = []
             if self._wake_read in readable:
-                try:  # noqa: SIM105
+                try:
                     os.read(self._wake_read, 512)
                 except OSError:
                     pass

@@ -30,7 +30,6 @@ def _library_roots() -> tuple[str, ...]:
             candidates.add(path)
     # A virtual environment's sysconfig paths point into the venv; the standard library
     # itself lives under the base installation.
-    # (Not contextlib.suppress: contextlib costs every debugged process.)
     for prefix in {sys.base_prefix, sys.base_exec_prefix}:
         try:
             candidates.add(sysconfig.get_path("stdlib", vars={"installed_base": prefix,

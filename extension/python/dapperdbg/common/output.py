@@ -13,7 +13,6 @@ def flush_output() -> None:
     while the interpreter finalizes)."""
     for stream in (sys.stdout, sys.stderr):
         flush = getattr(type(stream), "flush", None)
-        # Not contextlib.suppress: contextlib costs every debugged process.
         try:
             if flush is not None:
                 flush(stream)

@@ -36,9 +36,8 @@ class StreamTee:
         if isinstance(text, str) and text and (
             self._always or threading.get_ident() in self._capturing
         ):
-            # Reporting must never break the program's own write. (Not contextlib.suppress
-            # here or below: contextlib costs every debugged process.)
-            try:  # noqa: SIM105
+            # Reporting must never break the program's own write.
+            try:
                 self._report(self._category, text)
             except Exception:
                 pass

@@ -130,7 +130,6 @@ class Connection:
         process's descriptor is closed; a shutdown would end the parent's connection."""
         self._closed_here = True
         self._closed = True
-        # Not contextlib.suppress here or below: contextlib costs every debugged process.
         try:
             self._sock.close()
         except OSError:
@@ -149,7 +148,7 @@ class Connection:
             return
         self._closed_here = True
         self._closed = True
-        try:  # noqa: SIM105
+        try:
             self._sock.shutdown(_socket.SHUT_WR)
         except OSError:
             pass
@@ -157,7 +156,7 @@ class Connection:
             self._drain()
         elif self._reader != threading.get_ident():
             self._read_to_end.wait(CLOSE_LINGER_SECONDS)
-        try:  # noqa: SIM105
+        try:
             self._sock.shutdown(_socket.SHUT_RDWR)
         except OSError:
             pass

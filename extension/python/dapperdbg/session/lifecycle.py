@@ -112,10 +112,8 @@ def start_reader(debugger: Debugger, connection: Connection,
             # After dapper/detach the engine closes on purpose: how the close looks from
             # here (a reset, say) is no failure. The engine read this process's stderr
             # too, so it may be a broken pipe now: the line must not cost the detach.
-            # (Not contextlib.suppress here or below: contextlib costs every debugged
-            # process.)
             if reason and not debugger.detach_requested:
-                try:  # noqa: SIM105
+                try:
                     print(f"dapper: the debugger connection failed: {reason}",
                           file=sys.stderr, flush=True)
                 except Exception:
@@ -136,7 +134,7 @@ def end_without_engine() -> None:
     """End this process because its engine is gone: SIGTERM, as the engine's own
     `terminate` would send, then an exit without cleanup if that did not end it."""
     # The engine read this process's output: stderr may be a broken pipe now.
-    try:  # noqa: SIM105
+    try:
         print("dapper: the debugger's connection closed without a detach (the debugger "
               "ended); ending the program it launched.", file=sys.stderr, flush=True)
     except Exception:
@@ -197,7 +195,7 @@ def finish_session(debugger: Debugger, state: ExitState) -> None:
     flush_output()
     debugger.connection.send_event("dapper/exiting", {"exitCode": state.code})
     debugger.detach()
-    try:  # noqa: SIM105
+    try:
         debugger.tracer.uninstall()
     except Exception:
         pass

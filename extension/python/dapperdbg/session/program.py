@@ -242,8 +242,7 @@ def _flush_io() -> None:
     for name in ("stderr", "stdout"):
         stream = getattr(sys, name, None)
         if stream is not None:
-            # Not contextlib.suppress (nor below): contextlib costs every debugged process.
-            try:  # noqa: SIM105
+            try:
                 stream.flush()
             except Exception:
                 pass
@@ -314,7 +313,7 @@ def exit_code_of(exit: SystemExit) -> int:
         return 0
     if isinstance(code, int):
         return code
-    try:  # noqa: SIM105
+    try:
         print(code, file=sys.stderr)
     except Exception:
         pass

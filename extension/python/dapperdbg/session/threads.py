@@ -136,8 +136,7 @@ def uninstall_thread_events() -> None:
 
 
 def _call_quietly(function, thread) -> None:
-    # A notification must never break the user's thread. (Not contextlib.suppress:
-    # contextlib costs every debugged process.)
+    # A notification must never break the user's thread.
     try:
         function(thread)
     except Exception:
