@@ -42,7 +42,7 @@ def freeze_start_objects() -> None:
     _frozen = gc.get_freeze_count()
 
 
-def thaw_start_objects(filenames) -> None:
+def thaw_start_objects(filenames: list[str | None]) -> None:
     """Undo ``freeze_start_objects`` (once) before a walk over ``gc.get_referrers()`` for
     objects of ``filenames`` (modules' ``__file__``, code's ``co_filename``), when one of
     them is a module imported before the program. Objects frozen since die and leave the

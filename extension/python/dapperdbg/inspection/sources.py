@@ -39,8 +39,8 @@ class SourceRegistry:
         # Texts of code compiled from strings, by code object (see capture_exec_sources).
         self._capturing = False
         self._last_compiled: dict[str, str] = {}
-        # Made by capture_exec_sources: weakref is not imported before the program (3.13+
-        # imports it with nothing else of the debugger's start).
+        # Made by capture_exec_sources, which imports weakref: nothing else of the
+        # debugger's start does on 3.13+, and a process should not pay for it unasked.
         self._code_texts: weakref.WeakKeyDictionary[types.CodeType, str] | None = None
 
     def remember_text(self, filename: str, text: str) -> None:
