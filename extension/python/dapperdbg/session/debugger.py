@@ -177,19 +177,29 @@ class Debugger:
             canonical = self.paths.lookup(code.co_filename)
             if canonical is None:
                 canonical = self.paths.canonical(code.co_filename)
-            if canonical in self.store.lines_by_file and self.probes.foreign_code(
-                    canonical, code):
-                self.tracer.lines_need_tracing = True
-                self.tracer.ensure_tracing()
-                if self.tracer.foreign_tracer() and not self._foreign_tracer_told:
-                    self._foreign_tracer_told = True
-                    self.send_output(
-                        "The program runs its own trace function (sys.settrace: coverage, "
-                        "trace, …). On Python before 3.12 a thread has only one, so Dapper "
-                        "leaves it in place and cannot stop at breakpoints in code that "
-                        "runs while it is on. Python 3.12 and later have no such limit.\n")
+            if canonical in self.store.lines_by_file:
+                self.module_compiled_elsewhere(canonical, code)
         except Exception:
             report_internal_error("code run by exec")
+
+    def module_compiled_elsewhere(self, canonical: str, code: types.CodeType) -> None:
+        """Code of ``canonical``, a file with line breakpoints, runs from a compile of
+        someone else's: unless it holds copies of ours, the file's lines are the tracer's
+        from now on, on every thread."""
+        try:
+            if not self.probes.foreign_code(canonical, code):
+                return
+            self.tracer.lines_need_tracing = True
+            self.tracer.ensure_tracing()
+            if self.tracer.foreign_tracer() and not self._foreign_tracer_told:
+                self._foreign_tracer_told = True
+                self.send_output(
+                    "The program runs its own trace function (sys.settrace: coverage, "
+                    "trace, …). On Python before 3.12 a thread has only one, so Dapper "
+                    "leaves it in place and cannot stop at breakpoints in code that "
+                    "runs while it is on. Python 3.12 and later have no such limit.\n")
+        except Exception:  # Never an exception in the user's code.
+            report_internal_error("code compiled elsewhere")
 
     def set_exception_filters(self, filters: ExceptionFilters) -> None:
         self.exceptions.set_filters(filters)
@@ -386,6 +396,7 @@ class Debugger:
         ident = threading.get_ident()
         wait = 0.0 if self.tracer.is_ignored_thread(ident) else ANSWER_WAIT_SECONDS
         self.store.file_loaded(canonical, self.announce_verified, wait)
+        self.tracer.loaded_files_changed()
 
     def announce_verified(self, breakpoints: list) -> None:
         """Tell the client that breakpoints (line or function) it was answered

@@ -70,6 +70,11 @@ class TracerHost(_Protocol):
         """The first code object of a file with pending line breakpoints is about to
         run on this thread: announce them verified before it does."""
 
+    def module_compiled_elsewhere(self, canonical: str, code: types.CodeType) -> None:
+        """The module code of ``canonical``, a file with line breakpoints, is about to
+        run, and it is no copy of ours: someone else compiled it (another loader, an
+        ``exec`` of the file's text)."""
+
     def tracing_started(self) -> None:
         """The tracer is installed: the program is about to run under the debugger."""
 
@@ -185,6 +190,11 @@ class Tracer:
         """Whether the program's own trace function keeps this one off the calling
         thread (only sys.settrace has one function per thread)."""
         return False
+
+    def loaded_files_changed(self) -> None:
+        """Files with breakpoints were loaded (their pending breakpoints verified):
+        backends that look for code only until every such file is accounted for decide
+        again."""
 
     def settle_tracing(self) -> None:
         """Stop tracing if nothing needs it any more. Called when no thread is stopped

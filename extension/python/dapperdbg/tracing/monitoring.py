@@ -9,6 +9,15 @@ on locally for the code objects whose own lines hold a breakpoint and returns DI
 for every code object, so each one is looked at once. The LINE callback returns DISABLE
 for lines without a breakpoint, so a code object with one breakpoint pays for one line.
 
+PY_START is on only while some code object may hold a breakpoint, and on 3.12, with
+only line breakpoints, only until every file with breakpoints is accounted for: imported
+through the instrumentation's finder (its probes handle the lines), the program, or
+given copies in its live functions. While one is pending, or some line is still the
+tracer's (``lines_need_tracing``), code is looked at as it starts; a file's module code
+that is no copy of ours (another loader, ``runpy.run_path``) makes its lines the
+tracer's. 3.12 instruments every code object that first runs while PY_START is watched
+and so loses its superinstructions for good (docs/instrumentation.md).
+
 While a thread steps into (or pauses, or waits for its entry line), LINE is enabled
 globally; while it steps over or out, LINE, PY_RETURN and PY_YIELD are enabled locally
 on the code objects of the step's frame and its callers. DISABLE is never returned
@@ -34,6 +43,12 @@ from ..common.paths import is_debugger_path
 from ..instrumentation.registry import identity as _identity
 from .base import ToolIdInUse, Tracer
 from .steps import STEPS_ENTERING_CALLS, StepState
+
+# 3.12 instruments every code object that first runs while a tool watches PY_START, and
+# its instrumentation turns the superinstructions made when the code was quickened back
+# into single instructions for good, even once the callback returned DISABLE: a tight
+# loop runs 2-3% slower. 3.13 compiles those pairs as instructions of their own.
+_START_IS_COSTLY = sys.version_info < (3, 13)
 
 
 class MonitoringTracer(Tracer):
@@ -230,11 +245,32 @@ class MonitoringTracer(Tracer):
                 self._monitoring.restart_events()
 
     def _looking_for_code(self) -> bool:
-        """Whether some code object may hold a breakpoint: only then are code objects
-        looked at as they start. 3.12 runs every code object a tool watches slower (5-10%
-        in a tight loop), even with its start event disabled; 3.13 does not."""
+        """Whether code objects are looked at as they start: while some code object may
+        hold a breakpoint, and on 3.12 only while a line breakpoint may still be in code
+        nobody showed us (module docstring)."""
         store = self._store
-        return bool(store.lines_by_file or store.functions.active or store.data.active)
+        if store.functions.active or store.data.active:
+            return True
+        if not store.lines_by_file:
+            return False
+        return not _START_IS_COSTLY or self.lines_need_tracing or bool(store.pending_files)
+
+    def _code_has_breakpoints(self, code: types.CodeType) -> bool:
+        copies = self.copies
+        if copies is not None and code.co_name == "<module>":
+            canonical = self.canonical(code.co_filename)
+            if canonical in self._store.lines_by_file and copies.known_copy(code) is None:
+                # A file with breakpoints runs from a compile of someone else's (another
+                # loader, runpy.run_path, exec): told before the file counts as loaded,
+                # which may be what ends the looking.
+                self._host.module_compiled_elsewhere(canonical, code)
+        return super()._code_has_breakpoints(code)
+
+    def ensure_tracing(self) -> None:
+        self._refresh_events(restart=False)
+
+    def loaded_files_changed(self) -> None:
+        self._refresh_events(restart=False)
 
     def breakpoints_changed(self) -> None:
         self._reset_verdicts()

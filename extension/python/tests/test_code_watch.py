@@ -1,0 +1,151 @@
+"""How the debugger finds the code of the files that hold line breakpoints, and what
+looking for it costs the rest of the program (docs/instrumentation.md).
+
+Code comes from the debugger's own finder and the program's compile (with probes),
+from live functions given copies, or from a compile of someone else's: another loader
+(pytest's), ``runpy.run_path``, ``exec`` of a file's text. All of them stop. On 3.12 the
+sys.monitoring backend looks at code as it starts only until every file with line
+breakpoints is accounted for: a tool watching PY_START makes 3.12 instrument each code
+object that first runs meanwhile, and 3.12's instrumentation undoes its superinstructions
+for good. A function that first runs after that must run exactly as plain, fused
+instructions and all."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+MODES = {"copies": None, "traced": {"DAPPER_INSTRUMENT": "0"}}
+
+ACCOUNTED = """
+def f():
+    return "accounted"  # line 2: a breakpoint
+"""
+
+ELSEWHERE = """
+def g():
+    return "elsewhere"  # line 2: a breakpoint
+"""
+
+SCRIPT = """
+def h():
+    return "script"  # line 2: a breakpoint
+
+
+RESULT = h()
+"""
+
+# The breakpoint files are imported first; work() runs only after, and reports which of
+# its instructions the interpreter fused (3.12 names them A__B; later versions have none).
+FUSED_PROGRAM = """
+import dis
+import sys
+
+import accounted
+
+
+def work(n):
+    total = 0
+    for i in range(n):
+        a = i
+        b = a
+        total += a ^ b
+    return total
+
+
+for _ in range(3):
+    work(100)
+adaptive = {"adaptive": True} if sys.version_info >= (3, 11) else {}
+print(sorted({i.opname for i in dis.get_instructions(work, **adaptive) if "__" in i.opname}))
+print(accounted.f())
+"""
+
+# Each breakpoint file comes a different way, in this order: the finder, a loader of the
+# program's own, runpy.run_path (an exec of the file's compile), and the finder again
+# through importlib.reload.
+LOADERS_PROGRAM = """
+import importlib
+import importlib.abc
+import importlib.util
+import runpy
+import sys
+
+import accounted
+
+
+class OwnLoader(importlib.abc.Loader):
+    def __init__(self, path):
+        self.path = path
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        with open(self.path, encoding="utf-8") as file:
+            code = compile(file.read(), self.path, "exec")
+        exec(code, module.__dict__)
+
+
+print(accounted.f())
+spec = importlib.util.spec_from_loader("elsewhere", OwnLoader(sys.argv[1]))
+elsewhere = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(elsewhere)
+print(elsewhere.g())
+print(runpy.run_path(sys.argv[2])["RESULT"])
+print(importlib.reload(accounted).f())
+"""
+
+
+def run_plain(path, *arguments, cwd) -> str:
+    return subprocess.run([sys.executable, str(path), *map(str, arguments)], cwd=cwd,
+                          check=True, capture_output=True, text=True, timeout=60).stdout
+
+
+def stop_at(debuggee, expected) -> None:
+    stopped = debuggee.stopped()
+    frame = debuggee.top_frame(stopped["threadId"])
+    assert (frame["name"], frame["line"]) == expected
+    debuggee.request("continue", {"threadId": stopped["threadId"]})
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_code_that_first_runs_once_breakpoint_files_are_loaded_runs_as_plain(
+        launch, write, backend, tmp_path, mode):
+    accounted = write("accounted.py", ACCOUNTED)
+    program = write("main.py", FUSED_PROGRAM)
+    plain = run_plain(program, cwd=tmp_path)
+    debuggee = launch("--program", program, tracer=backend, env=MODES[mode], cwd=tmp_path)
+    debuggee.configure({"program": str(program)})
+    debuggee.set_breakpoints(accounted, [2])
+    debuggee.request("configurationDone")
+    stop_at(debuggee, ("f", 2))
+    debuggee.finish(0)
+    fused, result = debuggee.stdout().splitlines()
+    assert result == "accounted"
+    if mode == "copies" and (backend == "monitoring" or sys.version_info < (3, 12)):
+        # With the copies, nothing is watched once every breakpoint file is loaded. Traced,
+        # 3.12 instruments every code object (sys.settrace is built on the same
+        # instrumentation there, so the settrace fallback on 3.12+ does too).
+        assert fused == plain.splitlines()[0]
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_code_compiled_by_other_loaders_stops_at_its_breakpoints(
+        launch, write, backend, tmp_path, mode):
+    accounted = write("accounted.py", ACCOUNTED)
+    elsewhere = write("elsewhere_source.py", ELSEWHERE)
+    script = write("script.py", SCRIPT)
+    program = write("main.py", LOADERS_PROGRAM)
+    plain = run_plain(program, elsewhere, script, cwd=tmp_path)
+    debuggee = launch("--program", program, elsewhere, script, tracer=backend,
+                      env=MODES[mode], cwd=tmp_path)
+    debuggee.configure({"program": str(program)})
+    for path in (accounted, elsewhere, script):
+        debuggee.set_breakpoints(path, [2])
+    debuggee.request("configurationDone")
+    for expected in (("f", 2), ("g", 2), ("h", 2), ("f", 2)):
+        stop_at(debuggee, expected)
+    debuggee.finish(0)
+    assert debuggee.stdout() == plain == "accounted\nelsewhere\nscript\naccounted\n"
