@@ -149,3 +149,38 @@ def test_code_compiled_by_other_loaders_stops_at_its_breakpoints(
         stop_at(debuggee, expected)
     debuggee.finish(0)
     assert debuggee.stdout() == plain == "accounted\nelsewhere\nscript\naccounted\n"
+
+
+# The file changes between setBreakpoints and its import: line 2 becomes a loop header,
+# which the copies leave to the tracer (the import's compile refuses it).
+EDITED = """
+def f():
+    for value in ["edited"]:  # line 2: a breakpoint, now the tracer's
+        return value
+"""
+
+EDITING_PROGRAM = """
+import sys
+
+with open(sys.argv[1], "w", encoding="utf-8") as file:
+    file.write(sys.argv[2])
+
+import accounted
+
+print(accounted.f())
+"""
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_a_line_the_import_refuses_still_stops(launch, write, backend, tmp_path, mode):
+    accounted = write("accounted.py", ACCOUNTED)
+    program = write("main.py", EDITING_PROGRAM)
+    debuggee = launch("--program", program, accounted, EDITED.lstrip("\n"), tracer=backend,
+                      env=MODES[mode], cwd=tmp_path)
+    debuggee.configure({"program": str(program)})
+    debuggee.set_breakpoints(accounted, [2])
+    debuggee.request("configurationDone")
+    stop_at(debuggee, ("f", 2))
+    debuggee.finish(0)
+    assert debuggee.stdout() == "edited\n"
+

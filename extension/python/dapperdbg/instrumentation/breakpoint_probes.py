@@ -127,6 +127,17 @@ class BreakpointProbes:
         self._foreign.add(canonical)
         return True
 
+    def import_refused(self, canonical: str, refused: Mapping[int, str]) -> bool:
+        """The finder's compile of ``canonical`` refused these probe lines (its source
+        changed since they were set): True when that makes lines the tracer's that were
+        not before."""
+        with self._lock:
+            before = self.refused.get(canonical, {})
+            if refused.keys() <= before.keys():
+                return False
+            self.refused[canonical] = {**before, **refused}
+            return True
+
     @property
     def registry(self) -> InstrumentationRegistry | None:
         instrumentation = self.instrumentation

@@ -324,7 +324,11 @@ class Debugger:
 
     def _file_instrumented(self, canonical: str, module) -> None:
         """The import finder compiled a file with probes, just before its code runs:
-        the file is loaded, and its pending breakpoints verified now."""
+        the file is loaded, and its pending breakpoints verified now. Lines its compile
+        refused (the file changed since its probes were set) are the tracer's."""
+        if module.refused and self.probes.import_refused(canonical, module.refused):
+            self.tracer.lines_need_tracing = True
+            self.tracer.ensure_tracing()
         self.store.loaded.note(canonical)
         if canonical in self.store.pending_files:
             self.file_loaded(canonical)
