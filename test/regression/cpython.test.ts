@@ -95,17 +95,9 @@ const knownDifferences: Record<string, { reason: string; versions?: string[] }> 
   "test.test_threading.ThreadTests.test_import_from_another_thread": {
     reason: "the debuggee package imports threading before the program's first line, and the test checks that nothing did",
   },
-  "test.test_threading.ThreadTests.test_lazy_import": {
-    reason: "the child it starts checks that importing threading loads neither functools nor warnings; the debuggee package, loaded first, imports them itself",
-    versions: ["3.14", "3.15"],
-  },
   "test.test_threading.ThreadJoinOnShutdown.test_3_join_in_forked_from_thread": {
     reason: "a race in the test: its thread forks as the main thread exits, and 3.12+ refuse a fork once the interpreter shuts down (plain too, when the thread is late); the debugger's thread start notice makes it late more often",
     versions: ["3.12", "3.13", "3.14", "3.15"],
-  },
-  "test.test_threading.ThreadingExceptionTests.test_keyboard_interrupt_during_threading_shutdown": {
-    reason: "open defect: on 3.15 the debugged child (`python -c`, threads that print and sleep) closes its stdout before printing; not yet understood",
-    versions: ["3.15"],
   },
 };
 

@@ -80,6 +80,31 @@ def test_the_program_sees_what_it_sees_plain(launch, write, tmp_path, target, op
     assert launched_report(launch, launcher_words, options) == expected
 
 
+# From 3.14, ``python -c`` dedents its code as textwrap.dedent does (CPython's
+# test_threading passes its children indented code). Lines of nothing but spaces and
+# tabs become empty, inside a string too; before 3.14 the same code is an
+# IndentationError, which the launcher must report as plain does.
+INDENTED = {
+    "indented": '\n    import sys\n    text = """a\n      \n    \tb"""\n    print(repr(text))\n'
+                '    if len(sys.argv) > 1:\n        raise ValueError(sys.argv[1])\n',
+    "mixed margins": "\n  \tx = 1\n  \tif x:\n  \t    print(x)\n  y = 2\n",
+    "first line flush": "print(1)\n    print(2)\n",
+    "blank lines only": "\n   \n\t\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(INDENTED))
+def test_code_runs_dedented_as_plain(launch, tmp_path, name):
+    code = INDENTED[name]
+    plain = subprocess.run([sys.executable, "-c", code, "boom"], cwd=tmp_path,
+                           env=plain_environment(), capture_output=True, text=True, timeout=60)
+    debuggee = launch("--code", code, "--", "boom")
+    debuggee.configure()
+    debuggee.request("configurationDone")
+    debuggee.finish(plain.returncode)
+    assert (debuggee.stdout(), debuggee.stderr()) == (plain.stdout, plain.stderr)
+
+
 # A program that starts itself again as Werkzeug's reloader does (the e2e tests' fixture).
 RESTARTER = (Path(__file__).resolve().parents[3] / "test" / "fixtures" / "children"
              / "reloader_parent.py")

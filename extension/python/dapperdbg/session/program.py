@@ -264,6 +264,8 @@ def prepare_module(name: str, args: list[str]) -> Callable[[], None]:
 def prepare_code(text: str, args: list[str]) -> Callable[[], None]:
     _set_command_line(["-c", *args], ["-c", text, *args])
     _set_path0("")
+    if DEDENTS_CODE:
+        text = dedent_code(text)
     code = compile(text, "<string>", "exec", dont_inherit=True)
     if sys.version_info >= (3, 13):
         # Python 3.13 shows the source lines of -c code in tracebacks; so do we. (Older
@@ -277,6 +279,41 @@ def prepare_code(text: str, args: list[str]) -> Callable[[], None]:
     module.__loader__ = BuiltinImporter
     module.__package__ = None
     return lambda: exec(code, module.__dict__)
+
+
+# From 3.14, ``python -c`` runs its code dedented (Modules/main.c, _PyUnicode_Dedent).
+DEDENTS_CODE = sys.version_info >= (3, 14)
+
+
+def dedent_code(text: str) -> str:
+    """``text`` without the longest margin of spaces and tabs that all its lines with
+    something else share, as ``python -c`` takes it from 3.14: unchanged when some such
+    line has no margin; otherwise lines of nothing but spaces and tabs become empty
+    (the last one, with no newline after it, only loses the margin)."""
+    lines = text.split("\n")
+    margin = None
+    for line in lines:
+        body = line.lstrip(" \t")
+        if not body:
+            continue
+        indent = line[:len(line) - len(body)]
+        if margin is None:
+            margin = indent
+        else:
+            common = 0
+            for mine, theirs in zip(margin, indent):
+                if mine != theirs:
+                    break
+                common += 1
+            margin = margin[:common]
+        if not margin:
+            return text
+    if not margin:
+        return text
+    width = len(margin)
+    last = len(lines) - 1
+    return "\n".join("" if index < last and not line.lstrip(" \t") else line[width:]
+                     for index, line in enumerate(lines))
 
 
 PREPARERS = {PROGRAM: prepare_program, MODULE: prepare_module, CODE: prepare_code}
