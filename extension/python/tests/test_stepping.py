@@ -164,6 +164,44 @@ def test_pause_a_thread_blocked_outside_python(launch, write, backend):
     assert not [e for e in debuggee.events if e.get("event") == "stopped"]
 
 
+def test_threads_started_after_a_pause_of_a_blocked_thread_stop_at_breakpoints(
+        launch, write, backend):
+    # The pause of a blocked thread is announced by a debugger thread that then ends; a
+    # thread the program starts later may get its ident (the C library reuses a joined
+    # thread's stack), and must not be taken for the debugger's.
+    path = write("later.py", """
+        import threading, time
+        print("sleeping", flush=True)
+        time.sleep(1)
+        def work(n):
+            return n * 2
+        for n in range(5):
+            worker = threading.Thread(target=work, args=(n,))
+            worker.start()
+            worker.join()
+        print("done")
+    """)
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure()
+    debuggee.request("configurationDone")
+    deadline = time.monotonic() + 10
+    while "sleeping" not in debuggee.stdout():
+        assert time.monotonic() < deadline, debuggee.stderr()
+        time.sleep(0.02)
+    debuggee.request("pause", {"threadId": 1})
+    debuggee.stopped("pause", timeout=1.5)
+    time.sleep(0.2)  # The debugger thread that announced the pause ends.
+    debuggee.set_breakpoints(path, [5])
+    debuggee.request("continue", {"threadId": 1})
+    for _ in range(5):
+        stopped = debuggee.stopped()
+        frame = debuggee.top_frame(stopped["threadId"])
+        assert (frame["name"], frame["line"]) == ("work", 5)
+        debuggee.request("continue", {"threadId": stopped["threadId"]})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "sleeping\ndone\n"
+
+
 TARGETS_PROGRAM = """
 class Box:
     def __init__(self, size):

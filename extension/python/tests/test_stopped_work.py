@@ -9,6 +9,7 @@ import time
 import pytest
 from parked import parked_thread
 
+from dapperdbg.common import debugger_threads
 from dapperdbg.inspection import rendering
 from dapperdbg.inspection.stopped_work import InspectionWorker, WorkRefused, WorkTimedOut
 
@@ -88,14 +89,21 @@ def test_without_a_work_item_rendering_runs_directly():
     assert rendering.safe_repr([1, 2]) == "[1, 2]"
 
 
+def _debugger_thread_name() -> str | None:
+    thread = debugger_threads.running.get(threading.get_ident())
+    return thread.name if thread is not None else None
+
+
 def test_the_inspection_worker_runs_work_and_replaces_itself_when_stuck():
-    started = []
-    worker = InspectionWorker(lambda: started.append(threading.current_thread().name))
-    assert worker.run(lambda: threading.current_thread().name, 5) == "dapper.inspect"
+    worker = InspectionWorker()
+    # A debugger thread: hidden from the program, never stopped.
+    first = worker.run(lambda: (_debugger_thread_name(), threading.get_ident()), 5)
+    assert first[0] == "dapper.inspect"
     with pytest.raises(WorkTimedOut):
         worker.run(lambda: time.sleep(1.5), 0.1)
     # The stuck worker is abandoned: a fresh one answers at once.
     began = time.monotonic()
-    assert worker.run(lambda: 42, 5) == 42
+    second = worker.run(lambda: (_debugger_thread_name(), threading.get_ident()), 5)
     assert time.monotonic() - began < 1
-    assert started == ["dapper.inspect", "dapper.inspect"]
+    assert second[0] == "dapper.inspect" and second[1] != first[1]
+    assert all(thread.name != "dapper.inspect" for thread in threading.enumerate())

@@ -141,3 +141,46 @@ def test_pause_a_thread_running_untraced_and_step(launch, write, backend, tmp_pa
     debuggee.request("continue", {"threadId": thread_id})
     time.sleep(0.2)
     finish(debuggee, flag, untraced_expected(backend, mode))
+
+
+# The module body is still running (waiting at module level) when the breakpoint
+# arrives; the function it is set in is defined only after, from the module's code as
+# it was compiled: that code has no probe, and must stop all the same, on every thread.
+DEFINED_LATER = """
+import os, sys, threading, time
+print("waiting", flush=True)
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.01)
+def work(n):
+    return n * 2
+work(1)
+thread = threading.Thread(target=work, args=(2,), name="worker")
+thread.start()
+thread.join()
+print("done")
+"""
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_a_function_the_running_module_defines_later_stops(launch, write, backend, tmp_path,
+                                                           mode):
+    path = write("later.py", DEFINED_LATER)
+    flag = tmp_path / "go"
+    debuggee = launch("--program", path, flag, tracer=backend, env=MODES[mode])
+    debuggee.configure({"program": str(path)})
+    debuggee.request("configurationDone")
+    deadline = time.monotonic() + 10
+    while "waiting" not in debuggee.stdout():
+        assert time.monotonic() < deadline, debuggee.stderr()
+        time.sleep(0.02)
+    debuggee.set_breakpoints(path, [6])
+    flag.write_text("")
+    for thread_name in ("MainThread", "worker"):
+        stopped = debuggee.stopped()
+        names = {t["id"]: t["name"] for t in debuggee.request("threads")["threads"]}
+        assert names[stopped["threadId"]] == thread_name
+        frame = debuggee.top_frame(stopped["threadId"])
+        assert (frame["name"], frame["line"]) == ("work", 6)
+        debuggee.request("continue", {"threadId": stopped["threadId"]})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "waiting\ndone\n"

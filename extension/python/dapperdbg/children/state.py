@@ -16,7 +16,6 @@ import itertools
 import os
 import threading
 
-from ..common.debugger_threads import DebuggerThread
 from ..session.link import PARENT_SESSION_VARIABLE, SessionLink
 from .planning import Plan
 from .watcher import ExitWatcher
@@ -40,7 +39,7 @@ class ChildHooks:
         self.ipc_port = ipc_port
         self._counter = itertools.count(1)
         self._counter_lock = threading.Lock()
-        self.watcher = ExitWatcher(self._child_exited, self._debugger_thread)
+        self.watcher = ExitWatcher(self._child_exited)
 
     def next_session_id(self) -> str:
         with self._counter_lock:
@@ -119,12 +118,6 @@ class ChildHooks:
     def _child_exited(self, pid: int, name: str) -> None:
         self.link.live_children.pop(pid, None)
         self._send("dapper/childProcessExited", {"pid": pid, "name": name})
-
-    def _debugger_thread(self, thread: DebuggerThread) -> None:
-        try:
-            self.debugger.tracer.ignore_thread(thread.ident)
-        except Exception:
-            return
 
 
 class _Active:

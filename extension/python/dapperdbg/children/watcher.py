@@ -24,10 +24,8 @@ _POLL_SECONDS = 0.5
 
 
 class ExitWatcher:
-    def __init__(self, on_exit: Callable[[int, str], None],
-                 on_thread: Callable[[DebuggerThread], None] | None = None) -> None:
+    def __init__(self, on_exit: Callable[[int, str], None]) -> None:
         self._on_exit = on_exit
-        self._on_thread = on_thread
         self._lock = threading.Lock()
         # Held while a child is reported, and by flush() throughout: when flush() returns,
         # every ended child has been reported, including one the watcher thread was
@@ -96,9 +94,6 @@ class ExitWatcher:
                 except OSError:
                     continue
             self._wake_read = self._wake_write = None
-            return
-        if self._on_thread is not None:
-            self._on_thread(self._thread)
 
     def _wake(self) -> None:
         if self._wake_write is not None:

@@ -40,11 +40,13 @@ class DebuggerThread:
 
     def is_alive(self) -> bool:
         """Whether it runs in this process (a fork child has none of its parent's)."""
-        return self.ident is not None and _running.get(self.ident) is self
+        return self.ident is not None and running.get(self.ident) is self
 
 
-# Ident -> the debugger thread running with it, in this process.
-_running: dict[int, DebuggerThread] = {}
+# Ident -> the debugger thread running with it, in this process: an ident is here exactly
+# while its thread runs (a program thread may get it later: the C library reuses the
+# stacks of ended threads). The tracer reads it to leave the debugger's threads alone.
+running: dict[int, DebuggerThread] = {}
 
 
 def start_debugger_thread(name: str, target: Callable[..., object], *args) -> DebuggerThread:
@@ -58,15 +60,15 @@ def start_debugger_thread(name: str, target: Callable[..., object], *args) -> De
     def run() -> None:
         ident = _thread.get_ident()
         thread.ident = ident
-        _running[ident] = thread
+        running[ident] = thread
         started.release()
         try:
             target(*args)
         except BaseException:
             report_internal_error(f"the debugger's thread {name}")
         finally:
-            if _running.get(ident) is thread:
-                del _running[ident]
+            if running.get(ident) is thread:
+                del running[ident]
 
     _start_with_signals_blocked(run)
     started.acquire()
@@ -89,7 +91,7 @@ def _start_with_signals_blocked(run: Callable[[], None]) -> None:
 
 
 def is_debugger_thread(ident: int | None) -> bool:
-    return ident in _running
+    return ident in running
 
 
 # The sys functions that list every thread, as the interpreter has them.
@@ -100,7 +102,7 @@ _LISTINGS = {name: getattr(sys, name) for name in ("_current_frames", "_current_
 def _without_debugger_threads(listing: Callable[[], dict]) -> Callable[[], dict]:
     def program_listing() -> dict:
         found = listing()
-        for ident in list(_running):
+        for ident in list(running):
             found.pop(ident, None)
         return found
 
@@ -125,7 +127,7 @@ def show_to_program() -> None:
 def _forget_after_fork() -> None:
     # A fork child has only the thread that forked: the parent's debugger threads are
     # not in it.
-    _running.clear()
+    running.clear()
 
 
 if hasattr(os, "register_at_fork"):

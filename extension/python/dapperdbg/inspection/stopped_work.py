@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 import time
 
+from ..common.debugger_threads import start_debugger_thread
 from ..common.stop_imports import import_at_first_stop
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
@@ -289,23 +290,13 @@ class InspectionWorker:
 
     THREAD_NAME = "dapper.inspect"
 
-    def __init__(self, on_start: Callable[[], None]) -> None:
-        self._on_start = on_start
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._signal: ResumeSignal | None = None
 
-    def _serve(self, signal: ResumeSignal, started: threading.Event) -> None:
-        self._on_start()
-        started.set()
-        signal.wait()
-
     def _start(self) -> ResumeSignal:
         signal = ResumeSignal()
-        started = threading.Event()
-        thread = threading.Thread(target=self._serve, args=(signal, started),
-                                  name=self.THREAD_NAME, daemon=True)
-        thread.start()
-        started.wait()
+        start_debugger_thread(self.THREAD_NAME, signal.wait)
         return signal
 
     def run(self, function: Callable[[], object], timeout: float):

@@ -180,8 +180,10 @@ class LiveInstrumenter:
         # original that has probe lines now, or any earlier copy.
         old_codes = [info.original for info in new_infos if info.probe_lines]
         old_codes += [info.copy for info in previous]
+        defined = {self.registry.original_of(function.__code__) for function, _ in swaps}
         result.stale_frames = _stale_frames(canonical, module, self._canonical,
-                                            _suspended_running(old_codes), new_infos, previous)
+                                            _suspended_running(old_codes), new_infos, previous,
+                                            defined)
         return None
 
     def _restore(self, canonical: str) -> SwapResult:
@@ -304,13 +306,16 @@ def _running_frames(suspended) -> list[types.FrameType]:
 
 
 def _stale_frames(canonical, module: InstrumentedModule, canonical_of, suspended,
-                  current: tuple[CopyInfo, ...], previous: tuple[CopyInfo, ...]
-                  ) -> list[types.FrameType]:
-    """Frames of the file that run code whose copy now has probe lines of its own: the
-    original, or a copy made for other probes."""
+                  current: tuple[CopyInfo, ...], previous: tuple[CopyInfo, ...],
+                  defined: set[types.CodeType]) -> list[types.FrameType]:
+    """Frames of the file that run code without probes it should have: code whose copy
+    now has probe lines of its own (the original, or a copy made for other probes), or
+    code that may still define a function with probe lines that no live function runs
+    yet (a module body that has not reached the ``def``: the function it makes would
+    run the plain code). ``defined``: the original code of the file's live functions."""
     current_ids = {id(info.copy) for info in current}
     previous_by_copy = {id(info.copy): info for info in previous}
-    plain_with_lines = None
+    plain_with_lines = undefined_with_lines = None
     stale = []
     for frame in _running_frames(suspended):
         code = frame.f_code
@@ -321,9 +326,26 @@ def _stale_frames(canonical, module: InstrumentedModule, canonical_of, suspended
             with_lines = {id(copy) for copy, _ in module.sites}
             plain_with_lines = {plain: plain for plain, copy in module.pairs
                                 if id(copy) in with_lines}
+            undefined_with_lines = {plain: plain for plain in plain_with_lines
+                                    if plain not in defined}
         old = previous_by_copy.get(id(code))
         original = old.original if old is not None and old.copy is code else code
         plain = plain_with_lines.get(original)
-        if plain is not None and same_code(original, plain):
+        if (plain is not None and same_code(original, plain)) or _defines_one_of(
+                original, undefined_with_lines):
             stale.append(frame)
     return stale
+
+
+def _defines_one_of(code: types.CodeType, wanted: dict) -> bool:
+    """Whether code nested in ``code`` (at any depth) is one of ``wanted``."""
+    if not wanted:
+        return False
+    pending = [const for const in code.co_consts if isinstance(const, types.CodeType)]
+    while pending:
+        nested = pending.pop()
+        match = wanted.get(nested)
+        if match is not None and same_code(nested, match):
+            return True
+        pending.extend(const for const in nested.co_consts if isinstance(const, types.CodeType))
+    return False

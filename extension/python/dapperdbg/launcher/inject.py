@@ -102,7 +102,6 @@ def _session(address: str, token: str, session_id: str) -> None:
         debugger.connection.send_event("dapper/refused", {"token": token, "message": message})
         debugger.connection.close()
         return
-    debugger.ignore_current_thread()
     # The launcher's hello, naming the program (the engine shows it in place of a pid).
     if not debugger.connection.send_event(*hello(session_id, token=token, name=_program_name())):
         fork_safety.uninstall()

@@ -152,8 +152,7 @@ class AttachedProgram:
     def listen(self, server: socket.socket) -> None:
         """Accept debuggers on ``server`` for the rest of the run."""
         self.server = server
-        thread = start_debugger_thread("dapper.listen", self._accept_loop)
-        self.debugger.tracer.ignore_thread(thread.ident)
+        start_debugger_thread("dapper.listen", self._accept_loop)
 
     def connect(self, host: str, port: int, timeout: float | None = None) -> None:
         """Connect to a debugger that listens on (host, port) and attach it. Raises

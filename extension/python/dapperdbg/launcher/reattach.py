@@ -29,9 +29,8 @@ def watch(path: str, link: SessionLink, debugger: Debugger, name: str,
     """In a child of an attached program, once its session is running: reconnect to each
     next debugger of the parent, for as long as this process runs."""
     started = read_reattach_file(path) or {}
-    thread = start_debugger_thread("dapper.reattach", _watch, path,
-                                   started.get("generation", 0), link, debugger, name, program)
-    debugger.tracer.ignore_thread(thread.ident)
+    start_debugger_thread("dapper.reattach", _watch, path, started.get("generation", 0), link,
+                          debugger, name, program)
 
 
 def _watch(path: str, seen, link: SessionLink, debugger: Debugger, name: str,

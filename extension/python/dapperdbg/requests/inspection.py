@@ -63,7 +63,7 @@ def _on_stopped_thread(debugger: Debugger, thread_id: int, work: Callable[[], di
 def _worker(debugger: Debugger) -> InspectionWorker:
     inspector = debugger.inspector
     if inspector.worker is None:
-        inspector.worker = InspectionWorker(debugger.ignore_current_thread)
+        inspector.worker = InspectionWorker()
     return inspector.worker
 
 

@@ -261,9 +261,6 @@ class Debugger:
     def detached(self) -> bool:
         return self._detached
 
-    def ignore_current_thread(self) -> None:
-        self.tracer.ignore_thread(threading.get_ident())
-
     def user_threads(self) -> list[tuple[int, threading.Thread]]:
         """(DAP id, thread) for the live threads that are not the debugger's, by id."""
         return self.threads.user_threads(self.tracer.is_ignored_thread)

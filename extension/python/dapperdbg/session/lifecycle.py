@@ -121,8 +121,7 @@ def start_reader(debugger: Debugger, connection: Connection,
         finally:
             on_end()
 
-    reader = start_debugger_thread("dapper.ipc", read)
-    debugger.tracer.ignore_thread(reader.ident)
+    start_debugger_thread("dapper.ipc", read)
 
 
 # How long a launched program whose engine died has to end on SIGTERM (its own handler

@@ -233,7 +233,6 @@ class Stops:
 
     def _pause_if_blocked(self, thread_ident: int) -> None:
         debugger = self._debugger
-        debugger.tracer.ignore_thread(threading.get_ident())
         import_for_stops()
         time.sleep(PAUSE_GRACE_SECONDS)
         with self.lock:

@@ -15,6 +15,7 @@ import types
 
 from ..breakpoints.data import changed
 from ..breakpoints.store import BreakpointStore
+from ..common import debugger_threads
 from ..common.code_lines import (
     CO_ASYNC_GENERATOR,
     CO_COROUTINE,
@@ -130,7 +131,10 @@ class Tracer:
         self._verdicts: dict[int, tuple[types.CodeType, bool]] = {}
         # thread ident -> StepState, for the threads that are stepping.
         self._steps: dict[int, StepState] = {}
-        self._debugger_threads: set[int] = set()
+        # The debugger's own threads, exactly while they run (common/debugger_threads.py):
+        # never stopped, never traced. Live, so an ended one's ident, which a program
+        # thread may get next, is no longer among them.
+        self._debugger_threads = debugger_threads.running
         self.installed = False
         # justMyCode: library code (standard library, site-packages) is not stepped into
         # nor stopped in, except at breakpoints the user set there.
@@ -208,18 +212,14 @@ class Tracer:
         """The step the thread is taking, if any."""
         return self._steps.get(thread_ident)
 
-    def ignore_thread(self, thread_ident: int) -> None:
-        """A debugger thread: never stop it."""
-        self._debugger_threads.add(thread_ident)
-
     def is_ignored_thread(self, thread_ident: int) -> bool:
+        """Whether the thread is one of the debugger's (never stopped)."""
         return thread_ident in self._debugger_threads
 
     def adopt_settings(self, other: Tracer) -> None:
         """Take over the settings of ``other``, a tracer this one replaces before either
-        is installed (the sys.settrace fallback): the debugger's threads, justMyCode,
-        the exceptions watched and the instrumented copies."""
-        self._debugger_threads = other._debugger_threads
+        is installed (the sys.settrace fallback): justMyCode, the exceptions watched and
+        the instrumented copies."""
         self.set_just_my_code(other.just_my_code)
         self.set_watch_exceptions(other.watch_exceptions)
         self.copies = other.copies
