@@ -3,10 +3,12 @@ program still gets its exit status), with pidfds and with polling."""
 
 from __future__ import annotations
 
+import _thread
 import os
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -84,3 +86,32 @@ def test_flush_reports_ended_children_on_the_calling_thread():
     finally:
         running.kill()
         running.wait()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_watcher_thread_ends_with_its_last_child_and_comes_back_for_the_next(
+        monkeypatch, mode):
+    # Test suites count the process's threads around each test (CPython's
+    # threading_cleanup reads _thread._count(), which counts the debugger's threads too): a
+    # test that started a child must not leave a thread behind.
+    if mode == "polling":
+        without_pidfds(monkeypatch)
+    before = _thread._count()
+    reported: list[int] = []
+    done = threading.Semaphore(0)
+
+    def on_exit(pid: int, name: str) -> None:
+        reported.append(pid)
+        done.release()
+
+    watcher = ExitWatcher(on_exit)
+    for _ in range(2):
+        child = subprocess.Popen([sys.executable, "-c", "pass"])
+        watcher.track(child.pid, "quick")
+        assert done.acquire(timeout=10), "the exit was not noticed"
+        child.wait(10)
+        deadline = time.monotonic() + 5
+        while _thread._count() != before:
+            assert time.monotonic() < deadline, "the watcher thread outlived its children"
+            time.sleep(0.01)
+    assert len(reported) == 2

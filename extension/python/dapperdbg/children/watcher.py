@@ -4,7 +4,9 @@ multiprocessing, waits for its own children and must still get their status).
 On Linux one daemon thread waits on a pidfd per child, which becomes readable when the
 process exits. Elsewhere the same thread checks each pid twice a second with
 ``waitid(WNOWAIT)``, which sees an ended child without reaping it. Either way there is
-one thread for all children.
+one thread for all children, and only while there are some: it ends with the last one
+(test suites count the process's threads around each test, the debugger's included) and
+the next child starts another.
 """
 
 from __future__ import annotations
@@ -96,11 +98,28 @@ class ExitWatcher:
             self._wake_read = self._wake_write = None
 
     def _wake(self) -> None:
-        if self._wake_write is not None:
-            try:
-                os.write(self._wake_write, b"x")
-            except OSError:
-                return
+        # Under the lock: the thread closes the pipe when it ends.
+        with self._lock:
+            if self._wake_write is not None:
+                try:
+                    os.write(self._wake_write, b"x")
+                except OSError:
+                    return
+
+    def _end_thread_if_idle(self) -> bool:
+        """With no child left, the thread ends (True) and its pipe is closed; ``track``
+        starts a new one for the next child."""
+        with self._lock:
+            if self._children:
+                return False
+            self._thread = None
+            for fd in (self._wake_read, self._wake_write):
+                try:
+                    os.close(fd)
+                except OSError:
+                    continue
+            self._wake_read = self._wake_write = None
+            return True
 
     def _run(self) -> None:
         while True:
@@ -124,6 +143,8 @@ class ExitWatcher:
             for pid in polled:
                 if _ended(pid):
                     self.exited(pid)
+            if self._end_thread_if_idle():
+                return
 
 
 def _ended(pid: int) -> bool:
