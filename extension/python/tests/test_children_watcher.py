@@ -3,7 +3,6 @@ program still gets its exit status), with pidfds and with polling."""
 
 from __future__ import annotations
 
-import _thread
 import os
 import subprocess
 import sys
@@ -12,7 +11,8 @@ import time
 
 import pytest
 
-from dapperdbg.children.watcher import ExitWatcher
+from dapperdbg.children.watcher import THREAD_NAME, ExitWatcher
+from dapperdbg.common import debugger_threads
 
 MODES = ["polling"] + (["pidfd"] if hasattr(os, "pidfd_open") else [])
 
@@ -93,10 +93,9 @@ def test_the_watcher_thread_ends_with_its_last_child_and_comes_back_for_the_next
         monkeypatch, mode):
     # Test suites count the process's threads around each test (CPython's
     # threading_cleanup reads _thread._count(), which counts the debugger's threads too): a
-    # test that started a child must not leave a thread behind.
+    # test that started a child must not leave a debugger thread behind.
     if mode == "polling":
         without_pidfds(monkeypatch)
-    before = _thread._count()
     reported: list[int] = []
     done = threading.Semaphore(0)
 
@@ -111,7 +110,7 @@ def test_the_watcher_thread_ends_with_its_last_child_and_comes_back_for_the_next
         assert done.acquire(timeout=10), "the exit was not noticed"
         child.wait(10)
         deadline = time.monotonic() + 5
-        while _thread._count() != before:
+        while any(thread.name == THREAD_NAME for thread in debugger_threads.running.values()):
             assert time.monotonic() < deadline, "the watcher thread outlived its children"
             time.sleep(0.01)
     assert len(reported) == 2

@@ -138,13 +138,9 @@ def test_pause_a_running_loop(launch, write, backend, tmp_path):
     assert debuggee.stdout() == "released\n"
 
 
-def test_pause_a_thread_blocked_outside_python(launch, write, backend):
-    path = write("sleeper.py", """
-        import time
-        print("sleeping", flush=True)
-        time.sleep(2)
-        print("awake")
-    """)
+def pause_once_sleeping(launch, path, backend):
+    """Run ``path`` and pause its main thread once it printed "sleeping" (it is then
+    blocked outside Python)."""
     debuggee = launch("--program", path, tracer=backend)
     debuggee.configure()
     debuggee.request("configurationDone")
@@ -153,6 +149,17 @@ def test_pause_a_thread_blocked_outside_python(launch, write, backend):
         assert time.monotonic() < deadline, debuggee.stderr()
         time.sleep(0.02)
     debuggee.request("pause", {"threadId": 1})
+    return debuggee
+
+
+def test_pause_a_thread_blocked_outside_python(launch, write, backend):
+    path = write("sleeper.py", """
+        import time
+        print("sleeping", flush=True)
+        time.sleep(2)
+        print("awake")
+    """)
+    debuggee = pause_once_sleeping(launch, path, backend)
     stopped = debuggee.stopped("pause", timeout=1.5)
     assert stopped["allThreadsStopped"] is True
     frame = debuggee.top_frame(1)
@@ -181,14 +188,7 @@ def test_threads_started_after_a_pause_of_a_blocked_thread_stop_at_breakpoints(
             worker.join()
         print("done")
     """)
-    debuggee = launch("--program", path, tracer=backend)
-    debuggee.configure()
-    debuggee.request("configurationDone")
-    deadline = time.monotonic() + 10
-    while "sleeping" not in debuggee.stdout():
-        assert time.monotonic() < deadline, debuggee.stderr()
-        time.sleep(0.02)
-    debuggee.request("pause", {"threadId": 1})
+    debuggee = pause_once_sleeping(launch, path, backend)
     debuggee.stopped("pause", timeout=1.5)
     time.sleep(0.2)  # The debugger thread that announced the pause ends.
     debuggee.set_breakpoints(path, [5])

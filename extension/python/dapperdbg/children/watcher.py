@@ -90,12 +90,15 @@ class ExitWatcher:
             # No new thread at interpreter shutdown (3.12+): a child forked or started
             # as the program ends goes unwatched; its session reports its end. The
             # program's own call (os.fork, Popen) must not fail for it.
-            for fd in (self._wake_read, self._wake_write):
-                try:
-                    os.close(fd)
-                except OSError:
-                    continue
-            self._wake_read = self._wake_write = None
+            self._close_wake_pipe()
+
+    def _close_wake_pipe(self) -> None:
+        for fd in (self._wake_read, self._wake_write):
+            try:
+                os.close(fd)
+            except OSError:
+                continue
+        self._wake_read = self._wake_write = None
 
     def _wake(self) -> None:
         # Under the lock: the thread closes the pipe when it ends.
@@ -113,12 +116,7 @@ class ExitWatcher:
             if self._children:
                 return False
             self._thread = None
-            for fd in (self._wake_read, self._wake_write):
-                try:
-                    os.close(fd)
-                except OSError:
-                    continue
-            self._wake_read = self._wake_write = None
+            self._close_wake_pipe()
             return True
 
     def _run(self) -> None:
