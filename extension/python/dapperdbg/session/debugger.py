@@ -127,7 +127,7 @@ class Debugger:
         if self.store.lines_by_file and not self._copies_work():
             return False
         self.tracer.copies = self.probes.activate(self.probe_hit, self._file_instrumented)
-        program.compile_program_hook = self.probes.compile_program
+        program.compile_program_hook = self._compile_program
         program.program_is_current_hook = self.probes.program_is_current
         # The new copies' lines are the probes', and what they could not take is the
         # tracer's again.
@@ -135,6 +135,12 @@ class Debugger:
         self.tracer.breakpoints_changed()
         self._watch_foreign_code()
         return True
+
+    def _compile_program(self, source: bytes, filename: str) -> types.CodeType:
+        """The main program's code, with its probes: its file is accounted for now."""
+        code = self.probes.compile_program(source, filename)
+        self.tracer.loaded_files_changed()
+        return code
 
     def _copies_work(self) -> bool:
         """Whether instrumented copies work on this Python (instrumentation/self_check.py),
@@ -329,6 +335,7 @@ class Debugger:
         self.store.loaded.note(canonical)
         if canonical in self.store.pending_files:
             self.file_loaded(canonical)
+        self.tracer.loaded_files_changed()
 
     def breakpoints_reached(self, frame: types.FrameType, breakpoints: tuple,
                             reason: str = "breakpoint") -> bool:

@@ -12,8 +12,9 @@ for lines without a breakpoint, so a code object with one breakpoint pays for on
 PY_START is on only while some code object may hold a breakpoint, and on 3.12, with
 only line breakpoints, only until every file with breakpoints is accounted for: imported
 through the instrumentation's finder (its probes handle the lines), the program, or
-given copies in its live functions. While one is pending, or some line is still the
-tracer's (``lines_need_tracing``), code is looked at as it starts; a file's module code
+given copies in its live functions. While one has no copies (not imported yet, or run
+by the interpreter itself: the script of an attached session), or some line is still
+the tracer's (``lines_need_tracing``), code is looked at as it starts; a file's module code
 that is no copy of ours (another loader, ``runpy.run_path``) makes its lines the
 tracer's. 3.12 instruments every code object that first runs while PY_START is watched
 and so loses its superinstructions for good (docs/instrumentation.md).
@@ -253,7 +254,15 @@ class MonitoringTracer(Tracer):
             return True
         if not store.lines_by_file:
             return False
-        return not _START_IS_COSTLY or self.lines_need_tracing or bool(store.pending_files)
+        copies = self.copies
+        if not _START_IS_COSTLY or self.lines_need_tracing or copies is None:
+            return True
+        # Accounted for: the file's code is our copies (imported through the finder, the
+        # program's compile, live functions). A file not loaded yet, or run from a
+        # compile of someone else's (the interpreter's own run of a script the session
+        # attached to), has none.
+        accounted = copies.files()
+        return any(canonical not in accounted for canonical in store.lines_by_file)
 
     def _code_has_breakpoints(self, code: types.CodeType) -> bool:
         copies = self.copies
