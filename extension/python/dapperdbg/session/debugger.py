@@ -404,7 +404,6 @@ class Debugger:
         ident = threading.get_ident()
         wait = 0.0 if self.tracer.is_ignored_thread(ident) else ANSWER_WAIT_SECONDS
         self.store.file_loaded(canonical, self.announce_verified, wait)
-        self.tracer.loaded_files_changed()
 
     def announce_verified(self, breakpoints: list) -> None:
         """Tell the client that breakpoints (line or function) it was answered

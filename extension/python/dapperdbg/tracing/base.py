@@ -196,9 +196,9 @@ class Tracer:
         return False
 
     def loaded_files_changed(self) -> None:
-        """Files with breakpoints were loaded (their pending breakpoints verified):
-        backends that look for code only until every such file is accounted for decide
-        again."""
+        """A file's code became copies of ours (imported through the finder, or the
+        program compiled): backends that look for code only until every file with
+        breakpoints is accounted for decide again."""
 
     def settle_tracing(self) -> None:
         """Stop tracing if nothing needs it any more. Called when no thread is stopped
