@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import signal
 import socket
 import subprocess
 import sys
@@ -170,8 +171,18 @@ class Debuggee:
         try:
             return self.process.wait(timeout)
         except subprocess.TimeoutExpired:
-            self.kill()
-            raise AssertionError(f"the debuggee did not exit; stderr: {self.stderr()}") from None
+            self.dump_stacks()
+            raise AssertionError(f"the debuggee did not exit; stdout: {self.stdout()[-2000:]}"
+                                 f"\nstderr: {self.stderr()}") from None
+
+    def dump_stacks(self):
+        """End a debuggee that hangs so that its stderr says where every thread was:
+        faulthandler (on in every debuggee here) prints them all on SIGABRT."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGABRT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(5)
+        self.kill()
 
     def stdout(self) -> str:
         self.stdout_file.seek(0)
@@ -248,6 +259,8 @@ def engine_environment(extra=None, tracer=None) -> dict:
     env["DAPPER_PYTHONPATH_ENTRY"] = str(PACKAGE_DIR)
     env["DAPPER_SESSION_TOKEN"] = TOKEN
     env["DAPPER_CAPTURED_OUTPUT"] = "1"
+    # A debuggee that hangs is ended with SIGABRT, and faulthandler shows its threads.
+    env["PYTHONFAULTHANDLER"] = "1"
     if tracer:
         env["DAPPER_TRACER"] = tracer
     env.update(extra or {})
