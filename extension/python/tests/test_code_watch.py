@@ -184,3 +184,21 @@ def test_a_line_the_import_refuses_still_stops(launch, write, backend, tmp_path,
     debuggee.finish(0)
     assert debuggee.stdout() == "edited\n"
 
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_a_compiled_script_stops_at_the_breakpoints_of_its_source(
+        launch, write, backend, tmp_path, mode):
+    # python script.pyc runs the compiled code as it is: no probes, so the tracer sees it.
+    import py_compile
+
+    source = write("script.py", SCRIPT + "print(RESULT)\n")
+    compiled = tmp_path / "script.pyc"
+    py_compile.compile(str(source), cfile=str(compiled), doraise=True)
+    debuggee = launch("--program", compiled, tracer=backend, env=MODES[mode], cwd=tmp_path)
+    debuggee.configure({"program": str(compiled)})
+    debuggee.set_breakpoints(source, [2])
+    debuggee.request("configurationDone")
+    stop_at(debuggee, ("h", 2))
+    debuggee.finish(0)
+    assert debuggee.stdout() == "script\n"

@@ -64,17 +64,32 @@ TARGETS = {
     "module": (["-m", "pkg.tool", "x"], ["--module", "pkg.tool", "x"]),
     "package": (["-m", "pkg", "y"], ["--module", "pkg", "y"]),
     "code": (["-c", REPORT, "p"], ["--code", REPORT, "--", "p"]),
+    # A directory or a zip file with a __main__.py: its path is sys.path[0], once.
+    "directory": (["app", "d"], ["--program", "app", "--", "d"]),
+    "zip": (["app.zip", "z"], ["--program", "app.zip", "--", "z"]),
 }
 
 
-@pytest.mark.parametrize("options", [[], ["-X", "dev", "-B", "-Wdefault"]],
-                         ids=["plain", "options"])
-@pytest.mark.parametrize("target", sorted(TARGETS))
+OPTIONS = {"plain": [], "options": ["-X", "dev", "-B", "-Wdefault"], "isolated": ["-I"],
+           "no-site-no-env": ["-s", "-E"]}
+
+
+# -I leaves the working directory out of sys.path: -m finds no module of the test's there.
+@pytest.mark.parametrize("target,options", [
+    (target, options) for target in sorted(TARGETS) for options in OPTIONS
+    if not (options == "isolated" and target in ("module", "package"))])
 def test_the_program_sees_what_it_sees_plain(launch, write, tmp_path, target, options):
+    import zipfile
+
+    options = OPTIONS[options]
+
     write("sub/report.py", '"""The report."""\n' + REPORT)
     write("pkg/__init__.py", "")
     write("pkg/tool.py", REPORT)
     write("pkg/__main__.py", REPORT)
+    write("app/__main__.py", REPORT)
+    with zipfile.ZipFile(tmp_path / "app.zip", "w") as archive:
+        archive.writestr("__main__.py", REPORT)
     plain_words, launcher_words = TARGETS[target]
     expected = plain_report([*options, *plain_words], tmp_path)
     assert launched_report(launch, launcher_words, options) == expected
@@ -120,7 +135,10 @@ def test_a_program_that_restarts_itself_restarts_itself(launch, write, tmp_path,
     assert debuggee.stdout() == "serving 42\nreloader saw 3\n"
 
 
-NOT_UTF8 = {
+# What the interpreter's file tokenizer does with a script that compile() reads otherwise:
+# bytes that are not UTF-8, and null bytes (3.11+: a SyntaxError naming the line; before:
+# the rest of the line is dropped, and the next line joins what is left of it).
+UNUSUAL_SOURCES = {
     "first line": b"\x89PNG\n",
     "in a string": b"x = 1\ny = 2\nz = '\xff'\n",
     "in a comment": b"\n\n\n\n# caf\xe9\nprint('ran')\n",
@@ -129,21 +147,58 @@ NOT_UTF8 = {
     "second line": b"x = 1\n'\xff'\n",
     "declared, in a comment": b"# coding: utf-8\n\n\n# caf\xe9 \nprint('ran')\n",
     "declared latin-1": b"# coding: latin-1\nz = '\xff'\nprint('ran' + z)\n",
+    "a null byte": b"x = 1\ny = '\0'\n",
+    "a null byte in a multi-line string": b"x = '''\nabc\0\n'''\nprint(len(x))\n",
+    "a null byte first": b"\0print(1)\n",
+    "a null byte in a comment": b"x = 1 #\0 gone\nprint(x)\nprint(2)\n",
+    "a null byte after a syntax error": b"x = (1 +\n\n)]\ny = '\0'\n",
 }
 
 
-@pytest.mark.parametrize("name", sorted(NOT_UTF8))
-def test_a_source_that_is_not_utf8_runs_or_fails_as_it_does_plain(launch, tmp_path, name):
+@pytest.mark.parametrize("name", sorted(UNUSUAL_SOURCES))
+def test_an_unusual_source_runs_or_fails_as_it_does_plain(launch, tmp_path, name):
     # Each version's file tokenizer words these differently (3.14 reworded them all), and
     # some run on one version and fail on another: whatever plain Python does is right.
     import subprocess
 
     path = tmp_path / "binary.py"
-    path.write_bytes(NOT_UTF8[name])
+    path.write_bytes(UNUSUAL_SOURCES[name])
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     plain = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env=env,
                            capture_output=True, text=True, timeout=30)
     debuggee = launch("--program", path)
+    run_to_exit(debuggee, plain.returncode)
+    assert (debuggee.stdout(), debuggee.stderr()) == (plain.stdout, plain.stderr)
+
+
+COMPILED = """
+import sys
+print("ran", __file__, type(__loader__).__name__, __cached__, __spec__, sys.argv, sys.path[0])
+"""
+
+
+BROKEN_COMPILED = {"bad magic.pyc": lambda data: b"\0\0\r\n" + data[4:],
+                   "empty.pyc": lambda data: b"", "half a magic.pyc": lambda data: data[:2],
+                   "half a header.pyc": lambda data: data[:9],
+                   "no code.pyc": lambda data: data[:16] + b"\xff"}
+
+
+@pytest.mark.parametrize("name", ["script.pyc", "no suffix", *BROKEN_COMPILED])
+def test_a_compiled_script_runs_or_fails_as_it_does_plain(launch, tmp_path, name):
+    # python runs a .pyc file (or a file that starts with this version's magic number)
+    # as compiled code: the bytes after the header, marshalled.
+    import py_compile
+
+    source = tmp_path / "source.py"
+    source.write_text(COMPILED)
+    compiled = tmp_path / "compiled"
+    py_compile.compile(str(source), cfile=str(compiled), doraise=True)
+    data = compiled.read_bytes()
+    path = tmp_path / name
+    path.write_bytes(BROKEN_COMPILED.get(name, lambda data: data)(data))
+    plain = subprocess.run([sys.executable, str(path), "x"], cwd=tmp_path,
+                           env=plain_environment(), capture_output=True, text=True, timeout=60)
+    debuggee = launch("--program", path, "--", "x")
     run_to_exit(debuggee, plain.returncode)
     assert (debuggee.stdout(), debuggee.stderr()) == (plain.stdout, plain.stderr)
 
@@ -226,6 +281,7 @@ THREADS_SEEN = """
 import json, sys, threading
 print(json.dumps({
     "current_frames": len(sys._current_frames()),
+    "own_frame": sys._current_frames()[threading.get_ident()] is sys._getframe(),
     "active_count": threading.active_count(),
     "enumerate": [t.name for t in threading.enumerate()],
     "only_main": threading.enumerate() == [threading.main_thread()],

@@ -104,11 +104,20 @@ def _without_debugger_threads(listing: Callable[[], dict]) -> Callable[[], dict]
         found = listing()
         for ident in list(running):
             found.pop(ident, None)
+        if listing is _current_frames:
+            # The calling thread runs this function: its frame is the caller's.
+            me = _thread.get_ident()
+            frame = found.get(me)
+            if frame is not None and frame.f_code is program_listing.__code__:
+                found[me] = frame.f_back
         return found
 
     program_listing.__doc__ = listing.__doc__
     program_listing.__name__ = listing.__name__
     return program_listing
+
+
+_current_frames = _LISTINGS.get("_current_frames")
 
 
 def hide_from_program() -> None:

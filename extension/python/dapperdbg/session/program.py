@@ -21,7 +21,7 @@ import zipimport
 # importlib.machinery's classes, from the import system's own modules: importing the
 # importlib package costs every start (it imports warnings).
 from _frozen_importlib import BuiltinImporter
-from _frozen_importlib_external import SourceFileLoader
+from _frozen_importlib_external import MAGIC_NUMBER, SourceFileLoader, SourcelessFileLoader
 
 from ..common.paths import canonical_path, is_debugger_path
 from ..common.patterns import LazyPattern
@@ -175,6 +175,80 @@ def _declares_utf8(source: bytes) -> bool:
     return False
 
 
+# Syntax errors that compile() finds only at the end of the text it is given: where the
+# file's text goes on past a null byte, the file tokenizer reaches that byte first.
+_FOUND_AT_THE_END = ("was never closed", "unterminated triple-quoted string")
+
+
+def null_byte_error(source: bytes, path: str) -> SyntaxError | None:
+    """From 3.11, the SyntaxError the file tokenizer gives for a script with a null byte
+    (``compile`` words it otherwise): on the null byte's line, showing what comes before
+    it, unless a syntax error in the lines before comes first."""
+    offset = source.find(b"\0")
+    if offset < 0:
+        return None
+    line, text, start = _line_of(source, offset)
+    try:
+        compile(source[:start], path, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        if (error.lineno or 0) < line and not any(
+                words in str(error.msg) for words in _FOUND_AT_THE_END):
+            return error
+    except ValueError:
+        pass
+    shown = text[:offset - start].decode("utf-8", "replace")
+    return SyntaxError("source code cannot contain null bytes", (path, line, 0, shown, line, 0))
+
+
+def without_null_bytes(source: bytes) -> bytes:
+    """Before 3.11, the text the file tokenizer reads from a script with null bytes: a
+    line holding one loses the rest of it, its end of line included (the next line
+    joins what is left), and a line that starts with one ends the file."""
+    if b"\0" not in source:
+        return source
+    kept = []
+    for line in source.splitlines(keepends=True):
+        cut = line.find(b"\0")
+        if cut < 0:
+            kept.append(line)
+        elif cut == 0 and (not kept or kept[-1].endswith((b"\n", b"\r"))):
+            break
+        else:
+            kept.append(line[:cut])
+    return b"".join(kept)
+
+
+# From 3.11 the file tokenizer refuses null bytes; before, it drops what follows them.
+_REFUSES_NULL_BYTES = sys.version_info >= (3, 11)
+
+
+def _is_compiled(path: str, data: bytes) -> bool:
+    """Whether python runs the file as compiled code (pythonrun.c's maybe_pyc_file): by
+    its name, or by the first half of this version's magic number."""
+    return path.endswith(".pyc") or data[:2] == MAGIC_NUMBER[:2]
+
+
+def _load_compiled(data: bytes) -> types.CodeType:
+    """The code of a compiled file's bytes, as python takes it (pythonrun.c's
+    run_pyc_file): this version's magic number, 12 more bytes of header, then the
+    marshalled code object; raises what python raises for a file it cannot run."""
+    import marshal
+
+    if len(data) < 4 and sys.version_info >= (3, 13):
+        raise EOFError("EOF read where not expected")  # 3.13 no longer hides it.
+    if data[:4] != MAGIC_NUMBER:
+        raise RuntimeError("Bad magic number in .pyc file")
+    if len(data) < 16:
+        raise EOFError("EOF read where not expected")
+    try:
+        code = marshal.loads(data[16:])
+    except Exception:
+        code = None
+    if not isinstance(code, types.CodeType):
+        raise RuntimeError("Bad code object in .pyc file")
+    return code
+
+
 def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
     """Set sys.argv and sys.path[0] for a script and return the function that runs it.
     Reading and compiling happen here, so that an unreadable file or a syntax error is
@@ -182,10 +256,7 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
     absolute = os.path.abspath(path)
     _set_command_line([path, *args], [path, *args])
     if os.path.isdir(absolute) or (os.path.isfile(absolute) and _is_zip_file(absolute)):
-        _set_path0(absolute)
-        import runpy  # Not at start: 3.9-3.10 import typing for it.
-
-        return lambda: runpy.run_path(absolute, run_name="__main__")
+        return _prepare_main_of(absolute)
     try:
         with io.open_code(absolute) as file:
             source = file.read()
@@ -195,6 +266,14 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
             f"[Errno {error.errno}] {error.strerror}"
         ) from None
     _set_path0(os.path.dirname(os.path.realpath(absolute)))
+    if _is_compiled(absolute, source):
+        return _prepare_compiled(absolute, source)
+    if _REFUSES_NULL_BYTES:
+        null_byte = null_byte_error(source, absolute)
+        if null_byte is not None:
+            raise null_byte
+    else:
+        source = without_null_bytes(source)
     not_utf8 = non_utf8_error(source, absolute)
     if not_utf8 is not None:
         raise not_utf8
@@ -223,6 +302,42 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
             current = hook(source, absolute)
         try:
             exec(current, module.__dict__)
+        finally:
+            if not interpreter_flushes_at_end:
+                _flush_io()
+
+    return run
+
+
+def _prepare_main_of(absolute: str) -> Callable[[], None]:
+    """A directory or a zip file: python puts it first on sys.path (-I and -P too), then
+    runs its ``__main__`` module through runpy, as ``python -m __main__`` would run it."""
+    if sys.path and not (getattr(sys.flags, "safe_path", False) or sys.flags.isolated):
+        sys.path[0] = absolute
+    else:
+        sys.path.insert(0, absolute)
+    _fresh_main_module()
+    import runpy  # Not at start: 3.9-3.10 import typing for it.
+
+    return lambda: runpy._run_module_as_main("__main__", alter_argv=False)
+
+
+def _prepare_compiled(absolute: str, data: bytes) -> Callable[[], None]:
+    """A compiled file (``python script.pyc``): its code runs as it is, without probes
+    (the tracer sees breakpoints in code compiled elsewhere). A file python cannot load
+    fails as the program's first statement would, as it does plain."""
+    module = _fresh_main_module()
+    module.__file__ = absolute
+    if sys.version_info < (3, 15):
+        module.__cached__ = None
+    module.__loader__ = SourcelessFileLoader("__main__", absolute)
+    module.__spec__ = None
+    module.__package__ = None
+
+    def run() -> None:
+        code = _load_compiled(data)
+        try:
+            exec(code, module.__dict__)
         finally:
             if not interpreter_flushes_at_end:
                 _flush_io()
