@@ -120,6 +120,21 @@ def test_code_runs_dedented_as_plain(launch, tmp_path, name):
     assert (debuggee.stdout(), debuggee.stderr()) == (plain.stdout, plain.stderr)
 
 
+def test_code_that_is_not_text_fails_as_plain(launch, tmp_path):
+    # A byte the locale cannot decode reaches python -c as a lone surrogate, which it
+    # cannot encode to compile the code (CPython's test_cmd_line, test_undecodable_code).
+    code = 'print(ascii("\udcff"))'
+    env = {"LC_ALL": "C"}
+    plain = subprocess.run([sys.executable, "-c", code], cwd=tmp_path,
+                           env={**plain_environment(), **env}, capture_output=True, timeout=60)
+    assert plain.returncode == 1, plain
+    debuggee = launch("--code", code, env=env)
+    debuggee.configure()
+    debuggee.request("configurationDone")
+    debuggee.finish(plain.returncode)
+    assert (debuggee.stdout(), debuggee.stderr()) == (plain.stdout.decode(), plain.stderr.decode())
+
+
 # A program that starts itself again as Werkzeug's reloader does (the e2e tests' fixture).
 RESTARTER = (Path(__file__).resolve().parents[3] / "test" / "fixtures" / "children"
              / "reloader_parent.py")
@@ -149,6 +164,7 @@ UNUSUAL_SOURCES = {
     "declared latin-1": b"# coding: latin-1\nz = '\xff'\nprint('ran' + z)\n",
     "a null byte": b"x = 1\ny = '\0'\n",
     "a null byte in a multi-line string": b"x = '''\nabc\0\n'''\nprint(len(x))\n",
+    "a null byte in a multi-line f-string": b"\nf'''\nmultilinestring\0\n'''",
     "a null byte first": b"\0print(1)\n",
     "a null byte in a comment": b"x = 1 #\0 gone\nprint(x)\nprint(2)\n",
     "a null byte after a syntax error": b"x = (1 +\n\n)]\ny = '\0'\n",

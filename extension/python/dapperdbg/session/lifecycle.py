@@ -177,6 +177,10 @@ def run_program(arguments, debugger: Debugger, trace: bool) -> int:
     except program.CannotOpenProgram as error:
         print(error, file=sys.stderr)
         return 2
+    except program.ProgramDoesNotStart as refused:
+        print(refused.heading, file=sys.stderr)
+        program.report_uncaught(refused.error)
+        return 1
     except SyntaxError as error:
         program.report_uncaught(error)
         return 1

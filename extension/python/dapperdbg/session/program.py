@@ -39,6 +39,16 @@ class CannotOpenProgram(Exception):
     """The program file cannot be read; Python exits with status 2 in this case."""
 
 
+class ProgramDoesNotStart(Exception):
+    """Python would refuse the program before it runs: it prints ``heading``, then
+    ``error`` as it prints an uncaught exception, and exits with status 1."""
+
+    def __init__(self, heading: str, error: BaseException) -> None:
+        super().__init__(heading)
+        self.heading = heading
+        self.error = error
+
+
 # The launcher's own __main__ module, once the program's has replaced it: kept alive. Python
 # runs a script (the launcher's) in its __main__ module's namespace and deletes __file__
 # from that namespace after it, through a pointer it may not count (3.9-3.11): freed with
@@ -177,7 +187,7 @@ def _declares_utf8(source: bytes) -> bool:
 
 # Syntax errors that compile() finds only at the end of the text it is given: where the
 # file's text goes on past a null byte, the file tokenizer reaches that byte first.
-_FOUND_AT_THE_END = ("was never closed", "unterminated triple-quoted string")
+_FOUND_AT_THE_END = ("was never closed", "unterminated triple-quoted")
 
 
 def null_byte_error(source: bytes, path: str) -> SyntaxError | None:
@@ -381,6 +391,13 @@ def prepare_code(text: str, args: list[str]) -> Callable[[], None]:
     _set_path0("")
     if DEDENTS_CODE:
         text = dedent_code(text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        # A byte the locale could not decode came as a lone surrogate (Modules/main.c's
+        # pymain_run_command).
+        raise ProgramDoesNotStart("Unable to decode the command from the command line:",
+                                  error) from None
     code = compile(text, "<string>", "exec", dont_inherit=True)
     if sys.version_info >= (3, 13):
         # Python 3.13 shows the source lines of -c code in tracebacks; so do we. (Older
