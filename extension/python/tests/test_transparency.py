@@ -135,6 +135,46 @@ def test_code_that_is_not_text_fails_as_plain(launch, tmp_path):
     assert (debuggee.stdout(), debuggee.stderr()) == (plain.stdout.decode(), plain.stderr.decode())
 
 
+AUDITED = """
+import sys
+
+
+def excepthook(kind, value, traceback):
+    print("excepthook", kind.__name__, value, file=sys.stderr)
+
+
+def hook(event, args):
+    if event.startswith(("sys.", "ctypes.")) and event != "sys._getframe":
+        print(event, *(repr(arg) for arg in args[1:3]), file=sys.stderr)
+
+
+def never_called():
+    return "a breakpoint here makes the debugger watch"  # line 14
+
+
+sys.addaudithook(hook)
+sys.excepthook = excepthook
+{ending}
+"""
+
+
+@pytest.mark.parametrize("ending", ["print('ran')", "raise RuntimeError('fatal-error')"],
+                         ids=["returns", "raises"])
+def test_an_audit_hook_of_the_program_sees_what_it_sees_plain(launch, write, backend, ending):
+    # CPython's test_audit: the interpreter audits the excepthook it calls for an
+    # uncaught exception, and the debugger's own end (its tracer taken out, threads
+    # listed) is no event of the program's.
+    program = write("audited.py", AUDITED.format(ending=ending))
+    plain = subprocess.run([sys.executable, str(program)], env=plain_environment(),
+                           capture_output=True, text=True, timeout=60)
+    debuggee = launch("--program", program, tracer=backend)
+    debuggee.configure()
+    debuggee.set_breakpoints(program, [14])
+    debuggee.request("configurationDone")
+    debuggee.finish(plain.returncode)
+    assert (debuggee.stdout(), debuggee.stderr()) == (plain.stdout, plain.stderr)
+
+
 # A program that starts itself again as Werkzeug's reloader does (the e2e tests' fixture).
 RESTARTER = (Path(__file__).resolve().parents[3] / "test" / "fixtures" / "children"
              / "reloader_parent.py")

@@ -520,6 +520,20 @@ class Debugger:
         self.stops.resume_all()
         self.configuration_done.set()
 
+    def end_of_process(self) -> None:
+        """The process ends (its last exit handler): as ``detach``, but without listing
+        the threads or taking the tracer out, which an audit hook of the program's would
+        see: the tracer is silenced, and live functions keep their probes, which do
+        nothing once detached."""
+        with self.stops.lock:
+            self._detached = True
+            self.stops.forget_parking()
+        self.tracer.silence()
+        self.store.clear()
+        self.tracer.cancel_steps()
+        self.stops.resume_all()
+        self.configuration_done.set()
+
     def remove_from_process(self) -> None:
         """Detach and take out of the process everything the session put in (a detach
         from a process attached to by its id, which runs on exactly as before): the

@@ -22,6 +22,7 @@ import sys
 import time
 
 from ..common.debugger_threads import start_debugger_thread
+from ..common.errors import report_internal_error
 from ..common.output import flush_output
 from ..ipc.connection import Connection, connect
 from ..requests.dispatch import dispatch
@@ -91,7 +92,8 @@ class Session:
                     and debugger.configuration_done.is_set()
                     and not debugger.detach_requested and not exit_state.finished):
                 end_without_engine()
-            debugger.detach()
+            if not exit_state.finished:  # Else the process ends: finish_session detached.
+                debugger.detach()
 
         start_reader(debugger, debugger.connection, on_message, on_end)
 
@@ -197,11 +199,10 @@ def finish_session(debugger: Debugger, state: ExitState) -> None:
     state.finished = True
     flush_output()
     debugger.connection.send_event("dapper/exiting", {"exitCode": state.code})
-    debugger.detach()
     try:
-        debugger.tracer.uninstall()
+        debugger.end_of_process()
     except Exception:
-        pass
+        report_internal_error("the end of the session")
     debugger.connection.close()
 
 

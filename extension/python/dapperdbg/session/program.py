@@ -504,6 +504,15 @@ def report_uncaught(error: BaseException) -> None:
     # The interpreter's excepthook prints the exception's own __traceback__ when it has
     # one, whatever traceback it is given, so the trimmed one must go on the exception.
     error.__traceback__ = traceback
+    # As pythonrun.c's _PyErr_PrintEx: audited first; a RuntimeError from an audit hook
+    # means the exception is not to be shown.
+    try:
+        sys.audit("sys.excepthook", getattr(sys, "excepthook", None), type(error), error,
+                  traceback)
+    except RuntimeError:
+        return
+    except Exception:
+        pass
     try:
         sys.excepthook(type(error), error, traceback)
     except Exception:

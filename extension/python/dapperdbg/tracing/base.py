@@ -169,6 +169,12 @@ class Tracer:
     def uninstall(self) -> None:
         raise NotImplementedError
 
+    def silence(self) -> None:
+        """The process ends: deliver no more events, without the calls an audit hook of
+        the program's would see (sys.settrace, sys.monitoring.register_callback, listing
+        the threads). The trace functions and callbacks stay, with nothing to do."""
+        self.installed = False
+
     def breakpoints_changed(self) -> None:
         """Apply the store's new breakpoints, including to frames already running."""
         raise NotImplementedError

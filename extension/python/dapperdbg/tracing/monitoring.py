@@ -109,6 +109,18 @@ class MonitoringTracer(Tracer):
                 monitoring.register_callback(self._tool, event, None)
             monitoring.free_tool_id(self._tool)
 
+    def silence(self) -> None:
+        # Events off, the tool and its callbacks kept: only register_callback and
+        # use_tool_id/free_tool_id are audited.
+        if not self.installed:
+            return
+        self.installed = False
+        with self._lock:
+            self._monitoring.set_events(self._tool, 0)
+            for code in self._local_codes.values():
+                self._monitoring.set_local_events(self._tool, code, 0)
+            self._local_codes.clear()
+
     # Hot path: callbacks.
 
     def _on_start(self, code, instruction_offset):

@@ -106,6 +106,16 @@ class SettraceTracer(Tracer):
         self._tracing = False
         self._drop_tracing()
 
+    def silence(self) -> None:
+        # Threads that trace keep their trace function (taking it from another thread
+        # calls into ctypes, which is audited), and it finds nothing to do.
+        if not self.installed:
+            return
+        self.installed = False
+        self._tracing = self._some_traced = False
+        if _threading_hook() is self._global:
+            threading.settrace(None)  # type: ignore[arg-type]
+
     # Running untraced while nothing needs tracing (docs/instrumentation.md).
 
     def _may_idle(self) -> bool:
