@@ -213,6 +213,24 @@ def test_connection_failure_is_reported_and_exits_1(tmp_path):
     assert "cannot connect to the debugger" in result.stderr
 
 
+def test_a_child_that_cannot_connect_runs_its_program_untraced(tmp_path):
+    # Its engine is gone (or its interpreter cannot load the connection's modules): a
+    # program must not break because one of its children could not be debugged.
+    import subprocess
+
+    from conftest import engine_environment
+
+    program = tmp_path / "child.py"
+    program.write_text("import sys\nprint('ran', sys.argv[1:])\nsys.exit(3)\n")
+    argv = [sys.executable, "-m", "dapperdbg.launcher", "--ipc", f"unix:{tmp_path}/none.sock",
+            "--session-id", "s1.1", "--program", str(program), "--", "a"]
+    result = subprocess.run(argv, env=engine_environment({"DAPPER_PARENT_SESSION_ID": "s1"}),
+                            capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (3, "ran ['a']\n")
+    assert result.stderr.startswith("dapper: this child process runs without the debugger: "
+                                    "cannot connect to the debugger at unix:")
+
+
 @pytest.mark.parametrize("argv,message", [
     (["--session-id", "s", "--code", "pass"], "missing required option --ipc"),
     (["--ipc", "unix:/x", "--session-id", "s"], "missing the target"),

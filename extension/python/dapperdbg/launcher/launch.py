@@ -20,7 +20,6 @@ from ..common.package import restore_bytecode_setting
 from ..common.start_bundle import close_bundle, open_bundle
 from ..common.start_freeze import freeze_start_objects
 from ..common.tracer_choice import choose_backend_name
-from ..ipc.dial import AddressError, connect, send_first
 from ..session.link import PARENT_SESSION_VARIABLE, ExitState, SessionLink
 from . import output_buffering
 from .cli import USAGE, UsageError, parse_arguments
@@ -60,14 +59,44 @@ def main(argv: list[str] | None = None, run_as_script: bool = False) -> int:
     link = SessionLink(arguments.session_id, environment.variables.get(PARENT_SESSION_VARIABLE),
                        token, environment.variables, exit_state)
     try:
+        # What the connection needs, imported here: an interpreter whose sys.path a
+        # ._pth file fixes may have no extension modules (_socket).
+        from ..ipc.dial import AddressError, connect, send_first
+    except ImportError as error:
+        return _without_session(arguments, environment, link, collecting, run_as_script,
+                                f"it cannot load what the debugger needs ({error})")
+    try:
         sock = connect(arguments.ipc)
     except (AddressError, OSError) as error:
-        return _fail(f"cannot connect to the debugger at {arguments.ipc}: {error}")
+        return _without_session(arguments, environment, link, collecting, run_as_script,
+                                f"cannot connect to the debugger at {arguments.ipc}: {error}")
     event, body = link.hello()
     if not send_first(sock, {"type": "event", "event": event, "body": body}):
-        return _fail(f"the debugger at {arguments.ipc} closed the connection")
+        return _without_session(arguments, environment, link, collecting, run_as_script,
+                                f"the debugger at {arguments.ipc} closed the connection")
     return _run(arguments, environment, link, exit_state, sock, tracer_name, run_as_script,
                 collecting)
+
+
+def _without_session(arguments, environment: DapperEnvironment, link: SessionLink,
+                     collecting: bool, run_as_script: bool, reason: str) -> int:
+    """No session could start. A launched program fails, saying why; a child process runs
+    its program untraced, as it does when its session ends early: a program must not
+    break because one of its children could not be debugged."""
+    if not link.is_child:
+        return _fail(reason)
+    print(f"dapper: this child process runs without the debugger: {reason}",
+          file=sys.stderr)
+    from ..session import program
+
+    program.interpreter_flushes_at_end = run_as_script
+    remove_pythonpath_entry(environment.pythonpath_entry)
+    restore_bytecode_setting()
+    if collecting:
+        gc.enable()
+    run = program.prepare_or_exit_status(arguments.target_kind, arguments.target,
+                                         arguments.args)
+    return run if isinstance(run, int) else program.run_prepared(run)
 
 
 def run_as_main(run_as_script: bool = False) -> None:

@@ -174,18 +174,10 @@ def run_program(arguments, debugger: Debugger, trace: bool) -> int:
     if trace:
         # Before the program is compiled: its breakpoints become probes in its code.
         debugger.activate_instrumentation()
-    try:
-        run = program.PREPARERS[arguments.target_kind](arguments.target, arguments.args)
-    except program.CannotOpenProgram as error:
-        print(error, file=sys.stderr)
-        return 2
-    except program.ProgramDoesNotStart as refused:
-        print(refused.heading, file=sys.stderr)
-        program.report_uncaught(refused.error)
-        return 1
-    except SyntaxError as error:
-        program.report_uncaught(error)
-        return 1
+    run = program.prepare_or_exit_status(arguments.target_kind, arguments.target,
+                                         arguments.args)
+    if isinstance(run, int):
+        return run
     if trace:
         start_tracing(debugger)
         if debugger.launch_configuration.get("stopOnEntry"):

@@ -319,6 +319,23 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
     return run
 
 
+def prepare_or_exit_status(kind: str, target: str, args: list[str]):
+    """The function that runs the program of ``kind``; or, for a program python would
+    not start, the status it exits with, once it has said why as python says it."""
+    try:
+        return PREPARERS[kind](target, args)
+    except CannotOpenProgram as error:
+        print(error, file=sys.stderr)
+        return 2
+    except ProgramDoesNotStart as refused:
+        print(refused.heading, file=sys.stderr)
+        report_uncaught(refused.error)
+        return 1
+    except SyntaxError as error:
+        report_uncaught(error)
+        return 1
+
+
 def _prepare_main_of(absolute: str) -> Callable[[], None]:
     """A directory or a zip file: python puts it first on sys.path (-I and -P too), then
     runs its ``__main__`` module through runpy, as ``python -m __main__`` would run it."""
