@@ -27,6 +27,9 @@ const modules = [
   // A trace function of the program's own, beside the debugger's.
   "test.test_sys_settrace",
   "test.test_importlib",
+  // How python starts a program (scripts, compiled files, directories, zip files, -c,
+  // odd sources), what audit hooks see, and sys's view of frames and threads.
+  "test.test_cmd_line_script test.test_audit test.test_sys",
   // Signals sent to the process, blocked, waited for, raised in handlers; the classes
   // that do not sleep for seconds (SiginterruptTest, ItimerTest).
   [
@@ -98,6 +101,14 @@ const knownDifferences: Record<string, { reason: string; versions?: string[] }> 
   "test.test_threading.ThreadTests.test_lazy_import": {
     reason: "the child it starts checks that nothing imported functools at startup; with the planted breakpoint in threading.py (loaded before the program), the session compiles that file's probes through ast before the program, and ast imports functools (run without breakpoints, it passes)",
     versions: ["3.14", "3.15"],
+  },
+  "test.test_cmd_line_script.CmdLineTest.test_filter_syntax_warnings_by_module": {
+    reason: "3.15 filters the SyntaxWarnings of a compile by the module compiled (compile's module argument, -W...:::__main__); the launcher's and the finder's compiles do not name it yet",
+    versions: ["3.15"],
+  },
+  "test.test_cmd_line_script.CmdLineTest.test_zipfile_run_filter_syntax_warnings_by_module": {
+    reason: "as test_filter_syntax_warnings_by_module, for a zip file's __main__ module",
+    versions: ["3.15"],
   },
   "test.test_threading.ThreadJoinOnShutdown.test_3_join_in_forked_from_thread": {
     reason: "a race in the test: its thread forks as the main thread exits, and 3.12+ refuse a fork once the interpreter shuts down (plain too, when the thread is late); the debugger's thread start notice makes it late more often",

@@ -110,19 +110,31 @@ def stop_at(debuggee, expected) -> None:
     debuggee.request("continue", {"threadId": stopped["threadId"]})
 
 
+def debugged_output(launch, program, arguments, breakpoint_files, stops, backend, mode,
+                    cwd) -> str:
+    """Run ``program`` with a breakpoint on line 2 of each of ``breakpoint_files``, check
+    that it stops at ``stops`` ((function, line), in order) and ends with status 0; its
+    output."""
+    debuggee = launch("--program", program, *arguments, tracer=backend, env=MODES[mode],
+                      cwd=cwd)
+    debuggee.configure({"program": str(program)})
+    for path in breakpoint_files:
+        debuggee.set_breakpoints(path, [2])
+    debuggee.request("configurationDone")
+    for expected in stops:
+        stop_at(debuggee, expected)
+    debuggee.finish(0)
+    return debuggee.stdout()
+
+
 @pytest.mark.parametrize("mode", list(MODES))
 def test_code_that_first_runs_once_breakpoint_files_are_loaded_runs_as_plain(
         launch, write, backend, tmp_path, mode):
     accounted = write("accounted.py", ACCOUNTED)
     program = write("main.py", FUSED_PROGRAM)
     plain = run_plain(program, cwd=tmp_path)
-    debuggee = launch("--program", program, tracer=backend, env=MODES[mode], cwd=tmp_path)
-    debuggee.configure({"program": str(program)})
-    debuggee.set_breakpoints(accounted, [2])
-    debuggee.request("configurationDone")
-    stop_at(debuggee, ("f", 2))
-    debuggee.finish(0)
-    fused, result = debuggee.stdout().splitlines()
+    fused, result = debugged_output(launch, program, [], [accounted], [("f", 2)], backend,
+                                    mode, tmp_path).splitlines()
     assert result == "accounted"
     if mode == "copies" and (backend == "monitoring" or sys.version_info < (3, 12)):
         # With the copies, nothing is watched once every breakpoint file is loaded. Traced,
@@ -139,16 +151,10 @@ def test_code_compiled_by_other_loaders_stops_at_its_breakpoints(
     script = write("script.py", SCRIPT)
     program = write("main.py", LOADERS_PROGRAM)
     plain = run_plain(program, elsewhere, script, cwd=tmp_path)
-    debuggee = launch("--program", program, elsewhere, script, tracer=backend,
-                      env=MODES[mode], cwd=tmp_path)
-    debuggee.configure({"program": str(program)})
-    for path in (accounted, elsewhere, script):
-        debuggee.set_breakpoints(path, [2])
-    debuggee.request("configurationDone")
-    for expected in (("f", 2), ("g", 2), ("h", 2), ("f", 2)):
-        stop_at(debuggee, expected)
-    debuggee.finish(0)
-    assert debuggee.stdout() == plain == "accounted\nelsewhere\nscript\naccounted\n"
+    output = debugged_output(launch, program, [elsewhere, script],
+                             [accounted, elsewhere, script],
+                             [("f", 2), ("g", 2), ("h", 2), ("f", 2)], backend, mode, tmp_path)
+    assert output == plain == "accounted\nelsewhere\nscript\naccounted\n"
 
 
 # The file changes between setBreakpoints and its import: line 2 becomes a loop header,
@@ -175,15 +181,9 @@ print(accounted.f())
 def test_a_line_the_import_refuses_still_stops(launch, write, backend, tmp_path, mode):
     accounted = write("accounted.py", ACCOUNTED)
     program = write("main.py", EDITING_PROGRAM)
-    debuggee = launch("--program", program, accounted, EDITED.lstrip("\n"), tracer=backend,
-                      env=MODES[mode], cwd=tmp_path)
-    debuggee.configure({"program": str(program)})
-    debuggee.set_breakpoints(accounted, [2])
-    debuggee.request("configurationDone")
-    stop_at(debuggee, ("f", 2))
-    debuggee.finish(0)
-    assert debuggee.stdout() == "edited\n"
-
+    output = debugged_output(launch, program, [accounted, EDITED.lstrip("\n")], [accounted],
+                             [("f", 2)], backend, mode, tmp_path)
+    assert output == "edited\n"
 
 
 @pytest.mark.parametrize("mode", list(MODES))
@@ -195,10 +195,6 @@ def test_a_compiled_script_stops_at_the_breakpoints_of_its_source(
     source = write("script.py", SCRIPT + "print(RESULT)\n")
     compiled = tmp_path / "script.pyc"
     py_compile.compile(str(source), cfile=str(compiled), doraise=True)
-    debuggee = launch("--program", compiled, tracer=backend, env=MODES[mode], cwd=tmp_path)
-    debuggee.configure({"program": str(compiled)})
-    debuggee.set_breakpoints(source, [2])
-    debuggee.request("configurationDone")
-    stop_at(debuggee, ("h", 2))
-    debuggee.finish(0)
-    assert debuggee.stdout() == "script\n"
+    output = debugged_output(launch, compiled, [], [source], [("h", 2)], backend, mode,
+                             tmp_path)
+    assert output == "script\n"

@@ -172,7 +172,13 @@ def test_an_audit_hook_of_the_program_sees_what_it_sees_plain(launch, write, bac
     debuggee.set_breakpoints(program, [14])
     debuggee.request("configurationDone")
     debuggee.finish(plain.returncode)
-    assert (debuggee.stdout(), debuggee.stderr()) == (plain.stdout, plain.stderr)
+    expected = plain.stderr
+    if backend == "settrace" and sys.version_info >= (3, 12):
+        # The settrace fallback traces all along there: the thread that ends the process
+        # loses its trace function (sys.settrace(None)) before finalization, which must
+        # not call into the debugger while modules are torn down.
+        expected += "sys.settrace\n"
+    assert (debuggee.stdout(), debuggee.stderr()) == (plain.stdout, expected)
 
 
 # A program that starts itself again as Werkzeug's reloader does (the e2e tests' fixture).

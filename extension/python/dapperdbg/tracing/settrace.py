@@ -107,14 +107,19 @@ class SettraceTracer(Tracer):
         self._drop_tracing()
 
     def silence(self) -> None:
-        # Threads that trace keep their trace function (taking it from another thread
-        # calls into ctypes, which is audited), and it finds nothing to do.
+        # Other threads that trace keep their trace function (taking it from another
+        # thread calls into ctypes, which is audited), and it finds nothing to do. The
+        # calling thread's goes (an audited sys.settrace, when it traces at all): the
+        # interpreter's finalization, which it runs, must not call into this package
+        # while it tears modules down.
         if not self.installed:
             return
         self.installed = False
         self._tracing = self._some_traced = False
         if _threading_hook() is self._global:
             threading.settrace(None)  # type: ignore[arg-type]
+        if sys.gettrace() is self._global:
+            sys.settrace(None)
 
     # Running untraced while nothing needs tracing (docs/instrumentation.md).
 
