@@ -184,32 +184,22 @@ def launcher_command(command: PythonCommand, ipc: str, session_id: str,
                         f"--{command.kind}", command.target]
     if command.args:
         launcher_options += ["--", *command.args]
-    ignores_environment = command.ignores_environment or reads_path_file(command.interpreter[-1])
-    start = launcher_start(command.kind, ignores_environment, package_dir)
+    start = launcher_start(command.kind, command.ignores_environment, package_dir)
     return [*command.interpreter, *command.options, *start, *launcher_options]
 
 
-def reads_path_file(interpreter: str) -> bool:
-    """Whether the interpreter takes sys.path from a ``._pth`` file beside it (3.11+'s
+def reads_path_file(interpreter: str | None) -> bool:
+    """Whether the interpreter file takes sys.path from a ``._pth`` file beside it (3.11+'s
     getpath; beside the executable as started or as its links resolve), which makes it
     ignore PYTHONPATH as -I does."""
-    path = interpreter if os.path.dirname(interpreter) else _on_search_path(interpreter)
-    if path is None:
+    if interpreter is None:
         return False
-    for candidate in {path, os.path.realpath(path)}:
+    for candidate in {interpreter, os.path.realpath(interpreter)}:
         if os.name == "nt" and candidate.lower().endswith(".exe"):
             candidate = candidate[:-4]
         if os.path.isfile(candidate + "._pth"):
             return True
     return False
-
-
-def _on_search_path(name: str) -> str | None:
-    for directory in os.environ.get("PATH", os.defpath).split(os.pathsep):
-        candidate = os.path.join(directory or os.curdir, name)
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
-    return None
 
 
 def launcher_start(kind: str, ignores_environment: bool, package_dir: str) -> list[str]:

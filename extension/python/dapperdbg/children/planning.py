@@ -20,6 +20,7 @@ from .commands import (
     program_name,
     python_name_verdict,
     python_words_of_shebang,
+    reads_path_file,
     shebang_interpreter,
 )
 from .shell import ComplexShellCommand, join_command, split_simple_command
@@ -102,14 +103,15 @@ def plan_argv(argv: list[str], executable: str | None = None, cwd: str | None = 
             python = parse_python_arguments([command[0]], command[1:])
         except NotAttachable as error:
             return Plan(command, program_name(program), True, reason=str(error))
+        _note_path_file(python, resolved or resolve_program(program, cwd, path))
         return Plan(command, display_name(python), True, python=python)
     if verdict:
         return Plan(command, program_name(program), True, reason=verdict)
-    return _plan_script(command, program, resolved, cwd)
+    return _plan_script(command, program, resolved, cwd, path)
 
 
 def _plan_script(command: list[str], program: str, resolved: str | None,
-                 cwd: str | None) -> Plan:
+                 cwd: str | None, path: str | None) -> Plan:
     """A program that is not an interpreter: maybe a script whose ``#!`` runs Python."""
     name = program_name(program)
     if resolved is None:
@@ -133,8 +135,16 @@ def _plan_script(command: list[str], program: str, resolved: str | None,
         python = parse_python_arguments(words, [*options, resolved, *command[1:]])
     except NotAttachable as error:
         return Plan(command, name, True, reason=str(error))
+    _note_path_file(python, resolve_program(words[-1], cwd, path))
     return Plan(command, os.path.basename(resolved), True, python=python,
                 replaces_program=True)
+
+
+def _note_path_file(python: PythonCommand, interpreter: str | None) -> None:
+    """An interpreter with a ``._pth`` file ignores PYTHONPATH, as under -E or -I: the
+    launcher is then started with its package put on sys.path by hand."""
+    if not python.ignores_environment and reads_path_file(interpreter):
+        python.ignores_environment = True
 
 
 def plan_shell(line: str, cwd: str | None = None, path: str | None = None,
