@@ -42,9 +42,10 @@ const cases: Case[] = [
       assert.deepEqual(await walk(session, stop.threadId, ["stepIn", "next", "stepOut", "next", "next"]), [
         ["add", at(session, "add")],
         ["add", at(session, "add") + 1],
+        // Out of add where it returned: the call's line, x not assigned yet.
+        ["main", at(session, "main")],
         ["main", at(session, "second")],
         ["main", at(session, "scale")],
-        ["main", at(session, "library")],
       ]);
       await session.client.continueRequest({ threadId: stop.threadId });
       assert.equal(await session.client.finished(), 0);

@@ -25,13 +25,15 @@ print("done")
 SCENARIOS = {
     "next through a function and out of it": (
         [6],
+        # Out of main at the point of return: the module's call line, then its next.
         [("next", "main", 7, "step"), ("next", "main", 8, "step"),
-         ("next", "<module>", 11, "step")],
+         ("next", "<module>", 10, "step"), ("next", "<module>", 11, "step")],
     ),
     "stepIn then stepOut": (
         [6],
-        [("stepIn", "add", 2, "step"), ("stepOut", "main", 7, "step"),
-         ("stepIn", "add", 2, "step"), ("next", "add", 3, "step")],
+        [("stepIn", "add", 2, "step"), ("stepOut", "main", 6, "step"),
+         ("next", "main", 7, "step"), ("stepIn", "add", 2, "step"),
+         ("next", "add", 3, "step")],
     ),
     "stepIn off the end of a function returns to the caller": (
         [3],
@@ -39,7 +41,7 @@ SCENARIOS = {
     ),
     "next over a call stops at a breakpoint inside it": (
         [6, 2],
-        [("next", "add", 2, "breakpoint"), ("stepOut", "main", 7, "step")],
+        [("next", "add", 2, "breakpoint"), ("stepOut", "main", 6, "step")],
     ),
     "stepOut of the module frame runs to the end": (
         [10],
@@ -283,7 +285,8 @@ def test_return_value_of_the_function_a_step_left(launch, write, backend, case):
     debuggee.request(request, {"threadId": 1})
     stopped = debuggee.stopped("step")
     frame = debuggee.top_frame(stopped["threadId"])
-    assert (frame["name"], frame["line"]) == ("main", 7)
+    # Stopped where add returned: `x = add(1, 2)`, x not assigned yet.
+    assert (frame["name"], frame["line"]) == ("main", 6)
     shown = debuggee.locals_of(frame["id"]).get("(return) add")
     assert (shown and shown["value"]) == expected or (shown is None and expected is None), shown
     debuggee.set_breakpoints(path, [])

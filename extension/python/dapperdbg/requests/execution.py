@@ -101,6 +101,11 @@ def goto(debugger: Debugger, arguments: dict):
     if stopped.running:
         raise RequestError(f"Thread {thread_id} is not stopped at a line of Python code")
     frame = stopped.frame
+    if stopped.mid_line:
+        raise RequestError(
+            f"Cannot jump: thread {thread_id} is stopped in the middle of line "
+            f"{frame.f_lineno - offset}, where a call returned; step to the next line "
+            f"first (Python moves a frame only at the start of a line)")
     if line not in code_own_lines(frame.f_code):
         raise RequestError(
             f"Cannot jump to line {line - offset}: it is not a line of "

@@ -464,14 +464,15 @@ class Debugger:
         thread_id = self.threads.id_for(threading.current_thread())
         self.inspector.record_return_value(thread_id, frame.f_code, value)
 
-    def step_ended(self, frame: types.FrameType, step: StepState) -> None:
+    def step_ended(self, frame: types.FrameType, step: StepState,
+                   mid_line: bool = False) -> None:
         ident = threading.get_ident()
         if ident in self.busy or self.tracer.is_ignored_thread(ident) or self._detached:
             return
         if step.kind == STEP_PARK:
             self.stops.stop(frame, "pause", announce=False)
             return
-        self.stops.stop(frame, _STOP_REASONS.get(step.kind, "step"))
+        self.stops.stop(frame, _STOP_REASONS.get(step.kind, "step"), mid_line=mid_line)
 
     # Exception breakpoints (the tracer's host: session/exception_breakpoints.py).
 

@@ -62,10 +62,12 @@ class Stops:
 
     def stop(self, frame: types.FrameType, reason: str, hit_ids: list[int] | None = None,
              exception: ExceptionStop | None = None, announce: bool = True,
-             description: str | None = None, text: str | None = None) -> None:
+             description: str | None = None, text: str | None = None,
+             mid_line: bool = False) -> None:
         """Stop the calling thread in ``frame`` until a resume (and every other user
         thread with it, if it is the first); ``announce``: tell the client, unless it
-        is a thread parking quietly."""
+        is a thread parking quietly; ``mid_line``: ``frame`` is where a call returned,
+        its line not finished."""
         debugger = self._debugger
         ident = threading.get_ident()
         # Busy first: what runs below (even constructors of library classes) must never
@@ -73,7 +75,8 @@ class Stops:
         debugger.busy.add(ident)
         try:
             thread_id = debugger.threads.id_for(threading.current_thread())
-            stopped = StoppedThread(thread_id, ident, frame, reason, exception)
+            stopped = StoppedThread(thread_id, ident, frame, reason, exception,
+                                    mid_line=mid_line)
             debugger.tracer.set_step(ident, None)
             body = {"reason": reason, "threadId": thread_id, "allThreadsStopped": True}
             if hit_ids:

@@ -84,13 +84,16 @@ class StoppedThread:
 
     ``exception`` is set for stops caused by exception breakpoints. ``running`` marks a
     thread that did not reach a line to park on yet while all threads are stopped: it
-    is shown where it is, but it cannot run work."""
+    is shown where it is, but it cannot run work. ``mid_line`` marks a thread stopped
+    where a call returned to ``frame`` (after a step out), with the rest of the line to
+    run: it is inside the callee's return event, so ``frame`` cannot jump (goto)."""
 
-    __slots__ = ("thread_id", "ident", "frame", "reason", "exception", "running", "resume")
+    __slots__ = ("thread_id", "ident", "frame", "reason", "exception", "running", "resume",
+                 "mid_line")
 
     def __init__(self, thread_id: int, ident: int, frame: types.FrameType, reason: str,
                  exception: object = None, running: bool = False,
-                 resume: ResumeSignal | None = None) -> None:
+                 resume: ResumeSignal | None = None, mid_line: bool = False) -> None:
         self.thread_id = thread_id
         self.ident = ident
         self.frame = frame
@@ -98,6 +101,7 @@ class StoppedThread:
         self.exception = exception
         self.running = running
         self.resume = ResumeSignal() if resume is None else resume
+        self.mid_line = mid_line
 
 
 def install_thread_events(

@@ -16,25 +16,29 @@ import types
 from ..breakpoints.data import changed
 from ..breakpoints.store import BreakpointStore
 from ..common import debugger_threads
-from ..common.code_lines import (
-    CO_ASYNC_GENERATOR,
-    CO_COROUTINE,
-    CO_GENERATOR,
-    code_own_lines,
-)
+from ..common.code_lines import code_own_lines
 from ..common.errors import report_internal_error
 from ..common.library_code import is_library_canonical
 from ..common.paths import PathCache, is_debugger_path, is_runpy_path
 from ..instrumentation.probes import StopAtLineEvent
 from ..instrumentation.registry import InstrumentationRegistry
 from ..instrumentation.registry import identity as _identity
-from .steps import STEP_ENTRY, STEP_OVER, STEPS_ENTERING_CALLS, StepState, step_ends_here
+from .steps import (
+    FRAME_RETURNED,
+    FRAME_SUSPENDED,
+    FRAME_UNWOUND,
+    STEP_ENTRY,
+    STEP_OVER,
+    STEPS_ENTERING_CALLS,
+    SUSPENDING_FLAGS,
+    StepState,
+    step_ends_here,
+)
 
 # A debugger may set f_lineno (goto) only from a line event on 3.11+; from any trace
 # event of the frame (an "opcode" one included) on 3.9-3.10.
 JUMPS_NEED_LINE_EVENTS = sys.version_info >= (3, 11)
 LAZY_ANNOTATIONS = sys.version_info >= (3, 14)
-_SUSPENDING_FLAGS = CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
 
 
 class ToolIdInUse(RuntimeError):
@@ -55,8 +59,10 @@ class TracerHost(_Protocol):
     def breakpoints_reached(self, frame: types.FrameType, breakpoints: tuple) -> bool:
         """Evaluate the breakpoints at this line; stop if one says so. True if stopped."""
 
-    def step_ended(self, frame: types.FrameType, step: StepState) -> None:
-        """The thread's step ended at this line: stop it."""
+    def step_ended(self, frame: types.FrameType, step: StepState,
+                   mid_line: bool = False) -> None:
+        """The thread's step ended at this line: stop it. ``mid_line``: in ``frame``
+        where a call it made returns, its line not finished (no line event: no jump)."""
 
     def function_entered(self, frame: types.FrameType, breakpoints: tuple) -> bool:
         """The first line of a call of a function that has function breakpoints."""
@@ -448,7 +454,7 @@ class Tracer:
             if watching is None:
                 return
             self._data_compared(frame, watching[1])
-            if frame.f_code.co_flags & _SUSPENDING_FLAGS:
+            if frame.f_code.co_flags & SUSPENDING_FLAGS:
                 return  # A yield looks like a return to sys.settrace: the frame lives on.
             ended = self._store.data.frame_ended(frame)
             if ended:
@@ -545,33 +551,47 @@ class Tracer:
         info = copies.known_copy(frame.f_code)
         return info is not None and offset in info.probe_offsets
 
-    def _frame_returned(self, frame: types.FrameType, value=None, returned=False) -> None:
-        """While stepping over or out, the step's frame returned: retarget the step to the
-        caller, so that the step ends on the caller's next line and not inside the next
-        function the caller calls. ``returned`` says ``value`` is a real return value (not
-        a yield, not an exception leaving the frame), which the caller's stop shows."""
+    def _frame_returned(self, frame: types.FrameType, value, exit_kind: str) -> None:
+        """``frame`` left (``exit_kind``: steps.FRAME_RETURNED, _YIELDED, _SUSPENDED or
+        _UNWOUND). While stepping over or out of it, the step goes on past it: in the
+        caller (module docs/stepping.md), or in the coroutine itself once it resumes."""
         try:
-            self._frame_returned_unguarded(frame, value, returned)
+            self._frame_returned_unguarded(frame, value, exit_kind)
         except Exception:
             report_internal_error("a return event")
 
-    def _frame_returned_unguarded(self, frame: types.FrameType, value, returned: bool) -> None:
-        step = self._steps.get(threading.get_ident())
+    def _frame_returned_unguarded(self, frame: types.FrameType, value, exit_kind: str) -> None:
+        thread_ident = threading.get_ident()
+        step = self._steps.get(thread_ident)
         if step is None or step.frame is not frame or step.kind in STEPS_ENTERING_CALLS:
             return
-        if returned:
+        if exit_kind == FRAME_SUSPENDED:
+            # The coroutine waits; the step ends on its next line (over) or at its real
+            # return (out) once the event loop resumes it, not in whatever runs meanwhile.
+            step.suspended = True
+            return
+        if exit_kind == FRAME_RETURNED:
             self._host.step_left_function(frame, value)
         caller = frame.f_back
+        if exit_kind != FRAME_UNWOUND and caller is not None and self.is_user_frame(caller):
+            # Back in the caller where the call returns, with the rest of its line still
+            # to run (a second call on the line can still be stepped into).
+            self._steps.pop(thread_ident, None)
+            self._step_finished()
+            self._host.step_ended(caller, step, mid_line=True)
+            return
         while caller is not None and not self.is_user_frame(caller):
             caller = caller.f_back
         if caller is None:
             # Out of the outermost user frame (the module, or a thread's entry point):
             # nothing of the user's is left to stop in, so the thread just runs on.
-            self._steps.pop(threading.get_ident(), None)
+            self._steps.pop(thread_ident, None)
             self._step_finished()
             self.settle_tracing()
             return
-        step.kind, step.frame = STEP_OVER, caller
+        # Through library code (a callback returned to the library that called it), or
+        # unwinding: the step ends on the next line of the first user frame it reaches.
+        step.kind, step.frame, step.suspended = STEP_OVER, caller, False
         self._step_retargeted(step)
 
     def _step_retargeted(self, step: StepState) -> None:

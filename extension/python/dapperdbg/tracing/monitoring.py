@@ -43,7 +43,7 @@ import types
 from ..common.paths import is_debugger_path
 from ..instrumentation.registry import identity as _identity
 from .base import ToolIdInUse, Tracer
-from .steps import STEPS_ENTERING_CALLS, StepState
+from .steps import FRAME_RETURNED, STEPS_ENTERING_CALLS, StepState, yield_kind
 
 # 3.12 instruments every code object that first runs while a tool watches PY_START, and
 # its instrumentation turns the superinstructions made when the code was quickened back
@@ -171,12 +171,12 @@ class MonitoringTracer(Tracer):
         if self._data_codes:
             self._data_frame_returning(sys._getframe(1))
         if self._steps:
-            self._frame_returned(sys._getframe(1), value, True)
+            self._frame_returned(sys._getframe(1), value, FRAME_RETURNED)
         return None
 
     def _on_yield(self, code, instruction_offset, value):
         if self._steps:
-            self._frame_returned(sys._getframe(1))
+            self._frame_returned(sys._getframe(1), None, yield_kind(code, value))
         return None
 
     def _on_raise(self, code, instruction_offset, exception):

@@ -22,10 +22,18 @@ from ..common.paths import is_debugger_path
 from ..common.stop_imports import import_at_first_stop
 from ..instrumentation.registry import identity as _identity
 from .base import JUMPS_NEED_LINE_EVENTS, Tracer
-from .steps import STEPS_ENTERING_CALLS, StepState
+from .steps import (
+    FRAME_RETURNED,
+    FRAME_UNWOUND,
+    STEPS_ENTERING_CALLS,
+    SUSPENDING_FLAGS,
+    StepState,
+    yield_kind,
+)
 
 _get_ident = threading.get_ident
-_normal_exit_opcodes: frozenset[int] | None = None
+# (return instructions, yield instructions, YIELD_FROM or -1), read from ``opcode`` once.
+_exit_opcodes: tuple[frozenset[int], frozenset[int], int] | None = None
 
 # Whether ctypes is there for remote.py (3.9-3.11 only): known without importing ctypes,
 # which costs every start 1-2 ms and is needed only once a program runs other threads.
@@ -48,21 +56,35 @@ def remote_expected() -> bool:
     return _REMOTE_EXPECTED
 
 
-def exits_by_exception(frame) -> bool:
-    """In a ``return`` event whose value is None: whether the frame is unwinding."""
-    global _normal_exit_opcodes
-    if _normal_exit_opcodes is None:
-        import opcode  # Once exceptions are watched: it costs every process at start.
+def exit_kind(frame, arg) -> str:
+    """In a ``return`` event: how the frame is left (steps.FRAME_*). A frame unwinding
+    by an exception reports None, at the instruction that raised; a yield reports at its
+    YIELD_VALUE (at the RESUME after it from 3.13; on 3.9-3.10 an await's at the
+    instruction before its YIELD_FROM)."""
+    global _exit_opcodes
+    if _exit_opcodes is None:
+        import opcode  # Once a step or an exception needs it: it costs every start.
 
-        _normal_exit_opcodes = frozenset(
-            opcode.opmap[name]
-            # 3.13 reports a yield at the RESUME that follows its YIELD_VALUE.
-            for name in ("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE", "RETURN_GENERATOR",
-                         "RESUME")
-            if name in opcode.opmap)
-    code = frame.f_code.co_code
+        opmap = opcode.opmap
+        _exit_opcodes = (
+            frozenset(opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST", "RETURN_GENERATOR")
+                      if name in opmap),
+            frozenset(opmap[name] for name in ("YIELD_VALUE", "RESUME") if name in opmap),
+            opmap.get("YIELD_FROM", -1),
+        )
+    returns, yields, yield_from = _exit_opcodes
+    code = frame.f_code
+    instructions = code.co_code
     lasti = frame.f_lasti
-    return 0 <= lasti < len(code) and code[lasti] not in _normal_exit_opcodes
+    if not 0 <= lasti < len(instructions):
+        return FRAME_RETURNED
+    instruction = instructions[lasti]
+    if instruction in returns:
+        return FRAME_RETURNED
+    if code.co_flags & SUSPENDING_FLAGS and (
+            instruction in yields or instructions[lasti + 2:lasti + 3] == bytes((yield_from,))):
+        return yield_kind(code, arg)
+    return FRAME_UNWOUND
 
 
 class SettraceTracer(Tracer):
@@ -266,12 +288,12 @@ class SettraceTracer(Tracer):
         elif event == "return":
             if self._data_codes:
                 self._data_frame_returning(frame)
+            kind = None
             if self._steps:
-                # A frame left by an exception reports None too; only a real return (or
-                # a yield, which settrace cannot tell apart cheaply) shows a value.
-                self._frame_returned(frame, arg, arg is not None or not exits_by_exception(frame))
-            if (self.watch_exceptions and arg is None and self._last_exception
-                    and exits_by_exception(frame)):
+                kind = exit_kind(frame, arg)
+                self._frame_returned(frame, arg, kind)
+            if self.watch_exceptions and arg is None and self._last_exception and (
+                    (kind or exit_kind(frame, arg)) == FRAME_UNWOUND):
                 exception = self._last_exception.get(_get_ident())
                 if exception is not None:
                     self._exception_unwound(frame, exception)

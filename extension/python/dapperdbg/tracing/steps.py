@@ -6,6 +6,12 @@ from __future__ import annotations
 
 import types
 
+from ..common.code_lines import (
+    CO_ASYNC_GENERATOR,
+    CO_COROUTINE,
+    CO_GENERATOR,
+    CO_ITERABLE_COROUTINE,
+)
 from ..common.records import Record
 
 # Step kinds. "entry" is the stop on the first line of the user's code (stopOnEntry),
@@ -20,6 +26,32 @@ STEP_PAUSE = "pause"
 STEP_PARK = "park"
 STEPS_ENTERING_CALLS = frozenset({STEP_INTO, STEP_ENTRY, STEP_PAUSE, STEP_PARK})
 
+# How a frame was left, as the tracers tell it to the step that started in it.
+FRAME_RETURNED = "returned"
+# A generator gave a value to its consumer (an async generator's ``yield`` included).
+FRAME_YIELDED = "yielded"
+# A coroutine waits at an ``await`` (the event loop runs other work meanwhile); it goes
+# on from there when it is resumed.
+FRAME_SUSPENDED = "suspended"
+FRAME_UNWOUND = "unwound"
+
+_AWAITING_FLAGS = CO_COROUTINE | CO_ITERABLE_COROUTINE
+# Code whose frames can leave and come back (a return event may be a yield).
+SUSPENDING_FLAGS = CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
+
+
+def yield_kind(code: types.CodeType, value) -> str:
+    """What a yield of ``code``'s frame that gave ``value`` is: a coroutine waiting at an
+    await (FRAME_SUSPENDED), or a value given to a generator's consumer (FRAME_YIELDED).
+    An async generator's own ``yield`` hands the interpreter its value wrapped; its
+    awaits hand over the awaited object as it is."""
+    flags = code.co_flags
+    if flags & _AWAITING_FLAGS:
+        return FRAME_SUSPENDED
+    if flags & CO_ASYNC_GENERATOR and type(value).__name__ != "async_generator_wrapped_value":
+        return FRAME_SUSPENDED
+    return FRAME_YIELDED
+
 
 class StepState(Record):
     """One thread's step in progress. ``frame`` is the frame the step started in (over
@@ -31,6 +63,9 @@ class StepState(Record):
     # the step started on (the step ends there if the line finishes without the call).
     target: str | None = None
     line: int = 0
+    # The step's frame is a coroutine that waited at an ``await`` during the step: lines
+    # of other frames run while it waits, and they do not end the step.
+    suspended: bool = False
 
 
 def step_ends_here(step: StepState, frame: types.FrameType) -> bool:
@@ -47,8 +82,9 @@ def step_ends_here(step: StepState, frame: types.FrameType) -> bool:
             # Deeper than the frame the step started in: a call being stepped over.
             return False
         ancestor = ancestor.f_back
-    # The step's frame is no longer on the stack: it returned or unwound.
-    return True
+    # The step's frame is not on the stack: it waits at an await (the step goes on when
+    # it resumes), or it returned or unwound.
+    return not step.suspended
 
 
 def _targeted_step_ends_here(step: StepState, frame: types.FrameType) -> bool:
