@@ -1,0 +1,31 @@
+# Thread a steps over time.sleep(0.5); thread b hits a breakpoint meanwhile. After continue
+# a's step ends where it would have: on the line after the sleep, not one later.
+# break: a_sleep
+# break: b_stop
+# start -> breakpoint@run_a:a_sleep (a)
+# next (a) -> breakpoint@run_b:b_stop (b)
+# continue (b) -> step@run_a:a_next (a)
+# continue -> exit 0
+import threading
+import time
+
+
+def run_a():
+    time.sleep(0.5)  # @a_sleep
+    x = 1  # @a_next
+    x += 1
+    return x
+
+
+def run_b():
+    time.sleep(0.2)
+    y = 2  # @b_stop
+    return y
+
+
+a = threading.Thread(target=run_a, name="a")
+b = threading.Thread(target=run_b, name="b")
+a.start()
+b.start()
+a.join()
+b.join()
