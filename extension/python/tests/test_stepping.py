@@ -292,3 +292,58 @@ def test_return_value_of_the_function_a_step_left(launch, write, backend, case):
     debuggee.set_breakpoints(path, [])
     debuggee.request("continue", {"threadId": 1})
     debuggee.finish(0)
+
+
+INTERRUPTED_STEP = """
+import threading, time
+go = threading.Event()
+def a():
+    go.set()
+    time.sleep(0.8)
+    x = 1
+    print("a", x)
+def b():
+    go.wait()
+    time.sleep(0.1)
+    z = 3
+    print("b", z)
+threads = [threading.Thread(target=a, name="a"), threading.Thread(target=b, name="b")]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+"""
+
+
+def test_a_step_interrupted_by_another_threads_stop_ends_where_it_would_have(
+        launch, write, backend):
+    # Thread a steps over its sleep; b stops at a breakpoint meanwhile, and a, waking,
+    # parks on the line its step was going to end on. After continue, a's step ends
+    # there (line 6), not on the line after it.
+    path = write("interrupted.py", INTERRUPTED_STEP)
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure()
+    debuggee.set_breakpoints(path, [5, 11])
+    debuggee.request("configurationDone")
+    a = debuggee.stopped()["threadId"]
+    assert debuggee.top_frame(a)["line"] == 5
+    debuggee.request("next", {"threadId": a})
+    b = debuggee.stopped()["threadId"]
+    assert b != a and debuggee.top_frame(b)["line"] == 11
+    # The main thread, blocked in join(), is shown at the user's line that called it:
+    # justMyCode hides the library frames above it, as a stop in user code does.
+    main = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"]
+    assert [(f["name"], f["line"]) for f in main] == [("<module>", 17)]
+    deadline = time.monotonic() + 10
+    while debuggee.top_frame(a)["line"] != 6:  # a wakes and parks on line 6.
+        assert time.monotonic() < deadline, "thread a never parked"
+        time.sleep(0.05)
+    debuggee.request("continue", {"threadId": b})
+    stopped = debuggee.stopped("step")
+    assert stopped["threadId"] == a
+    frame = debuggee.top_frame(a)
+    assert (frame["name"], frame["line"]) == ("a", 6)
+    assert "x" not in debuggee.locals_of(frame["id"])
+    debuggee.request("continue", {"threadId": a})
+    debuggee.finish(0)
+    assert sorted(debuggee.stdout().splitlines()) == ["a 1", "b 3"]

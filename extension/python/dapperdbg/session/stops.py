@@ -22,7 +22,7 @@ from ..common.errors import RequestError
 from ..common.paths import is_debugger_path
 from ..common.stop_imports import import_for_stops
 from ..tracing import StepState
-from ..tracing.steps import STEP_ENTRY, STEP_PARK, STEP_PAUSE
+from ..tracing.steps import STEP_ENTRY, STEP_PARK, STEP_PAUSE, step_ends_here
 from .threads import DEBUGGER_THREAD_PREFIX, StoppedThread
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
@@ -87,6 +87,11 @@ class Stops:
                 body["text"] = text
             if exception is not None:
                 body.update(exception.stopped_fields())
+            # A thread parking on the very line its own interrupted step was going to
+            # end on: that step ends here once the threads run again.
+            interrupted = None if announce else self._parked_steps.get(ident)
+            if interrupted is not None and not step_ends_here(interrupted, frame):
+                interrupted = None
             if announce:
                 # What only a stopped session uses is imported by this thread, before
                 # the stop is announced (common/stop_imports.py says why).
@@ -113,6 +118,10 @@ class Stops:
             stopped.resume.wait()
         finally:
             debugger.busy.discard(ident)
+        if interrupted is not None and debugger.tracer.step_of(ident) is interrupted:
+            # Resumed with its step given back (not a new one of its own): it ends now,
+            # before the line runs, as it would have without the other thread's stop.
+            self.stop(frame, "step")
 
     def _park_other_threads(self, stopping_ident: int) -> None:
         """Ask every other user thread to stop at its next line of user code. Called with
@@ -176,13 +185,24 @@ class Stops:
                 "reason": reason, "threadId": stopped.thread_id, "allThreadsStopped": True})
 
     def _outside_debugger(self, frame):
-        """A running thread caught inside the debugger (a tracer callback on its way to
-        park) is shown at the user's frame that called into it."""
+        """Where a running thread is shown: caught inside the debugger (a tracer callback
+        on its way to park), at the user's frame that called into it; under justMyCode,
+        blocked in library code (a join, a lock, a queue), at the innermost user frame,
+        as a thread stopped in user code is shown. A thread with no user frame at all is
+        shown where it is."""
+        tracer = self._debugger.tracer
         caller = frame
-        while caller is not None and is_debugger_path(
-                self._debugger.tracer.canonical(caller.f_code.co_filename)):
+        while caller is not None and is_debugger_path(tracer.canonical(caller.f_code.co_filename)):
             caller = caller.f_back
-        return caller if caller is not None else frame
+        if caller is None:
+            return frame
+        if tracer.just_my_code:
+            user = caller
+            while user is not None and not tracer.is_user_frame(user):
+                user = user.f_back
+            if user is not None:
+                return user
+        return caller
 
     def _release_all(self) -> list[StoppedThread]:
         """Called with the lock held: every thread is to run again; the stopped ones,
