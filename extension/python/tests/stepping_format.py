@@ -16,14 +16,16 @@ A case file is a runnable program whose leading comment lines say what to do wit
 A line `ACTION -> OUTCOME` is one request and what should follow it. The actions: `start`
 (configurationDone), `next`, `stepIn`, `stepOut`, `continue`, `pause`, `set NAME = VALUE`
 (setVariable in the top frame's locals), `evaluate EXPR` (in the top frame) and `frame`
-(the top frame of a thread's call stack, asked without resuming anything). An action acts
+(the top frame of a thread's call stack, asked without resuming anything), and `wait
+SECONDS` (let that much time pass, for a thread to get somewhere). An action acts
 on the thread of the last stop unless it names one: `continue (b)`.
 
 The outcomes: `REASON@FUNCTION:LINE`, then optionally `{name=value, ...}` (the values of
 locals of the stopped frame, as the debugger shows them) and `(thread)`; `FUNCTION:LINE`
 for `frame`; `exit CODE` (the program ended); `running` (the program runs on: the player
-waits a moment and expects nothing); `= VALUE` for set and evaluate. LINE is a marker name
-or a line number, or several separated by `|` when any of them is right (a pause). A
+waits a moment and expects nothing); `waited` for wait; `= VALUE` for set and evaluate.
+LINE is a marker name or a line number, or several separated by `|` when any of them is
+right (a pause). A
 FUNCTION matches the frame's name or the last dotted part of it, so `__init__` matches the
 `Box.__init__` that 3.11+ shows.
 
@@ -136,8 +138,8 @@ def parse_expect(text: str, markers: dict) -> Expect:
     if match and not text.startswith("="):
         thread = match[1].strip()
         text = text[: match.start()].strip()
-    if text == "running":
-        return Expect("running")
+    if text in ("running", "waited"):
+        return Expect(text)
     if text.startswith("exit"):
         return Expect("exit", value=text[4:].strip() or "0")
     if text.startswith("="):
@@ -204,7 +206,7 @@ def load_case(name: str, version: tuple, backend: str) -> Case:
                 thread = match[1].strip()
                 action_text = action_text[: match.start()].strip()
             action, _, argument = action_text.partition(" ")
-            if action not in STEP_ACTIONS | {"set", "evaluate", "frame"}:
+            if action not in STEP_ACTIONS | {"set", "evaluate", "frame", "wait"}:
                 raise ValueError(f"{name}: unknown action {action!r}")
             steps.append(Step(action, argument.strip(), thread, parse_expect(outcome, markers),
                               text))
@@ -232,9 +234,14 @@ def render(case: Case, expect: Expect, seen: dict | None) -> str:
         return f"exit {seen['code']}"
     if kind in ("value", "error"):
         return ("= " if kind == "value" else "error: ") + str(seen["value"])
-    if kind == "running":
-        return "running"
-    where = f"{seen['function']}:{case.line_name(seen['line'])}"
+    if kind in ("running", "waited"):
+        return kind
+    # A name that matches is written as the case writes it, so that two debuggers that
+    # name a frame differently (a qualified name or not) read the same.
+    function = seen["function"]
+    if expect.function and _frame_name_matches(expect.function, function):
+        function = expect.function
+    where = f"{function}:{case.line_name(seen['line'])}"
     text = f"{seen['reason']}@{where}" if kind == "stop" else where
     if expect.kind == "stop" and expect.locals:
         shown = ", ".join(f"{k}={seen['locals'].get(k, '<absent>')}" for k in expect.locals)
@@ -247,8 +254,8 @@ def render(case: Case, expect: Expect, seen: dict | None) -> str:
 def matches(expect: Expect, seen: dict | None) -> bool:
     if seen is None:
         return False
-    if expect.kind == "running":
-        return seen["kind"] == "running"
+    if expect.kind in ("running", "waited"):
+        return seen["kind"] == expect.kind
     if expect.kind == "exit":
         return seen["kind"] == "exit" and str(seen["code"]) == expect.value
     if expect.kind == "value":
@@ -338,6 +345,9 @@ class Player:
         action = step.action
         if self.ended:
             return {"kind": "error", "value": "the program had ended"}
+        if action == "wait":
+            time.sleep(float(step.argument))
+            return {"kind": "waited"}
         if action == "start":
             self.ask("configurationDone")
             return self.wait(step.expect)
@@ -364,9 +374,9 @@ class Player:
         self.ask(action, {"threadId": thread_id})
         return self.wait(step.expect)
 
-    def play(self) -> list:
-        """[(step, seen, ok)] for every step, the first failing one last: what follows a
-        wrong stop says nothing more."""
+    def play(self, keep_going=False) -> list:
+        """[(step, seen, ok)] for every step, the first failing one last (what follows a
+        wrong stop says little), or with keep_going every step until the program ends."""
         results = []
         self.session.begin(self.case)
         for step in self.case.steps:
@@ -376,7 +386,7 @@ class Player:
                 seen = {"kind": "error", "value": str(error)}
             ok = matches(step.expect, seen)
             results.append((step, seen, ok))
-            if not ok:
+            if not ok and (not keep_going or seen is None or seen["kind"] in ("error", "exit")):
                 break
         return results
 

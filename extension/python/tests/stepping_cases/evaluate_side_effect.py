@@ -2,9 +2,9 @@
 # on with the change.
 # break: before
 # start -> breakpoint@main:before
-# evaluate items.append(4) -> = None
-# evaluate len(items) -> = 4
-# next -> step@main:after {n=4}
+# evaluate items.pop() -> = 3
+# evaluate len(items) -> = 2
+# next -> step@main:after {n=2}
 # continue -> exit 0
 def main():
     items = [1, 2, 3]

@@ -1,9 +1,11 @@
-# Thread a steps over time.sleep(0.5); thread b hits a breakpoint meanwhile. After continue
-# a's step ends where it would have: on the line after the sleep, not one later.
+# Thread a steps over time.sleep(0.5); thread b hits a breakpoint meanwhile, and a's sleep
+# ends while b is stopped. After continue a's step ends where it would have: on the line
+# after the sleep, not one later.
 # break: a_sleep
 # break: b_stop
 # start -> breakpoint@run_a:a_sleep (a)
 # next (a) -> breakpoint@run_b:b_stop (b)
+# wait 0.5 -> waited
 # continue (b) -> step@run_a:a_next (a)
 # continue -> exit 0
 import threading
