@@ -165,6 +165,9 @@ def test_a_step_that_ends_on_a_probe_line_whose_condition_holds_stops_once(
     debuggee.request("next", {"threadId": 1})
     assert stop_at(debuggee, "step")[1] == ("work", 4)
     debuggee.request("stepOut", {"threadId": 1})
+    # Where work returned (its call's line), then the loop's next round.
+    assert stop_at(debuggee, "step")[1] == ("<module>", 7)
+    debuggee.request("next", {"threadId": 1})
     assert stop_at(debuggee, "step")[1] == ("<module>", 6)
     debuggee.request("next", {"threadId": 1})
     assert stop_at(debuggee, "step")[1] == ("<module>", 7)

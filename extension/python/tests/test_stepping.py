@@ -323,10 +323,11 @@ def test_a_step_interrupted_by_another_threads_stop_ends_where_it_would_have(
     path = write("interrupted.py", INTERRUPTED_STEP)
     debuggee = launch("--program", path, tracer=backend)
     debuggee.configure()
-    debuggee.set_breakpoints(path, [5, 11])
+    debuggee.set_breakpoints(path, [4, 11])
     debuggee.request("configurationDone")
-    a = debuggee.stopped()["threadId"]
-    assert debuggee.top_frame(a)["line"] == 5
+    a = debuggee.stopped()["threadId"]  # b waits for a's go.set() meanwhile.
+    debuggee.request("next", {"threadId": a})
+    assert debuggee.top_frame(debuggee.stopped("step")["threadId"])["line"] == 5
     debuggee.request("next", {"threadId": a})
     b = debuggee.stopped()["threadId"]
     assert b != a and debuggee.top_frame(b)["line"] == 11
@@ -347,3 +348,51 @@ def test_a_step_interrupted_by_another_threads_stop_ends_where_it_would_have(
     debuggee.request("continue", {"threadId": a})
     debuggee.finish(0)
     assert sorted(debuggee.stdout().splitlines()) == ["a 1", "b 3"]
+
+
+CANCELLED = """
+import asyncio
+async def worker():
+    try:
+        await asyncio.sleep(10)
+    finally:
+        print("cleanup")
+async def plain():
+    await asyncio.sleep(10)
+    print("never")
+async def main():
+    for make in (worker, plain):
+        task = asyncio.create_task(make())
+        await asyncio.sleep(0.05)
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            print("cancelled")
+asyncio.run(main())
+print("end")
+"""
+
+
+@pytest.mark.parametrize("start, expected", [
+    # The coroutine is cancelled while the step waits at its await: the step ends in
+    # its finally block,
+    (4, ("worker", 6)),
+    # or, with nothing to run in it, on the next line of the user's code above the
+    # event loop (asyncio.run's line has returned by then).
+    (8, ("<module>", 20)),
+])
+def test_a_step_over_an_await_whose_task_is_cancelled(launch, write, backend, start, expected):
+    path = write("cancelled.py", CANCELLED)
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure()
+    debuggee.set_breakpoints(path, [start])
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    debuggee.set_breakpoints(path, [])
+    debuggee.request("next", {"threadId": 1})
+    frame = debuggee.top_frame(debuggee.stopped("step")["threadId"])
+    assert (frame["name"], frame["line"]) == expected
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "cleanup\ncancelled\ncancelled\nend\n"

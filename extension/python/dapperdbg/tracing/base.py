@@ -568,7 +568,7 @@ class Tracer:
         if exit_kind == FRAME_SUSPENDED:
             # The coroutine waits; the step ends on its next line (over) or at its real
             # return (out) once the event loop resumes it, not in whatever runs meanwhile.
-            step.suspended = True
+            step.suspended, step.waited_line = True, frame.f_lineno
             return
         if exit_kind == FRAME_RETURNED:
             self._host.step_left_function(frame, value)
@@ -591,7 +591,8 @@ class Tracer:
             return
         # Through library code (a callback returned to the library that called it), or
         # unwinding: the step ends on the next line of the first user frame it reaches.
-        step.kind, step.frame, step.suspended = STEP_OVER, caller, False
+        step.kind, step.frame = STEP_OVER, caller
+        step.suspended, step.waited_line = False, 0
         self._step_retargeted(step)
 
     def _step_retargeted(self, step: StepState) -> None:

@@ -21,7 +21,8 @@ and so loses its superinstructions for good (docs/instrumentation.md).
 
 While a thread steps into (or pauses, or waits for its entry line), LINE is enabled
 globally; while it steps over or out, LINE, PY_RETURN and PY_YIELD are enabled locally
-on the code objects of the step's frame and its callers. DISABLE is never returned
+on the code objects of the step's frame and its callers, and PY_UNWIND globally (an
+exception leaving the step's frame moves the step to its caller). DISABLE is never returned
 while any thread steps, because a disabled location is disabled for every thread.
 
 Data breakpoints (breakpoints/data.py): the code objects that may change a watched
@@ -43,7 +44,7 @@ import types
 from ..common.paths import is_debugger_path
 from ..instrumentation.registry import identity as _identity
 from .base import ToolIdInUse, Tracer
-from .steps import FRAME_RETURNED, STEPS_ENTERING_CALLS, StepState, yield_kind
+from .steps import FRAME_RETURNED, FRAME_UNWOUND, STEPS_ENTERING_CALLS, StepState, yield_kind
 
 # 3.12 instruments every code object that first runs while a tool watches PY_START, and
 # its instrumentation turns the superinstructions made when the code was quickened back
@@ -188,7 +189,11 @@ class MonitoringTracer(Tracer):
         self._exception_raised(frame, exception)
 
     def _on_unwind(self, code, instruction_offset, exception):
-        self._exception_unwound(sys._getframe(1), exception)
+        frame = sys._getframe(1)
+        if self._steps:
+            self._frame_returned(frame, None, FRAME_UNWOUND)
+        if self.watch_exceptions:
+            self._exception_unwound(frame, exception)
 
     # Event bookkeeping; never on the hot path.
 
@@ -240,6 +245,9 @@ class MonitoringTracer(Tracer):
                 if step.kind in STEPS_ENTERING_CALLS or step.frame is None:
                     global_events |= events.LINE
                     continue
+                # An exception leaving the step's frame moves the step to the caller, as
+                # a return does; PY_UNWIND cannot be asked for one code object only.
+                global_events |= events.PY_UNWIND
                 frame = step.frame
                 while frame is not None:
                     if not is_debugger_path(self.canonical(frame.f_code.co_filename)):

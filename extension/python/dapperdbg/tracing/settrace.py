@@ -82,7 +82,8 @@ def exit_kind(frame, arg) -> str:
     if instruction in returns:
         return FRAME_RETURNED
     if code.co_flags & SUSPENDING_FLAGS and (
-            instruction in yields or instructions[lasti + 2:lasti + 3] == bytes((yield_from,))):
+            instruction in yields
+            or (lasti + 2 < len(instructions) and instructions[lasti + 2] == yield_from)):
         return yield_kind(code, arg)
     return FRAME_UNWOUND
 
