@@ -37,7 +37,9 @@ SCENARIOS = {
     ),
     "stepIn off the end of a function returns to the caller": (
         [3],
-        [("stepIn", "main", 7, "step"), ("stepIn", "add", 2, "step")],
+        # Where add returned (x not assigned yet), as next and stepOut stop there.
+        [("stepIn", "main", 6, "step"), ("stepIn", "main", 7, "step"),
+         ("stepIn", "add", 2, "step")],
     ),
     "next over a call stops at a breakpoint inside it": (
         [6, 2],

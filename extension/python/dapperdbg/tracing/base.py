@@ -28,6 +28,7 @@ from .steps import (
     FRAME_SUSPENDED,
     FRAME_UNWOUND,
     STEP_ENTRY,
+    STEP_INTO,
     STEP_OVER,
     STEPS_ENTERING_CALLS,
     SUSPENDING_FLAGS,
@@ -553,8 +554,9 @@ class Tracer:
 
     def _frame_returned(self, frame: types.FrameType, value, exit_kind: str) -> None:
         """``frame`` left (``exit_kind``: steps.FRAME_RETURNED, _YIELDED, _SUSPENDED or
-        _UNWOUND). While stepping over or out of it, the step goes on past it: in the
-        caller (module docs/stepping.md), or in the coroutine itself once it resumes."""
+        _UNWOUND). A step over, out of or into it goes on past it: it stops in the
+        caller where the call returned, or, over and out, goes on in the caller or in
+        the coroutine once it resumes (docs/stepping.md)."""
         try:
             self._frame_returned_unguarded(frame, value, exit_kind)
         except Exception:
@@ -563,12 +565,15 @@ class Tracer:
     def _frame_returned_unguarded(self, frame: types.FrameType, value, exit_kind: str) -> None:
         thread_ident = threading.get_ident()
         step = self._steps.get(thread_ident)
-        if step is None or step.frame is not frame or step.kind in STEPS_ENTERING_CALLS:
+        if step is None or step.frame is not frame:
             return
+        entering = step.kind in STEPS_ENTERING_CALLS
+        if entering and (step.kind != STEP_INTO or exit_kind in (FRAME_SUSPENDED, FRAME_UNWOUND)):
+            return  # It ends on the next line of user code, wherever that runs.
         if exit_kind == FRAME_SUSPENDED:
             # The coroutine waits; the step ends on its next line (over) or at its real
             # return (out) once the event loop resumes it, not in whatever runs meanwhile.
-            step.suspended, step.waited_line = True, frame.f_lineno
+            step.suspended = True
             return
         if exit_kind == FRAME_RETURNED:
             self._host.step_left_function(frame, value)
@@ -579,6 +584,8 @@ class Tracer:
             self._steps.pop(thread_ident, None)
             self._step_finished()
             self._host.step_ended(caller, step, mid_line=True)
+            return
+        if entering:
             return
         while caller is not None and not self.is_user_frame(caller):
             caller = caller.f_back
@@ -591,8 +598,8 @@ class Tracer:
             return
         # Through library code (a callback returned to the library that called it), or
         # unwinding: the step ends on the next line of the first user frame it reaches.
-        step.kind, step.frame = STEP_OVER, caller
-        step.suspended, step.waited_line = False, 0
+        step.kind, step.frame, step.line = STEP_OVER, caller, _line_now(caller) or 0
+        step.suspended = False
         self._step_retargeted(step)
 
     def _step_retargeted(self, step: StepState) -> None:

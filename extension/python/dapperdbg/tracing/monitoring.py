@@ -44,7 +44,14 @@ import types
 from ..common.paths import is_debugger_path
 from ..instrumentation.registry import identity as _identity
 from .base import ToolIdInUse, Tracer
-from .steps import FRAME_RETURNED, FRAME_UNWOUND, STEPS_ENTERING_CALLS, StepState, yield_kind
+from .steps import (
+    FRAME_RETURNED,
+    FRAME_UNWOUND,
+    STEP_INTO,
+    STEPS_ENTERING_CALLS,
+    StepState,
+    yield_kind,
+)
 
 # 3.12 instruments every code object that first runs while a tool watches PY_START, and
 # its instrumentation turns the superinstructions made when the code was quickened back
@@ -244,6 +251,9 @@ class MonitoringTracer(Tracer):
             for step in list(self._steps.values()):
                 if step.kind in STEPS_ENTERING_CALLS or step.frame is None:
                     global_events |= events.LINE
+                    if step.kind == STEP_INTO and step.frame is not None:
+                        # Its frame's return stops in the caller where the call returned.
+                        step_codes[_identity(step.frame.f_code)] = step.frame.f_code
                     continue
                 # An exception leaving the step's frame moves the step to the caller, as
                 # a return does; PY_UNWIND cannot be asked for one code object only.

@@ -66,8 +66,6 @@ class StepState(Record):
     # The step's frame is a coroutine that waited at an ``await`` during the step: lines
     # of other frames run while it waits, and they do not end the step.
     suspended: bool = False
-    # The line of the await it waited at, until its first line event after resuming.
-    waited_line: int = 0
 
 
 def step_ends_here(step: StepState, frame: types.FrameType) -> bool:
@@ -77,13 +75,12 @@ def step_ends_here(step: StepState, frame: types.FrameType) -> bool:
     if step.kind in STEPS_ENTERING_CALLS or step.frame is None:
         return True
     if frame is step.frame:
-        if step.waited_line:
-            waited, step.waited_line = step.waited_line, 0
-            if frame.f_lineno == waited:
-                # Resumed by a throw (a cancellation), 3.13+ reports the await's line
-                # again as the exception leaves it: that line is not a new one.
-                return False
-        return step.kind == STEP_OVER
+        # A step over runs its line to its end: the line it started on, reported again
+        # before any other, is not a new line. That is a loop on that one line jumping
+        # back (3.12+ inlines comprehensions; sys.settrace reports each round,
+        # sys.monitoring does not), or, on 3.13+, an await's line again when a throw (a
+        # cancellation) resumes the coroutine.
+        return step.kind == STEP_OVER and frame.f_lineno != step.line
     ancestor = frame.f_back
     while ancestor is not None:
         if ancestor is step.frame:
