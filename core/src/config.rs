@@ -9,11 +9,13 @@ mod read;
 pub mod schema;
 mod shell_words;
 mod types;
+mod unknown_keys;
 
 pub use attach::{endpoint, validate_attach, AttachMode, Endpoint};
 pub use inject::{validate_attach_to_process, ProcessTarget};
 pub use launcher::{launcher_argv, launcher_env, LauncherEnv};
 pub use types::{Console, LaunchConfig, Target};
+pub use unknown_keys::unknown_keys_notice;
 
 use crate::dap::error::DapError;
 use crate::path_mappings::PathMappings;
@@ -151,6 +153,25 @@ fn console(
     }
 }
 
+/// The private key by which VS Code's extension says where the `python` it put into the
+/// configuration came from (the Python extension, a setting), so that the engine's
+/// message about it names the same source as the extension's own check.
+pub const PYTHON_SOURCE_KEY: &str = "__dapperPythonSource";
+
+/// Where the configuration's interpreter came from: a key of `messages::PYTHON_SOURCES`.
+fn python_source(arguments: &Map<String, Value>, given: bool) -> &'static str {
+    let named = arguments.get(PYTHON_SOURCE_KEY).and_then(Value::as_str);
+    let known = crate::messages::PYTHON_SOURCES
+        .iter()
+        .map(|(key, _)| *key)
+        .find(|key| Some(*key) == named);
+    match known {
+        Some(source) => source,
+        None if given => "launch configuration",
+        None => "default",
+    }
+}
+
 /// Validates `launch` arguments. `client_runs_terminals` is the client's
 /// `supportsRunInTerminalRequest`, which decides the default console.
 pub fn validate(
@@ -199,8 +220,9 @@ pub fn validate(
     } else {
         "python3"
     };
-    let python =
-        optional_string(arguments, "python")?.unwrap_or_else(|| default_python.to_string());
+    let given_python = optional_string(arguments, "python")?;
+    let python_source = python_source(arguments, given_python.is_some());
+    let python = given_python.unwrap_or_else(|| default_python.to_string());
     if python.trim().is_empty() {
         return Err(invalid(
             "The launch configuration's 'python' is empty.".to_string(),
@@ -243,6 +265,7 @@ pub fn validate(
         env,
         env_file,
         python,
+        python_source,
         python_args,
         console,
         no_debug,
@@ -275,6 +298,7 @@ pub fn validate_child(arguments: &Value, name: &str) -> Result<LaunchConfig, Dap
         env: Vec::new(),
         env_file: None,
         python,
+        python_source: "launch configuration",
         python_args: Vec::new(),
         console,
         no_debug: flag("noDebug").unwrap_or(false),

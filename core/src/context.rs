@@ -531,6 +531,7 @@ mod tests {
             platform: Platform::Linux,
             randomness,
             adapter_version: String::new(),
+            working_directory: String::new(),
         })
         .unwrap();
         let tokens: Vec<String> = (0..32).map(|_| ctx.new_token().unwrap()).collect();

@@ -85,6 +85,11 @@ pub struct EngineOptions {
     pub randomness: String,
     #[serde(default)]
     pub adapter_version: String,
+    /// The host's own working directory: where a program launched without `cwd` runs.
+    /// A spawned program inherits it anyway; a terminal the client opens does not, so
+    /// `runInTerminal` names it. Empty: unknown, and the client's terminal decides.
+    #[serde(default)]
+    pub working_directory: String,
 }
 
 /// How a DAP client's messages reach the engine.
@@ -207,6 +212,12 @@ pub enum FactAnswer {
         version: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         path: Option<String>,
+        /// Why it could not be run, for the message: a key of `messages::PYTHON_PROBLEMS`
+        /// (`missing`, `folder`, `notExecutable`, `notPython`, `noAnswer`, `failed`).
+        /// Absent: `failed`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        problem: Option<String>,
+        /// What the problem names (`{detail}`): the interpreter's own words, a timeout.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     },

@@ -13,6 +13,7 @@ mod contract;
 pub mod dap;
 pub mod input_budget;
 pub mod ipc;
+pub mod messages;
 mod path_mappings;
 mod router;
 mod session;
@@ -21,7 +22,7 @@ mod utf8;
 #[cfg(feature = "wasm")]
 pub mod wasm;
 
-/// The launch configuration's keys, for package.json's schema and the README.
+/// The launch configuration's keys, for package.json's schema and docs/options.md.
 pub use config::schema;
 pub use contract::*;
 

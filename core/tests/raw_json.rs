@@ -349,6 +349,7 @@ fn engine() -> Engine {
         platform: Platform::Linux,
         randomness: "00".repeat(32),
         adapter_version: "test".into(),
+        working_directory: String::new(),
     })
     .expect("the options are valid")
 }

@@ -28,7 +28,9 @@ test("extension/src has no import cycle (type-only imports count)", () => {
 const localRules: { files: string; mayImport: readonly string[]; why: string }[] = [
   {
     files: "host/executors/",
-    mayImport: ["host/executors/", "host/protocol.ts", "log.ts"],
+    // messages.ts, like the contract, is generated from the engine: the facts about an
+    // interpreter are reported in the engine's own terms.
+    mayImport: ["host/executors/", "host/protocol.ts", "host/messages.ts", "log.ts"],
     why: "executors carry out outputs and report facts; they never import the host",
   },
   {

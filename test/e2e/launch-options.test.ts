@@ -1,11 +1,13 @@
 // Launch options that the engine decides on (envFile, noDebug, the configuration
-// audit), through the standalone adapter and a real Python, on every CPython.
+// audit, keys it does not know, the terminal's directory, interpreters it cannot use),
+// through the standalone adapter and a real Python, on every CPython.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fixtures, pythons, RecordingClient } from "./support";
+import { InterpreterChecker, interpreterMessage } from "../../extension/src/vscode/interpreterCheck";
+import { fixtures, pythons, root, RecordingClient } from "./support";
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "dapper-launch-options-"));
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -113,5 +115,71 @@ for (const python of pythons()) {
         }
       });
     }
+  });
+}
+
+// An interpreter Dapper cannot use gets the same message from the standalone adapter as
+// from VS Code's own check before a launch (where it names the same source).
+const notExecutable = path.join(scratch, "python-not-executable");
+fs.writeFileSync(notExecutable, "#!/bin/sh\n", { mode: 0o644 });
+const unusable: { name: string; python: string }[] = [
+  { name: "a command not on PATH", python: "python9.9" },
+  { name: "a path that does not exist", python: path.join(scratch, "missing", "python") },
+  { name: "a folder", python: scratch },
+  ...(process.platform === "win32" || process.getuid?.() === 0 ? [] : [{ name: "a file that is not executable", python: notExecutable }]),
+];
+
+describe("an interpreter that cannot be used", () => {
+  for (const item of unusable) {
+    test(`${item.name}: the adapter's message is VS Code's`, async () => {
+      const verdict = await new InterpreterChecker().check(item.python);
+      assert.equal(verdict.usable, false);
+      const expected = interpreterMessage(item.python, "launch configuration", verdict.usable === false ? verdict.problem : "").message;
+      const client = new RecordingClient();
+      await client.start();
+      try {
+        await client.initializeRequest();
+        await assert.rejects(client.launchRequest({ code: "pass", python: item.python, console: "internalConsole" } as never), (error: Error) => {
+          assert.equal(error.message, expected);
+          return true;
+        });
+      } finally {
+        await client.stop();
+      }
+    });
+  }
+});
+
+for (const python of pythons()) {
+  describe(`Python ${python.version}: what the launch does not name`, () => {
+    test("a key Dapper does not know is named in the debug console with the nearest known one, and the program runs", async () => {
+      const client = new RecordingClient();
+      await client.start();
+      try {
+        await client.launchWith({ code: "import sys; sys.exit(5)", python: python.executable, console: "internalConsole", stopOnEntri: true });
+        assert.equal(await client.finished(), 5);
+        assert.match(client.output("console"), /Dapper does not know the launch configuration's key 'stopOnEntri' \(did you mean 'stopOnEntry'\?\); it is passed on untouched\./);
+        await client.disconnectRequest({});
+      } finally {
+        await client.stop();
+      }
+    });
+
+    test("without cwd, a program in the client's terminal runs in the adapter's directory, and runInTerminal says so", async () => {
+      const client = new RecordingClient();
+      await client.start();
+      try {
+        await client.launchWith({ code: "import os; print(os.getcwd())", python: python.executable, console: "integratedTerminal" }, {}, { supportsRunInTerminalRequest: true });
+        assert.equal(await client.finished(), 0);
+        await client.terminalsDone();
+        assert.equal(client.terminalRequests.length, 1);
+        // The adapter of these tests runs in the repository's root (support.ts).
+        assert.equal(client.terminalRequests[0].cwd, root);
+        assert.equal(client.terminalOutput.trim(), fs.realpathSync(root));
+        await client.disconnectRequest({});
+      } finally {
+        await client.stop();
+      }
+    });
   });
 }

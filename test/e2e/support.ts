@@ -93,6 +93,8 @@ export class RecordingClient extends DebugClient {
   /** What the programs started through `runInTerminal` printed (the "terminal"). */
   terminalOutput = "";
   readonly terminalProcesses: ChildProcess[] = [];
+  /** The arguments of each `runInTerminal` request, as the adapter sent them. */
+  readonly terminalRequests: DebugProtocol.RunInTerminalRequestArguments[] = [];
   private readonly terminalsClosed: Promise<void>[] = [];
 
   constructor() {
@@ -121,6 +123,7 @@ export class RecordingClient extends DebugClient {
         internals.outputStream.write(`Content-Length: ${Buffer.byteLength(json, "utf8")}\r\n\r\n${json}`, "utf8");
       };
       if (request.command !== "runInTerminal") return respond(false, undefined, `unsupported reverse request ${request.command}`);
+      this.terminalRequests.push(request.arguments);
       const env: NodeJS.ProcessEnv = { ...process.env };
       for (const [key, value] of Object.entries(request.arguments.env ?? {})) {
         if (value === null || value === undefined) delete env[key];

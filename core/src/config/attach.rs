@@ -112,6 +112,7 @@ pub(super) fn attach_config(
         env: Vec::new(),
         env_file: None,
         python: String::new(),
+        python_source: "default",
         python_args: Vec::new(),
         console: Console::ExternalTerminal,
         no_debug: false,

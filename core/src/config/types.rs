@@ -52,6 +52,9 @@ pub struct LaunchConfig {
     /// The `envFile` to read (joined to `cwd` when relative), through a fact query.
     pub env_file: Option<String>,
     pub python: String,
+    /// Where `python` came from, a key of `messages::PYTHON_SOURCES`, so that a message
+    /// about it can say so.
+    pub python_source: &'static str,
     pub python_args: Vec<String>,
     pub console: Console,
     pub no_debug: bool,

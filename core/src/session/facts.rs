@@ -5,7 +5,8 @@
 use crate::config::{dotenv, LaunchConfig};
 use crate::context::{PythonInfo, SessionContext};
 use crate::dap::error::{codes, DapError};
-use crate::{FactAnswer, LogLevel};
+use crate::messages;
+use crate::{FactAnswer, LogLevel, Platform};
 
 /// The oldest Python the debuggee package supports.
 const MINIMUM_PYTHON: (u32, u32) = (3, 9);
@@ -109,39 +110,44 @@ pub fn check_facts(
                     ok,
                     version,
                     path,
+                    problem,
                     error,
                     ..
                 },
             ) => {
                 let python = &config.python;
-                if !ok {
-                    let reason = error.as_deref().unwrap_or("no reason given");
-                    return Err(DapError::user(
+                let unusable = |problem: &str, values: &[(&str, &str)]| {
+                    DapError::user(
                         codes::PYTHON_UNUSABLE,
-                        format!("The Python interpreter '{python}' could not be run: {reason}"),
-                    ));
+                        messages::python_unusable(python, config.python_source, problem, values),
+                    )
+                };
+                if !ok {
+                    let detail = error.as_deref().unwrap_or("no reason given");
+                    let problem = match problem.as_deref().unwrap_or("failed") {
+                        // A bare command is looked up on PATH; a path simply is not there.
+                        "missing" if is_bare_command(python, ctx.options.platform) => "notOnPath",
+                        problem => problem,
+                    };
+                    return Err(unusable(problem, &[("detail", detail)]));
                 }
                 let version = version.clone().unwrap_or_default();
                 match parse_version(&version) {
                     Some(found) if found >= MINIMUM_PYTHON => {
                         let path = path.clone().unwrap_or_else(|| python.clone());
-                        ctx.log(LogLevel::Info, format!("The Python interpreter '{python}' is Python {version} at {path}."));
-                        ctx.python_cache.insert(python.clone(), PythonInfo { version, path });
-                    }
-                    Some(_) => {
-                        return Err(DapError::user(
-                            codes::PYTHON_UNUSABLE,
+                        ctx.log(
+                            LogLevel::Info,
                             format!(
-                                "The Python interpreter '{python}' is Python {version}; Dapper needs {}.{} or newer.",
-                                MINIMUM_PYTHON.0, MINIMUM_PYTHON.1
+                                "The Python interpreter '{python}' is Python {version} at {path}."
                             ),
-                        ))
+                        );
+                        ctx.python_cache
+                            .insert(python.clone(), PythonInfo { version, path });
                     }
+                    Some(_) => return Err(unusable("tooOld", &[("version", &version)])),
                     None => {
-                        return Err(DapError::user(
-                            codes::PYTHON_UNUSABLE,
-                            format!("The Python interpreter '{python}' reported the version {version:?}, which Dapper cannot read."),
-                        ))
+                        let quoted = format!("{version:?}");
+                        return Err(unusable("unreadableVersion", &[("version", &quoted)]));
                     }
                 }
             }
@@ -176,6 +182,12 @@ pub fn check_facts(
         }
     }
     Ok(checked)
+}
+
+/// Whether an interpreter is named as a command to look up on PATH, not as a path.
+fn is_bare_command(python: &str, platform: Platform) -> bool {
+    let separator = python.contains('/') || (platform.is_windows() && python.contains('\\'));
+    !separator
 }
 
 #[cfg(test)]

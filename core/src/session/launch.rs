@@ -186,6 +186,10 @@ impl Program {
             "args": argv,
             "env": env,
         });
+        // DAP requires the terminal's directory; without `cwd` the program runs where
+        // the adapter runs, as a spawned one would.
+        let cwd = cwd
+            .or_else(|| Some(ctx.options.working_directory.clone()).filter(|dir| !dir.is_empty()));
         if let (Some(cwd), Some(object)) = (cwd, arguments.as_object_mut()) {
             object.insert("cwd".to_string(), Value::String(cwd));
         }

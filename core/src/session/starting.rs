@@ -16,7 +16,7 @@ use super::program::{Origin, Program};
 use super::stage::Stage;
 use super::state::Session;
 use super::timers::TimerPurpose;
-use crate::config::{self, AttachMode, CHILD_SESSION_KEY};
+use crate::config::{self, schema, AttachMode, CHILD_SESSION_KEY};
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Request, Response};
@@ -48,8 +48,26 @@ impl Session {
         match launch_config(&request.arguments, ctx.options.platform, runs_terminals)
             .and_then(|config| Program::launching(ctx, config))
         {
-            Ok(program) => self.begin(request.seq, program),
+            Ok(program) => {
+                self.note_unknown_keys(ctx, &request.arguments, "launch", schema::LAUNCH_KEYS);
+                self.begin(request.seq, program);
+            }
             Err(error) => self.respond_error(ctx, request.seq, "launch", &error),
+        }
+    }
+
+    /// Names the keys of the user's configuration that Dapper does not read, in the
+    /// debug console, and goes on: they may be another tool's, and are passed on.
+    fn note_unknown_keys(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        arguments: &Value,
+        request: &str,
+        keys: &[schema::Key],
+    ) {
+        if let Some(notice) = config::unknown_keys_notice(arguments, request, keys) {
+            ctx.log(LogLevel::Info, notice.trim_end().to_string());
+            self.send_output(ctx, "console", &notice);
         }
     }
 
@@ -112,6 +130,7 @@ impl Session {
         };
         match program {
             Ok(program) => {
+                self.note_unknown_keys(ctx, &request.arguments, "attach", schema::ATTACH_KEYS);
                 // A `listen` attach waits, as debugpy's does, until the client gives up.
                 let deadline = match program.origin {
                     Origin::Injected(_) => Some((INJECT_DEADLINE_MS, TimerPurpose::InjectDeadline)),

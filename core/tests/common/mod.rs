@@ -12,6 +12,7 @@ pub fn engine() -> Engine {
         platform: Platform::Linux,
         randomness: "ab".repeat(32),
         adapter_version: "0.1.0".to_string(),
+        working_directory: String::new(),
     })
     .expect("valid randomness")
 }

@@ -66,7 +66,7 @@ export type Platform =
 /**
  * How the engine is configured once, when the host creates it.
  */
-export type EngineOptions = { /** The directory holding the `dapper` Python package; prepended to `PYTHONPATH`. */ pythonPackageDir: string, platform: Platform, /** OS randomness for the session tokens, as hex: 16 bytes (32 characters) a token, each used once; the engine asks for more with `gatherRandomness`. */ randomness: string, adapterVersion: string, };
+export type EngineOptions = { /** The directory holding the `dapper` Python package; prepended to `PYTHONPATH`. */ pythonPackageDir: string, platform: Platform, /** OS randomness for the session tokens, as hex: 16 bytes (32 characters) a token, each used once; the engine asks for more with `gatherRandomness`. */ randomness: string, adapterVersion: string, /** The host's own working directory: where a program launched without `cwd` runs. A spawned program inherits it anyway; a terminal the client opens does not, so `runInTerminal` names it. Empty: unknown, and the client's terminal decides. */ workingDirectory: string, };
 
 /**
  * How a DAP client's messages reach the engine.
@@ -128,7 +128,7 @@ export type FactQuery =
 export type FactAnswer =
   | { "kind": "path", path: string, exists: boolean, isFile: boolean, isDirectory: boolean, }
   | { "kind": "env", name: string, /** `null`: the variable is not set. */ value?: string | null, }
-  | { "kind": "python", executable: string, ok: boolean, version?: string, path?: string, error?: string, }
+  | { "kind": "python", executable: string, ok: boolean, version?: string, path?: string, /** Why it could not be run, for the message: a key of `messages::PYTHON_PROBLEMS` (`missing`, `folder`, `notExecutable`, `notPython`, `noAnswer`, `failed`). Absent: `failed`. */ problem?: string, /** What the problem names (`{detail}`): the interpreter's own words, a timeout. */ error?: string, }
   | { "kind": "file", path: string, ok: boolean, text?: string, error?: string, };
 
 /**

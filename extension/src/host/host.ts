@@ -340,6 +340,9 @@ export class EngineHost implements ClientHost {
       platform: (this.options.platform ?? process.platform) as EngineOptions["platform"],
       randomness: this.tokenRandomness(TOKEN_BYTES * INITIAL_TOKENS),
       adapterVersion: this.options.adapterVersion,
+      // Where a program launched without a cwd runs: a terminal the client opens needs
+      // to be told; a spawned program inherits it.
+      workingDirectory: process.cwd(),
     };
     let engine: EngineCore;
     try {

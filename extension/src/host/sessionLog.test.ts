@@ -28,7 +28,7 @@ function recordLaunch(): { log: string; token: string } {
   secrets.addTokens(randomness);
   const lines: string[] = [];
   const recorder = new SessionRecorder({ line: (text) => lines.push(text) }, secrets);
-  const options: EngineOptions = { pythonPackageDir: "/ext/python", platform: "linux", randomness, adapterVersion: "test" };
+  const options: EngineOptions = { pythonPackageDir: "/ext/python", platform: "linux", randomness, adapterVersion: "test", workingDirectory: "/work" };
   recorder.engineCreated(options);
   const engine = createEngine(JSON.stringify(options));
   const request = (seq: number, command: string, args: object): Input => ({ type: "clientMessage", client: 1, message: { seq, type: "request", command, arguments: args } });

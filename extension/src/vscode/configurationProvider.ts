@@ -16,6 +16,9 @@ import { pythonExtensionInterpreter } from "./pythonExtension";
 // on another extension would be worse than one that uses the fallback.
 const PYTHON_EXTENSION_TIMEOUT_MS = 10_000;
 
+/** The configuration's private key for where its interpreter came from (core/src/config.rs). */
+const PYTHON_SOURCE_KEY = "__dapperPythonSource";
+
 /**
  * Fills in a launch configuration when there is none (no launch.json, or F5 on an empty
  * configuration): debug the Python file in the active editor. Then picks the interpreter
@@ -78,7 +81,10 @@ export class DapperConfigurationProvider implements vscode.DebugConfigurationPro
     }
     const found = verdict.usable === true ? `Python ${verdict.version} at ${verdict.executable}` : `not checked: ${verdict.note}`;
     this.logger.info(`Interpreter: ${python} (chosen by: ${choice.source}; ${found})`);
-    return choice.python === undefined || choice.source === "launch configuration" ? config : { ...config, python: choice.python };
+    // The engine names the same source as this check if it ever reports the interpreter
+    // itself (one too slow to answer here); a `__` key is private: no unknown-key note.
+    const withSource = { ...config, [PYTHON_SOURCE_KEY]: choice.source };
+    return choice.python === undefined || choice.source === "launch configuration" ? withSource : { ...withSource, python: choice.python };
   }
 }
 

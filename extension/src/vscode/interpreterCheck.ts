@@ -6,10 +6,10 @@
 // No runtime dependency on the `vscode` module: the decisions here are tested under
 // plain Node, with small shell scripts standing in for interpreters.
 
-import { execFile } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
-import { PYTHON_PROBE_ARGS, parsePythonProbe } from "../host/executors/facts";
+import { answerPython, parsePythonProbe } from "../host/executors/facts";
+import { fill, PYTHON_PROBLEMS, PYTHON_SOURCES, PYTHON_UNUSABLE, type PythonProblem } from "../host/messages";
 import type { InterpreterSource } from "./interpreter";
 
 /** The oldest Python the debuggee package supports (the engine holds the same limit). */
@@ -63,66 +63,36 @@ export function majorMinor(version: string): { major: number; minor: number } | 
 export function judge(outcome: ProbeOutcome, bare: boolean): Verdict {
   switch (outcome.kind) {
     case "missing":
-      return { usable: false, problem: bare ? "was not found on PATH" : "does not exist" };
+      return { usable: false, problem: problemText(bare ? "notOnPath" : "missing") };
     case "unusable":
       return { usable: false, problem: outcome.problem };
     case "timedOut":
       return { usable: "unknown", note: `it did not print its version within ${outcome.ms / 1000} s, so it is not checked before the launch` };
     case "ran": {
       const found = majorMinor(outcome.version);
-      if (found === undefined) return { usable: false, problem: `reported the version ${JSON.stringify(outcome.version)}, which Dapper cannot read` };
+      if (found === undefined) return { usable: false, problem: problemText("unreadableVersion", { version: JSON.stringify(outcome.version) }) };
       const oldEnough = found.major > MINIMUM_PYTHON.major || (found.major === MINIMUM_PYTHON.major && found.minor >= MINIMUM_PYTHON.minor);
       if (!oldEnough) {
-        return { usable: false, problem: `is Python ${outcome.version}; Dapper needs ${MINIMUM_PYTHON.major}.${MINIMUM_PYTHON.minor} or newer` };
+        return { usable: false, problem: problemText("tooOld", { version: outcome.version }) };
       }
       return { usable: true, version: outcome.version, executable: outcome.executable };
     }
   }
 }
 
-/** Runs the interpreter once to read its version; never rejects. */
-function probeInterpreter(executable: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<ProbeOutcome> {
-  return new Promise((resolve) => {
-    try {
-      execFile(executable, [...PYTHON_PROBE_ARGS], { timeout: timeoutMs, windowsHide: true, maxBuffer: 1024 * 1024 }, (error, stdout, stderr) => {
-        if (error) {
-          const code = (error as NodeJS.ErrnoException).code;
-          if (code === "ENOENT") return resolve({ kind: "missing" });
-          if (code === "EACCES") return resolve({ kind: "unusable", problem: unrunnableProblem(executable) });
-          if (error.killed) return resolve({ kind: "timedOut", ms: timeoutMs });
-          const detail = firstLine(String(stderr)) ?? error.message;
-          return resolve({ kind: "unusable", problem: `failed to run: ${detail}` });
-        }
-        const parsed = parseProbeOutput(String(stdout));
-        if (parsed === undefined) {
-          const shown = firstLine(String(stdout));
-          return resolve({ kind: "unusable", problem: `is not a Python interpreter: it printed ${shown === undefined ? "nothing" : JSON.stringify(shown.slice(0, 120))}` });
-        }
-        resolve({ kind: "ran", ...parsed });
-      });
-    } catch (error) {
-      // execFile throws synchronously on arguments it rejects, such as a NUL byte.
-      resolve({ kind: "unusable", problem: `cannot be started: ${error instanceof Error ? error.message : String(error)}` });
-    }
-  });
+/** Runs the interpreter once to read its version (the engine's own probe); never rejects. */
+async function probeInterpreter(executable: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<ProbeOutcome> {
+  const answer = await answerPython(executable, timeoutMs);
+  if (answer.ok) return { kind: "ran", version: answer.version ?? "", executable: answer.path ?? executable };
+  const problem = (answer.problem ?? "failed") as PythonProblem;
+  if (problem === "missing") return { kind: "missing" };
+  if (problem === "noAnswer") return { kind: "timedOut", ms: timeoutMs };
+  return { kind: "unusable", problem: problemText(problem in PYTHON_PROBLEMS ? problem : "failed", { detail: answer.error ?? "" }) };
 }
 
-/** Why an interpreter that exists cannot be started: a folder is the usual mistake. */
-function unrunnableProblem(executable: string): string {
-  try {
-    if (fs.statSync(executable).isDirectory()) return "is a folder, not an interpreter (name the python executable inside it)";
-  } catch {
-    // Fall through to the general reason.
-  }
-  return "is not executable (permission denied)";
-}
-
-function firstLine(text: string): string | undefined {
-  const line = text
-    .split(/\r?\n/)
-    .map((part) => part.trim())
-    .find((part) => part !== "");
-  return line === undefined ? undefined : line.slice(0, 300);
+/** A problem's words, from the table the engine uses too. */
+function problemText(problem: PythonProblem, values: Record<string, string> = {}): string {
+  return fill(PYTHON_PROBLEMS[problem], values);
 }
 
 /**
@@ -193,14 +163,6 @@ async function sameFile(a: string, b: string): Promise<boolean> {
 /** A button of the error message. */
 export type InterpreterAction = "Select Interpreter" | "Open launch.json" | "Open Settings";
 
-/** How each source is named in the message. */
-const SOURCE_TEXT: Record<InterpreterSource, string> = {
-  "launch configuration": "set as `python` in the launch configuration",
-  "Python extension": "selected in the Python extension",
-  "setting dapper.python": "set in the setting dapper.python",
-  "python3 on PATH": "the default: no interpreter is selected in the Python extension or set in dapper.python",
-};
-
 /**
  * The one error message for an interpreter that cannot be used, naming it, where the
  * choice came from and the problem, with the buttons that lead to a fix. A `python` in
@@ -208,7 +170,7 @@ const SOURCE_TEXT: Record<InterpreterSource, string> = {
  * interpreter would not help there: its fix is in launch.json.
  */
 export function interpreterMessage(python: string, source: InterpreterSource, problem: string): { message: string; actions: InterpreterAction[] } {
-  const message = `Dapper cannot debug with the Python interpreter "${python}" (${SOURCE_TEXT[source]}): it ${problem}.`;
+  const message = fill(PYTHON_UNUSABLE, { python, source: PYTHON_SOURCES[source], problem });
   switch (source) {
     case "launch configuration":
       return { message, actions: ["Open launch.json"] };

@@ -59,7 +59,19 @@ const cases: { name: string; query: unknown; expect: object | Check }[] = [
   {
     name: "a missing interpreter",
     query: { kind: "python", executable: path.join(scratch, "python9") },
-    expect: { kind: "python", executable: path.join(scratch, "python9"), ok: false, error: "not found" },
+    expect: (answer) => {
+      assert.equal(answer.ok, false);
+      assert.equal(answer.problem, "missing");
+      assert.match(String(answer.error), /ENOENT/);
+    },
+  },
+  {
+    name: "a folder named as the interpreter",
+    query: { kind: "python", executable: scratch },
+    expect: (answer) => {
+      assert.equal(answer.ok, false);
+      assert.equal(answer.problem, "folder");
+    },
   },
   {
     name: "an interpreter that fails reports its stderr",

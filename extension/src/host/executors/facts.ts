@@ -5,6 +5,7 @@
 import { execFile } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
+import type { PythonProblem } from "../messages";
 import type { FactAnswer } from "../protocol";
 
 /**
@@ -73,35 +74,54 @@ function answerEnv(name: string): FactAnswer {
   return { kind: "env", name, value: value === undefined ? null : value };
 }
 
-function answerPython(executable: string): Promise<FactAnswer> {
+/**
+ * Runs the interpreter once to read its version. A failure says why as a key of the
+ * engine's message table (messages.ts), with what that message names as `error`; the
+ * engine and VS Code's own check word it the same from there.
+ */
+export function answerPython(executable: string, timeoutMs = PYTHON_PROBE_TIMEOUT_MS): Promise<FactAnswer & { kind: "python" }> {
   return new Promise((resolve) => {
-    const fail = (error: string) => resolve({ kind: "python", executable, ok: false, error });
+    const fail = (problem: PythonProblem, error: string) => resolve({ kind: "python", executable, ok: false, problem, error });
     try {
-      execFile(
-        executable,
-        [...PYTHON_PROBE_ARGS],
-        { timeout: PYTHON_PROBE_TIMEOUT_MS, windowsHide: true, maxBuffer: 1024 * 1024 },
-        (error, stdout, stderr) => {
-          if (error) {
-            const code = (error as NodeJS.ErrnoException).code;
-            if (code === "ENOENT") return fail("not found");
-            if (code === "EACCES") return fail("not executable (permission denied)");
-            if (error.killed) return fail(`did not answer within ${PYTHON_PROBE_TIMEOUT_MS / 1000} s`);
-            const text = String(stderr).trim();
-            return fail(text !== "" ? text : error.message);
-          }
-          const parsed = parsePythonProbe(String(stdout));
-          if (parsed === undefined) {
-            return fail(`is not a Python interpreter: unexpected output ${JSON.stringify(String(stdout).slice(0, 200))}`);
-          }
-          resolve({ kind: "python", executable, ok: true, version: parsed.version, path: parsed.path });
-        },
-      );
+      execFile(executable, [...PYTHON_PROBE_ARGS], { timeout: timeoutMs, windowsHide: true, maxBuffer: 1024 * 1024 }, (error, stdout, stderr) => {
+        if (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code === "ENOENT") return fail("missing", error.message);
+          if (code === "EACCES") return fail(unrunnableProblem(executable), error.message);
+          if (error.killed) return fail("noAnswer", `${timeoutMs / 1000} s`);
+          return fail("failed", firstLine(String(stderr)) ?? error.message);
+        }
+        const parsed = parsePythonProbe(String(stdout));
+        if (parsed === undefined) {
+          const shown = firstLine(String(stdout));
+          return fail("notPython", shown === undefined ? "nothing" : JSON.stringify(shown.slice(0, 120)));
+        }
+        resolve({ kind: "python", executable, ok: true, version: parsed.version, path: parsed.path });
+      });
     } catch (error) {
       // execFile throws synchronously on arguments it rejects, such as a NUL byte.
-      fail(errorText(error));
+      fail("failed", errorText(error));
     }
   });
+}
+
+/** Why an interpreter that exists cannot be started: a folder is the usual mistake. */
+function unrunnableProblem(executable: string): PythonProblem {
+  try {
+    if (fs.statSync(path.resolve(process.cwd(), executable)).isDirectory()) return "folder";
+  } catch {
+    // Fall through to the general reason.
+  }
+  return "notExecutable";
+}
+
+/** The first non-empty line of what a process printed, trimmed and bounded. */
+function firstLine(text: string): string | undefined {
+  const line = text
+    .split(/\r?\n/)
+    .map((part) => part.trim())
+    .find((part) => part !== "");
+  return line === undefined ? undefined : line.slice(0, 300);
 }
 
 /** Reads the probe's JSON from the last non-empty line (a sitecustomize may print before it). */
