@@ -34,8 +34,9 @@ def listen(address):
 def connect(address):
     """Connect to a debugger that listens at ``address`` (an attach configuration with
     ``"listen"``): a port (on 127.0.0.1), ``(host, port)`` or ``"host:port"``. Returns
-    once connected; ``wait_for_client()`` waits until the debugger is configured. Raises
-    OSError when nothing listens there."""
+    once the debugger has set its breakpoints (or left before that), so that they apply
+    from the next line, as under ``python -m dapperdbg --connect``. Raises OSError when
+    nothing listens there."""
     from .launcher import api
 
     api.connect(address)

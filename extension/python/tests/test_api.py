@@ -155,6 +155,43 @@ def test_connect_wait_for_client_and_breakpoint():
             process.communicate(timeout=TIMEOUT)
 
 
+CONNECT_ONLY = """import sys
+import dapperdbg
+dapperdbg.connect(int(sys.argv[1]))
+print("connected", dapperdbg.is_client_connected(), flush=True)
+answer = 6 * 7  # line 5: the breakpoint, the first line after connect()
+print("ran", answer, flush=True)
+"""
+
+
+def test_connect_returns_once_the_debugger_has_set_its_breakpoints(tmp_path):
+    """As ``python -m dapperdbg --connect``: the line after ``connect()`` already stops
+    at a breakpoint, with no ``wait_for_client()`` between them."""
+    program = tmp_path / "connect_only.py"
+    program.write_text(CONNECT_ONLY)
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(TIMEOUT)
+    port = server.getsockname()[1]
+    env = dict(os.environ, PYTHONPATH=str(PACKAGE_DIR))
+    process = subprocess.Popen([sys.executable, str(program), str(port)], env=env, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        sock, _ = server.accept()
+        client = Client(port, sock)
+        client.attach(str(program))
+        stopped = client.until(lambda m: m.get("event") == "stopped")
+        assert stopped["body"]["reason"] == "breakpoint"
+        client.request("continue", {"threadId": stopped["body"]["threadId"]})
+        out, err = process.communicate(timeout=TIMEOUT)
+        assert process.returncode == 0, err
+        assert out == "connected True\nran 42\n"
+    finally:
+        server.close()
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=TIMEOUT)
+
+
 def test_connect_to_nothing_raises_and_listen_twice_is_refused():
     code = """
 import socket, dapperdbg

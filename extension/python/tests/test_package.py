@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import shutil
 import socket
 import subprocess
 import sysconfig
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -252,6 +254,49 @@ def test_pip_installs_every_module(tmp_path):
     _run_both_entry_points(python, clean, tmp_path)
 
 
+REPOSITORY = ROOT.parent.parent
+VSCE = REPOSITORY / "node_modules" / ".bin" / ("vsce.cmd" if os.name == "nt" else "vsce")
+
+
+def _packaged_vsix(tmp_path: Path) -> Path | None:
+    """The .vsix that npm test's VS Code suite installs (DAPPER_VSIX), or one packaged
+    here by vsce from the build in dist/; None when neither can be had."""
+    given = os.environ.get("DAPPER_VSIX")
+    if given:
+        return Path(given)
+    if not VSCE.exists() or not (REPOSITORY / "dist" / "extension.js").exists():
+        return None
+    vsix = tmp_path / "dapper.vsix"
+    subprocess.run([str(VSCE), "package", "--no-dependencies", "--out", str(vsix)],
+                   cwd=REPOSITORY, check=True, capture_output=True, timeout=300)
+    return vsix
+
+
+@pytest.mark.skipif(not _local_build_wheels(),
+                    reason="no local wheels of setuptools 61+ and wheel to build with offline")
+def test_pip_installs_the_package_from_the_installed_extension(tmp_path):
+    """The README's ``pip install <extension>/extension/python``: from the packaged .vsix
+    (as VS Code unpacks it) into a fresh venv, offline; the installed package then serves
+    a debugger through ``--listen`` and ``--connect``."""
+    vsix = _packaged_vsix(tmp_path)
+    if vsix is None:
+        pytest.skip("no build to package (dist/) or no vsce (node_modules)")
+    unpacked = tmp_path / "installed"
+    with zipfile.ZipFile(vsix) as archive:
+        archive.extractall(unpacked)
+    folder = unpacked / "extension" / "extension" / "python"
+    assert (folder / "pyproject.toml").is_file(), sorted(p.name for p in folder.iterdir())
+    environment = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(environment)
+    python = environment / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PIP_"))}
+    clean["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    links = [option for d in _local_build_wheels() for option in ("--find-links", str(d))]
+    subprocess.run([str(python), "-m", "pip", "install", "--no-index", *links, "--quiet",
+                    str(folder)], check=True, cwd=tmp_path, env=clean, timeout=300)
+    _run_both_entry_points(python, clean, tmp_path)
+
+
 def _run_both_entry_points(python: Path, env: dict, tmp_path: Path) -> None:
     """The installed ``python -m dapperdbg --listen`` and ``--connect``, for real: a
     socket peer speaks the engine's side (hello, configure, a breakpoint, the stop, the
@@ -297,3 +342,19 @@ def _run_both_entry_points(python: Path, env: dict, tmp_path: Path) -> None:
         if connecting.poll() is None:
             connecting.kill()
         connecting.communicate(timeout=TIMEOUT)
+
+
+def test_the_package_description_names_the_package_as_pip_and_import_know_it():
+    """The README that pip shows (pyproject's ``readme``) names the distribution and the
+    import package by their real names, and is shipped wherever pyproject.toml is."""
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    name = re.search(r'^name = "([^"]+)"', pyproject, re.MULTILINE).group(1)
+    readme_name = re.search(r'^readme = "([^"]+)"', pyproject, re.MULTILINE).group(1)
+    readme = (ROOT / readme_name).read_text(encoding="utf-8")
+    assert readme.splitlines()[0] == f"# {name}"
+    stated = re.findall(r"(pip|import) name `([^`]+)`", readme)
+    assert stated, "the README states the pip name and the import name"
+    for kind, stated_name in stated:
+        expected = name if kind == "pip" else "dapperdbg"
+        assert stated_name == expected, (kind, stated_name)
+    assert (ROOT / "dapperdbg" / "__init__.py").is_file()

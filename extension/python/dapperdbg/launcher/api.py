@@ -130,7 +130,14 @@ def connect(address) -> None:
     host, port = parse_address(address, "connect")
     if port == 0:
         raise ValueError("dapperdbg.connect(): the port must be the debugger's, from 1 to 65535")
-    _started("connect").connect(host, port, CONNECT_TIMEOUT_S)
+    session = _started("connect")
+    session.connect(host, port, CONNECT_TIMEOUT_S)
+    # The debugger listened first and configures at once, so returning only once it has
+    # set its breakpoints costs milliseconds, and the program's next line already stops
+    # at them, as under ``--connect``. A debugger that leaves first lets the program run.
+    while not session.configured.wait(0.5):
+        if session.detached.is_set():
+            return
 
 
 def attach_connected(sock: socket.socket, host: str, port: int, name: str,
