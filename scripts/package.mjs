@@ -10,6 +10,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "./build.mjs";
 import { npxBin, root, run, step } from "./lib.mjs";
+import { vsixSizeMismatch } from "./readmeFigures.mjs";
 
 const budgetBytes = 2 * 1024 * 1024;
 
@@ -27,6 +28,8 @@ export async function packageVsix({ skipBuild = false, vsceArgs = [] } = {}) {
   const size = statSync(vsix).size;
   console.log(`   size: ${(size / 1024).toFixed(0)} KiB (budget ${(budgetBytes / 1024).toFixed(0)} KiB)`);
   if (size > budgetBytes) throw new Error(`${path.basename(vsix)} is ${size} bytes, over the ${budgetBytes}-byte budget`);
+  const mismatch = vsixSizeMismatch(readFileSync(path.join(root, "README.md"), "utf8"), size);
+  if (mismatch !== undefined) throw new Error(mismatch);
   return vsix;
 }
 

@@ -1,7 +1,7 @@
 //! Prints what is generated from the launch configuration's key table
 //! (`dapper_core::schema`): with no argument, the JSON of package.json's
 //! `configurationAttributes`; with `markdown` and `attach-markdown`, the launch and
-//! attach option tables of README.md; with `names`, the keys in the tables' order.
+//! attach option tables of docs/options.md; with `names`, the keys in the tables' order.
 //! `node scripts/schema.mjs` runs this and writes both into place.
 
 use std::process::ExitCode;

@@ -2,7 +2,7 @@
 //! descriptions and allowed values. The validator in `config.rs` reads its boolean
 //! defaults and console names from this table; the same table becomes the JSON schema
 //! of package.json's `configurationAttributes` (written by `scripts/schema.mjs` from the
-//! `schema` example) and the option table of README.md, so neither can drift from what
+//! `schema` example) and the option tables of docs/options.md, so neither can drift from what
 //! the engine accepts.
 //!
 //! `launch` and `attach` are described. The attach keys are those of a user's attach to a
@@ -56,7 +56,7 @@ pub struct Key {
     pub name: &'static str,
     pub kind: Kind,
     pub default: Default,
-    /// User-facing text, shown by VS Code while editing launch.json and in README.md.
+    /// User-facing text, shown by VS Code while editing launch.json and in docs/options.md.
     pub description: &'static str,
 }
 
@@ -376,13 +376,13 @@ fn default_text(default: Default) -> String {
     }
 }
 
-/// The option table of README.md, in Markdown. The default column is the value VS
+/// The option tables of docs/options.md, in Markdown. The default column is the value VS
 /// Code suggests; the descriptions say what happens without the key.
 pub fn options_markdown() -> String {
     markdown_table(LAUNCH_KEYS)
 }
 
-/// The attach option table of README.md, in Markdown.
+/// The attach option tables of docs/options.md, in Markdown.
 pub fn attach_options_markdown() -> String {
     markdown_table(ATTACH_KEYS)
 }
