@@ -398,3 +398,45 @@ def test_a_step_over_an_await_whose_task_is_cancelled(launch, write, backend, st
     debuggee.request("continue", {"threadId": 1})
     debuggee.finish(0)
     assert debuggee.stdout() == "cleanup\ncancelled\ncancelled\nend\n"
+
+
+CALLS_ON_A_LINE = """
+def g(n):
+    return n + 3
+
+def f(n):
+    return n * 2
+
+def main():
+    v = f(g(1))
+    w = [g(k) for k in range(1000)]
+    return v, len(w)
+
+main()
+"""
+
+
+@pytest.mark.parametrize("show", [True, False])
+def test_next_over_calls_shows_what_each_returned(launch, write, backend, show):
+    # Each function the stepped line called shows its value, in the order they
+    # returned; a function called a thousand times on a line shows its last value once.
+    path = write("calls.py", CALLS_ON_A_LINE)
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure({"showReturnValue": show})
+    debuggee.set_breakpoints(path, [8])
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    shown = []
+    for _ in range(2):
+        debuggee.request("next", {"threadId": 1})
+        frame = debuggee.top_frame(debuggee.stopped("step")["threadId"])
+        names = debuggee.locals_of(frame["id"])
+        shown.append([(name, names[name]["value"]) for name in names
+                      if name.startswith("(return)")])
+    # Before 3.12 a comprehension is a function of its own that calls g: the line
+    # called no function of the user's directly.
+    expected = [[("(return) g", "4"), ("(return) f", "8")],
+                [("(return) g", "1002")] if sys.version_info >= (3, 12) else []]
+    assert shown == (expected if show else [[], []])
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)

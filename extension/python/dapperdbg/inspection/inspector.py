@@ -149,10 +149,13 @@ class Inspector:
         # The debugger thread that inspects threads that cannot run work themselves
         # (stopped_work.InspectionWorker), started on first use.
         self.worker = None
-        # The hook for stepping: DAP thread id -> (function name, returned value) of the
-        # function the thread's last step returned from. Stepping records it (when
-        # ``show_return_value`` is on) before the thread stops; every resume clears it.
-        self.last_return_values: dict[int, tuple[str, object]] = {}
+        # The hook for stepping: DAP thread id -> {function name: returned value} of the
+        # functions the thread's last step saw return (the one it stepped out of, the
+        # calls of the line it stepped over), in the order they returned; one entry a
+        # name, so a line calling a function a million times keeps one. Stepping records
+        # them (when ``show_return_value`` is on) before the thread stops; every resume
+        # clears them.
+        self.last_return_values: dict[int, dict[str, object]] = {}
 
     def record_return_value(self, thread_id: int, code: types.CodeType, value) -> None:
         """Stepping's hook: the function ``code`` returned ``value`` on ``thread_id``
@@ -161,7 +164,9 @@ class Inspector:
         if self.settings.show_return_value:
             # "outer.<locals>.helper" reads as "helper"; "Class.method" stays.
             name = frame_name(code).rsplit("<locals>.", 1)[-1]
-            self.last_return_values[thread_id] = (name, value)
+            returned = self.last_return_values.setdefault(thread_id, {})
+            returned.pop(name, None)  # The latest call of a name comes last.
+            returned[name] = value
 
     def clear(self) -> None:
         self.frames.clear()
@@ -236,9 +241,7 @@ class Inspector:
         mapping = scope_mapping(frame, container.kind)
         plain: list = []
         if container.kind == "locals":
-            returned = self._return_value(container)
-            if returned is not None:
-                function, value = returned
+            for function, value in self._return_values(container):
                 plain.append(Child(RETURN_VALUE_PREFIX + function, value, None))
         append = plain.append
         simple_types = simple_member_types
@@ -262,17 +265,17 @@ class Inspector:
                 groups.setdefault(group, []).append((key, value, key))
         return grouped(plain, groups)
 
-    def _return_value(self, container: Container):
+    def _return_values(self, container: Container) -> list[tuple[str, object]]:
         if not self.settings.show_return_value:
-            return None
+            return []
         returned = self.last_return_values.get(container.thread_id)
-        if returned is None:
-            return None
-        # Only the frame the thread stopped in shows it: the caller the step returned to.
+        if not returned:
+            return []
+        # Only the frame the thread stopped in shows them: where the step ended.
         for entry_frame in self._top_frames(container.thread_id):
             if entry_frame is container.frame:
-                return returned
-        return None
+                return list(returned.items())
+        return []
 
     def _top_frames(self, thread_id: int) -> list[types.FrameType]:
         with self.frames._lock:

@@ -109,6 +109,7 @@ class Debugger:
             self.store.loaded.set_program(program_path)
 
         self.tracer.set_just_my_code(bool(launch.get("justMyCode", True)))
+        self.tracer.watch_returns = launch.get("showReturnValue") is True
 
     def use_tracer(self, name: str) -> None:
         """Swap the (not yet installed) tracer for another backend."""

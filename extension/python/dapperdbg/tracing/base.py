@@ -110,6 +110,14 @@ def _line_now(frame: types.FrameType) -> int | None:
     return line
 
 
+def _shows_its_value(code: types.CodeType) -> bool:
+    """Whether a function's return value is worth showing after a step over its call:
+    not a comprehension's or generator expression's own frame (before 3.12 they are
+    functions of their own, called by the line), which the user did not write as a call."""
+    name = code.co_name
+    return not name.startswith("<") or name == "<lambda>"
+
+
 def is_user_canonical(canonical: str) -> bool:
     """Frames the user may stop in: not the debugger's, not runpy's, not frozen code."""
     return not (
@@ -149,6 +157,8 @@ class Tracer:
         self._user_by_canonical: dict[str, bool] = {}
         # Whether exceptions must be watched as they are raised (raised/userUnhandled).
         self.watch_exceptions = False
+        # showReturnValue: a step over also watches the returns of the line's calls.
+        self.watch_returns = False
         # _identity(code) -> (code, the function breakpoints that apply to it), from the verdicts.
         self._function_codes: dict[int, tuple[types.CodeType, tuple]] = {}
         # _identity(code) -> (code, the data breakpoints whose value it may change, the
@@ -231,10 +241,11 @@ class Tracer:
 
     def adopt_settings(self, other: Tracer) -> None:
         """Take over the settings of ``other``, a tracer this one replaces before either
-        is installed (the sys.settrace fallback): justMyCode, the exceptions watched and
-        the instrumented copies."""
+        is installed (the sys.settrace fallback): justMyCode, the exceptions and return
+        values watched and the instrumented copies."""
         self.set_just_my_code(other.just_my_code)
         self.set_watch_exceptions(other.watch_exceptions)
+        self.watch_returns = other.watch_returns
         self.copies = other.copies
         self.lines_need_tracing = other.lines_need_tracing
 
@@ -565,7 +576,14 @@ class Tracer:
     def _frame_returned_unguarded(self, frame: types.FrameType, value, exit_kind: str) -> None:
         thread_ident = threading.get_ident()
         step = self._steps.get(thread_ident)
-        if step is None or step.frame is not frame:
+        if step is None:
+            return
+        if step.frame is not frame:
+            if (exit_kind == FRAME_RETURNED and step.kind == STEP_OVER
+                    and frame.f_back is step.frame and step.frame is not None
+                    and _shows_its_value(frame.f_code) and self.is_user_frame(frame)):
+                # A call of the line being stepped over returned: the stop shows its value.
+                self._host.step_left_function(frame, value)
             return
         entering = step.kind in STEPS_ENTERING_CALLS
         if entering and (step.kind != STEP_INTO or exit_kind in (FRAME_SUSPENDED, FRAME_UNWOUND)):

@@ -48,6 +48,7 @@ from .steps import (
     FRAME_RETURNED,
     FRAME_UNWOUND,
     STEP_INTO,
+    STEP_OVER,
     STEPS_ENTERING_CALLS,
     StepState,
     yield_kind,
@@ -76,6 +77,10 @@ class MonitoringTracer(Tracer):
         self._local_codes: dict[int, types.CodeType] = {}
         # Code objects of the frames that over/out steps may end in.
         self._step_codes: dict[int, types.CodeType] = {}
+        # showReturnValue: the code objects of steps over (their calls are watched), and
+        # of the functions those calls entered (their returns are).
+        self._call_codes: dict[int, types.CodeType] = {}
+        self._return_codes: dict[int, types.CodeType] = {}
         # Whether breakpoints changed while the program ran (PY_RESUME is then needed).
         self._resumes_watched = False
 
@@ -98,6 +103,7 @@ class MonitoringTracer(Tracer):
         monitoring.register_callback(self._tool, events.LINE, self._on_line)
         monitoring.register_callback(self._tool, events.PY_RETURN, self._on_return)
         monitoring.register_callback(self._tool, events.PY_YIELD, self._on_yield)
+        monitoring.register_callback(self._tool, events.CALL, self._on_call)
         self.installed = True
         self._refresh_events(restart=True)
         self._host.tracing_started()
@@ -113,7 +119,7 @@ class MonitoringTracer(Tracer):
                 monitoring.set_local_events(self._tool, code, 0)
             self._local_codes.clear()
             for event in (events.PY_START, events.PY_RESUME, events.LINE, events.PY_RETURN,
-                          events.PY_YIELD, events.RAISE, events.PY_UNWIND):
+                          events.PY_YIELD, events.RAISE, events.PY_UNWIND, events.CALL):
                 monitoring.register_callback(self._tool, event, None)
             monitoring.free_tool_id(self._tool)
 
@@ -187,6 +193,24 @@ class MonitoringTracer(Tracer):
             self._frame_returned(sys._getframe(1), None, yield_kind(code, value))
         return None
 
+    def _on_call(self, code, instruction_offset, callee, arg0):
+        # Only the code objects of steps over ask for it (showReturnValue): a function
+        # the stepped line calls gets its returns watched, for the value to show.
+        step = self._steps.get(threading.get_ident()) if self._steps else None
+        if step is None or step.kind != STEP_OVER or step.frame is not sys._getframe(1):
+            return None
+        kind = type(callee)
+        if kind is types.MethodType:
+            callee = callee.__func__
+            kind = type(callee)
+        if kind is types.FunctionType:  # No other callable is asked anything: user code.
+            target = callee.__code__
+            if _identity(target) not in self._return_codes:
+                with self._lock:
+                    self._return_codes[_identity(target)] = target
+                    self._apply_local_events(target)
+        return None
+
     def _on_raise(self, code, instruction_offset, exception):
         frame = sys._getframe(1)
         # The frame's last instruction, not ``instruction_offset``: 3.13 gives the
@@ -227,6 +251,10 @@ class MonitoringTracer(Tracer):
                 events |= self._events.PY_RETURN
         if key in self._step_codes:
             events |= self._events.LINE | self._events.PY_RETURN | self._events.PY_YIELD
+        if key in self._call_codes:
+            events |= self._events.CALL
+        if key in self._return_codes:
+            events |= self._events.PY_RETURN
         if events or key in self._local_codes:
             self._monitoring.set_local_events(self._tool, code, events)
         if events:
@@ -248,6 +276,7 @@ class MonitoringTracer(Tracer):
             if self.watch_exceptions:
                 global_events |= events.RAISE | events.PY_UNWIND
             step_codes: dict[int, types.CodeType] = {}
+            call_codes: dict[int, types.CodeType] = {}
             for step in list(self._steps.values()):
                 if step.kind in STEPS_ENTERING_CALLS or step.frame is None:
                     global_events |= events.LINE
@@ -259,14 +288,22 @@ class MonitoringTracer(Tracer):
                 # a return does; PY_UNWIND cannot be asked for one code object only.
                 global_events |= events.PY_UNWIND
                 frame = step.frame
+                if step.kind == STEP_OVER and self.watch_returns:
+                    call_codes[_identity(frame.f_code)] = frame.f_code
                 while frame is not None:
                     if not is_debugger_path(self.canonical(frame.f_code.co_filename)):
                         step_codes[_identity(frame.f_code)] = frame.f_code
                     frame = frame.f_back
-            previous = self._step_codes
+            previous, previous_calls = self._step_codes, self._call_codes
             changed = [step_codes.get(key) or previous[key]
                        for key in step_codes.keys() ^ previous.keys()]
-            self._step_codes = step_codes
+            changed += [call_codes.get(key) or previous_calls[key]
+                        for key in call_codes.keys() ^ previous_calls.keys()]
+            if not call_codes and self._return_codes:
+                # No step over left: the functions its lines called are let go.
+                changed += self._return_codes.values()
+                self._return_codes = {}
+            self._step_codes, self._call_codes = step_codes, call_codes
             for code in changed:
                 self._apply_local_events(code)
             self._monitoring.set_events(self._tool, global_events)

@@ -25,6 +25,7 @@ from .base import JUMPS_NEED_LINE_EVENTS, Tracer
 from .steps import (
     FRAME_RETURNED,
     FRAME_UNWOUND,
+    STEP_OVER,
     STEPS_ENTERING_CALLS,
     SUSPENDING_FLAGS,
     StepState,
@@ -255,8 +256,14 @@ class SettraceTracer(Tracer):
             self._function_started(frame, code)
         if self._steps:
             step = self._steps.get(_get_ident())
-            if step is not None and step.kind in STEPS_ENTERING_CALLS:
-                return self._local
+            if step is not None:
+                if step.kind in STEPS_ENTERING_CALLS:
+                    return self._local
+                if (not verdict and self.watch_returns and step.frame is frame.f_back
+                        and step.kind == STEP_OVER):
+                    # A call of the line stepped over: only its return, for its value.
+                    frame.f_trace_lines = False
+                    return self._local
         if verdict:
             return self._local
         if self.watch_exceptions and not is_debugger_path(self.canonical(code.co_filename)):
