@@ -22,7 +22,9 @@ and so loses its superinstructions for good (docs/instrumentation.md).
 While a thread steps into (or pauses, or waits for its entry line), LINE is enabled
 globally; while it steps over or out, LINE, PY_RETURN and PY_YIELD are enabled locally
 on the code objects of the step's frame and its callers, and PY_UNWIND globally (an
-exception leaving the step's frame moves the step to its caller). DISABLE is never returned
+exception leaving the step's frame moves the step to its caller). With showReturnValue, a
+step over also watches CALL on its frame's code object and PY_RETURN on the functions
+those calls enter, for the values the stop shows. DISABLE is never returned
 while any thread steps, because a disabled location is disabled for every thread.
 
 Data breakpoints (breakpoints/data.py): the code objects that may change a watched
