@@ -58,7 +58,7 @@ const cases: Case[] = [
     check: async (stop) => {
       const expected: Array<[string, string, string, number | undefined, number | undefined]> = [
         // name, value, type, indexedVariables, namedVariables
-        ["mapping", "{'one': 1, 2: 'two'}", "dict", undefined, 2],
+        ["mapping", "{'one': 1, 2: 'two'}", "dict", 2, undefined],
         ["pair", "(1, 2)", "tuple", 2, undefined],
         ["unique", "{3}", "set", 1, undefined],
         ["frozen", "frozenset({4})", "frozenset", 1, undefined],

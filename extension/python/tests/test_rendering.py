@@ -72,7 +72,7 @@ VALUES = [
     ([1, "a"], "[1, 'a']", "list", True, 2, 0),
     ((1,), "(1,)", "tuple", True, 1, 0),
     ((), "()", "tuple", True, 0, 0),
-    ({"k": [1]}, "{'k': [1]}", "dict", True, 0, 1),
+    ({"k": [1]}, "{'k': [1]}", "dict", True, 1, 0),
     ({1, 2}, "{1, 2}", "set", True, 2, 0),
     (set(), "set()", "set", True, 0, 0),
     (frozenset({3}), "frozenset({3})", "frozenset", True, 1, 0),
@@ -86,7 +86,7 @@ VALUES = [
     (range(3), "range(0, 3)", "range", False, 0, 0),
     ([Raises()], "[<repr raised ValueError: no repr for you>]", "list", True, 1, 0),
     (collections.OrderedDict(a=1), "OrderedDict({'a': 1})", "collections.OrderedDict",
-     True, 0, 1),
+     True, 1, 0),
 ]
 
 
@@ -146,7 +146,11 @@ CHILDREN = [
     (Slotted(), "o", {}, [("a", 1, "o.a"), ("_Slotted__hidden", 3, "o._Slotted__hidden")]),
     (list(range(10)), "r", {"start": 3, "count": 2}, [("3", 3, "r[3]"), ("4", 4, "r[4]")]),
     (list(range(10)), "r", {"filter_kind": "named"}, []),
-    ({"a": 1}, "d", {"filter_kind": "indexed"}, []),
+    # A dict's items are indexed (named by their keys): clients page only those.
+    ({"a": 1}, "d", {"filter_kind": "named"}, []),
+    ({i: -i for i in range(100_000)}, "d", {"filter_kind": "indexed", "start": 99_998,
+                                             "count": 5},
+     [("99998", -99_998, "d[99998]"), ("99999", -99_999, "d[99999]")]),
     ([1], None, {}, [("0", 1, None)]),
     ("text", "s", {}, []),
     (collections.OrderedDict(b=2), "od", {}, [("'b'", 2, "od['b']")]),

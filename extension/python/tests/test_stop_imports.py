@@ -11,6 +11,7 @@ import sys
 LATE = [
     "dapperdbg.inspection.inspector",
     "dapperdbg.inspection.rendering",
+    "dapperdbg.inspection.presenters",
     "dapperdbg.inspection.evaluation",
     "dapperdbg.requests.inspection",
     "dapperdbg.requests.execution",
@@ -50,10 +51,10 @@ def test_a_process_that_never_stops_never_imports_them(launch, write, backend):
 
 def test_the_thread_that_stops_imports_them_before_the_stop_is_announced(
         launch, write, backend):
-    debuggee = start(launch, write, backend, [21])
+    debuggee = start(launch, write, backend, [22])
     stopped = debuggee.stopped()
     frame = debuggee.top_frame(stopped["threadId"])
-    assert frame["line"] == 21
+    assert frame["line"] == 22
     # Neither stackTrace nor evaluate imports the hot reload or data breakpoint modules:
     # only the stop can have.
     missing = debuggee.request("evaluate", {

@@ -10,7 +10,7 @@ import pytest
 from parked import parked_thread
 
 from dapperdbg.common import debugger_threads
-from dapperdbg.inspection import rendering
+from dapperdbg.inspection import rendering, values
 from dapperdbg.inspection.stopped_work import InspectionWorker, WorkRefused, WorkTimedOut
 
 
@@ -76,7 +76,7 @@ class SlowLen(list):
 
 
 def test_a_hanging_repr_is_shown_as_timed_out(monkeypatch):
-    monkeypatch.setattr(rendering, "USER_CODE_SECONDS", 0.1)
+    monkeypatch.setattr(values, "USER_CODE_SECONDS", 0.1)
     with parked_thread() as parked:
         texts = parked.run(lambda: [rendering.safe_repr(HangingRepr()),
                                     rendering.safe_repr([1, HangingRepr()]),

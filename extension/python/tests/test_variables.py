@@ -43,7 +43,9 @@ def test_nested_variables(launch, write, backend):
     assert local_vars["tags"]["indexedVariables"] == 1
 
     data = local_vars["data"]
-    assert data["namedVariables"] == 3 and data["variablesReference"] > 0
+    # A dict's items are indexed children named by their keys: paged like a list's.
+    assert data["indexedVariables"] == 3 and data["variablesReference"] > 0
+    assert "namedVariables" not in data
     entries = debuggee.variables(data["variablesReference"])
     assert list(entries) == ["'numbers'", "'node'", "7"]
     assert entries["'numbers'"]["indexedVariables"] == 250

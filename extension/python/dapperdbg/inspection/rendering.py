@@ -15,15 +15,20 @@ import inspect
 import itertools
 import types
 
-from .stopped_work import call_with_time_limit, user_code_time_spent
-
-MAX_VALUE_LENGTH = 1000
-MAX_CHILDREN = 1000
-# How long one ``__repr__``, ``__len__`` or attribute read may take.
-USER_CODE_SECONDS = 1.0
-# Appended to a value cut at the length limit, so a cut value is never mistaken for a
-# whole one (Copy Value with the clipboard context gives the whole text).
-TRUNCATION_MARKER = "… (truncated)"
+from .presenters import field_order, presenter_for, public_type_name
+from .values import (
+    MAX_CHILDREN,
+    MAX_VALUE_LENGTH,
+    TRUNCATION_MARKER,
+    Child,
+    Failed,
+    Group,
+    Shape,
+    describe_error,
+    guarded,
+    member_expression,
+    note_more,
+)
 
 SPECIAL_GROUP = "special variables"
 FUNCTION_GROUP = "function variables"
@@ -47,53 +52,35 @@ _SET_TYPES = (set, frozenset)
 _LITERAL_KEY_TYPES = (str, bytes, int, float, bool, type(None))
 
 
-def _describe_error(prefix: str, error: BaseException) -> str:
-    try:
-        detail = str(error)
-    except Exception:
-        detail = "<unprintable>"
-    name = type(error).__name__
-    return f"<{prefix} raised {name}: {detail}>" if detail else f"<{prefix} raised {name}>"
-
-
-def _timed_out(what: str) -> str:
-    if user_code_time_spent():
-        return f"<{what} not run: this request's time for the program's code ran out>"
-    return f"<{what} timed out after {USER_CODE_SECONDS:g} s>"
-
-
-def guarded(function, what: str):
-    """``(result, None)`` from ``function()``, or ``(None, message)`` when it raised or
-    ran out of time."""
-    try:
-        return call_with_time_limit(
-            lambda: (function(), None), USER_CODE_SECONDS, lambda: (None, _timed_out(what))
-        )
-    except Exception as error:
-        return None, _describe_error(what, error)
-
-
 class Format:
-    """How to render: ``limit`` characters at most (None: no limit) and integers in hex.
-    (The value classes here are plain classes, not dataclasses: every debuggee imports
-    this module at start, and each dataclass costs its import a fraction of a ms.)"""
+    """How to render: ``limit`` characters at most (None: no limit), integers in hex,
+    and with ``own_repr`` every value as its own repr (the debug console and the
+    clipboard: a DataFrame as its table) rather than a presenter's one-line summary.
+    (The value classes here are plain classes, not dataclasses: each dataclass costs
+    its module's import a fraction of a ms.)"""
 
-    __slots__ = ("limit", "hex")
+    __slots__ = ("limit", "hex", "own_repr")
 
-    def __init__(self, limit: int | None = MAX_VALUE_LENGTH, hex: bool = False) -> None:
+    def __init__(self, limit: int | None = MAX_VALUE_LENGTH, hex: bool = False,
+                 own_repr: bool = False) -> None:
         self.limit = limit
         self.hex = hex
+        self.own_repr = own_repr
+
+    def _key(self) -> tuple:
+        return (self.limit, self.hex, self.own_repr)
 
     def __eq__(self, other) -> bool:
         if type(other) is not Format:
             return NotImplemented
-        return (self.limit, self.hex) == (other.limit, other.hex)
+        return self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash((self.limit, self.hex))
+        return hash(self._key())
 
     def __repr__(self) -> str:
-        return f"Format(limit={self.limit!r}, hex={self.hex!r})"
+        return (f"Format(limit={self.limit!r}, hex={self.hex!r}, "
+                f"own_repr={self.own_repr!r})")
 
 
 DEFAULT_FORMAT = Format()
@@ -134,7 +121,7 @@ def _plain_repr(value) -> str:
     try:
         return repr(value)
     except ValueError as error:
-        return _describe_error("repr", error)
+        return describe_error("repr", error)
 
 
 def _repr(value, fmt: Format, active: set[int]) -> str:
@@ -154,6 +141,12 @@ def _repr(value, fmt: Format, active: set[int]) -> str:
             return _container_repr(value, kind, fmt, active)
         finally:
             active.discard(id(value))
+    if not fmt.own_repr:
+        presenter = presenter_for(kind)
+        if presenter is not None:
+            text = presenter.text(value, lambda item, limit: _repr(item, Format(limit), active))
+            if text is not None:
+                return text
     text, error = guarded(lambda: repr(value), "repr")
     return text if error is None else error
 
@@ -207,11 +200,16 @@ def type_name(value) -> str:
     kind = type(value)
     module = getattr(kind, "__module__", "builtins")
     name = getattr(kind, "__qualname__", kind.__name__)
-    return name if module in ("builtins", "__main__") else f"{module}.{name}"
+    if module in ("builtins", "__main__"):
+        return name
+    if not isinstance(module, str) or not isinstance(name, str):
+        return f"{module}.{name}"
+    return public_type_name(kind, module, name)
 
 
 def _instance_attribute_names(value) -> list[str]:
-    """Instance attribute names: ``__dict__`` keys, then ``__slots__`` names."""
+    """Instance attribute names: ``__dict__`` keys, then ``__slots__`` names; a
+    dataclass's or an attrs class's declared fields come first, in their order."""
     names: list[str] = []
     try:
         attributes = vars(value)
@@ -232,6 +230,11 @@ def _instance_attribute_names(value) -> list[str]:
                 slot = f"_{klass.__name__.lstrip('_')}{slot}"
             seen.add(slot)
             names.append(slot)
+    declared = field_order(type(value))
+    if declared:
+        first = [name for name in declared if name in seen]
+        chosen = set(first)
+        names = first + [name for name in names if name not in chosen]
     return names
 
 
@@ -258,65 +261,28 @@ def _is_mapping(value) -> bool:
     return isinstance(value, (dict, collections.abc.Mapping))
 
 
-class Shape:
-    """How a value expands: whether it has children and how many of each kind (None
-    when counting them would mean running a lot of user code)."""
-
-    __slots__ = ("expandable", "indexed", "named")
-
-    def __init__(self, expandable: bool, indexed: int = 0, named: int = 0) -> None:
-        self.expandable = expandable
-        self.indexed = indexed
-        self.named = named
-
-
 def shape_of(value) -> Shape:
     kind = type(value)
-    if kind is list or kind is tuple or kind is set or kind is frozenset:
+    if kind is list or kind is tuple or kind is set or kind is frozenset or kind is dict:
+        # A dict's items are indexed children too (named by their keys): clients page
+        # indexed children only, and every key of a big dict must be reachable.
         return Shape(True, indexed=len(value))
-    if kind is dict:
-        return Shape(True, named=len(value))
+    presenter = presenter_for(kind)
+    if presenter is not None:
+        if not presenter.expandable:
+            return Shape(False)
+        return Shape(True, indexed=presenter.indexed_count(value),
+                     named=presenter.named_count(value))
     if isinstance(value, _SCALAR_TYPES):
         return Shape(False)
-    if isinstance(value, (_INDEXABLE_TYPES, _SET_TYPES, collections.deque)):
+    if isinstance(value, (_INDEXABLE_TYPES, _SET_TYPES, collections.deque, dict)):
         return Shape(True, indexed=len(value))
-    if isinstance(value, dict):
-        return Shape(True, named=len(value))
     if _is_mapping(value):
-        return Shape(True, named=_user_length(value) or 0)
+        return Shape(True, indexed=_user_length(value) or 0)
     if _is_numpy_like(value):
         return Shape(True, indexed=_user_length(value) or 0)
     # Any other object has at least its special members to show.
     return Shape(True)
-
-
-class Group:
-    """A sub-group of members ("special variables", …) of an object or a scope.
-    ``owner`` is what the members belong to, for setVariable: an object (its
-    attributes), or None for a scope (the Container of the group knows which)."""
-
-    __slots__ = ("kind", "members", "owner")
-
-    def __init__(self, kind: str, members: list[tuple[str, object, str | None]],
-                 owner: object = None) -> None:
-        self.kind = kind
-        self.members = members
-        self.owner = owner
-
-
-class Child:
-    """One entry of a variables response. A child that stands for "more not shown" or a
-    failure carries its text in ``note`` instead of a value; a group's, its ``group``."""
-
-    __slots__ = ("name", "value", "evaluate_name", "note", "group")
-
-    def __init__(self, name: str, value: object, evaluate_name: str | None,
-                 note: str | None = None, group: Group | None = None) -> None:
-        self.name = name
-        self.value = value
-        self.evaluate_name = evaluate_name
-        self.note = note
-        self.group = group
 
 
 def children_of(
@@ -333,34 +299,54 @@ def children_of(
     limit = count if count > 0 else MAX_CHILDREN
     start = max(start, 0)
     if isinstance(value, Group):
-        return _note_more(_page_group(value, start, limit), len(value.members), start, count)
+        return note_more(_page_group(value, start, limit), len(value.members), start, count)
+    kind = type(value)
+    presenter = None if kind in _CONTAINER_TYPES else presenter_for(kind)
+    if presenter is not None:
+        return _presented_children(presenter, value, evaluate_name, filter_kind, start,
+                                   count, limit)
     if isinstance(value, _SCALAR_TYPES):
         return []
     if isinstance(value, (_INDEXABLE_TYPES, _SET_TYPES, collections.deque)):
         if filter_kind == "named":
             return []
-        return _note_more(_sequence_page(value, evaluate_name, start, limit),
+        return note_more(_sequence_page(value, evaluate_name, start, limit),
                           len(value), start, count)
     if _is_mapping(value):
-        if filter_kind == "indexed":
+        if filter_kind == "named":
             return []
         total = _user_length(value) or 0
-        return _note_more(_mapping_page(value, evaluate_name, start, limit), total, start, count)
+        return note_more(_mapping_page(value, evaluate_name, start, limit), total, start, count)
     if _is_numpy_like(value):
         if filter_kind == "named":
             return []
         if filter_kind == "indexed":
             total = _user_length(value) or 0
-            return _note_more(_user_sequence_page(value, evaluate_name, start, limit, total),
+            return note_more(_user_sequence_page(value, evaluate_name, start, limit, total),
                               total, start, count)
         # Both kinds: the members first (they are few), then the items.
         members = object_children(value, evaluate_name)
         total = _user_length(value) or 0
         items = _user_sequence_page(value, evaluate_name, start, limit, total)
-        return members + _note_more(items, total, start, count)
+        return members + note_more(items, total, start, count)
     if filter_kind == "indexed":
         return []
     return object_children(value, evaluate_name)[start:start + limit]
+
+
+def _presented_children(presenter, value, evaluate_name, filter_kind, start, count,
+                        limit) -> list[Child]:
+    """A presenter's children: the named ones (a few), then a page of the indexed."""
+    if not presenter.expandable:
+        return []
+    if filter_kind == "named":
+        return presenter.named(value, evaluate_name)[start:start + limit]
+    named = [] if filter_kind == "indexed" else presenter.named(value, evaluate_name)
+    total = presenter.indexed_count(value)
+    if not total:
+        return named[start:start + limit] if filter_kind is None else []
+    items = presenter.indexed(value, evaluate_name, start, min(start + limit, total))
+    return named + note_more(items, total, start, count)
 
 
 def _sequence_page(value, evaluate_name, start, limit) -> list[Child]:
@@ -401,13 +387,6 @@ def _mapping_page(value, evaluate_name, start, limit) -> list[Child]:
     ]
 
 
-def _note_more(result: list[Child], total: int, start: int, count: int) -> list[Child]:
-    if count <= 0 and start + len(result) < total:
-        missing = total - start - len(result)
-        result.append(Child("…", None, None, note=f"{missing} more not shown"))
-    return result
-
-
 def _item_name(evaluate_name: str | None, key, position: int) -> str | None:
     if evaluate_name is None:
         return None
@@ -417,16 +396,8 @@ def _item_name(evaluate_name: str | None, key, position: int) -> str | None:
     return f"{evaluate_name}[list({evaluate_name})[{position}]]"
 
 
-def member_expression(evaluate_name: str | None, name: str) -> str | None:
-    if evaluate_name is None:
-        return None
-    if name.isidentifier():
-        return f"{evaluate_name}.{name}"
-    return f"getattr({evaluate_name}, {name!r})"
-
-
 def _page_group(group: Group, start: int, limit: int) -> list[Child]:
-    return [Child(name, None, None, note=value.message) if isinstance(value, _Failed)
+    return [Child(name, None, None, note=value.message) if isinstance(value, Failed)
             else Child(name, value, expression)
             for name, value, expression in group.members[start:start + limit]]
 
@@ -474,7 +445,7 @@ def _namespace_children(value, evaluate_name: str | None) -> list[Child]:
                          else Child(name, None, None, note=error))
         else:
             groups.setdefault(group, []).append(
-                (name, _Failed(error) if error else member, expression))
+                (name, Failed(error) if error else member, expression))
     return grouped(plain, groups, value)
 
 
@@ -512,16 +483,6 @@ def object_children(value, evaluate_name: str | None) -> list[Child]:
         else:
             kind = CLASS_GROUP
         groups[kind].append(
-            (name, _Failed(error) if error else attribute, member_expression(evaluate_name, name))
+            (name, Failed(error) if error else attribute, member_expression(evaluate_name, name))
         )
     return grouped(plain, groups, value)
-
-
-class _Failed:
-    """Stands for an attribute whose read failed; rendered as the failure text."""
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-
-    def __repr__(self) -> str:
-        return self.message
