@@ -2,10 +2,12 @@
 //! defaults, and the pass-through of keys the engine does not know.
 
 mod attach;
+pub mod debugpy;
 pub mod dotenv;
 mod inject;
 mod launcher;
 mod read;
+mod rules;
 pub mod schema;
 mod shell_words;
 mod types;
@@ -230,11 +232,18 @@ pub fn validate(
     }
     let python_args = string_list(arguments, "pythonArgs")?;
     let console = console(arguments, client_runs_terminals)?;
+    rules::check(arguments, "launch")?;
     let mut normalised = arguments.clone();
     fill_boolean_defaults(arguments, &mut normalised, "launch", schema::LAUNCH_KEYS)?;
     let flag = |key: &str| normalised.get(key).and_then(Value::as_bool);
     let no_debug = flag("noDebug").unwrap_or(false);
     let subprocess_auto_attach = flag("subprocessAutoAttach").unwrap_or(true);
+    let sudo = flag("sudo").unwrap_or(false);
+    if sudo && platform.is_windows() {
+        return Err(invalid(
+            "The launch configuration's 'sudo' runs the program through sudo, which Windows does not have; leave it out, or run VS Code as an administrator.".to_string(),
+        ));
+    }
     let mut target = target;
     if let (Target::Program(program), Some(cwd)) = (&mut target, &cwd) {
         if !is_absolute(program, platform) {
@@ -270,6 +279,7 @@ pub fn validate(
         console,
         no_debug,
         subprocess_auto_attach,
+        sudo,
         normalised,
     })
 }
@@ -303,6 +313,8 @@ pub fn validate_child(arguments: &Value, name: &str) -> Result<LaunchConfig, Dap
         console,
         no_debug: flag("noDebug").unwrap_or(false),
         subprocess_auto_attach: flag("subprocessAutoAttach").unwrap_or(true),
+        // A child of a program run as root is root already; its launcher needs no sudo.
+        sudo: false,
         normalised,
     })
 }

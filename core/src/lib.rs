@@ -23,6 +23,7 @@ mod utf8;
 pub mod wasm;
 
 /// The launch configuration's keys, for package.json's schema and docs/options.md.
+pub use config::debugpy;
 pub use config::schema;
 pub use contract::*;
 

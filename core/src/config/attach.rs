@@ -93,6 +93,7 @@ pub(super) fn attach_config(
 ) -> Result<LaunchConfig, DapError> {
     let mut normalised = arguments.clone();
     fill_boolean_defaults(arguments, &mut normalised, "attach", schema::ATTACH_KEYS)?;
+    super::rules::check(arguments, "attach")?;
     normalised.insert(how.0.to_string(), how.1);
     // The program's output goes where it went before the attach (its own terminal,
     // which nobody captures): for the debuggee this is a terminal console, so
@@ -117,6 +118,7 @@ pub(super) fn attach_config(
         console: Console::ExternalTerminal,
         no_debug: false,
         subprocess_auto_attach,
+        sudo: false,
         normalised,
     })
 }

@@ -75,7 +75,13 @@ pub fn launcher_argv(
     package_dir: &str,
     platform: Platform,
 ) -> Option<Vec<String>> {
-    let mut argv = vec![config.python.clone()];
+    let mut argv = Vec::new();
+    if config.sudo {
+        // -E keeps the environment, where the session's token travels; sudo still drops
+        // PYTHONPATH, so a module or code starts through the bootstrap, which needs none.
+        argv.extend(["sudo", "-E", "--"].map(str::to_string));
+    }
+    argv.push(config.python.clone());
     argv.extend(config.python_args.iter().cloned());
     let ipc = match address {
         Address::Tcp { host, port } => format!("tcp:{host}:{port}"),
@@ -83,7 +89,7 @@ pub fn launcher_argv(
     };
     if let Target::Program(_) = config.target {
         argv.push(launcher_script(package_dir, platform));
-    } else if ignores_environment(&config.python_args) {
+    } else if config.sudo || ignores_environment(&config.python_args) {
         argv.push("-c".to_string());
         argv.push(launcher_bootstrap(package_dir));
     } else {
@@ -218,6 +224,18 @@ mod tests {
                 json!({"program": "/a.py", "pythonArgs": ["-I"]}),
                 &unix,
                 "python3 -I /pkg/dapperdbg/launcher/__main__.py --ipc unix:/t/s.sock --session-id s1 --program /a.py",
+            ),
+            // sudo: the environment kept, and the bootstrap for a module (sudo drops
+            // PYTHONPATH).
+            (
+                json!({"program": "/a.py", "sudo": true}),
+                &unix,
+                "sudo -E -- python3 /pkg/dapperdbg/launcher/__main__.py --ipc unix:/t/s.sock --session-id s1 --program /a.py",
+            ),
+            (
+                json!({"module": "m", "sudo": true}),
+                &unix,
+                "sudo -E -- python3 -c import sys; sys.path.insert(0, \"/pkg\"); from dapperdbg.launcher import run_as_main; run_as_main() --ipc unix:/t/s.sock --session-id s1 --module m",
             ),
             // -W's and -X's values are not flags.
             (

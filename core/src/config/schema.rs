@@ -31,6 +31,8 @@ pub enum Kind {
     PathMappings,
     /// A process id: a whole number, or the string of digits a VS Code command gives.
     ProcessId,
+    /// A list of `{path | module, include}` objects: which code is the user's.
+    Rules,
 }
 
 /// What the schema offers as the key's default. For booleans it is also the value the
@@ -138,8 +140,15 @@ pub const LAUNCH_KEYS: &[Key] = &[
         description: "Run the program without the debugger: no breakpoints, no stepping (VS Code sets it for Run Without Debugging).",
     },
     JUST_MY_CODE,
+    RULES,
     SHOW_RETURN_VALUE,
     KEEP_EXEC_SOURCES,
+    Key {
+        name: "sudo",
+        kind: Kind::Boolean,
+        default: Default::Boolean(false),
+        description: "Run the program as root through `sudo -E` (Linux and macOS), its child processes too. In a terminal console sudo can ask for the password; in the internal console it must not need one. sudo leaves out PYTHONPATH and the variables its policy removes.",
+    },
     Key {
         name: "redirectOutput",
         kind: Kind::Boolean,
@@ -163,6 +172,13 @@ const JUST_MY_CODE: Key = Key {
     kind: Kind::Boolean,
     default: Default::Boolean(true),
     description: "Debug only your own code: never step into, or stop in, the standard library and site-packages.",
+};
+
+const RULES: Key = Key {
+    name: "rules",
+    kind: Kind::Rules,
+    default: Default::None,
+    description: "Which code is yours under justMyCode, before the standard library and site-packages are ruled out: each rule names files by a `path` glob (`*` within a name, `**` across folders; a folder means everything in it) or a `module` name (and its submodules), and says whether they are yours (`include`: true) or not. The first rule that matches decides.",
 };
 
 const SHOW_RETURN_VALUE: Key = Key {
@@ -207,6 +223,7 @@ pub const ATTACH_KEYS: &[Key] = &[
         description: "With 'processId' on Python 3.9-3.13: the gdb or lldb to attach with (default: the DAPPER_INJECT_DEBUGGER environment variable, else gdb, else lldb found on PATH).",
     },
     JUST_MY_CODE,
+    RULES,
     SHOW_RETURN_VALUE,
     KEEP_EXEC_SOURCES,
     Key {
@@ -275,6 +292,27 @@ fn property(key: &Key) -> Value {
             "type": ["integer", "string"],
             "minimum": 1,
             "pattern": "^([1-9][0-9]*|\\$\\{command:pickProcess\\})$"
+        }),
+        Kind::Rules => json!({
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "path": {
+                        "type": "string",
+                        "description": "A glob of the files the rule is about (`**` spans folders); a folder means everything in it."
+                    },
+                    "module": {
+                        "type": "string",
+                        "description": "A module the rule is about, with its submodules."
+                    },
+                    "include": {
+                        "type": "boolean",
+                        "description": "true: the code is yours (debugged); false: it is not (stepped over, never stopped in)."
+                    }
+                },
+                "required": ["include"]
+            }
         }),
         Kind::PathMappings => json!({
             "type": "array",
@@ -359,6 +397,7 @@ fn type_name(kind: Kind) -> String {
         Kind::Endpoint => "object `{host, port}`".to_string(),
         Kind::PathMappings => "list of `{localRoot, remoteRoot}`".to_string(),
         Kind::ProcessId => "integer, or string of digits".to_string(),
+        Kind::Rules => "list of `{path or module, include}`".to_string(),
     }
 }
 

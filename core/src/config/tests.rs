@@ -75,7 +75,7 @@ fn the_validator_reads_every_key_of_the_schema() {
             Kind::Text | Kind::TextListOrText => json!(3),
             Kind::Boolean | Kind::TextList | Kind::Environment => json!("x"),
             Kind::Choice(_) => json!("not one of them"),
-            Kind::Endpoint | Kind::PathMappings => json!(3),
+            Kind::Endpoint | Kind::PathMappings | Kind::Rules => json!(3),
             Kind::ProcessId => json!(true),
         };
         let mut arguments = if key.name == "code" {

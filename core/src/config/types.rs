@@ -60,6 +60,8 @@ pub struct LaunchConfig {
     pub no_debug: bool,
     /// Whether child processes are debugged too (and so the child listener stays open).
     pub subprocess_auto_attach: bool,
+    /// Whether the launcher runs as root through `sudo -E` (debugpy's `sudo`).
+    pub sudo: bool,
     /// The whole configuration with defaults filled in and unknown keys kept; this is
     /// what the debuggee receives in `dapper/configure`.
     pub normalised: Map<String, Value>,

@@ -44,15 +44,45 @@ impl Session {
             self.respond_error(ctx, request.seq, "launch", &error);
             return;
         }
+        let Some(arguments) = self.debugpy_translated(ctx, &request, "launch") else {
+            return;
+        };
         let runs_terminals = self.client_supports("supportsRunInTerminalRequest");
-        match launch_config(&request.arguments, ctx.options.platform, runs_terminals)
+        match launch_config(&arguments, ctx.options.platform, runs_terminals)
             .and_then(|config| Program::launching(ctx, config))
         {
             Ok(program) => {
-                self.note_unknown_keys(ctx, &request.arguments, "launch", schema::LAUNCH_KEYS);
+                self.note_unknown_keys(ctx, &arguments, "launch", schema::LAUNCH_KEYS);
                 self.begin(request.seq, program);
             }
             Err(error) => self.respond_error(ctx, request.seq, "launch", &error),
+        }
+    }
+
+    /// The arguments of a `request` (launch or attach), in Dapper's terms when they are
+    /// a debugpy configuration's (config/debugpy.rs), with the debug console told what
+    /// did not carry over; `None` once the request is answered with the refusal.
+    fn debugpy_translated(
+        &mut self,
+        ctx: &mut SessionContext<'_>,
+        request: &Request,
+        command: &str,
+    ) -> Option<Value> {
+        if !config::debugpy::is_debugpy(&request.arguments) {
+            return Some(Value::clone(&request.arguments));
+        }
+        match config::debugpy::translate(&request.arguments, command) {
+            Ok(translation) => {
+                for note in &translation.notes {
+                    ctx.log(LogLevel::Info, note.clone());
+                    self.send_output(ctx, "console", &format!("{note}\n"));
+                }
+                Some(translation.arguments)
+            }
+            Err(error) => {
+                self.respond_error(ctx, request.seq, command, &error);
+                None
+            }
         }
     }
 
@@ -117,20 +147,21 @@ impl Session {
             self.respond_error(ctx, request.seq, "attach", &error);
             return;
         }
-        let program = match config::validate_attach_to_process(&request.arguments) {
+        let Some(arguments) = self.debugpy_translated(ctx, &request, "attach") else {
+            return;
+        };
+        let program = match config::validate_attach_to_process(&arguments) {
             Some(validated) => {
                 validated.and_then(|(config, target)| Program::injecting(ctx, config, target))
             }
-            None => {
-                config::validate_attach(&request.arguments).and_then(|(config, mode)| match mode {
-                    AttachMode::Connect(endpoint) => Ok(Program::connecting(ctx, config, endpoint)),
-                    AttachMode::Listen(endpoint) => Program::listening(ctx, config, endpoint),
-                })
-            }
+            None => config::validate_attach(&arguments).and_then(|(config, mode)| match mode {
+                AttachMode::Connect(endpoint) => Ok(Program::connecting(ctx, config, endpoint)),
+                AttachMode::Listen(endpoint) => Program::listening(ctx, config, endpoint),
+            }),
         };
         match program {
             Ok(program) => {
-                self.note_unknown_keys(ctx, &request.arguments, "attach", schema::ATTACH_KEYS);
+                self.note_unknown_keys(ctx, &arguments, "attach", schema::ATTACH_KEYS);
                 // A `listen` attach waits, as debugpy's does, until the client gives up.
                 let deadline = match program.origin {
                     Origin::Injected(_) => Some((INJECT_DEADLINE_MS, TimerPurpose::InjectDeadline)),
