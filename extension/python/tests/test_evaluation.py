@@ -3,6 +3,8 @@ does), the hover side-effect check and evaluate names."""
 
 from __future__ import annotations
 
+import sys
+
 import parked as parked_module
 import pytest
 from parked import parked_thread
@@ -79,12 +81,37 @@ def test_assignments_reach_the_frame(statements, expected):
         assert after[name] == value
 
 
-def test_new_names_go_to_the_globals():
+def test_new_names_join_the_frames_locals_and_globals_stay_globals():
+    # As at pdb's prompt: a name the console makes is the frame's (the Locals view shows
+    # it and later evaluations there see it); a name the module has is the module's.
     try:
-        after_running([("console_helper = 5", True)])
-        assert parked_module.console_helper == 5
+        with parked_thread() as parked:
+            parked.run(lambda: run_code(parked.frame, "console_helper = 5", True))
+            parked.run(lambda: run_code(parked.frame, "MODULE_CONSTANT = 'changed'", True))
+            seen = parked.run(lambda: run_code(parked.frame, "console_helper + 1", False))
+            in_locals = parked.run(lambda: parked.frame.f_locals.get("console_helper"))
+            try:
+                parked.run(lambda: run_code(parked.frame, "del console_helper", True))
+            except EvaluationError as error:
+                # 3.13's frame proxy cannot remove a name once added (3.14's can).
+                assert sys.version_info[:2] == (3, 13), error
+            else:
+                assert not parked.run(lambda: "console_helper" in parked.frame.f_locals)
+        assert (seen, in_locals) == (6, 5)
+        assert not hasattr(parked_module, "console_helper")
+        assert parked_module.MODULE_CONSTANT == "changed"
     finally:
-        vars(parked_module).pop("console_helper", None)
+        parked_module.MODULE_CONSTANT = "module level"
+
+
+@pytest.mark.parametrize("text,shown", [
+    ("print('x')", False), ("[].append(1)", False), ("x = None\nprint(x)", False),
+    ("None", True), ("number and None", True), ("len(items)", True),
+])
+def test_the_console_does_not_echo_the_none_a_call_returns(text, shown):
+    with parked_thread() as parked:
+        result = parked.run(lambda: run_code(parked.frame, text, True, echo_none=False))
+    assert (result is not NO_RESULT) == shown
 
 
 def test_deleting_a_local_is_refused_and_the_local_kept():

@@ -3,6 +3,7 @@ over the wire, on both tracer backends."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -87,6 +88,24 @@ def test_values_are_truncated_except_for_the_clipboard(launch, write, backend):
                               start=1990, count=10)
     assert list(page) == [str(i) for i in range(1990, 2000)]
     assert page["1999"]["evaluateName"] == "numbers[1999]"
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+
+
+def test_the_debug_console_shows_values_as_a_prompt_would(launch, write, backend):
+    debuggee, frame_id = stop_in_work(launch, write, backend)
+    # A long value is shown far beyond a variable's line, and says how to see the rest.
+    assert evaluate(debuggee, frame_id, "text * 20")["body"]["result"] == repr("x" * 60_000)
+    cut = evaluate(debuggee, frame_id, "text * 40")["body"]["result"]
+    assert cut.startswith("'" + "x" * 99_999 + "… (truncated at 100,000 characters: print()")
+    # A call's None is not echoed (print's output is the answer); a name's None is.
+    assert evaluate(debuggee, frame_id, "print('from the console')")["body"]["result"] == ""
+    assert evaluate(debuggee, frame_id, "mapping.get('missing')")["body"]["result"] == ""
+    assert evaluate(debuggee, frame_id, "nothing = None\nnothing")["body"]["result"] == "None"
+    # Names made in the console are the frame's: the Locals view shows them.
+    assert evaluate(debuggee, frame_id, "zz = 7")["success"]
+    assert debuggee.locals_of(frame_id)["zz"]["value"] == "7"
+    assert evaluate(debuggee, frame_id, "zz * 2", "watch")["body"]["result"] == "14"
     debuggee.request("continue", {"threadId": 1})
     debuggee.finish(0)
 
@@ -235,6 +254,35 @@ def test_a_hanging_repr_times_out_and_the_program_goes_on(launch, write, backend
     debuggee.request("continue", {"threadId": 1})
     debuggee.finish(0)
     assert debuggee.stdout() == "stopped\nwent on\n"
+
+
+NATIVE_SLOW = """
+import time
+
+class Sleepy:
+    def __repr__(self):
+        time.sleep(1.6)
+        return "slept"
+
+sleepy = Sleepy()
+print("stopped")  # BP
+"""
+
+
+def test_a_repr_stuck_in_native_code_says_how_long_it_took(launch, write):
+    """A sleep cannot be interrupted at the 1 s limit: the value says it ran 1.6 s in
+    native code rather than claiming a limit the wait did not keep to."""
+    path = write("sleepy.py", NATIVE_SLOW)
+    debuggee = launch("--program", path)
+    debuggee.configure()
+    debuggee.set_breakpoints(path, [9])
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    value = debuggee.locals_of(debuggee.top_frame(1)["id"])["sleepy"]["value"]
+    assert re.fullmatch(r"<repr interrupted after 1\.[6-9] s: it was in native code that "
+                        r"could not be interrupted at the 1 s limit>", value), value
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
 
 
 MANY_SLOW = """

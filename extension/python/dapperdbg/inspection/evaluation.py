@@ -5,7 +5,9 @@ Code runs in one namespace made of the frame's globals overlaid with its locals,
 comprehensions and lambdas typed in the debug console see the locals (a separate
 locals mapping would hide them, as it does in a class body). Afterwards every name the
 code bound or deleted is written back: to the frame's locals when the function has such
-a local, otherwise to its globals (so a helper defined in the console stays available).
+a local, to its globals when it names an existing global, and a new name to the frame's
+locals, beside the function's own (the Locals view shows it, and later evaluations in
+that frame see it, as at pdb's prompt).
 
 Writing locals back needs ``PyFrame_LocalsToFast`` before Python 3.13; from 3.13 on
 ``frame.f_locals`` writes through (PEP 667).
@@ -116,17 +118,25 @@ class FrameNamespace:
         local_map = frame.f_locals
         touched_locals = False
         for name, value in changed.items():
-            if name in self._local_names or name in local_map:
+            if name in frame.f_globals and not (name in self._local_names or name in local_map):
+                frame.f_globals[name] = value
+            else:
+                # A new name joins the frame's extra locals: before 3.13 the frame keeps
+                # them in its f_locals dict (refreshing it leaves them be), from 3.13 the
+                # proxy stores them in the frame.
                 local_map[name] = value
                 touched_locals = True
-            else:
-                frame.f_globals[name] = value
         refused = []
         for name in removed:
-            if name in self._local_names or name in local_map:
+            if name in self._local_names:
                 # No Python version can reliably unbind a running function's local
                 # (3.12 sets it to None with a warning, 3.13 refuses), so none does.
                 refused.append(name)
+            elif name in local_map:
+                try:
+                    del local_map[name]  # A name the console added.
+                except (KeyError, ValueError, TypeError):
+                    refused.append(name)
             else:
                 frame.f_globals.pop(name, None)
         if touched_locals and not _LOCALS_WRITE_THROUGH:
@@ -142,10 +152,14 @@ class FrameNamespace:
 _NO_RESULT = object()
 
 
-def run_code(frame: types.FrameType, text: str, allow_statements: bool):
+def run_code(frame: types.FrameType, text: str, allow_statements: bool,
+             echo_none: bool = True):
     """Evaluate ``text`` in ``frame``. An expression gives its value; with
     ``allow_statements``, statements are executed and the value of a trailing
-    expression statement is the result (``_NO_RESULT`` when there is none).
+    expression statement is the result (``_NO_RESULT`` when there is none). Without
+    ``echo_none``, a call that returns None has no result either: the console shows
+    nothing after ``print(...)``, as Python's prompt (a name whose value is None is
+    still shown: there the user asked to see it).
     Raises EvaluationError with the user's error."""
     source = text.strip("\n")
     try:
@@ -171,7 +185,18 @@ def run_code(frame: types.FrameType, text: str, allow_statements: bool):
             namespace.write_back()
         raise EvaluationError(describe_exception(error)) from None
     namespace.write_back()
+    if result is None and not echo_none and _ends_with_call(tree):
+        return _NO_RESULT
     return result
+
+
+def _ends_with_call(tree: ast.AST) -> bool:
+    """Whether the value shown would be that of a call (``print(x)``, ``items.append(4)``):
+    the expression, or the last statement, is a call."""
+    if isinstance(tree, ast.Expression):
+        return isinstance(tree.body, ast.Call)
+    last = tree.body[-1] if isinstance(tree, ast.Module) and tree.body else None
+    return isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)
 
 
 def _exec_statements(tree: ast.Module, namespace: dict):
@@ -211,10 +236,10 @@ def assign_expression(frame: types.FrameType, target: str, value_text: str):
     return value
 
 
-def parse_format(arguments: dict, limit: int | None) -> Format:
+def parse_format(arguments: dict, limit: int | None, own_repr: bool = False) -> Format:
     value_format = arguments.get("format")
     hex_wanted = isinstance(value_format, dict) and value_format.get("hex") is True
-    return Format(limit, hex_wanted)
+    return Format(limit, hex_wanted, own_repr)
 
 
 NO_RESULT = _NO_RESULT

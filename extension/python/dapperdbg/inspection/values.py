@@ -5,6 +5,8 @@ neither imports the other's internals."""
 
 from __future__ import annotations
 
+import time
+
 from .stopped_work import call_with_time_limit, user_code_time_spent
 
 MAX_VALUE_LENGTH = 1000
@@ -24,18 +26,34 @@ def describe_error(prefix: str, error: BaseException) -> str:
     return f"<{prefix} raised {name}: {detail}>" if detail else f"<{prefix} raised {name}>"
 
 
-def _timed_out(what: str) -> str:
-    if user_code_time_spent():
+def _timed_out(what: str, started: float, spent_before: bool) -> str:
+    if spent_before:
         return f"<{what} not run: this request's time for the program's code ran out>"
+    elapsed = time.monotonic() - started
+    if elapsed > USER_CODE_SECONDS + _LATE_SECONDS:
+        # The interruption is only delivered when the code runs Python again: code
+        # blocked in C (a sleep, a lock, a socket) ends when it ends. Say so, with the
+        # time it actually took, rather than a limit the wait did not keep to.
+        return (f"<{what} interrupted after {elapsed:.1f} s: it was in native code that "
+                f"could not be interrupted at the {USER_CODE_SECONDS:g} s limit>")
+    if elapsed < USER_CODE_SECONDS - _LATE_SECONDS:
+        return f"<{what} interrupted: this request's time for the program's code ran out>"
     return f"<{what} timed out after {USER_CODE_SECONDS:g} s>"
+
+
+# How much later than its limit an interruption may land and still be "on time".
+_LATE_SECONDS = 0.25
 
 
 def guarded(function, what: str):
     """``(result, None)`` from ``function()``, or ``(None, message)`` when it raised or
     ran out of time."""
+    started = time.monotonic()
+    spent_before = user_code_time_spent()
     try:
         return call_with_time_limit(
-            lambda: (function(), None), USER_CODE_SECONDS, lambda: (None, _timed_out(what))
+            lambda: (function(), None), USER_CODE_SECONDS,
+            lambda: (None, _timed_out(what, started, spent_before)),
         )
     except Exception as error:
         return None, describe_error(what, error)

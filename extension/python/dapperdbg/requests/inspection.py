@@ -26,7 +26,13 @@ from ..inspection.evaluation import (
     run_code,
 )
 from ..inspection.inspector import RETURN_VALUE_PREFIX, Container
-from ..inspection.rendering import MAX_VALUE_LENGTH, Group, member_expression, safe_repr
+from ..inspection.rendering import (
+    MAX_VALUE_LENGTH,
+    TRUNCATION_MARKER,
+    Group,
+    member_expression,
+    safe_repr,
+)
 from ..inspection.sources import SourceError, loaded_sources_body, modules_body, read_source_file
 from ..inspection.stopped_work import (
     InspectionWorker,
@@ -44,6 +50,12 @@ if TYPE_CHECKING:
 # the user may call a slow function on purpose.
 RENDER_SECONDS = 5.0
 REPL_SECONDS = 10.0
+# What the debug console shows of a value: the user typed it to see it, so much more than
+# a variable's line (debugpy shows 65,536 characters of a string).
+REPL_VALUE_LENGTH = 100_000
+# Ends a value cut in the debug console, saying how to see all of it.
+REPL_TRUNCATION_MARKER = ("… (truncated at 100,000 characters: print() it, or Copy Value in "
+                          "the Variables or Watch view, for all of it)")
 
 
 def _on_stopped_thread(debugger: Debugger, thread_id: int, work: Callable[[], dict],
@@ -122,21 +134,28 @@ def evaluate(debugger: Debugger, arguments: dict):
         refusal = hover_refusal(expression)
         if refusal is not None:
             raise RequestError(f"not evaluated on hover: {refusal}")
-    fmt = parse_format(arguments, None if context == "clipboard" else MAX_VALUE_LENGTH)
     is_repl = context == "repl"
+    limit = None if context == "clipboard" else REPL_VALUE_LENGTH if is_repl else MAX_VALUE_LENGTH
+    # The console and the clipboard show a value as its own repr (a DataFrame as its
+    # table), the other contexts as the Variables view does.
+    fmt = parse_format(arguments, limit, own_repr=context in ("repl", "clipboard"))
 
     def work():
         if is_repl and debugger.inspection.output is not None:
             with debugger.inspection.output.capturing():
-                value = run_code(entry.frame, expression, allow_statements=True)
+                value = run_code(entry.frame, expression, allow_statements=True,
+                                 echo_none=False)
         else:
-            value = run_code(entry.frame, expression, allow_statements=is_repl)
+            value = run_code(entry.frame, expression, allow_statements=is_repl,
+                             echo_none=not is_repl)
         if value is NO_RESULT:
             return {"result": "", "variablesReference": 0}
         body = inspector.describe("", value, evaluate_name_for(expression), entry.thread_id,
                                   entry.frame, fmt, value_key="result")
         del body["name"]
         body.pop("evaluateName", None)
+        if is_repl and body["result"].endswith(TRUNCATION_MARKER):
+            body["result"] = body["result"][:-len(TRUNCATION_MARKER)] + REPL_TRUNCATION_MARKER
         return body
 
     return _on_stopped_thread(debugger, entry.thread_id, work,
