@@ -3,6 +3,7 @@ initialize arguments and the launch configuration) and configurationDone."""
 
 from __future__ import annotations
 
+from ..common.library_code import set_rules
 from ..inspection.output_capture import OutputCapture
 from .handling import NO_RESPONSE, RequestError, Then
 
@@ -18,6 +19,8 @@ def configure(debugger: Debugger, arguments: dict):
     launch = {} if launch is None else launch
     if not isinstance(client, dict) or not isinstance(launch, dict):
         raise RequestError("dapper/configure needs 'client' and 'launch' objects")
+    # Before the debugger's own settings: its justMyCode resets the tracer's verdicts.
+    set_rules(launch.get("rules"))
     debugger.configure(client, launch)
     _configure_inspection(debugger, launch)
     return {}
