@@ -190,7 +190,7 @@ def test_reload_while_running(launch, write, backend):
     assert debuggee.stdout() == "running\nnew\n"
 
 
-def test_restart_frame_reenters_the_stopped_function(launch, write, backend, mode):
+def test_restart_frame_runs_the_new_code(launch, write, backend, mode):
     debuggee, path = start(launch, write, backend, mode, [GREET_FIRST])
     debuggee.stopped()
     frames = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"]
@@ -200,19 +200,48 @@ def test_restart_frame_reenters_the_stopped_function(launch, write, backend, mod
     old = [(frame["name"], frame.get("frameId")) for frame in body["framesRunningOldCode"]]
     # caller's code changed too: its lines moved down by one.
     assert old == [("greet", frames[0]["id"]), ("caller", frames[1]["id"])]
-    # A caller frame cannot be restarted.
-    refused = debuggee.request_raw("restartFrame", {"frameId": frames[1]["id"]})
-    assert not refused["success"] and "top of its call stack" in refused["message"]
     debuggee.set_breakpoints(path, [])
-    restarted = debuggee.request("restartFrame", {"frameId": frames[0]["id"]})
-    assert restarted["runsOldCode"] is True
+    response = debuggee.request_raw("restartFrame", {"frameId": frames[0]["id"]})
+    if mode == "traced":
+        # Without the copies a frame runs the code it started with: the new code could
+        # not run, and the restart says why instead of running the old code again.
+        assert not response["success"] and "new code" in response["message"], response
+        debuggee.request("continue", {"threadId": 1})
+        debuggee.finish(0)
+        assert debuggee.stdout() == "starting\n['old 0', 'new 1', 'new 2'] 3\n"
+        return
+    assert response["success"], response
     debuggee.stopped("restart")
-    frame = debuggee.top_frame(1)
-    assert (frame["name"], frame["line"]) == ("greet", GREET_FIRST)
+    restarted = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"]
+    # The restarted call stands where the old one stood: the stack is as deep as before
+    # (its callers run the code they started with, at their old lines).
+    assert [(f["name"], f["line"]) for f in restarted] == [
+        ("greet", GREET_FIRST), ("caller", frames[1]["line"]), ("<module>", LOOP_LINE)]
+    debuggee.request("next", {"threadId": 1})
+    debuggee.stopped("step")
+    assert debuggee.top_frame(1)["line"] == WORD_LINE  # The new code's line.
     debuggee.request("continue", {"threadId": 1})
     debuggee.finish(0)
-    # The restarted call ran the code it started with; the next calls run the new code.
-    assert debuggee.stdout() == "starting\n['old 0', 'new 1', 'new 2'] 3\n"
+    # The restarted call ran the new code (the stop was before the old one counted).
+    assert debuggee.stdout() == "starting\n['new 0', 'new 1', 'new 2'] 3\n"
+
+
+def test_restart_frame_of_a_caller_unwinds_the_frames_above(launch, write, backend):
+    debuggee, path = start(launch, write, backend, "copies", [GREET_FIRST])
+    debuggee.stopped()
+    frames = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"]
+    edit(path, "    return greet(n)\n", "    return greet(n + 10)\n")
+    reload(debuggee, path)
+    debuggee.set_breakpoints(path, [])
+    debuggee.request("restartFrame", {"frameId": frames[1]["id"]})
+    debuggee.stopped("restart")
+    top = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"]
+    assert [(f["name"], f["line"]) for f in top] == [
+        ("caller", frames[1]["line"]), ("<module>", LOOP_LINE)]
+    assert debuggee.locals_of(top[0]["id"])["n"]["value"] == "0"
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "starting\n['old 10', 'old 11', 'old 12'] 3\n"
 
 
 def test_restart_frame_refuses_a_module_frame(launch, write, backend):

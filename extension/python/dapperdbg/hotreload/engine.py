@@ -65,6 +65,7 @@ def reload_file(
     modules=None,
     frames: dict | None = None,
     while_running: bool = False,
+    restartable: bool = False,
 ) -> ReloadResult:
     """Reload the module(s) loaded from ``path`` in place. Raises ``ReloadError`` (with
     nothing changed) when the file is not Python, not loaded, or does not compile.
@@ -76,12 +77,15 @@ def reload_file(
     (``sys.modules``). ``frames``: thread id -> top frame, added to
     ``sys._current_frames()`` (the tracer passes its stopped frames). ``while_running``:
     the program runs; patches of functions some thread is running wait for
-    ``apply_deferred``."""
+    ``apply_deferred``. ``restartable``: the file was imported with restartable
+    functions, and its new code is compiled so too."""
     with _lock:
-        return _reload(path, new_source, old_source, modules, frames, while_running)
+        return _reload(path, new_source, old_source, modules, frames, while_running,
+                       restartable)
 
 
-def _reload(path, new_source, old_source, modules, frames, while_running) -> ReloadResult:
+def _reload(path, new_source, old_source, modules, frames, while_running,
+            restartable=False) -> ReloadResult:
     started = time.perf_counter()
     modules = sys.modules if modules is None else modules
     loaded = locate(path, modules)
@@ -89,7 +93,7 @@ def _reload(path, new_source, old_source, modules, frames, while_running) -> Rel
     key = normalize(path)
     filename = _code_filename(loaded[0][1], path)
     functions = _live_functions(loaded)
-    tree, module_code = compile_source(source, filename, path, loaded[0][0])
+    tree, module_code = compile_source(source, filename, path, loaded[0][0], restartable)
     definitions = index_definitions(tree, module_code)
 
     plan = Plan()

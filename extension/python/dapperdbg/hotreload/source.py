@@ -75,14 +75,22 @@ def compiler_module(name: str) -> dict:
 
 
 def compile_source(
-    source: str, filename: str, path: str, module_name: str
+    source: str, filename: str, path: str, module_name: str, restartable: bool = False
 ) -> tuple[ast.Module, types.CodeType]:
-    """Parse once and compile the tree (no second parse); errors carry the line and column.
-    3.15+ compiles with the module's name, as import does, for its warnings filters."""
+    """Parse and compile the tree; errors carry the line and column. 3.15+ compiles with
+    the module's name, as import does, for its warnings filters. ``restartable``: the
+    module was imported with restartable functions (instrumentation/restartable.py), and
+    its new code must be too; the tree returned is the source's as written."""
     named = compiler_module(module_name)
     try:
         tree = ast.parse(source, filename, **named)
-        code = compile(tree, filename, "exec", dont_inherit=True, **named)
+        compiled = tree
+        if restartable:
+            from ..instrumentation.restartable import make_restartable
+
+            compiled = ast.parse(source, filename, **named)
+            make_restartable(compiled)
+        code = compile(compiled, filename, "exec", dont_inherit=True, **named)
     except (SyntaxError, ValueError) as error:
         line = getattr(error, "lineno", None)
         column = getattr(error, "offset", None)

@@ -18,6 +18,7 @@ from json.encoder import encode_basestring
 from ..common.errors import RequestError
 from ..common.library_code import is_library_canonical
 from ..common.paths import PathCache, is_debugger_path, is_runpy_path
+from ..instrumentation.restarts import LOCAL_PREFIX, can_restart, is_machinery_local, is_parked
 from ..ipc.frames import EncodedJson, to_json
 from .rendering import (
     DEFAULT_FORMAT,
@@ -105,14 +106,17 @@ RETURN_VALUE_PREFIX = "(return) "
 
 def visible_frames(top: types.FrameType, paths: PathCache) -> list[types.FrameType]:
     """The user's part of a stack, innermost first: everything above the first debugger
-    frame, without the runpy frames that started the user's code."""
+    frame, without the runpy frames that started the user's code, nor the frames parked
+    under the calls that restarted them (instrumentation/restartable.py): the stack is as
+    deep as before the restart."""
     frames = []
     frame: types.FrameType | None = top
     while frame is not None:
         canonical = paths.canonical(frame.f_code.co_filename)
         if is_debugger_path(canonical):
             break
-        frames.append(frame)
+        if frame is top or not is_parked(frame):
+            frames.append(frame)
         frame = frame.f_back
     while frames:
         canonical = paths.canonical(frames[-1].f_code.co_filename)
@@ -196,6 +200,8 @@ class Inspector:
             canonical = self._paths.canonical(frame.f_code.co_filename)
             if self.settings.just_my_code and is_library_canonical(canonical):
                 stack_frame["presentationHint"] = "subtle"
+            if not can_restart(frame):
+                stack_frame["canRestart"] = False
             stack_frames.append(stack_frame)
         return {"stackFrames": stack_frames, "totalFrames": total}
 
@@ -247,6 +253,8 @@ class Inspector:
         simple_types = simple_member_types
         groups: dict[str, list] = {}
         for key, value in list(mapping.items()):
+            if type(key) is str and key[:9] == LOCAL_PREFIX and is_machinery_local(key):
+                continue  # The restart handler's (instrumentation/restartable.py).
             if type(key) is str and type(value) in simple_types:
                 # The common case, decided without a call: a plain value of a built-in
                 # type is shown directly unless its name is a dunder.

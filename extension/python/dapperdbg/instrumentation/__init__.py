@@ -64,7 +64,7 @@ class Instrumentation:
         self._place_finder(self.finder.files())
 
     def _place_finder(self, probes) -> None:
-        if probes and self._installed:
+        if (probes or self.finder.restartable) and self._installed:
             self.finder.install()
 
     def set_probes(self, path: str, probes: Mapping[int, Probe]) -> SwapResult:
@@ -89,12 +89,22 @@ class Instrumentation:
                         probes: Mapping[int, Probe]) -> InstrumentedModule:
         self._place_finder(probes)
         self.finder.set_probes(canonical_path(filename), probes)
-        return compile_program(source, filename, probes, self.registry)
+        return compile_program(source, filename, probes, self.registry,
+                               self.finder.restartable)
+
+    def make_restartable(self) -> None:
+        """From now on, the user's source files are compiled with restartable functions
+        when imported (and the main program when compiled): the finder is in place for
+        every import."""
+        self.finder.restartable = True
+        if self._installed:
+            self.finder.install()
 
     def uninstall(self) -> None:
         """Restore every live function's original code and leave imports alone. The
         probe function stays in builtins: frames may still run copies."""
         self._installed = False
+        self.finder.restartable = False
         self.finder.uninstall()
         for canonical in self.finder.files():
             self.finder.set_probes(canonical, {})

@@ -44,8 +44,17 @@ _shared: Instrumentation | None = None
 _shared_lock = threading.Lock()
 
 
+# DAPPER_RESTARTABLE=0: the user's functions keep their plain code (no Restart Frame with
+# new code, docs/hot-reload.md).
+RESTARTABLE_VARIABLE = "DAPPER_RESTARTABLE"
+
+
 def enabled(variables: Mapping[str, str]) -> bool:
     return variables.get(VARIABLE, "").strip() != "0"
+
+
+def restartable_enabled(variables: Mapping[str, str]) -> bool:
+    return enabled(variables) and variables.get(RESTARTABLE_VARIABLE, "").strip() != "0"
 
 
 def shared_instrumentation() -> Instrumentation:
@@ -148,13 +157,17 @@ class BreakpointProbes:
         return self.instrumentation is not None
 
     def activate(self, handler: ProbeHandler,
-                 on_instrumented: InstrumentedCallback | None) -> InstrumentationRegistry:
+                 on_instrumented: InstrumentedCallback | None,
+                 restartable: bool = False) -> InstrumentationRegistry:
         """Install the probe function, the handler and the import finder, and apply the
-        breakpoints set so far. Returns the registry the tracer must read."""
+        breakpoints set so far; ``restartable``: the user's functions get restartable
+        code from now on. Returns the registry the tracer must read."""
         with self._lock:
             instrumentation = shared_instrumentation()
             instrumentation.finder.on_instrumented = on_instrumented
             instrumentation.install()
+            if restartable:
+                instrumentation.make_restartable()
             route_probes_to(handler)
             self.instrumentation = instrumentation
             self.sync()
@@ -214,11 +227,11 @@ class BreakpointProbes:
         with self._lock:
             applied = self._applied.get(canonical)
             self._program = (canonical, applied)
-            if not applied or not applied[0]:
+            if (not applied or not applied[0]) and not instrumentation.finder.restartable:
                 # No probe: the plain compile (instrumenting would import ast).
                 return compile(source, filename, "exec", dont_inherit=True)
             probes = {line: Probe(applied[1][line], condition)
-                      for line, condition in applied[0].items()}
+                      for line, condition in (applied[0].items() if applied else ())}
             from .compiler import InstrumentationError
 
             try:
@@ -230,7 +243,7 @@ class BreakpointProbes:
                 return compile(source, filename, "exec", dont_inherit=True)
             if module.refused:
                 self.refused[canonical] = dict(module.refused)
-        return module.code if module.accepted else module.plain
+        return module.code
 
     def program_is_current(self, filename: str) -> bool:
         """Whether the main program's code from ``compile_program`` still has its file's

@@ -31,6 +31,7 @@ from collections.abc import Iterator, Mapping
 from ..common.code_lines import code_tree_lines
 from .bytecode import ProbeSites, find_probe_sites
 from .probes import Probe
+from .restartable import make_restartable
 from .transform import (
     StatementIndex,
     first_line,
@@ -64,8 +65,11 @@ class InstrumentedModule:
                  refused: Mapping[int, str],
                  sites: tuple[tuple[types.CodeType, ProbeSites], ...],
                  source: bytes | str, optimize: int,
-                 plain: types.CodeType | None = None) -> None:
+                 plain: types.CodeType | None = None, restartable: bool = False) -> None:
         self.filename = filename
+        # Compiled with restartable functions (restartable.py): then ``plain`` is that
+        # compile without probes, the code the file's functions run when they have none.
+        self.restartable = restartable
         self.code = code
         self.accepted = accepted
         self.refused = refused
@@ -85,7 +89,8 @@ class InstrumentedModule:
         """The plain compile of the source (compiled on first use)."""
         with self._lock:
             if self._plain is None:
-                self._plain = compile_plain(self._source, self.filename, self._optimize)
+                self._plain = compile_plain(self._source, self.filename, self._optimize,
+                                            self.restartable)
             return self._plain
 
     @property
@@ -136,22 +141,33 @@ class InstrumentedModule:
         return holding
 
 
-def compile_plain(source: bytes | str, filename: str, optimize: int = -1) -> types.CodeType:
+def compile_plain(source: bytes | str, filename: str, optimize: int = -1,
+                  restartable: bool = False) -> types.CodeType:
+    """The source compiled without probes (with restartable functions if asked)."""
     try:
+        if restartable:
+            tree = ast.parse(source, filename)
+            make_restartable(tree)
+            source = tree
         return compile(source, filename, "exec", dont_inherit=True, optimize=optimize)
     except _COMPILE_ERRORS as error:
         raise InstrumentationError(f"{filename} does not compile: {error}") from None
 
 
 def instrument_source(source: bytes | str, filename: str, probes: Mapping[int, Probe],
-                      optimize: int = -1) -> InstrumentedModule:
-    """Compile ``source`` with ``probes`` ({line: Probe}). Raises InstrumentationError
-    when the source itself does not compile."""
+                      optimize: int = -1, restartable: bool = False) -> InstrumentedModule:
+    """Compile ``source`` with ``probes`` ({line: Probe}), and with every function made
+    restartable if asked. Raises InstrumentationError when the source itself does not
+    compile."""
     try:
         tree = ast.parse(source, filename)
     except _COMPILE_ERRORS as error:
         raise InstrumentationError(f"{filename} does not compile: {error}") from None
+    # Indexed as parsed: the rewrite keeps each statement in its list, so a probe goes
+    # in front of its statement inside the function's handler.
     index = StatementIndex(tree)
+    if restartable:
+        make_restartable(tree)
     refused: dict[int, str] = {}
     candidates: dict[int, Probe] = {}
     conditions: dict[int, ast.expr | None] = {}
@@ -162,7 +178,8 @@ def instrument_source(source: bytes | str, filename: str, probes: Mapping[int, P
             # 3.9 may give such a line the jump or return that follows the statement
             # (``pass`` ending a block): only its plain compile tells.
             if plain is None:
-                plain = compile_plain(source, filename, optimize)
+                plain = (_compile_tree(tree, filename, optimize) if restartable
+                         else compile_plain(source, filename, optimize))
                 executable = code_tree_lines(plain)
             if line in executable:
                 reason = None
@@ -177,7 +194,10 @@ def instrument_source(source: bytes | str, filename: str, probes: Mapping[int, P
     # Each round refuses at least one probe or ends, so this ends.
     while True:
         if not candidates:
-            code = plain = plain or compile_plain(source, filename, optimize)
+            if plain is None:
+                plain = (_compile_tree(tree, filename, optimize) if restartable
+                         else compile_plain(source, filename, optimize))
+            code = plain
             break
         code, problem = _compile_with(tree, index, filename, candidates, conditions, optimize)
         if problem is None:
@@ -202,10 +222,17 @@ def instrument_source(source: bytes | str, filename: str, probes: Mapping[int, P
                          "condition is always false)")
         del candidates[line]
     module = InstrumentedModule(filename, code, dict(candidates), refused, sites, source,
-                                optimize, plain)
+                                optimize, plain, restartable)
     if copies:
         module._copies = copies
     return module
+
+
+def _compile_tree(tree: ast.Module, filename: str, optimize: int) -> types.CodeType:
+    try:
+        return compile(tree, filename, "exec", dont_inherit=True, optimize=optimize)
+    except _COMPILE_ERRORS as error:
+        raise InstrumentationError(f"{filename} does not compile: {error}") from None
 
 
 def _compile_with(tree: ast.Module, index: StatementIndex, filename: str,

@@ -1,5 +1,6 @@
 """Loading code instrumented from the start: a ``sys.meta_path`` finder for modules
-imported after their file got probes, and the compile of the main program.
+imported after their file got probes (and, with restartable functions on, for every
+source file of the user's code), and the compile of the main program.
 
 The finder sits just in front of ``PathFinder``. For a module whose last name part is
 not the name of a file with probes it returns None at once (one set lookup), so the
@@ -7,21 +8,29 @@ import system goes on untouched. Otherwise it asks ``PathFinder`` for the spec, 
 the spec is a source file with probes, gives it a loader that compiles the source
 instrumented and neither reads nor writes the ``.pyc`` (a cached file would be the
 plain code, and the copy must never land in the cache).
+
+With restartable functions on (restartable.py), the finder asks ``PathFinder`` for every
+module and hands its spec on as it is, unless it is a source file of the user's own code
+(not the debugger's, the standard library's or site-packages'): that one gets the
+loader, which compiles its functions restartable.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 import types
 
 # importlib.machinery's, from the import system's own module: importing the importlib
 # package costs every start.
 from _frozen_importlib_external import PathFinder, SourceFileLoader
 
+from ..common.library_code import is_library_canonical
 from ..common.paths import canonical_path, is_debugger_path
 from .probes import Probe, install_probe_function
 from .registry import CopyInfo, InstrumentationRegistry
+from .restarts import install_restart_exception
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
@@ -47,25 +56,62 @@ def register_module(registry: InstrumentationRegistry, canonical: str,
         registry.add_to_file(canonical, tuple(infos))
 
 
+# The standard library's folder, known without sysconfig (os is one of its modules).
+_STDLIB = canonical_path(os.path.dirname(os.__file__)) + os.sep
+_PACKAGES = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
+_deciding = threading.local()
+
+
+def restartable_file(canonical: str) -> bool:
+    """Whether a source file's functions are made restartable (when that is on): the
+    user's own code, not the debugger's, the standard library's or site-packages'. The
+    usual library files are told by their folder; the others ask library_code, whose
+    first answer imports sysconfig (through this finder: that import is not looked at)."""
+    if canonical.startswith(_STDLIB) or any(part in canonical for part in _PACKAGES):
+        return False
+    if is_debugger_path(canonical) or getattr(_deciding, "now", False):
+        return False
+    _deciding.now = True
+    try:
+        return not is_library_canonical(canonical)
+    finally:
+        _deciding.now = False
+
+
 def compile_program(source: bytes | str, filename: str, probes: Mapping[int, Probe],
-                    registry: InstrumentationRegistry) -> InstrumentedModule:
+                    registry: InstrumentationRegistry,
+                    restartable: bool = False) -> InstrumentedModule:
     """Compile the main program instrumented (for the launcher, instead of ``compile``).
     Raises InstrumentationError (a SyntaxError's text) if the source does not compile."""
     from .compiler import instrument_source
 
-    module = instrument_source(source, filename, probes)
+    canonical = canonical_path(filename)
+    restartable = restartable and restartable_file(canonical)
+    module = instrument_source(source, filename, probes, restartable=restartable)
+    _loaded(registry, canonical, module)
+    return module
+
+
+def _loaded(registry: InstrumentationRegistry, canonical: str,
+            module: InstrumentedModule) -> None:
+    """What the code of a module compiled for its import (or the program) needs before
+    it runs."""
+    if module.restartable:
+        install_restart_exception()
+        registry.add_restartable_file(canonical)
     if module.accepted:
         install_probe_function()
-        register_module(registry, canonical_path(filename), module)
-    return module
+        register_module(registry, canonical, module)
 
 
 class InstrumentingLoader(SourceFileLoader):
     """A source loader whose code is the instrumented compile, never cached."""
 
-    def __init__(self, fullname: str, path: str, finder: InstrumentingFinder) -> None:
+    def __init__(self, fullname: str, path: str, finder: InstrumentingFinder,
+                 restartable: bool = False) -> None:
         super().__init__(fullname, path)
         self._finder = finder
+        self._restartable = restartable
 
     def get_code(self, fullname: str) -> types.CodeType:
         path = self.get_filename(fullname)
@@ -75,18 +121,16 @@ class InstrumentingLoader(SourceFileLoader):
         from .compiler import InstrumentationError, instrument_source
 
         try:
-            module = instrument_source(source, path, probes)
+            module = instrument_source(source, path, probes, restartable=self._restartable)
         except InstrumentationError:
             # The import must fail as it would without the debugger: with the
             # SyntaxError the plain compile raises.
             return self.source_to_code(source, path)
-        if module.accepted:
-            install_probe_function()
-            register_module(self._finder.registry, canonical, module)
+        _loaded(self._finder.registry, canonical, module)
         callback = self._finder.on_instrumented
-        if callback is not None:
+        if callback is not None and probes:
             callback(canonical, module)
-        return module.code if module.accepted else module.plain
+        return module.code
 
 
 class InstrumentingFinder:
@@ -101,6 +145,8 @@ class InstrumentingFinder:
         # Module name parts that may name a file with probes: a file's stem, and a
         # package's directory name for its __init__.py.
         self._names: frozenset[str] = frozenset()
+        # Whether the user's source files are compiled with restartable functions.
+        self.restartable = False
 
     def files(self) -> tuple[str, ...]:
         return tuple(self._probes)
@@ -123,17 +169,20 @@ class InstrumentingFinder:
         self._names = frozenset(names)
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname.rpartition(".")[2] not in self._names:
+        restartable = self.restartable
+        if not restartable and fullname.rpartition(".")[2] not in self._names:
             return None
-        spec = PathFinder.find_spec(fullname, path)
-        if spec is None or spec.origin is None:
-            return None
-        if type(spec.loader) is not SourceFileLoader:
-            return None
+        # Handed on as found when it is none of ours (PathFinder, next in line, would
+        # only find it again).
+        passed = PathFinder.find_spec(fullname, path, target) if restartable else None
+        spec = passed if restartable else PathFinder.find_spec(fullname, path)
+        if spec is None or spec.origin is None or type(spec.loader) is not SourceFileLoader:
+            return passed
         canonical = canonical_path(spec.origin)
-        if canonical not in self._probes or is_debugger_path(canonical):
-            return None
-        spec.loader = InstrumentingLoader(fullname, spec.origin, self)
+        restartable = restartable and restartable_file(canonical)
+        if (canonical not in self._probes or is_debugger_path(canonical)) and not restartable:
+            return passed
+        spec.loader = InstrumentingLoader(fullname, spec.origin, self, restartable)
         return spec
 
     def invalidate_caches(self) -> None:

@@ -133,7 +133,9 @@ class LiveInstrumenter:
         from .compiler import InstrumentationError, instrument_source
 
         try:
-            module = instrument_source(source, filename, probes)
+            module = instrument_source(
+                source, filename, probes,
+                restartable=canonical in self.registry.restartable_files)
         except InstrumentationError as error:
             return str(error)
         result.accepted = dict(module.accepted)

@@ -86,6 +86,10 @@ class InstrumentationRegistry:
         # their breakpoint lines itself, and needs their quiet and probe offsets to
         # read their events as the original's. Bounded: see _RETIRED_LIMIT.
         self.retired: dict[int, CopyInfo] = {}
+        # Files whose module code was compiled with restartable functions (the import
+        # finder, the main program): recompiles of them (probes, hot reload) must be too,
+        # or their functions would no longer match.
+        self.restartable_files: frozenset[str] = frozenset()
 
     # Readers: no lock, no allocation.
 
@@ -128,6 +132,10 @@ class InstrumentationRegistry:
         return self._by_file.get(canonical, ())
 
     # Writers.
+
+    def add_restartable_file(self, canonical: str) -> None:
+        with self._write_lock:
+            self.restartable_files = self.restartable_files | {canonical}
 
     def set_file(self, canonical: str, infos: tuple[CopyInfo, ...]) -> None:
         """Replace what is registered for one file (an empty tuple forgets it)."""

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..hotreload import COMPILE_ERROR, ReloadError, RestartRefusal, plan_restart
 from ..inspection.stopped_work import WorkRefused, WorkTimedOut, run_on_stopped_thread
+from ..instrumentation.restarts import can_restart
 from .handling import RequestError, Then, argument, source_path
 
 if TYPE_CHECKING:
@@ -48,23 +49,41 @@ def _error_message(error: ReloadError) -> str:
 
 
 def restart_frame(debugger: Debugger, arguments: dict):
-    """Re-enter the frame a thread is stopped in at its first line, its arguments as
-    they were. CPython runs a frame with the code object it started with: after a
-    reload of its function the restart runs the old code once; the new code runs from
-    the next call (docs/hot-reload.md)."""
+    """Restart a frame of a stopped thread with its function's current code, from its
+    first line, with its original arguments (session/frame_restart.py). A frame that
+    runs no restartable copy (code loaded before the session, or by another loader) can
+    still be restarted when it is the top frame and its function was not reloaded: it
+    jumps back to its first line (hotreload/restart.py)."""
     entry = debugger.inspector.frame(argument(arguments, "frameId", int))
     stopped = debugger.stops.stopped_thread(entry.thread_id)
     frame = entry.frame
     name = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
-    if stopped.running or frame is not stopped.frame:
-        raise RequestError(
-            f"Cannot restart {name}: only the frame a thread is stopped in (the top of its "
-            "call stack) can be restarted; CPython cannot move a caller frame safely")
+    from ..session import frame_restart
+
+    if can_restart(frame):
+        try:
+            plan = frame_restart.restart(debugger, stopped, frame)
+        except frame_restart.Refusal as refusal:
+            raise RequestError(f"Cannot restart {name}: {refusal}") from None
+        for note in plan.notes:
+            debugger.send_output(f"Restarting {name}: {note}.\n")
+        return {"reboundFrames": 1, "runsOldCode": False, "notes": plan.notes}
+    reason = frame_restart.refusal_reason(frame)
+    if stopped.running or frame is not stopped.frame or stopped.mid_line:
+        raise RequestError(f"Cannot restart {name}: {reason or 'its thread is not stopped on it'}")
+    return _restart_by_jump(debugger, stopped, frame, name, reason)
+
+
+def _restart_by_jump(debugger: Debugger, stopped, frame, name: str, reason: str | None):
     # Writes to f_locals from a sys.monitoring callback are lost before 3.13.
     writable = debugger.tracer.name != "monitoring" or sys.version_info >= (3, 13)
     plan = plan_restart(frame, locals_writable=writable)
     if isinstance(plan, RestartRefusal):
         raise RequestError(f"Cannot restart {name}: {plan.reason}")
+    if plan.runs_old_code:
+        # Only the old code could run again: the new code would not, and that is what
+        # Restart Frame after a reload is for.
+        raise RequestError(f"Cannot restart {name} with its new code: {reason}")
 
     def jump() -> None:
         plan.apply()
@@ -78,7 +97,5 @@ def restart_frame(debugger: Debugger, arguments: dict):
         raise RequestError(f"Cannot restart {name}: {error}") from None
     except ValueError as error:
         raise RequestError(f"Cannot restart {name}: {error}") from None
-    body = {"reboundFrames": 1, "runsOldCode": plan.runs_old_code, "notes": plan.notes}
-    if plan.runs_old_code:
-        debugger.send_output(f"Restarted {name}: {plan.notes[-1]}.\n")
+    body = {"reboundFrames": 1, "runsOldCode": False, "notes": plan.notes}
     return Then(body, lambda: debugger.stops.announce_stop(stopped, "restart"))

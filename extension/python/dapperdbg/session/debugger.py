@@ -27,7 +27,7 @@ from ..instrumentation.probes import StopAtLineEvent
 from ..ipc.connection import Connection
 from ..tracing import StepState, choose_backend_name, create_tracer
 from ..tracing.fast_paths import copies_notice
-from ..tracing.steps import STEP_ENTRY, STEP_PARK, STEP_PAUSE
+from ..tracing.steps import STEP_ENTRY, STEP_PARK, STEP_PAUSE, STEP_RAISE, STEP_RESTART
 from . import breakpoint_hook, program
 from .exception_breakpoints import ExceptionBreakpoints
 from .stops import Stops
@@ -38,7 +38,7 @@ from .threads import (
     uninstall_thread_events,
 )
 
-_STOP_REASONS = {STEP_ENTRY: "entry", STEP_PAUSE: "pause"}
+_STOP_REASONS = {STEP_ENTRY: "entry", STEP_PAUSE: "pause", STEP_RESTART: "restart"}
 # How long a thread that loads a file waits for the setBreakpoints response that
 # carries the file's pending breakpoints (sent by the IPC thread; it is normally a matter
 # of microseconds) before it runs on, leaving the announcement to that thread.
@@ -127,7 +127,9 @@ class Debugger:
             return False
         if self.store.lines_by_file and not self._copies_work():
             return False
-        self.tracer.copies = self.probes.activate(self.probe_hit, self._file_instrumented)
+        self.tracer.copies = self.probes.activate(
+            self.probe_hit, self._file_instrumented,
+            breakpoint_probes.restartable_enabled(variables))
         program.compile_program_hook = self._compile_program
         program.program_is_current_hook = self.probes.program_is_current
         # The new copies' lines are the probes', and what they could not take is the
@@ -473,6 +475,8 @@ class Debugger:
         if step.kind == STEP_PARK:
             self.stops.stop(frame, "pause", announce=False)
             return
+        if step.kind == STEP_RAISE:
+            raise step.raises()  # Out of the tracer's callback, into the program.
         self.stops.stop(frame, _STOP_REASONS.get(step.kind, "step"), mid_line=mid_line)
 
     # Exception breakpoints (the tracer's host: session/exception_breakpoints.py).

@@ -21,6 +21,7 @@ from ..breakpoints.exception_filters import (
 from ..breakpoints.exception_stops import ExceptionStop, innermost_frame
 from ..common.library_code import is_library_canonical
 from ..common.paths import is_debugger_path, is_runpy_path
+from ..instrumentation.restarts import RestartFrame
 from . import program
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
@@ -76,7 +77,7 @@ class ExceptionBreakpoints:
         """The ``raised`` filter: stop once per exception, in the first user frame that
         sees it (where it is raised, or where it comes back into the user's code)."""
         ident = threading.get_ident()
-        if (exception is program.launcher_end
+        if (exception is program.launcher_end or type(exception) is RestartFrame
                 or not self.filters.applies(RAISED, exception)
                 or not self._may_stop(ident)
                 or not self._debugger.tracer.is_user_frame(frame)
@@ -93,7 +94,7 @@ class ExceptionBreakpoints:
         ident = threading.get_ident()
         caller = frame.f_back
         if (caller is None
-                or exception is program.launcher_end
+                or exception is program.launcher_end or type(exception) is RestartFrame
                 or not self.filters.applies(USER_UNHANDLED, exception)
                 or not self._may_stop(ident)
                 or self._reported.get((ident, USER_UNHANDLED)) is exception):
@@ -123,7 +124,8 @@ class ExceptionBreakpoints:
         """``dapperdbg.post_mortem``: stop the calling thread where ``exception`` was
         raised, with the stack of its traceback (and the callers of the frame that caught
         it) to inspect, whatever the filters say."""
-        if self._may_stop(threading.get_ident()) and self._debugger.tracer.installed:
+        if (self._may_stop(threading.get_ident()) and self._debugger.tracer.installed
+                and type(exception) is not RestartFrame):
             self._stop_in_traceback(exception, traceback, POST_MORTEM)
 
     def _stop_in_traceback(self, exception: BaseException, traceback, kind: str) -> None:

@@ -48,7 +48,8 @@ def reload(debugger: Debugger, path: str, new_source: str | None,
     debugger.probes.release_file(canonical)
     try:
         result = reload_file(path, new_source=new_source, frames=frames,
-                             while_running=while_running and not stopped)
+                             while_running=while_running and not stopped,
+                             restartable=_restartable(debugger, canonical))
     except BaseException:
         debugger.breakpoints_changed()  # Nothing changed: the same probes again.
         raise
@@ -60,6 +61,12 @@ def reload(debugger: Debugger, path: str, new_source: str | None,
     old_frames = [(ident, frame) for ident, frame in all_frames(frames)
                   if replaced.get(id(frame.f_code), (None,))[0] is frame.f_code]
     return body_of(debugger, result, old_frames)
+
+
+def _restartable(debugger: Debugger, canonical: str) -> bool:
+    """Whether the file was loaded with restartable functions."""
+    instrumentation = debugger.probes.instrumentation
+    return instrumentation is not None and canonical in instrumentation.registry.restartable_files
 
 
 # The files with patches deferred by a reload while running.

@@ -118,6 +118,9 @@ class Stops:
             stopped.resume.wait()
         finally:
             debugger.busy.discard(ident)
+        pending, stopped.raise_on_resume = stopped.raise_on_resume, None
+        if pending is not None:
+            raise pending  # Out of the tracer's callback: into the program's frames.
         if interrupted is not None and debugger.tracer.step_of(ident) is interrupted:
             # Resumed with its step given back (not a new one of its own): it ends now,
             # before the line runs, as it would have without the other thread's stop.
@@ -233,6 +236,18 @@ class Stops:
             self._debugger.tracer.set_step(stopped.ident, step)
         for thread in released:
             thread.resume.set()
+
+    def resume_raising(self, stopped: StoppedThread, exception: BaseException) -> bool:
+        """Release every thread, ``stopped`` raising ``exception`` from where it stopped.
+        False if it was released already."""
+        with self.lock:
+            if self._stopped.get(stopped.thread_id) is not stopped:
+                return False
+            released = self._release_all()
+            stopped.raise_on_resume = exception
+        for thread in released:
+            thread.resume.set()
+        return True
 
     def thread_to_pause(self, thread_id) -> int | None:
         """The ident of the running thread ``thread_id``; None if it is already stopped.

@@ -89,7 +89,7 @@ class StoppedThread:
     run: it is inside the callee's return event, so ``frame`` cannot jump (goto)."""
 
     __slots__ = ("thread_id", "ident", "frame", "reason", "exception", "running", "resume",
-                 "mid_line")
+                 "mid_line", "raise_on_resume")
 
     def __init__(self, thread_id: int, ident: int, frame: types.FrameType, reason: str,
                  exception: object = None, running: bool = False,
@@ -102,6 +102,8 @@ class StoppedThread:
         self.running = running
         self.resume = ResumeSignal() if resume is None else resume
         self.mid_line = mid_line
+        # An exception the thread raises into the program once it resumes (a restart).
+        self.raise_on_resume: BaseException | None = None
 
 
 def install_thread_events(

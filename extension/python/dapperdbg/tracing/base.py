@@ -23,6 +23,8 @@ from ..common.paths import PathCache, is_debugger_path, is_runpy_path
 from ..instrumentation.probes import StopAtLineEvent
 from ..instrumentation.registry import InstrumentationRegistry
 from ..instrumentation.registry import identity as _identity
+from ..instrumentation.restarts import is_handler_line, is_parked
+from ..instrumentation.restarts import line_now as _line_now
 from .steps import (
     FRAME_RETURNED,
     FRAME_SUSPENDED,
@@ -92,22 +94,6 @@ class TracerHost(_Protocol):
 
     def data_frames_ended(self, breakpoints: list) -> None:
         """The frames of these data breakpoints' locals returned: tell the client."""
-
-
-def _line_now(frame: types.FrameType) -> int | None:
-    """The line ``frame`` runs now. 3.9 answers ``f_lineno`` with the last line traced
-    while the frame has a trace function, even when no events come (between stops,
-    after a goto): there it is read from the line table."""
-    if sys.version_info >= (3, 10):
-        return frame.f_lineno
-    import dis
-
-    line = None
-    for offset, start in dis.findlinestarts(frame.f_code):
-        if offset > frame.f_lasti:
-            break
-        line = start
-    return line
 
 
 def _shows_its_value(code: types.CodeType) -> bool:
@@ -249,6 +235,10 @@ class Tracer:
         self.copies = other.copies
         self.lines_need_tracing = other.lines_need_tracing
 
+    def trace_again(self) -> None:
+        """The calling thread raised an exception out of a trace event (a frame restart):
+        backends whose trace function the interpreter then took off put it back."""
+
     def after_fork_in_child(self) -> None:
         """In a fork child: the tracer's locks may have been held by a thread of the
         parent, which does not exist here to release them. Backends with locks make
@@ -362,6 +352,8 @@ class Tracer:
         thread_ident = threading.get_ident()
         if self._deferred_stops and self._deferred_stop_here(thread_ident, frame):
             return True
+        if line == code.co_firstlineno and is_handler_line(code, line):
+            return False  # A restartable function's handler (instrumentation/restartable.py).
         probe_line = False
         copies = self.copies
         if copies is not None:
@@ -596,6 +588,10 @@ class Tracer:
         if exit_kind == FRAME_RETURNED:
             self._host.step_left_function(frame, value)
         caller = frame.f_back
+        if caller is not None and is_parked(caller):
+            # A restarted call returns through the frame it restarted, which returns its
+            # value at once: the caller is that frame's.
+            caller = caller.f_back
         if exit_kind != FRAME_UNWOUND and caller is not None and self.is_user_frame(caller):
             # Back in the caller where the call returns, with the rest of its line still
             # to run (a second call on the line can still be stepped into).

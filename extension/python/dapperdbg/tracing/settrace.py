@@ -320,6 +320,13 @@ class SettraceTracer(Tracer):
                 self._exception_raised(frame, exception)
         return self._local
 
+    def trace_again(self) -> None:
+        # An exception out of a trace function makes the interpreter unset it for the
+        # thread (sysmodule.c's trace_trampoline).
+        if self.installed and sys.gettrace() is None and (self._tracing or self._may_idle()):
+            self._some_traced = True
+            sys.settrace(self._global)
+
     def foreign_tracer(self) -> bool:
         """Whether this thread runs a trace function of the program's own instead of
         the debugger's (see ensure_tracing)."""

@@ -24,7 +24,13 @@ STEP_PAUSE = "pause"
 # "park": another thread stopped and all threads stop with it; this one parks quietly on
 # the next line of user code it runs.
 STEP_PARK = "park"
-STEPS_ENTERING_CALLS = frozenset({STEP_INTO, STEP_ENTRY, STEP_PAUSE, STEP_PARK})
+# "restart": a restarted function's new call stops on its first line.
+STEP_RESTART = "restart"
+# "raise": the next line of user code raises ``StepState.raises()`` (a frame restart
+# the program's own ``except BaseException:`` caught on its way, tried again).
+STEP_RAISE = "raise"
+STEPS_ENTERING_CALLS = frozenset({STEP_INTO, STEP_ENTRY, STEP_PAUSE, STEP_PARK, STEP_RESTART,
+                                  STEP_RAISE})
 
 # How a frame was left, as the tracers tell it to the step that started in it.
 FRAME_RETURNED = "returned"
@@ -66,6 +72,8 @@ class StepState(Record):
     # The step's frame is a coroutine that waited at an ``await`` during the step: lines
     # of other frames run while it waits, and they do not end the step.
     suspended: bool = False
+    # STEP_RAISE: makes the exception to raise.
+    raises: object = None
 
 
 def step_ends_here(step: StepState, frame: types.FrameType) -> bool:

@@ -1,0 +1,127 @@
+"""The exception that restarts a frame (restartable.py has the handler it meets), and the
+facts about frames that run a restartable function.
+
+The class is put in ``builtins`` under ``RESTART_NAME`` before any restartable code
+runs, and stays there: every exception that passes through a restartable frame is
+matched against that name, so it must always resolve (as ``__dapper_probe__`` must).
+"""
+
+from __future__ import annotations
+
+import builtins
+import sys
+import types
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+_CO_NEWLOCALS = 0x0002
+# Generators, iterable coroutines and async generators: never restarted.
+GENERATOR_FLAGS = 0x0020 | 0x0100 | 0x0200
+# The name restartable code looks the exception up by (in builtins), and the prefix of
+# the locals its handler adds.
+RESTART_NAME = "__dapper_restart__"
+LOCAL_PREFIX = "__dapper_"
+
+
+class RestartFrame(BaseException):
+    """Raised by the debugger in a stopped thread to restart ``target``, a frame of that
+    thread running a restartable function; ``call`` makes the new call (the function,
+    its current code, the original arguments bound). ``on_accept(frame)`` runs in the
+    thread when the target's handler takes it; ``on_lost(self)`` when the exception
+    dies without reaching it (the program's ``except BaseException:`` swallowed it)."""
+
+    def __init__(self, target: types.FrameType, call: Callable[[], object],
+                 on_accept: Callable[[types.FrameType], None],
+                 on_lost: Callable[[RestartFrame], None]) -> None:
+        super().__init__(f"restart of {target.f_code.co_name}")
+        self.target: types.FrameType | None = target
+        self.call: Callable[[], object] | None = call
+        self._on_accept = on_accept
+        self._on_lost: Callable[[RestartFrame], None] | None = on_lost
+
+    def accept(self):
+        """Called by a restartable frame's handler: the call to make if that frame is
+        the target, else None (the exception goes on unwinding)."""
+        frame = sys._getframe(1)
+        if frame is not self.target:
+            return None
+        call, self.call, self.target, self._on_lost = self.call, None, None, None
+        self._on_accept(frame)
+        return call
+
+    def give_up(self) -> None:
+        """Let the exception go without telling anyone (the restart was abandoned)."""
+        self.target = self.call = self._on_lost = None
+
+    def __del__(self) -> None:
+        on_lost = self._on_lost
+        if on_lost is not None and self.target is not None:
+            self._on_lost = None
+            on_lost(self)
+
+
+def install_restart_exception() -> None:
+    """Make ``RESTART_NAME`` resolve (idempotent); before any restartable code runs."""
+    if getattr(builtins, RESTART_NAME, None) is not RestartFrame:
+        setattr(builtins, RESTART_NAME, RestartFrame)
+
+
+def is_restartable(code: types.CodeType) -> bool:
+    """Whether ``code`` was compiled with the restart handler."""
+    return RESTART_NAME in code.co_names
+
+
+def is_handler_line(code: types.CodeType, line: int | None) -> bool:
+    """Whether ``line`` of ``code`` is the restart machinery's, not the user's."""
+    return line == code.co_firstlineno and RESTART_NAME in code.co_names
+
+
+def is_parked(frame: types.FrameType) -> bool:
+    """Whether ``frame`` (not the innermost of its thread) waits in its handler for the
+    call that restarted it."""
+    code = frame.f_code
+    return (bool(code.co_flags & _CO_NEWLOCALS) and RESTART_NAME in code.co_names
+            and line_now(frame) == code.co_firstlineno)
+
+
+def snapshot_name(parameter: str) -> str:
+    """The local that keeps an argument's value from the call, when the body rebinds it."""
+    return f"{LOCAL_PREFIX}arg_{parameter}__"
+
+
+def line_now(frame: types.FrameType) -> int | None:
+    """The line ``frame`` runs now (3.9 answers ``f_lineno`` with the last line traced)."""
+    if sys.version_info >= (3, 10):
+        return frame.f_lineno
+    code, lasti, line = frame.f_code, frame.f_lasti, None
+    import dis  # 3.9 only, and only while frames are shown or restarted.
+
+    for offset, start in dis.findlinestarts(code):
+        if offset > lasti:
+            break
+        line = start
+    return line
+
+
+def target_of(frame: types.FrameType) -> types.FrameType:
+    """The frame a restart of ``frame`` restarts: a restarted call is restarted through
+    the frame parked below it, so the stack never grows."""
+    parent = frame.f_back
+    if parent is not None and is_parked(parent):
+        return parent
+    return frame
+
+
+def can_restart(frame: types.FrameType) -> bool:
+    """Whether ``frame`` runs a function that can be restarted with its current code
+    (stackTrace's ``canRestart``; session/frame_restart.py says why not)."""
+    code = target_of(frame).f_code
+    return (bool(code.co_flags & _CO_NEWLOCALS) and not code.co_flags & GENERATOR_FLAGS
+            and RESTART_NAME in code.co_names)
+
+
+def is_machinery_local(name: object) -> bool:
+    """A local that the restart handler added (not shown to the user)."""
+    return type(name) is str and name.startswith(LOCAL_PREFIX) and name.endswith("__")
