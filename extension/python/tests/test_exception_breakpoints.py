@@ -126,6 +126,69 @@ def test_exception_info_has_the_full_traceback(launch, write, backend):
     debuggee.finish(1)
 
 
+CHAINED = """
+class ConfigError(Exception):
+    pass
+
+def parse(text):
+    return int(text)
+
+def load(text):
+    try:
+        parse(text)
+    except ValueError as error:
+        raise ConfigError("bad config") from error
+
+def main():
+    try:
+        load("x")
+    except ConfigError:
+        {}["missing"]
+
+main()
+"""
+# What the call stack shows when the uncaught KeyError stops the program: its own frames,
+# then a label and the frames of each exception behind it, innermost first, as
+# (name, line, presentationHint). A chained exception's frames are those its traceback
+# passed through, from the raise to the frame that caught it, as Python prints them.
+CHAINED_STACK = [
+    ("main", 17, None), ("<module>", 19, None),
+    ("While handling __main__.ConfigError: bad config", 0, "label"),
+    ("load", 11, None), ("main", 15, None),
+    ("Caused by ValueError: invalid literal for int() with base 10: 'x'", 0, "label"),
+    ("parse", 5, None), ("load", 9, None),
+]
+
+
+def test_chained_exceptions_are_frames_of_the_call_stack(launch, write, backend):
+    path = write("chained.py", CHAINED)
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure()
+    debuggee.request("setExceptionBreakpoints", {"filters": ["uncaught"]})
+    debuggee.request("configurationDone")
+    stopped = debuggee.stopped("exception")
+    body = debuggee.request("stackTrace", {"threadId": stopped["threadId"]})
+    frames = body["stackFrames"]
+    assert [(f["name"], f["line"], f.get("presentationHint")) for f in frames] == CHAINED_STACK
+    assert body["totalFrames"] == len(CHAINED_STACK)
+    # A page of it, as VS Code asks for the rest after the first frame.
+    page = debuggee.request("stackTrace", {"threadId": stopped["threadId"], "startFrame": 6,
+                                           "levels": 2})
+    assert [f["name"] for f in page["stackFrames"]] == ["parse", "load"]
+    # A chained frame can be selected: its locals are as the exception left them.
+    parse_frame = next(f for f in frames if f["name"] == "parse")
+    assert debuggee.locals_of(parse_frame["id"])["text"]["value"] == "'x'"
+    info = debuggee.request("exceptionInfo", {"threadId": stopped["threadId"]})
+    trace = info["details"]["stackTrace"]
+    # The debugger's own frames, which ran the program, are not in the text.
+    assert "dapperdbg" not in trace and "exec(" not in trace, trace
+    assert "The above exception was the direct cause" in trace
+    assert [inner["typeName"] for inner in info["details"]["innerException"]] == \
+        ["ConfigError", "ValueError"]
+    debuggee.request("continue", {"threadId": stopped["threadId"]})
+    debuggee.finish(1)
+
+
 def test_uncaught_in_a_thread_stops_on_that_thread(launch, write, backend):
     path = write("threaded.py", """
         import threading

@@ -155,11 +155,55 @@ def describe(exception: BaseException) -> str:
 import_at_first_stop("traceback")
 
 
-def traceback_text(exception: BaseException, tb: types.TracebackType | None) -> str:
-    """The full traceback as Python prints it, chained exceptions included."""
+def traceback_text(exception: BaseException, tb: types.TracebackType | None,
+                   hidden=None) -> str:
+    """The full traceback as Python prints it, chained exceptions included, without the
+    entries whose file ``hidden(filename)`` says are not the program's (the debugger's
+    own frames, which ran the program)."""
     try:
         import traceback
 
-        return "".join(traceback.format_exception(type(exception), exception, tb))
+        summary = traceback.TracebackException(type(exception), exception, tb)
+        if hidden is not None:
+            _drop_entries(summary, hidden, set())
+        return "".join(summary.format())
     except Exception as error:
         return f"{describe(exception)}\n(the traceback could not be formatted: {error})\n"
+
+
+def _drop_entries(summary, hidden, seen: set[int]) -> None:
+    """Remove hidden entries from ``summary`` and every exception chained to it or
+    grouped in it (each once: chains can loop)."""
+    if summary is None or id(summary) in seen:
+        return
+    seen.add(id(summary))
+    import traceback
+
+    kept = [entry for entry in summary.stack if not hidden(entry.filename)]
+    if len(kept) != len(summary.stack):
+        summary.stack = traceback.StackSummary.from_list(kept)
+    _drop_entries(summary.__cause__, hidden, seen)
+    _drop_entries(summary.__context__, hidden, seen)
+    for grouped in getattr(summary, "exceptions", None) or ():
+        _drop_entries(grouped, hidden, seen)
+
+
+def chained_exceptions(exception: BaseException) -> list[tuple[str, BaseException]]:
+    """The exceptions behind ``exception``, nearest first, each with how it is linked:
+    "cause" (``raise X from Y``) or "context" (raised while handling it), as Python's
+    traceback prints them (a suppressed context is left out; a loop ends the chain)."""
+    chain = []
+    seen = {id(exception)}
+    current = exception
+    while True:
+        if current.__cause__ is not None:
+            linked, relation = current.__cause__, "cause"
+        elif current.__context__ is not None and not current.__suppress_context__:
+            linked, relation = current.__context__, "context"
+        else:
+            return chain
+        if id(linked) in seen:
+            return chain
+        seen.add(id(linked))
+        chain.append((relation, linked))
+        current = linked

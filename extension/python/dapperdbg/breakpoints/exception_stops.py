@@ -5,14 +5,32 @@ from __future__ import annotations
 
 import types
 
+from ..common.paths import canonical_path, is_debugger_path, is_runpy_path
 from ..common.records import Record
 from .exception_filters import (
     BREAK_MODES,
+    chained_exceptions,
     describe,
     exception_message,
     full_type_name,
     traceback_text,
 )
+
+
+def is_hidden_file(filename: str) -> bool:
+    """The debugger's own files and runpy's, which ran the program: never shown."""
+    canonical = canonical_path(filename) if not filename.startswith("<") else filename
+    return is_debugger_path(canonical) or is_runpy_path(canonical)
+
+
+def _details(exception: BaseException, traceback) -> dict:
+    full_name = full_type_name(type(exception))
+    return {
+        "typeName": type(exception).__name__,
+        "fullTypeName": full_name,
+        "message": exception_message(exception),
+        "stackTrace": traceback_text(exception, traceback, is_hidden_file),
+    }
 
 
 class ExceptionStop(Record):
@@ -37,18 +55,35 @@ class ExceptionStop(Record):
 
     def info(self) -> dict:
         exception = self.exception
-        full_name = full_type_name(type(exception))
+        details = _details(exception, self.traceback)
+        # The exceptions it was raised from, nearest first, for clients that show them.
+        inner = [_details(linked, linked.__traceback__)
+                 for _, linked in chained_exceptions(exception)]
+        if inner:
+            details["innerException"] = inner
         return {
-            "exceptionId": full_name,
+            "exceptionId": full_type_name(type(exception)),
             "description": describe(exception),
             "breakMode": BREAK_MODES[self.filter_id],
-            "details": {
-                "typeName": type(exception).__name__,
-                "fullTypeName": full_name,
-                "message": exception_message(exception),
-                "stackTrace": traceback_text(exception, self.traceback),
-            },
+            "details": details,
         }
+
+    def chained_frames(self) -> list[tuple[str, list[tuple[types.FrameType, int]]]]:
+        """For each exception behind this one, nearest first: a label ("Caused by
+        ValueError: bad") and its traceback's frames, innermost first, with the line
+        each was at, without the debugger's own."""
+        chained = []
+        for relation, linked in chained_exceptions(self.exception):
+            frames = []
+            entry = linked.__traceback__
+            while entry is not None:
+                if not is_hidden_file(entry.tb_frame.f_code.co_filename):
+                    frames.append((entry.tb_frame, entry.tb_lineno))
+                entry = entry.tb_next
+            frames.reverse()
+            how = "Caused by" if relation == "cause" else "While handling"
+            chained.append((f"{how} {describe(linked)}", frames))
+        return chained
 
 
 def innermost_frame(traceback: types.TracebackType | None, is_user_frame, is_shown):

@@ -25,6 +25,7 @@ from ..inspection.evaluation import (
     parse_format,
     run_code,
 )
+from ..inspection.exception_frames import chained_stack_frames
 from ..inspection.inspector import RETURN_VALUE_PREFIX, Container
 from ..inspection.rendering import (
     MAX_VALUE_LENGTH,
@@ -84,9 +85,16 @@ def stack_trace(debugger: Debugger, arguments: dict):
     start = argument(arguments, "startFrame", int, 0)
     levels = argument(arguments, "levels", int, 0)
     stopped = debugger.stops.stopped_thread(thread_id)
-    lines = stopped.exception.lines() if stopped.exception is not None else None
-    return debugger.inspector.stack_trace(thread_id, stopped.frame, max(start, 0), levels,
-                                          lines)
+    exception = stopped.exception
+    if exception is None:
+        return debugger.inspector.stack_trace(thread_id, stopped.frame, max(start, 0), levels)
+    body = debugger.inspector.stack_trace(thread_id, stopped.frame, 0, 0, exception.lines())
+    # The exceptions it was raised from follow the thread's own frames.
+    frames = body["stackFrames"] + chained_stack_frames(debugger.inspector, thread_id,
+                                                         exception, stopped.frame)
+    start = max(start, 0)
+    page = frames[start:start + levels] if levels > 0 else frames[start:]
+    return {"stackFrames": page, "totalFrames": len(frames)}
 
 
 def scopes(debugger: Debugger, arguments: dict):
