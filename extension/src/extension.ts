@@ -9,6 +9,7 @@ import { registerAttachCommands } from "./vscode/attachCommands";
 import { registerAutoAttach } from "./vscode/autoAttach";
 import { DapperConfigurationProvider } from "./vscode/configurationProvider";
 import { DebuggedProcesses } from "./vscode/debuggedProcesses";
+import { registerDebugpyConfigurations } from "./vscode/debugpyConfigurations";
 import { exitCodeReporter } from "./vscode/exitCode";
 import { registerFileCommands } from "./vscode/fileCommands";
 import { DEBUG_TYPE, dynamicConfigurations } from "./vscode/fileConfiguration";
@@ -54,6 +55,8 @@ export function activate(context: vscode.ExtensionContext): void {
       { provideDebugConfigurations: () => [...dynamicConfigurations(), pickProcessConfiguration()] },
       vscode.DebugConfigurationProviderTriggerKind.Dynamic,
     ),
+    // debugpy's configurations, when dapper.debugpyConfigurations lets Dapper run them.
+    ...registerDebugpyConfigurations(context, logger),
     ...registerFileCommands(),
     ...registerHotReload(),
     ...debugged.register(),

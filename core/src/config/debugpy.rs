@@ -407,6 +407,25 @@ fn translate_old_attach(
     Ok(())
 }
 
+/// extension/src/host/debugpy.ts: what VS Code's extension needs to hand a debugpy
+/// configuration over, the same as the engine's.
+pub fn typescript() -> String {
+    let quote = |text: &str| Value::String(text.to_string()).to_string();
+    let types: Vec<String> = DEBUGPY_TYPES.iter().map(|name| quote(name)).collect();
+    format!(
+        "// GENERATED from core/src/config/debugpy.rs: do not edit. `BLESS=1 cargo test -p\n\
+         // dapper-core debugpy` rewrites it; the engine's tests fail while it is stale.\n\
+         //\n\
+         // What VS Code's extension needs to hand a debugpy configuration to the engine.\n\n\
+         /** The configuration types whose configurations are debugpy's. */\n\
+         export const DEBUGPY_TYPES: readonly string[] = [{}];\n\n\
+         /** The private key that says which debugpy type a configuration had before it became Dapper's. */\n\
+         export const FROM_TYPE_KEY = {};\n",
+        types.join(", "),
+        quote(FROM_TYPE_KEY)
+    )
+}
+
 fn treatment_text(treatment: Treatment) -> String {
     match treatment {
         Treatment::Same => "same".to_string(),

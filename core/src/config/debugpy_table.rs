@@ -180,3 +180,18 @@ fn the_docs_table_is_generated() {
     }
     panic!("docs/debugpy.md's option table differs from core/src/config/debugpy.rs; run `BLESS=1 cargo test -p dapper-core debugpy` to rewrite it.");
 }
+
+#[test]
+fn the_typescript_copy_is_generated() {
+    let path = repository_path("extension/src/host/debugpy.ts");
+    let generated = typescript();
+    if std::env::var_os("BLESS").is_some_and(|value| value == "1") {
+        std::fs::write(&path, &generated).expect("extension/src/host/debugpy.ts is writable");
+        return;
+    }
+    let written = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        written == generated,
+        "extension/src/host/debugpy.ts differs from core/src/config/debugpy.rs; run `BLESS=1 cargo test -p dapper-core debugpy`"
+    );
+}

@@ -12,6 +12,7 @@ import { ATTACH_TO_PROCESS_COMMAND, PICK_PROCESS_COMMAND, PICK_PROCESS_VARIABLE 
 import { AUTO_ATTACH_MODES } from "../autoAttach/broker";
 import { TOGGLE_AUTO_ATTACH_COMMAND } from "./autoAttachModes";
 import { REPLAY_SESSION_LOG_COMMAND } from "./sessionLogSetting";
+import { DEBUGPY_TYPES } from "../host/debugpy";
 
 interface Manifest {
   activationEvents: string[];
@@ -114,7 +115,14 @@ test("the extension activates on debug events for its own type (its commands act
   assert.equal(contributes.debuggers[0]?.type, DEBUG_TYPE);
   // Terminals opened before any debugging get auto-attach's environment only from an
   // active extension; activating costs little (the engine is made on first use).
-  assert.deepEqual(activationEvents, [`onDebugResolve:${DEBUG_TYPE}`, `onDebugDynamicConfigurations:${DEBUG_TYPE}`, "onStartupFinished"]);
+  // debugpy's types resolve through Dapper's provider too (dapper.debugpyConfigurations),
+  // also when the Python Debugger extension, which would activate for them, is absent.
+  assert.deepEqual(activationEvents, [
+    `onDebugResolve:${DEBUG_TYPE}`,
+    `onDebugDynamicConfigurations:${DEBUG_TYPE}`,
+    ...DEBUGPY_TYPES.map((type) => `onDebugResolve:${type}`),
+    "onStartupFinished",
+  ]);
 });
 
 test("dapper.autoAttach offers exactly the broker's modes, disabled by default", () => {
