@@ -56,26 +56,29 @@ def register_module(registry: InstrumentationRegistry, canonical: str,
         registry.add_to_file(canonical, tuple(infos))
 
 
-# The standard library's folder, known without sysconfig (os is one of its modules).
-_STDLIB = canonical_path(os.path.dirname(os.__file__)) + os.sep
+# The standard library's folder, known without sysconfig (threading is one of its
+# modules, imported from its file: os may be frozen, with a __file__ made up).
+_STDLIB = canonical_path(os.path.dirname(threading.__file__)) + os.sep
 _PACKAGES = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
-_deciding = threading.local()
+# Set on a thread while the finder decides or compiles: what that imports (sysconfig for
+# library_code's first answer, ast and the compiler for the first compile) is passed on
+# untouched, or it would be compiled by what it is needed for.
+_busy = threading.local()
 
 
 def restartable_file(canonical: str) -> bool:
     """Whether a source file's functions are made restartable (when that is on): the
     user's own code, not the debugger's, the standard library's or site-packages'. The
-    usual library files are told by their folder; the others ask library_code, whose
-    first answer imports sysconfig (through this finder: that import is not looked at)."""
+    usual library files are told by their folder; the others ask library_code."""
     if canonical.startswith(_STDLIB) or any(part in canonical for part in _PACKAGES):
         return False
-    if is_debugger_path(canonical) or getattr(_deciding, "now", False):
+    if is_debugger_path(canonical) or getattr(_busy, "now", False):
         return False
-    _deciding.now = True
+    _busy.now = True
     try:
         return not is_library_canonical(canonical)
     finally:
-        _deciding.now = False
+        _busy.now = False
 
 
 def compile_program(source: bytes | str, filename: str, probes: Mapping[int, Probe],
@@ -118,14 +121,18 @@ class InstrumentingLoader(SourceFileLoader):
         source = self.get_data(path)
         canonical = canonical_path(path)
         probes = self._finder.probes_for(canonical)
-        from .compiler import InstrumentationError, instrument_source
-
+        busy = getattr(_busy, "now", False)
+        _busy.now = True
         try:
+            from .compiler import InstrumentationError, instrument_source
+
             module = instrument_source(source, path, probes, restartable=self._restartable)
         except InstrumentationError:
             # The import must fail as it would without the debugger: with the
             # SyntaxError the plain compile raises.
             return self.source_to_code(source, path)
+        finally:
+            _busy.now = busy
         _loaded(self._finder.registry, canonical, module)
         callback = self._finder.on_instrumented
         if callback is not None and probes:
@@ -169,7 +176,7 @@ class InstrumentingFinder:
         self._names = frozenset(names)
 
     def find_spec(self, fullname, path=None, target=None):
-        restartable = self.restartable
+        restartable = self.restartable and not getattr(_busy, "now", False)
         if not restartable and fullname.rpartition(".")[2] not in self._names:
             return None
         # Handed on as found when it is none of ours (PathFinder, next in line, would

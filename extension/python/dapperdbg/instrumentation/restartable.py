@@ -13,10 +13,10 @@ below it, *parked* on the handler's line, until the call returns; a second resta
 at the parked frame, so the stack never grows::
 
     def g(a, b):
-        try:                            # the first body line (3.9-3.10: the def line)
+        try:                            # the first body line (3.9: the def line)
             __dapper_arg_a__ = a        # only for arguments the body rebinds
             <the original body>
-            return None                 # the def line, like every added statement
+            return None                 # no line of its own (3.9: see _end_line)
         except __dapper_restart__ as __dapper_error__:
             __dapper_call__ = __dapper_error__.accept()   # None unless this is the target
             if __dapper_call__ is None:
@@ -27,12 +27,16 @@ at the parked frame, so the stack never grows::
             except __dapper_restart__ as __dapper_error__:
                 ...                               # the same again
 
-Every added statement is on the function's first line (``co_firstlineno``, the def or
-its first decorator), where the function's own code has no instruction of its own: a
-line event there is the handler's, and the tracer ignores it. On 3.11+ the ``try``
-costs nothing (exception tables) and starts on the first body line, so no line event is
-added; 3.9-3.10 run one block push and pop, and the ``try`` must start before the first
-body line's event (an exception raised at that event would otherwise escape it).
+The handler and the loop are on the function's first line (``co_firstlineno``, the def
+or its first decorator), where the function's own code has no instruction of its own:
+a line event there is the restart's, and the tracer ignores it. What runs on every call
+adds no line event: on 3.11+ the ``try`` starts on the first body line and costs
+nothing (exception tables); on 3.10 it and the final ``return`` have no line at all
+(an instruction without one takes the line before it); 3.9 can express neither, so its
+``try`` (one block push and pop a call) is on the def line, an event the tracer ignores
+too, and its ``return`` on the last statement's line where it can (``_end_line``). The
+``try`` must be entered before the first body line's event: an exception raised at that
+event would otherwise escape it.
 
 Generators and async generators are left alone: a consumer has seen their values.
 Coroutines are restartable. The names added are dunders, so class bodies do not mangle
@@ -49,6 +53,9 @@ from .restarts import LOCAL_PREFIX, RESTART_NAME, snapshot_name
 _CALL = f"{LOCAL_PREFIX}call__"
 _ERROR = f"{LOCAL_PREFIX}error__"
 _TRY_ON_FIRST_BODY_LINE = sys.version_info >= (3, 11)
+# Instructions without a line (3.10+: a location of -1) take the line of the instruction
+# before them: no line event of their own, as a plain function's implicit return.
+_NO_LINE = -1 if sys.version_info >= (3, 10) else None
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
@@ -140,6 +147,18 @@ def _handler(line: int) -> ast.ExceptHandler:
                                       not_ours]), line)
 
 
+def _end_line(body: list, hatch: int) -> int:
+    """The line of the ``return None`` that ends the body: none (3.10+); on 3.9, that of
+    a simple last statement, whose own instructions it then continues (no line event, and
+    the frame returns on that line, as a plain function does), else the def line."""
+    if _NO_LINE is not None:
+        return _NO_LINE
+    last = body[-1] if body else None
+    if last is not None and not hasattr(last, "body"):
+        return last.lineno
+    return hatch
+
+
 def _rewrite(function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
     hatch = min([function.lineno] + [d.lineno for d in function.decorator_list])
     body = function.body
@@ -148,13 +167,16 @@ def _rewrite(function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
     if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
             and isinstance(first.value.value, str)):
         head.append(body.pop(0))  # The docstring stays the docstring.
-    entry = body[0].lineno if body and _TRY_ON_FIRST_BODY_LINE else hatch
+    if _TRY_ON_FIRST_BODY_LINE and body:
+        entry = body[0].lineno
+    else:
+        entry = hatch if _NO_LINE is None else _NO_LINE
     parameters = _parameters(function.args)
     snapshots = [_placed(ast.Assign([ast.Name(snapshot_name(name), ast.Store())],
                                     ast.Name(name, ast.Load())), entry)
                  for name in _rebound(function, parameters)]
     body[:0] = snapshots
-    body.append(_placed(ast.Return(ast.Constant(None)), hatch))
+    body.append(_placed(ast.Return(ast.Constant(None)), _end_line(body, hatch)))
     guarded = ast.Try(body, [_handler(hatch)], [], [])
     guarded.lineno = guarded.end_lineno = entry
     guarded.col_offset = guarded.end_col_offset = 0

@@ -423,6 +423,9 @@ class Tracer:
         started from the stop begins with this line, and the line's probe, if it has
         one, stands down."""
         try:
+            code = frame.f_code
+            if frame.f_lineno == code.co_firstlineno and is_handler_line(code, frame.f_lineno):
+                return False  # The restart handler's return (3.9): compared at the return.
             if not self._data_compared(frame, breakpoints):
                 return False
             if self.copies is not None:
