@@ -21,6 +21,8 @@ const CLIENT_KEYS: &[&str] = &[
     "presentation",
     "suppressMultipleSessionWarning",
     "serverReadyAction",
+    // The Python extension's: which of its commands a configuration is for (Debug Test).
+    "purpose",
 ];
 
 /// One key the configuration has and Dapper does not read, with the known key whose
@@ -142,10 +144,16 @@ mod tests {
                 LAUNCH_KEYS,
                 vec![unknown("ENV", Some("env"))],
             ),
+            // Debug Test reads it from a dapper configuration (docs/debugpy.md).
             (
                 json!({"program": "a.py", "purpose": ["debug-test"]}),
                 LAUNCH_KEYS,
-                vec![unknown("purpose", None)],
+                vec![],
+            ),
+            (
+                json!({"program": "a.py", "flavour": "mild"}),
+                LAUNCH_KEYS,
+                vec![unknown("flavour", None)],
             ),
             (
                 json!({"module": "m", "pathMapping": []}),
@@ -177,11 +185,11 @@ mod tests {
 
     #[test]
     fn the_notice_names_each_key_on_its_own_line() {
-        let arguments = json!({"program": "a.py", "stopOnEntri": true, "purpose": []});
+        let arguments = json!({"program": "a.py", "stopOnEntri": true, "flavour": []});
         assert_eq!(
             super::unknown_keys_notice(&arguments, "launch", LAUNCH_KEYS).as_deref(),
             Some(
-                "Dapper does not know the launch configuration's key 'purpose'; it is passed on untouched.\n\
+                "Dapper does not know the launch configuration's key 'flavour'; it is passed on untouched.\n\
                  Dapper does not know the launch configuration's key 'stopOnEntri' (did you mean 'stopOnEntry'?); it is passed on untouched.\n"
             )
         );
