@@ -195,6 +195,22 @@ def test_completions(launch, write, backend, text, column, labels, start, length
     debuggee.finish(0)
 
 
+def test_completions_for_vscode_start_where_its_debug_console_reads_them(launch, write):
+    # VS Code takes start as a 0-based index into the text (checked in the real VS Code:
+    # test/vscode/presentersScenario.mjs); other clients get the protocol's column.
+    debuggee, frame_id = stop_in_work(launch, write, "settrace")
+    debuggee.configure(client={"clientID": "vscode"})
+    for text, line, column, start in [("box.si", None, 7, 4), ("x = 1\nbox.si", 2, 7, 10)]:
+        arguments = {"text": text, "column": column, "frameId": frame_id}
+        if line is not None:
+            arguments["line"] = line
+        [target] = debuggee.request("completions", arguments)["targets"]
+        assert (target["label"], target["start"], target["length"]) == ("size", start, 2)
+        assert text[start:start + 2] == "si"
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+
+
 def test_modules_and_loaded_sources(launch, write, backend):
     debuggee, _ = stop_in_work(launch, write, backend)
     modules = debuggee.request("modules", {})

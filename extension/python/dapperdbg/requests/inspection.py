@@ -284,11 +284,19 @@ def completions(debugger: Debugger, arguments: dict):
     position = column - 1 + debugger.inspection.column_offset
     prefix = lines[line_index][:max(position, 0)]
     _, partial = split_reference(prefix)
+    if debugger.client_arguments.get("clientID") == "vscode":
+        # VS Code reads start as a 0-based index into the whole text (its debug console
+        # filters with text.substring(start, start + length) + label), whatever its
+        # columnsStartAt1 says; a 1-based start made "os.pa" filter by "apath".
+        start = sum(len(text) + 1 for text in lines[:line_index]) + len(prefix) - len(partial)
+    else:
+        # The protocol's reading: a column of the line, counted as the client counts.
+        start = column - len(partial)
 
     def work():
         targets = complete(entry.frame, prefix)
         for target in targets:
-            target["start"] = column - len(partial)
+            target["start"] = start
             target["length"] = len(partial)
         return {"targets": targets}
 
