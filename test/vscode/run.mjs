@@ -12,12 +12,20 @@
 // Scenario 4 (autoAttachScenario.mjs): terminal auto-attach debugs a program typed in a
 // terminal.
 //
-// Usage: node test/vscode/run.mjs [--vsix PATH] [--readme-screenshot] [--keep] [--only-auto-attach]
+// Scenario 6 (debugTestScenario.mjs): the Testing view's Debug Test, started by the
+// stand-in Python extension as a `debugpy` configuration, runs under Dapper.
+//
+// Scenario 5 (presentersScenario.mjs): a DataFrame and a numpy array in the Variables view,
+// and completions in the debug console.
+//
+// Usage: node test/vscode/run.mjs [--vsix PATH] [--readme-screenshot] [--keep] [--only-auto-attach] [--only-debug-test] [--only-presenters]
 //   --vsix PATH            the .vsix to test (default: dapper-<version>.vsix at the root,
 //                          made by `npm run package`)
 //   --readme-screenshot    also writes the paused state to images/screenshot-paused.png
 //   --keep                 keeps the temporary directory (workspace copy, VS Code's logs)
 //   --only-auto-attach     runs scenario 4 alone
+//   --only-debug-test      runs scenario 6 alone
+//   --only-presenters      runs scenario 5 alone
 // Environment: DAPPER_VSCODE_PYTHON, the interpreter the session must run under: the
 // stand-in Python extension (fake-python-extension/) names it, while `dapper.python`
 // names another, which must lose (default: the newest CPython that is not python3 on PATH).
@@ -26,10 +34,12 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { findPythons, isSidWrapper } from "../../scripts/lib.mjs";
+import { ensurePythonTestEnv, findPythons, isSidWrapper } from "../../scripts/lib.mjs";
 import { sidGdb } from "../../scripts/sid.mjs";
 import { scenarioAttachToProcess } from "./attachScenario.mjs";
 import { scenarioAutoAttach } from "./autoAttachScenario.mjs";
+import { scenarioDebugTest } from "./debugTestScenario.mjs";
+import { scenarioPresenters } from "./presentersScenario.mjs";
 import { delay, freePort, runBounded, startGroup, waitFor, watchdog, withTimeout } from "./processes.mjs";
 import { setup } from "./setup.mjs";
 import * as workbench from "./workbench.mjs";
@@ -54,7 +64,7 @@ const SELECT_TITLE = "Dapper: select a Python interpreter";
 
 // Generous limits: the machine is shared, and the first start of code-server is slow.
 const LIMITS = {
-  whole: 8 * 60_000,
+  whole: 10 * 60_000,
   install: 180_000,
   server: 60_000,
   workbench: 120_000,
@@ -263,8 +273,33 @@ async function main() {
       printTally(tally);
       return 0;
     };
+    const presenters = async () => {
+      // numpy and pandas come from the pytest suites' environment (extension/python/
+      // requirements-test.txt) of the newest Python of the machine itself: made once.
+      const host = findPythons({ minimum: "3.9" }).filter((python) => !isSidWrapper(python.executable)).at(-1);
+      let python;
+      try {
+        python = ensurePythonTestEnv(host);
+      } catch (error) {
+        begin(undefined);
+        tally.skipped++;
+        log(`SKIPPED scenario 5: the Python test environment with numpy and pandas could not be made: ${error.message}`);
+        return;
+      }
+      await scenarioPresenters(page, { begin, log, python, workspace: dirs.workspace, artifacts, stepMs: LIMITS.step, waitForDebugger });
+    };
+    const debugTest = () => scenarioDebugTest(page, { begin, log, workspace: dirs.workspace, artifacts, stepMs: LIMITS.step, waitForDebugger });
+    if (process.argv.includes("--only-debug-test")) {
+      await debugTest();
+      return passed();
+    }
     if (process.argv.includes("--only-auto-attach")) {
       await autoAttach();
+    await debugTest();
+      return passed();
+    }
+    if (process.argv.includes("--only-presenters")) {
+      await presenters();
       return passed();
     }
 
@@ -405,6 +440,7 @@ async function main() {
       waitForDebugger,
     });
     await autoAttach();
+    await presenters();
     return passed();
   } catch (error) {
     console.error(`\n[vscode-test] FAILED at step "${step}": ${error.message}`);

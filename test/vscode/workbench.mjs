@@ -297,3 +297,75 @@ export async function runInTerminal(page, commandLine) {
   await page.keyboard.type(commandLine);
   await page.keyboard.press("Enter");
 }
+
+/** Expands the Variables view's row of the variable `name` when it is collapsed, as a click on its twistie does. */
+export async function expandVariable(page, name) {
+  const rows = page.locator(".debug-variables .monaco-list-row");
+  const index = await page.evaluate((name) => {
+    const all = [...document.querySelectorAll(".debug-variables .monaco-list-row")];
+    return all.findIndex(
+      (row) => row.getAttribute("aria-expanded") === "false" && (row.querySelector(".name")?.textContent ?? "").trim().replace(/\s*[=:]$/, "") === name,
+    );
+  }, name);
+  if (index < 0) return false;
+  await rows.nth(index).locator(".monaco-tl-twistie").click({ timeout: 5_000 });
+  return true;
+}
+
+/**
+ * Drags the sash between the side bar and the editor to `x` pixels, so that the
+ * Variables view shows whole values in a screenshot.
+ */
+export async function widenSideBar(page, x) {
+  // The vertical sash nearest the side bar's right edge.
+  const at = await page.evaluate(() => {
+    const sidebar = document.querySelector(".part.sidebar")?.getBoundingClientRect();
+    if (!sidebar) return null;
+    const sashes = [...document.querySelectorAll(".monaco-sash.vertical")].map((sash) => sash.getBoundingClientRect()).filter((rect) => rect.height > 100);
+    sashes.sort((a, b) => Math.abs(a.left - sidebar.right) - Math.abs(b.left - sidebar.right));
+    const sash = sashes[0];
+    return sash ? { x: sash.left + sash.width / 2, y: sash.top + sash.height / 2 } : null;
+  });
+  if (!at) return;
+  await page.mouse.move(at.x, at.y);
+  await page.mouse.down();
+  await page.mouse.move(at.x + 40, at.y, { steps: 2 });
+  await page.mouse.move(x, at.y, { steps: 8 });
+  await page.mouse.up();
+}
+
+/** Types `text` into the debug console's input, without running it. */
+export async function typeInConsole(page, text) {
+  const input = page.locator(".repl .repl-input-wrapper .monaco-editor").first();
+  await input.click({ timeout: 10_000 });
+  await page.keyboard.type(text);
+}
+
+/** The text of the debug console's input (one line). */
+export async function consoleInput(page) {
+  return page.evaluate(() => (document.querySelector(".repl .repl-input-wrapper .view-lines")?.textContent ?? "").replace(/\u00a0/g, " "));
+}
+
+/** Empties the debug console's input. */
+export async function clearConsoleInput(page) {
+  await page.locator(".repl .repl-input-wrapper .monaco-editor").first().click({ timeout: 10_000 });
+  await page.keyboard.press("Control+A");
+  await page.keyboard.press("Backspace");
+}
+
+/** The labels of the open suggest widget's rows, in order; empty when it is closed. */
+export async function suggestions(page) {
+  return page.evaluate(() => {
+    const widget = document.querySelector(".repl .suggest-widget.visible, .suggest-widget.visible");
+    if (!widget) return [];
+    return [...widget.querySelectorAll(".monaco-list-row")].map((row) => (row.querySelector(".label-name")?.textContent ?? row.getAttribute("aria-label") ?? "").trim());
+  });
+}
+
+/** Collapses the side bar's sections titled `titles` (Watch, Call Stack…) that are open, as a click on their headers does. */
+export async function collapseSections(page, titles) {
+  for (const title of titles) {
+    const header = page.locator(".pane-header[aria-expanded='true']", { hasText: title }).first();
+    if ((await header.count()) > 0) await header.click({ timeout: 5_000 });
+  }
+}
