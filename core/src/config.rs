@@ -239,6 +239,8 @@ pub fn validate(
     let no_debug = flag("noDebug").unwrap_or(false);
     let subprocess_auto_attach = flag("subprocessAutoAttach").unwrap_or(true);
     let sudo = flag("sudo").unwrap_or(false);
+    let env_file_optional =
+        arguments.get(debugpy::ENV_FILE_OPTIONAL_KEY) == Some(&Value::Bool(true));
     if sudo && platform.is_windows() {
         return Err(invalid(
             "The launch configuration's 'sudo' runs the program through sudo, which Windows does not have; leave it out, or run VS Code as an administrator.".to_string(),
@@ -273,6 +275,7 @@ pub fn validate(
         cwd,
         env,
         env_file,
+        env_file_optional,
         python,
         python_source,
         python_args,
@@ -307,6 +310,7 @@ pub fn validate_child(arguments: &Value, name: &str) -> Result<LaunchConfig, Dap
         cwd: optional_string(arguments, "cwd")?,
         env: Vec::new(),
         env_file: None,
+        env_file_optional: false,
         python,
         python_source: "launch configuration",
         python_args: Vec::new(),

@@ -152,7 +152,7 @@ for (const python of pythons().slice(-1)) {
       }
     });
 
-    test("debugpy's own spellings reach the program: python as a list, console none, subProcess, debugOptions; the rest is noted", async () => {
+    test("debugpy's own spellings reach the program: python as a list, console none, subProcess, debugOptions, a missing envFile; the rest is noted", async () => {
       const client = new RecordingClient();
       await client.start();
       try {
@@ -167,6 +167,8 @@ for (const python of pythons().slice(-1)) {
           debugOptions: ["RedirectOutput", "FixFilePathCase"],
           logToFile: true,
           clientOS: "unix",
+          // The Python extensions fill in the workspace's .env whether it exists or not.
+          envFile: path.join(fixtures, "no-such.env"),
           purpose: ["debug-in-terminal"],
         });
         assert.equal(await client.finished(), 0);

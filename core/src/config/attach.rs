@@ -112,6 +112,7 @@ pub(super) fn attach_config(
         cwd: None,
         env: Vec::new(),
         env_file: None,
+        env_file_optional: false,
         python: String::new(),
         python_source: "default",
         python_args: Vec::new(),

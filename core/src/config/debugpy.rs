@@ -21,6 +21,10 @@ pub const DEBUGPY_TYPES: &[&str] = &["debugpy", "python"];
 /// Dapper's adapter); the value is the type it had.
 pub const FROM_TYPE_KEY: &str = "__dapperFromType";
 
+/// The private key by which a translated configuration says that its `envFile` may be
+/// missing (config.rs reads it).
+pub const ENV_FILE_OPTIONAL_KEY: &str = "__dapperEnvFileOptional";
+
 /// Which requests an option belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Requests {
@@ -99,7 +103,7 @@ pub const OPTIONS: &[DebugpyOption] = &[
     option("args", Launch, Same, "The same: a list, or a string split as a POSIX shell would."),
     option("cwd", Launch, Same, "The same."),
     option("env", Launch, Same, "The same."),
-    option("envFile", Launch, Same, "The same."),
+    option("envFile", Launch, Translated, "The same, except that a file that cannot be read is skipped, as debugpy and the Python extensions do (they fill in `${workspaceFolder}/.env` whether it exists or not); Dapper refuses that in its own configurations."),
     option("python", Launch, Translated, "A string: the same. A list: its first item is `python`, the others go before `pythonArgs`."),
     option("pythonPath", Launch, Translated, "The old name of `python`; used when `python` is absent."),
     option("pythonArgs", Launch, Same, "The same."),
@@ -234,6 +238,9 @@ pub fn translate(arguments: &Value, request: &str) -> Result<Translation, DapErr
         }
     }
     out.remove("debugOptions");
+    if get(given, "envFile").is_some() {
+        out.insert(ENV_FILE_OPTIONAL_KEY.to_string(), Value::Bool(true));
+    }
     if get(given, "request").and_then(Value::as_str) == Some("test") {
         out.insert("request".to_string(), Value::String("launch".to_string()));
         let mut purpose = match get(given, "purpose") {

@@ -51,6 +51,9 @@ pub struct LaunchConfig {
     pub env: Vec<(String, Option<String>)>,
     /// The `envFile` to read (joined to `cwd` when relative), through a fact query.
     pub env_file: Option<String>,
+    /// Whether an `envFile` that cannot be read is skipped instead of refused (a debugpy
+    /// configuration's, whose tools fill in a default file that may not exist).
+    pub env_file_optional: bool,
     pub python: String,
     /// Where `python` came from, a key of `messages::PYTHON_SOURCES`, so that a message
     /// about it can say so.

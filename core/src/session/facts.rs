@@ -163,6 +163,14 @@ pub fn check_facts(
                     error,
                 },
             ) => {
+                if !ok && config.env_file_optional {
+                    let reason = error.as_deref().unwrap_or("no reason given");
+                    ctx.log(
+                        LogLevel::Info,
+                        format!("Skipped the envFile '{path}' of a debugpy configuration, which could not be read: {reason}"),
+                    );
+                    continue;
+                }
                 if !ok {
                     let reason = error.as_deref().unwrap_or("no reason given");
                     return Err(DapError::user(
