@@ -145,8 +145,9 @@ const cases: Case[] = [
       assert.match(await evaluateFails(stop, "missing_name", "watch"), /NameError: name 'missing_name' is not defined/);
       assert.equal((await evaluate(stop, "long_text", "clipboard")).result, `'${"y".repeat(5000)}'`);
       assert.equal((await evaluate(stop, "local_data.value", "watch")).result, "'main'");
+      // As at Python's prompt, the None a call returns is not echoed after its output.
       const repl = await evaluate(stop, "print('from the console')", "repl");
-      assert.equal(repl.result, "None");
+      assert.equal(repl.result, "");
       assert.equal((await evaluate(stop, "import os", "repl")).result, "");
       await waitUntil(() => stop.client.output("stdout").includes("from the console\n"), 5000, "the console's print");
     },
