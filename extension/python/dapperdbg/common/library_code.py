@@ -181,6 +181,11 @@ def _rules_verdict(canonical: str) -> bool | None:
     return verdict
 
 
+def has_rules() -> bool:
+    """Whether the launch configuration gave ``rules``."""
+    return bool(_rules)
+
+
 def is_library_canonical(canonical: str) -> bool:
     """True for a canonical path (as PathCache gives) of library code. Anything under a
     directory named site-packages or dist-packages counts too, wherever it is, because

@@ -64,7 +64,7 @@ class Instrumentation:
         self._place_finder(self.finder.files())
 
     def _place_finder(self, probes) -> None:
-        if (probes or self.finder.restartable) and self._installed:
+        if probes and self._installed:
             self.finder.install()
 
     def set_probes(self, path: str, probes: Mapping[int, Probe]) -> SwapResult:
@@ -94,17 +94,33 @@ class Instrumentation:
 
     def make_restartable(self) -> None:
         """From now on, the user's source files are compiled with restartable functions
-        when imported (and the main program when compiled): the finder is in place for
-        every import."""
+        when imported (and the main program when compiled)."""
+        from . import restart_loading
+        from .importer import restartable_file
+
         self.finder.restartable = True
-        if self._installed:
-            self.finder.install()
+        restart_loading.enable(restartable_file, self.registry.add_restartable_file)
+
+    def restartable_program(self, source: bytes, filename: str):
+        """The main program's code with restartable functions (no probes), or None when
+        it is not the user's code or does not compile."""
+        from . import restart_loading
+        from .importer import restartable_file
+
+        canonical = canonical_path(filename)
+        if not (self.finder.restartable and restartable_file(canonical)):
+            return None
+        return restart_loading.restartable_code(source, filename, canonical)
 
     def uninstall(self) -> None:
         """Restore every live function's original code and leave imports alone. The
         probe function stays in builtins: frames may still run copies."""
         self._installed = False
-        self.finder.restartable = False
+        if self.finder.restartable:
+            from . import restart_loading
+
+            self.finder.restartable = False
+            restart_loading.disable()
         self.finder.uninstall()
         for canonical in self.finder.files():
             self.finder.set_probes(canonical, {})

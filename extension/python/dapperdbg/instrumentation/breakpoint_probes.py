@@ -227,11 +227,15 @@ class BreakpointProbes:
         with self._lock:
             applied = self._applied.get(canonical)
             self._program = (canonical, applied)
-            if (not applied or not applied[0]) and not instrumentation.finder.restartable:
-                # No probe: the plain compile (instrumenting would import ast).
-                return compile(source, filename, "exec", dont_inherit=True)
+            if not applied or not applied[0]:
+                # No probe: the plain compile (instrumenting would import ast), or the
+                # restartable one (from its cache, when it has been compiled before).
+                code = instrumentation.restartable_program(source, filename)
+                if code is None:
+                    code = compile(source, filename, "exec", dont_inherit=True)
+                return code
             probes = {line: Probe(applied[1][line], condition)
-                      for line, condition in (applied[0].items() if applied else ())}
+                      for line, condition in applied[0].items()}
             from .compiler import InstrumentationError
 
             try:

@@ -9,10 +9,9 @@ the spec is a source file with probes, gives it a loader that compiles the sourc
 instrumented and neither reads nor writes the ``.pyc`` (a cached file would be the
 plain code, and the copy must never land in the cache).
 
-With restartable functions on (restartable.py), the finder asks ``PathFinder`` for every
-module and hands its spec on as it is, unless it is a source file of the user's own code
-(not the debugger's, the standard library's or site-packages'): that one gets the
-loader, which compiles its functions restartable.
+With restartable functions on (restartable.py), a file with probes of the user's own code
+(not the debugger's, the standard library's or site-packages') is compiled with them too;
+the user's other modules are loaded restartable by restart_loading.py.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ import types
 # package costs every start.
 from _frozen_importlib_external import PathFinder, SourceFileLoader
 
-from ..common.library_code import is_library_canonical
+from ..common.library_code import has_rules, is_library_canonical
 from ..common.paths import canonical_path, is_debugger_path
 from .probes import Probe, install_probe_function
 from .registry import CopyInfo, InstrumentationRegistry
@@ -68,12 +67,15 @@ _busy = threading.local()
 
 def restartable_file(canonical: str) -> bool:
     """Whether a source file's functions are made restartable (when that is on): the
-    user's own code, not the debugger's, the standard library's or site-packages'. The
-    usual library files are told by their folder; the others ask library_code."""
+    user's own code, not the debugger's, the standard library's or site-packages'. Told
+    by the folder (library_code's roots, which cost an import of sysconfig, are all in
+    those), unless the launch's ``rules`` may say otherwise."""
     if canonical.startswith(_STDLIB) or any(part in canonical for part in _PACKAGES):
         return False
     if is_debugger_path(canonical) or getattr(_busy, "now", False):
         return False
+    if not has_rules():
+        return not canonical.startswith("<frozen ")
     _busy.now = True
     try:
         return not is_library_canonical(canonical)
@@ -152,7 +154,7 @@ class InstrumentingFinder:
         # Module name parts that may name a file with probes: a file's stem, and a
         # package's directory name for its __init__.py.
         self._names: frozenset[str] = frozenset()
-        # Whether the user's source files are compiled with restartable functions.
+        # Whether the user's files with probes are compiled with restartable functions.
         self.restartable = False
 
     def files(self) -> tuple[str, ...]:
@@ -176,19 +178,17 @@ class InstrumentingFinder:
         self._names = frozenset(names)
 
     def find_spec(self, fullname, path=None, target=None):
-        restartable = self.restartable and not getattr(_busy, "now", False)
-        if not restartable and fullname.rpartition(".")[2] not in self._names:
+        if fullname.rpartition(".")[2] not in self._names or getattr(_busy, "now", False):
             return None
-        # Handed on as found when it is none of ours (PathFinder, next in line, would
-        # only find it again).
-        passed = PathFinder.find_spec(fullname, path, target) if restartable else None
-        spec = passed if restartable else PathFinder.find_spec(fullname, path)
-        if spec is None or spec.origin is None or type(spec.loader) is not SourceFileLoader:
-            return passed
+        spec = PathFinder.find_spec(fullname, path)
+        if spec is None or spec.origin is None:
+            return None
+        if type(spec.loader) is not SourceFileLoader:
+            return None
         canonical = canonical_path(spec.origin)
-        restartable = restartable and restartable_file(canonical)
-        if (canonical not in self._probes or is_debugger_path(canonical)) and not restartable:
-            return passed
+        if canonical not in self._probes or is_debugger_path(canonical):
+            return None
+        restartable = self.restartable and restartable_file(canonical)
         spec.loader = InstrumentingLoader(fullname, spec.origin, self, restartable)
         return spec
 

@@ -3,8 +3,8 @@ with its function's current (reloaded) code.
 
 CPython runs a frame with the code object it started with, and moves it only within
 that code (``f_lineno``). So the frame is not moved: each function of the user's code is
-compiled with a handler of its own for a private exception (``RESTART_NAME``, a
-BaseException that the debugger raises from its tracer callback in the stopped thread).
+compiled with a handler of its own for a private exception (restarts.py's ``RestartFrame``,
+a BaseException that the debugger raises from its tracer callback in the stopped thread).
 The exception unwinds the frames above the one to restart (their ``finally`` blocks and
 ``__exit__`` run); that frame's handler asks it whether it is the target and, if so,
 calls the function again, with its original arguments, and returns what that call
@@ -17,14 +17,14 @@ at the parked frame, so the stack never grows::
             __dapper_arg_a__ = a        # only for arguments the body rebinds
             <the original body>
             return None                 # no line of its own (3.9: see _end_line)
-        except __dapper_restart__ as __dapper_error__:
+        except __import__("dapperdbg").__dapper_restart__ as __dapper_error__:
             __dapper_call__ = __dapper_error__.accept()   # None unless this is the target
             if __dapper_call__ is None:
                 raise
         while True:
             try:
                 return __dapper_call__()          # ``await`` in a coroutine
-            except __dapper_restart__ as __dapper_error__:
+            except __import__("dapperdbg").__dapper_restart__ as __dapper_error__:
                 ...                               # the same again
 
 The handler and the loop are on the function's first line (``co_firstlineno``, the def
@@ -47,8 +47,9 @@ from __future__ import annotations
 
 import ast
 import sys
+import types
 
-from .restarts import LOCAL_PREFIX, RESTART_NAME, snapshot_name
+from .restarts import LOCAL_PREFIX, PACKAGE, RESTART_NAME, snapshot_name
 
 _CALL = f"{LOCAL_PREFIX}call__"
 _ERROR = f"{LOCAL_PREFIX}error__"
@@ -57,6 +58,13 @@ _TRY_ON_FIRST_BODY_LINE = sys.version_info >= (3, 11)
 # before them: no line event of their own, as a plain function's implicit return.
 _NO_LINE = -1 if sys.version_info >= (3, 10) else None
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def compile_restartable(source: bytes | str, filename: str) -> types.CodeType:
+    """A module's code with its functions restartable (raises what ``compile`` raises)."""
+    tree = ast.parse(source, filename)
+    make_restartable(tree)
+    return compile(tree, filename, "exec", dont_inherit=True)
 
 
 def make_restartable(tree: ast.Module) -> int:
@@ -142,7 +150,10 @@ def _handler(line: int) -> ast.ExceptHandler:
     accept = ast.Call(ast.Attribute(ast.Name(_ERROR, ast.Load()), "accept", ast.Load()), [], [])
     not_ours = ast.If(ast.Compare(ast.Name(_CALL, ast.Load()), [ast.Is()], [ast.Constant(None)]),
                       [ast.Raise(None, None)], [])
-    return _placed(ast.ExceptHandler(ast.Name(RESTART_NAME, ast.Load()), _ERROR,
+    # __import__(PACKAGE).__dapper_restart__ (restarts.py says why there).
+    exception = ast.Attribute(ast.Call(ast.Name("__import__", ast.Load()),
+                                       [ast.Constant(PACKAGE)], []), RESTART_NAME, ast.Load())
+    return _placed(ast.ExceptHandler(exception, _ERROR,
                                      [ast.Assign([ast.Name(_CALL, ast.Store())], accept),
                                       not_ours]), line)
 

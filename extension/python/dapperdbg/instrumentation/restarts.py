@@ -1,14 +1,14 @@
 """The exception that restarts a frame (restartable.py has the handler it meets), and the
 facts about frames that run a restartable function.
 
-The class is put in ``builtins`` under ``RESTART_NAME`` before any restartable code
-runs, and stays there: every exception that passes through a restartable frame is
-matched against that name, so it must always resolve (as ``__dapper_probe__`` must).
+Restartable code finds the class as ``__import__(PACKAGE).__dapper_restart__``: an
+attribute of this package's top module, set before any restartable code runs and never
+taken away (every exception that passes through a restartable frame is matched against
+it), so that neither ``builtins`` nor the program's globals gain a name.
 """
 
 from __future__ import annotations
 
-import builtins
 import sys
 import types
 
@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 _CO_NEWLOCALS = 0x0002
 # Generators, iterable coroutines and async generators: never restarted.
 GENERATOR_FLAGS = 0x0020 | 0x0100 | 0x0200
-# The name restartable code looks the exception up by (in builtins), and the prefix of
-# the locals its handler adds.
+# The package's top module, and the attribute of it restartable code looks the exception
+# up by; the prefix of the locals its handler adds.
+PACKAGE = __name__.partition(".")[0]
 RESTART_NAME = "__dapper_restart__"
 LOCAL_PREFIX = "__dapper_"
 
@@ -63,9 +64,10 @@ class RestartFrame(BaseException):
 
 
 def install_restart_exception() -> None:
-    """Make ``RESTART_NAME`` resolve (idempotent); before any restartable code runs."""
-    if getattr(builtins, RESTART_NAME, None) is not RestartFrame:
-        setattr(builtins, RESTART_NAME, RestartFrame)
+    """Make the handler's lookup resolve (idempotent); before any restartable code runs."""
+    package = sys.modules[PACKAGE]
+    if getattr(package, RESTART_NAME, None) is not RestartFrame:
+        setattr(package, RESTART_NAME, RestartFrame)
 
 
 def is_restartable(code: types.CodeType) -> bool:

@@ -58,17 +58,12 @@ def restart_frame(debugger: Debugger, arguments: dict):
     stopped = debugger.stops.stopped_thread(entry.thread_id)
     frame = entry.frame
     name = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
-    from ..session import frame_restart
-
     if can_restart(frame):
-        try:
-            plan = frame_restart.restart(debugger, stopped, frame)
-        except frame_restart.Refusal as refusal:
-            raise RequestError(f"Cannot restart {name}: {refusal}") from None
-        for note in plan.notes:
+        notes = debugger.restart_frame(stopped, frame)
+        for note in notes:
             debugger.send_output(f"Restarting {name}: {note}.\n")
-        return {"reboundFrames": 1, "runsOldCode": False, "notes": plan.notes}
-    reason = frame_restart.refusal_reason(frame)
+        return {"reboundFrames": 1, "runsOldCode": False, "notes": notes}
+    reason = debugger.restart_refusal(frame)
     if stopped.running or frame is not stopped.frame or stopped.mid_line:
         raise RequestError(f"Cannot restart {name}: {reason or 'its thread is not stopped on it'}")
     return _restart_by_jump(debugger, stopped, frame, name, reason)

@@ -18,7 +18,7 @@ from ..breakpoints.data import describe_change
 from ..breakpoints.exception_filters import ExceptionFilters
 from ..breakpoints.store import Breakpoint, BreakpointStore
 from ..common.debugger_threads import hide_from_program, show_to_program
-from ..common.errors import report_internal_error
+from ..common.errors import RequestError, report_internal_error
 from ..common.paths import PathCache
 from ..inspection.settings import InspectionSettings
 from ..inspection.sources import observe_exec
@@ -489,6 +489,23 @@ class Debugger:
 
     def post_mortem(self, exception: BaseException, traceback) -> None:
         self.exceptions.post_mortem(exception, traceback)
+
+    def restart_frame(self, stopped, frame: types.FrameType) -> list[str]:
+        """Restart ``frame`` of the stopped thread with its function's current code
+        (session/frame_restart.py); the notes to tell the user. Raises RequestError."""
+        from . import frame_restart
+
+        name = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
+        try:
+            return frame_restart.restart(self, stopped, frame).notes
+        except frame_restart.Refusal as refusal:
+            raise RequestError(f"Cannot restart {name}: {refusal}") from None
+
+    def restart_refusal(self, frame: types.FrameType) -> str | None:
+        """Why ``frame`` cannot be restarted with its function's current code."""
+        from . import frame_restart
+
+        return frame_restart.refusal_reason(frame)
 
     def hot_reload(self, path: str, new_source: str | None, while_running: bool) -> dict:
         """Reload a loaded file in place; the result body (session/hot_reload.py)."""
