@@ -66,8 +66,11 @@ def _probe(probe_id, failed=False):
         error = _exc_info()[1]
         if not isinstance(error, Exception):
             # KeyboardInterrupt, SystemExit and the like raised while the condition
-            # ran belong to the program: they go on as if no probe were there.
-            raise error
+            # ran belong to the program: they go on as if no probe were there. Raised
+            # again without a local holding it: this frame, which its traceback keeps,
+            # would keep it alive (a frame restart is told it was caught by its death).
+            del error
+            raise
     else:
         error = None
     if handler is None:

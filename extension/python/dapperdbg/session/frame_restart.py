@@ -79,9 +79,7 @@ def plan(frame: types.FrameType) -> Plan:
     reason = refusal_reason(target)
     if reason is not None:
         raise Refusal(reason)
-    code = target.f_code
-    current = replacement_of(code) or code
-    function = _function_of(target, (code, current))
+    function = _function_of(target)
     if function is None:
         raise Refusal("its function object is gone (deleted or replaced by another)")
     args, kwargs, notes = _original_arguments(target)
@@ -97,29 +95,35 @@ def plan(frame: types.FrameType) -> Plan:
     return Plan(target, function, args, kwargs, notes)
 
 
-def _function_of(frame: types.FrameType, codes: tuple) -> types.FunctionType | None:
-    """The function whose call ``frame`` is: one whose code is (or was replaced by) one of
-    ``codes``; among closures of the same code, the one whose cells hold what the frame
-    sees in its free variables."""
+def _function_of(frame: types.FrameType) -> types.FunctionType | None:
+    """The function whose call ``frame`` is. A frame does not name it: it is a function
+    whose code is the frame's, or what stands for it now (the plain code a probe's copy
+    was made from, the code a reload put in its place, a probe's copy of that); among
+    closures of the same code, the one whose cells hold what the frame sees."""
     import gc
 
     from ..instrumentation.breakpoint_probes import shared_instrumentation
 
     registry = shared_instrumentation().registry
-    wanted = {id(code) for code in codes}
-    candidates = []
-    for code in codes:
-        for referrer in gc.get_referrers(code):
+    code = frame.f_code
+    info = registry.known_copy(code)
+    original = info.original if info is not None else code
+    codes = [code, original]
+    for old in (code, original):
+        new = replacement_of(old)
+        if new is not None:
+            codes.append(new)
+    wanted = {id(known) for known in codes}
+    codes += [copy.copy for copy in registry.copies.values()
+              if id(copy.original_if_made()) in wanted]
+    candidates: list[types.FunctionType] = []
+    for known in codes:
+        for referrer in gc.get_referrers(known):
             if type(referrer) is types.FunctionType and referrer not in candidates:
                 candidates.append(referrer)
-    for copy_info in registry.copies.values():
-        if id(copy_info.original_if_made()) in wanted:
-            for referrer in gc.get_referrers(copy_info.copy):
-                if type(referrer) is types.FunctionType and referrer not in candidates:
-                    candidates.append(referrer)
     if len(candidates) <= 1:
         return candidates[0] if candidates else None
-    free = frame.f_code.co_freevars
+    free = code.co_freevars
     if free:
         seen = frame.f_locals
         for candidate in candidates:
@@ -195,23 +199,33 @@ def restart(debugger: Debugger, stopped: StoppedThread, frame: types.FrameType) 
     def lost(exception: RestartFrame) -> None:
         # The program caught it on the way (``except BaseException:``, a bare except, an
         # ``__exit__`` that returned True). Tried again at the next line of the user's
-        # code, from where the program goes on, if the frame is still on the stack.
+        # code, from where the program goes on (or as the frame returns), if the frame is
+        # still on the stack.
         try:
             target = exception.target
             debugger.tracer.trace_again()
             if attempts[0] < _RETRIES and _on_stack(target):
                 attempts[0] += 1
-                debugger.tracer.set_step(ident, StepState(
-                    STEP_RAISE, raises=lambda: RestartFrame(target, call, accepted, lost)))
+
+                def again(possible: bool = True) -> RestartFrame | None:
+                    if possible:
+                        return RestartFrame(target, call, accepted, lost)
+                    give_up(target)
+                    return None
+
+                debugger.tracer.set_step(ident, StepState(STEP_RAISE, target, raises=again))
                 return
-            name = target.f_code.co_name if target is not None else "the frame"
-            debugger.send_output(
-                f"Restart Frame of {name} did not happen: the program's own code caught "
-                "the debugger's exception on its way there (an `except BaseException:`, "
-                "a bare `except:` or an `__exit__` that returns True), and the program "
-                "goes on from there.\n", category="important")
+            give_up(target)
         except Exception:
             report_internal_error("a frame restart the program caught")
+
+    def give_up(target: types.FrameType | None) -> None:
+        name = target.f_code.co_name if target is not None else "the frame"
+        debugger.send_output(
+            f"Restart Frame of {name} did not happen: the program's own code caught the "
+            "debugger's exception on its way there (an `except BaseException:`, a bare "
+            "`except:` or an `__exit__` that returns True), and the program goes on from "
+            "there.\n", category="important")
 
     exception = RestartFrame(restart_plan.target, call, accepted, lost)
     if not debugger.stops.resume_raising(stopped, exception):

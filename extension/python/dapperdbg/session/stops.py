@@ -118,9 +118,11 @@ class Stops:
             stopped.resume.wait()
         finally:
             debugger.busy.discard(ident)
-        pending, stopped.raise_on_resume = stopped.raise_on_resume, None
-        if pending is not None:
-            raise pending  # Out of the tracer's callback: into the program's frames.
+        if stopped.raise_on_resume is not None:
+            # Out of the tracer's callback, into the program's frames. Not held in a local
+            # of this frame, which the exception's traceback keeps: that would be a cycle,
+            # and the exception must die as soon as the program lets go of it.
+            raise _take_pending(stopped)
         if interrupted is not None and debugger.tracer.step_of(ident) is interrupted:
             # Resumed with its step given back (not a new one of its own): it ends now,
             # before the line runs, as it would have without the other thread's stop.
@@ -290,3 +292,8 @@ class Stops:
     def request_entry_stop(self) -> None:
         """stopOnEntry: stop the calling (main) thread on the first line of user code."""
         self._debugger.tracer.set_step(threading.get_ident(), StepState(STEP_ENTRY))
+
+
+def _take_pending(stopped: StoppedThread) -> BaseException:
+    exception, stopped.raise_on_resume = stopped.raise_on_resume, None
+    return exception  # type: ignore[return-value]

@@ -32,6 +32,7 @@ from .steps import (
     STEP_ENTRY,
     STEP_INTO,
     STEP_OVER,
+    STEP_RAISE,
     STEPS_ENTERING_CALLS,
     SUSPENDING_FLAGS,
     StepState,
@@ -579,6 +580,14 @@ class Tracer:
                     and _shows_its_value(frame.f_code) and self.is_user_frame(frame)):
                 # A call of the line being stepped over returned: the stop shows its value.
                 self._host.step_left_function(frame, value)
+            return
+        if step.kind == STEP_RAISE and exit_kind == FRAME_RETURNED:
+            # The frame to restart returns before a line of it runs again (the program's
+            # handler that caught the restart returned). An exception raised from a return
+            # event leaves the frame without its handlers seeing it: given up.
+            self._steps.pop(thread_ident, None)
+            self._step_finished()
+            step.raises(False)
             return
         entering = step.kind in STEPS_ENTERING_CALLS
         if entering and (step.kind != STEP_INTO or exit_kind in (FRAME_SUSPENDED, FRAME_UNWOUND)):

@@ -51,6 +51,7 @@ from .steps import (
     FRAME_UNWOUND,
     STEP_INTO,
     STEP_OVER,
+    STEP_RAISE,
     STEPS_ENTERING_CALLS,
     StepState,
     yield_kind,
@@ -61,6 +62,8 @@ from .steps import (
 # into single instructions for good, even once the callback returned DISABLE: a tight
 # loop runs 2-3% slower. 3.13 compiles those pairs as instructions of their own.
 _START_IS_COSTLY = sys.version_info < (3, 13)
+# Steps that enter calls but must see their own frame's return.
+_RETURNS_WATCHED = (STEP_INTO, STEP_RAISE)
 
 
 class MonitoringTracer(Tracer):
@@ -282,8 +285,9 @@ class MonitoringTracer(Tracer):
             for step in list(self._steps.values()):
                 if step.kind in STEPS_ENTERING_CALLS or step.frame is None:
                     global_events |= events.LINE
-                    if step.kind == STEP_INTO and step.frame is not None:
-                        # Its frame's return stops in the caller where the call returned.
+                    if step.kind in _RETURNS_WATCHED and step.frame is not None:
+                        # Its frame's return stops in the caller where the call returned
+                        # (into), or raises the restart again (raise).
                         step_codes[_identity(step.frame.f_code)] = step.frame.f_code
                     continue
                 # An exception leaving the step's frame moves the step to the caller, as

@@ -1,0 +1,233 @@
+"""Restart Frame with the new code (instrumentation/restartable.py, session/frame_restart.py),
+through a real debuggee, on every tracer backend: each case is a program, the line it
+stops on, an edit reloaded before the restart (or none), the frame restarted (0: the
+top one), where the restart stops, and what the program prints in the end."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+CASES = {
+    "the top frame runs its new code": dict(
+        program='''
+            def g(n):
+                m = n * 2
+                return m + 1
+
+            def f(n):
+                return g(n) * 10
+
+            print(f(1))
+        ''',
+        stop=2, edit=("return m + 1", "return m + 2"), frame=0,
+        stops_at=("g", 2), output="40\n"),
+    "a caller restarts: its callee unwinds": dict(
+        program='''
+            def g(n):
+                m = n * 2
+                return m + 1
+
+            def f(n):
+                return g(n) * 10
+
+            print(f(1))
+        ''',
+        stop=2, edit=("return g(n) * 10", "return g(n) * 100"), frame=1,
+        stops_at=("f", 6), output="300\n"),
+    "a rebound argument is restored": dict(
+        program='''
+            def g(items, n):
+                n = n + 100
+                items = items + [n]
+                return len(items), n
+
+            print(g([1], 5))
+        ''',
+        stop=4, edit=None, frame=0, stops_at=("g", 2), output="(2, 105)\n"),
+    "a coroutine restarts and its awaiter gets the new result": dict(
+        program='''
+            import asyncio
+
+            async def leaf(n):
+                await asyncio.sleep(0)
+                return n + 1
+
+            async def main():
+                print(await leaf(1))
+
+            asyncio.run(main())
+        ''',
+        stop=5, edit=("return n + 1", "return n + 50"), frame=0,
+        stops_at=("leaf", 4), output="51\n"),
+    "a method using super() restarts": dict(
+        program='''
+            class Base:
+                def size(self):
+                    return 1
+
+            class Box(Base):
+                def size(self):
+                    extra = 2
+                    return super().size() + extra
+
+            print(Box().size())
+        ''',
+        stop=8, edit=("extra = 2", "extra = 20"), frame=0,
+        stops_at=("size", 7), output="21\n"),
+    "a lock held with `with` is released by the unwinding": dict(
+        program='''
+            import threading
+            lock = threading.Lock()
+
+            def g():
+                with lock:
+                    value = 1
+                    return value
+
+            def f():
+                result = g()
+                return result, lock.locked()
+
+            print(f())
+        ''',
+        stop=7, edit=None, frame=1, stops_at=("f", 10), output="(1, False)\n"),
+    "a program that swallows BaseException still restarts": dict(
+        program='''
+            def g():
+                try:
+                    value = 1
+                except BaseException:
+                    pass
+                return value + 0
+
+            print(g())
+        ''',
+        stop=3, edit=("value = 1", "value = 7"), frame=0,
+        stops_at=("g", 2), output="7\n"),
+}
+
+REFUSED = {
+    "a generator": ('''
+            def gen():
+                yield 1
+                yield 2
+
+            print(list(gen()))
+        ''', 3, 0, "generator"),
+    "the module's frame": ('''
+            x = 1
+            print(x)
+        ''', 2, 0, "module-level"),
+}
+
+
+def write_edit(path, old, new):
+    source = path.read_text()
+    assert old in source
+    stat = os.stat(path)
+    path.write_text(source.replace(old, new))
+    os.utime(path, ns=(stat.st_atime_ns, max(stat.st_mtime_ns + 1_000_000, time.time_ns())))
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_restart_frame(launch, write, backend, case):
+    spec = CASES[case]
+    path = write("program.py", spec["program"])
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure({"program": str(path)})
+    debuggee.set_breakpoints(path, [spec["stop"]])
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    frames = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"]
+    if spec["edit"] is not None:
+        write_edit(path, *spec["edit"])
+        reload = debuggee.request_raw("dapper/hotReload", {"source": {"path": str(path)}})
+        assert reload["success"], reload
+    debuggee.set_breakpoints(path, [])
+    target = frames[spec["frame"]]
+    assert target.get("canRestart", True) is True
+    response = debuggee.request_raw("restartFrame", {"frameId": target["id"]})
+    assert response["success"], response.get("message")
+    debuggee.stopped("restart")
+    after = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"]
+    assert (after[0]["name"].rsplit(".", 1)[-1], after[0]["line"]) == spec["stops_at"]
+    # As deep as the stack was from the restarted frame down: no parked frame shows.
+    assert len(after) == len(frames) - spec["frame"]
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert debuggee.stdout() == spec["output"]
+
+
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_restart_frame_refused(launch, write, backend, case):
+    program, stop, index, reason = REFUSED[case]
+    path = write("program.py", program)
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure({"program": str(path)})
+    debuggee.set_breakpoints(path, [stop])
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    frame = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"][index]
+    assert frame.get("canRestart") is False
+    response = debuggee.request_raw("restartFrame", {"frameId": frame["id"]})
+    assert not response["success"] and reason in response["message"], response
+    debuggee.set_breakpoints(path, [])
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+
+
+def test_a_second_restart_does_not_grow_the_stack(launch, write, backend):
+    path = write("program.py", CASES["the top frame runs its new code"]["program"])
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure({"program": str(path)})
+    debuggee.set_breakpoints(path, [2])
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    depth = len(debuggee.request("stackTrace", {"threadId": 1})["stackFrames"])
+    debuggee.set_breakpoints(path, [])
+    for old, new in (("m + 1", "m + 2"), ("m + 2", "m + 3")):
+        write_edit(path, old, new)
+        debuggee.request("dapper/hotReload", {"source": {"path": str(path)}})
+        top = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"][0]
+        debuggee.request("restartFrame", {"frameId": top["id"]})
+        debuggee.stopped("restart")
+        assert len(debuggee.request("stackTrace", {"threadId": 1})["stackFrames"]) == depth
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "50\n"
+
+
+SWALLOWED_THEN_RETURNED = '''
+    def g():
+        try:
+            value = 1
+            return value
+        except BaseException:
+            return -1
+
+    print(g())
+'''
+
+
+def test_a_restart_swallowed_by_a_handler_that_returns(launch, write, backend):
+    # The program's handler catches the restart and returns at once: no line of the frame
+    # runs again, and an exception raised from its return event would leave it without
+    # its handlers seeing it. The restart is given up, and the user told.
+    path = write("program.py", SWALLOWED_THEN_RETURNED)
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure({"program": str(path)})
+    debuggee.set_breakpoints(path, [4])
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    write_edit(path, "value = 1", "value = 7")
+    debuggee.request("dapper/hotReload", {"source": {"path": str(path)}})
+    debuggee.set_breakpoints(path, [])
+    top = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"][0]
+    debuggee.request("restartFrame", {"frameId": top["id"]})
+    told = debuggee.wait_event("output")["output"]
+    assert "did not happen" in told and "caught the debugger's exception" in told
+    debuggee.finish(0)
+    assert debuggee.stdout() == "-1\n"
