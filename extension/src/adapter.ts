@@ -2,7 +2,8 @@
 // VS Code's inline host: Neovim, Helix, Zed, Emacs and the end-to-end tests.
 //   node dist/adapter.js                  DAP on stdin/stdout, one session
 //   node dist/adapter.js --port 4711      DAP over TCP, one engine, a session per connection
-// Nothing but DAP is ever written to stdout: logs go to stderr or --log-file.
+//   node dist/adapter.js --mcp            the agents' debugging tools over MCP on stdio
+// Nothing but DAP (or MCP) is ever written to stdout: logs go to stderr or --log-file.
 
 import * as fs from "fs";
 import * as net from "net";
@@ -10,7 +11,9 @@ import { format } from "util";
 import { hostSocketClient, hostStreamClient } from "./standalone/streamClient";
 import { parseAdapterArgs, USAGE, type AdapterArgs } from "./standalone/args";
 import { CAN_TELL_PEER_UID, judgePeer } from "./host/executors/peer";
+import { EngineSessions } from "./agent/engineSessions";
 import { EngineHost } from "./host/host";
+import { serveMcp } from "./mcp/server";
 import { sessionLogFiles } from "./host/sessionLog";
 import type { LogLevel } from "./host/protocol";
 import { createWasmEngine } from "./host/wasm";
@@ -66,6 +69,7 @@ function main(): void {
   if (args.sessionLog !== undefined) logger.info(`Recording the session log in ${args.sessionLog}`);
 
   if (args.mode.kind === "stdio") runStdio(host, logger);
+  else if (args.mode.kind === "mcp") runMcp(host, logger, root.version);
   else runServer(host, logger, args.mode.host, args.mode.port, args.mode.allowRemote);
 }
 
@@ -90,6 +94,28 @@ function runStdio(host: EngineHost, logger: Logger): void {
     logger.info("The client is gone; the adapter exits.");
     host.dispose();
     process.exit(0);
+  });
+}
+
+/**
+ * The MCP server: its sessions are DAP clients of the engine in this process. It exits
+ * when the MCP client goes, stopping the programs it started.
+ */
+function runMcp(host: EngineHost, logger: Logger, version: string): void {
+  // Values of secret-looking names are masked unless the user says otherwise.
+  const maskSecrets = process.env.DAPPER_AGENT_SHOW_SECRETS !== "1";
+  const sessions = new EngineSessions(host, logger, maskSecrets);
+  const finish = () => {
+    logger.info("The MCP client is gone; the adapter exits.");
+    sessions.dispose();
+    host.dispose();
+    process.exit(0);
+  };
+  process.stdin.once("end", finish);
+  process.stdin.once("close", finish);
+  serveMcp(sessions, process.cwd(), version, logger).then(finish, (error: unknown) => {
+    logger.error(`The MCP server failed: ${describeError(error)}`);
+    finish();
   });
 }
 

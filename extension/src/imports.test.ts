@@ -45,8 +45,18 @@ const localRules: { files: string; mayImport: readonly string[]; why: string }[]
   },
   {
     files: "vscode/",
-    mayImport: ["vscode/", "host/", "autoAttach/", "log.ts"],
+    mayImport: ["vscode/", "host/", "autoAttach/", "agent/", "log.ts"],
     why: "the VS Code side uses the host; the standalone adapter is not its business",
+  },
+  {
+    files: "agent/",
+    mayImport: ["agent/", "host/clients.ts", "host/protocol.ts", "log.ts"],
+    why: "the agent's tools serve both the MCP server and VS Code, so they see the engine only as a ClientHost and VS Code not at all",
+  },
+  {
+    files: "mcp/",
+    mayImport: ["mcp/", "agent/", "log.ts"],
+    why: "the MCP server is a transport for the agent's tools and nothing more",
   },
   {
     files: "autoAttach/",
@@ -86,6 +96,14 @@ test("only the VS Code entry point and vscode/ import vscode, and nothing but te
   for (const [file, targets] of graph.local) {
     if (!isTestCode(file) && targets.some((target) => target.startsWith("testing/"))) broken.push(`${file} imports testing/`);
   }
+  assert.deepEqual(broken, []);
+});
+
+test("only mcp/ and the tests import the MCP SDK, so the VS Code extension's bundle does without it", () => {
+  const graph = sourceGraph();
+  const broken = [...graph.external]
+    .filter(([file, externals]) => !isTestCode(file) && !file.startsWith("mcp/") && externals.some((name) => name.startsWith("@modelcontextprotocol/")))
+    .map(([file]) => file);
   assert.deepEqual(broken, []);
 });
 

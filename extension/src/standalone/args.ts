@@ -5,7 +5,7 @@ import type { LogLevel } from "../host/protocol";
 
 export interface AdapterArgs {
   /** stdio: DAP on stdin/stdout. tcp: a server, one DAP client per connection. */
-  mode: { kind: "stdio" } | { kind: "tcp"; host: string; port: number; allowRemote: boolean };
+  mode: { kind: "stdio" } | { kind: "mcp" } | { kind: "tcp"; host: string; port: number; allowRemote: boolean };
   logLevel: LogLevel;
   logFile: string | undefined;
   /** --log: where the session log (docs/session-logs.md) goes. */
@@ -19,6 +19,8 @@ Dapper's debug adapter. Without --port it speaks the Debug Adapter Protocol on
 stdin/stdout; with --port it serves it over TCP, one session per connection.
 
 Options:
+  --mcp             serve the Model Context Protocol on stdin/stdout instead:
+                    debugging tools for coding agents (docs/agents.md)
   --port N          serve DAP over TCP on port N (0 picks a free port)
   --host H          the address to listen on with --port (default 127.0.0.1); an
                     address other hosts can reach also needs --allow-remote
@@ -42,6 +44,7 @@ export function parseAdapterArgs(argv: readonly string[], env: NodeJS.ProcessEnv
   let sessionLog: string | undefined;
   let help = false;
   let allowRemote = false;
+  let mcp = false;
 
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -83,6 +86,10 @@ export function parseAdapterArgs(argv: readonly string[], env: NodeJS.ProcessEnv
         sessionLog = value();
         if (sessionLog === "") throw new Error("--log must not be empty");
         break;
+      case "--mcp":
+        if (inlineValue !== undefined) throw new Error("--mcp takes no value");
+        mcp = true;
+        break;
       case "--help":
       case "-h":
         help = true;
@@ -92,6 +99,7 @@ export function parseAdapterArgs(argv: readonly string[], env: NodeJS.ProcessEnv
     }
   }
 
+  if (mcp && port !== undefined) throw new Error("--mcp serves on stdin/stdout; it cannot be combined with --port");
   if (host !== undefined && port === undefined) throw new Error("--host only makes sense with --port");
   if (allowRemote && port === undefined) throw new Error("--allow-remote only makes sense with --port");
   if (host !== undefined && !isLoopback(host) && !allowRemote) {
@@ -103,7 +111,7 @@ export function parseAdapterArgs(argv: readonly string[], env: NodeJS.ProcessEnv
     throw new Error(`${source} must be one of ${LOG_LEVELS.join(", ")}, not ${JSON.stringify(level)}`);
   }
   return {
-    mode: port === undefined ? { kind: "stdio" } : { kind: "tcp", host: host ?? "127.0.0.1", port, allowRemote },
+    mode: mcp ? { kind: "mcp" } : port === undefined ? { kind: "stdio" } : { kind: "tcp", host: host ?? "127.0.0.1", port, allowRemote },
     logLevel: level,
     logFile,
     sessionLog,
