@@ -231,3 +231,32 @@ def test_a_restart_swallowed_by_a_handler_that_returns(launch, write, backend):
     assert "did not happen" in told and "caught the debugger's exception" in told
     debuggee.finish(0)
     assert debuggee.stdout() == "-1\n"
+
+
+RAISES_LATER = '''
+    def g(n):
+        m = n * 2
+        return m
+
+    print(g(1))
+'''
+
+
+def test_a_traceback_from_the_new_code_shows_the_function_once(launch, write, backend):
+    path = write("program.py", RAISES_LATER)
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure({"program": str(path)})
+    debuggee.set_breakpoints(path, [2])
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    write_edit(path, "return m", "return m / 0")
+    debuggee.request("dapper/hotReload", {"source": {"path": str(path)}})
+    debuggee.set_breakpoints(path, [])
+    top = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"][0]
+    debuggee.request("restartFrame", {"frameId": top["id"]})
+    debuggee.stopped("restart")
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(1)
+    printed = debuggee.stderr()
+    assert "ZeroDivisionError" in printed and printed.count("in g\n") == 1, printed
+    assert "__dapper" not in printed and "RestartFrame" not in printed

@@ -7,6 +7,7 @@ import types
 
 from ..common.paths import canonical_path, is_debugger_path, is_runpy_path
 from ..common.records import Record
+from ..instrumentation.restarts import without_parked_entries
 from .exception_filters import (
     BREAK_MODES,
     chained_exceptions,
@@ -29,7 +30,8 @@ def _details(exception: BaseException, traceback) -> dict:
         "typeName": type(exception).__name__,
         "fullTypeName": full_name,
         "message": exception_message(exception),
-        "stackTrace": traceback_text(exception, traceback, is_hidden_file),
+        "stackTrace": traceback_text(exception, without_parked_entries(traceback),
+                                     is_hidden_file),
     }
 
 

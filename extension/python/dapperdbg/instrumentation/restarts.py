@@ -127,3 +127,20 @@ def can_restart(frame: types.FrameType) -> bool:
 def is_machinery_local(name: object) -> bool:
     """A local that the restart handler added (not shown to the user)."""
     return type(name) is str and name.startswith(LOCAL_PREFIX) and name.endswith("__")
+
+
+def without_parked_entries(traceback: types.TracebackType | None):
+    """``traceback`` without the entries of frames parked under a restarted call (on the
+    handler's line), unlinked in place: the function shows once, as it was restarted."""
+    while traceback is not None and is_handler_line(traceback.tb_frame.f_code,
+                                                    traceback.tb_lineno):
+        traceback = traceback.tb_next
+    entry = traceback
+    while entry is not None:
+        following = entry.tb_next
+        while following is not None and is_handler_line(following.tb_frame.f_code,
+                                                        following.tb_lineno):
+            following = following.tb_next
+        entry.tb_next = following
+        entry = following
+    return traceback

@@ -26,6 +26,7 @@ from _frozen_importlib_external import MAGIC_NUMBER, SourceFileLoader, Sourceles
 from ..common.paths import canonical_path, is_debugger_path
 from ..common.patterns import LazyPattern
 from ..common.source_texts import remember_text
+from ..instrumentation.restarts import without_parked_entries
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
@@ -511,7 +512,7 @@ def _without_debugger_frames(traceback: types.TracebackType | None):
         canonical_path(traceback.tb_frame.f_code.co_filename)
     ):
         traceback = traceback.tb_next
-    return traceback
+    return without_parked_entries(traceback)
 
 
 def report_uncaught(error: BaseException) -> None:
