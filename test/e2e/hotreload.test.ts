@@ -2,8 +2,8 @@
 // of a program's main script, the test edits the file, sends `dapper/hotReload`, and checks
 // what the program does next: the new code runs, the loop did not restart, module state is
 // kept, breakpoints in the new code stop, a compile error changes nothing, and restartFrame
-// re-enters the edited function from its first line (with the code it started with: CPython
-// cannot give a running frame new code; the new code runs from the next call).
+// re-enters the edited function from its first line with its new code (restart-frame.test.ts
+// has the rest of edit and continue).
 import assert from "node:assert/strict";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -191,7 +191,7 @@ for (const python of pythons()) {
       });
     });
 
-    test("restartFrame re-enters the edited function from its first line; the new code runs from the next call", async () => {
+    test("restartFrame re-enters the edited function from its first line and runs its new code", async () => {
       await withApp(python, ["greet"], async (client, app) => {
         const first = await stopped(client, "breakpoint");
         assert.equal(first.frames[0].name, "greet");
@@ -201,15 +201,19 @@ for (const python of pythons()) {
         assert.ok(old, `the stopped frame runs old code: ${JSON.stringify(result.framesRunningOldCode)}`);
         await setBreakpoints(client, app, []);
         const restart = await client.restartFrameRequest({ frameId: first.frames[0].id });
-        assert.equal((restart.body as { runsOldCode?: boolean } | undefined)?.runsOldCode, true);
+        assert.equal((restart.body as { runsOldCode?: boolean } | undefined)?.runsOldCode, false);
         const again = await stopped(client, "restart");
-        assert.equal(again.frames[0].name, "greet");
+        assert.deepEqual(again.frames.map((frame) => frame.name), first.frames.map((frame) => frame.name));
         assert.equal(again.frames[0].line, app.line("greet"));
+        // A step goes to a line only the new code has.
+        await client.nextRequest({ threadId: again.threadId });
+        const step = await stopped(client, "step");
+        assert.equal(step.frames[0].line, app.line("word"));
         await client.continueRequest({ threadId: again.threadId });
         assert.equal(await client.finished(), 0);
-        // The restarted call ran the code it started with; the next calls ran the new code. The
-        // stop came before the counter's line ran, so it counts three calls.
-        assert.equal(client.output("stdout"), "starting\n['old 0', 'new 1', 'new 2'] 3\n");
+        // Every call ran the new code. The stop came before the counter's line ran, so it
+        // counts three calls.
+        assert.equal(client.output("stdout"), "starting\n['new 0', 'new 1', 'new 2'] 3\n");
       });
     });
     describe("in a child process's session", () => {
