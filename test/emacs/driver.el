@@ -342,6 +342,57 @@ has closed, and a child's adapter of its own may still be passing on its last ev
     (dapper-test--await-end)
     (dapper-test--expect "the exit code dape was told" '((5 root)) (dapper-test--exit-codes))))
 
+;; A program of the scenario's own, in a scratch folder (this machine and the sid root
+;; share /tmp), since the scenario edits it.
+(defconst dapper-test--calls-program
+  "def g(x):\n    y = x + 1\n    return y * 10\n\n\ndef f(x):\n    return g(x) + 1\n\n\nprint(\"result\", f(1), flush=True)\n")
+
+(defun dapper-test-restart ()
+  "Stopped in g, edit its caller f, hot reload, `dape-restart-frame' on f's frame: g
+unwinds and f runs its new code from its first line."
+  (let* ((dir (make-temp-file "dapper-emacs-restart-" t))
+         (file (expand-file-name "calls.py" dir))
+         (frames (lambda (conn) (mapcar #'butlast (dapper-test--frames conn)))))
+    (unwind-protect
+        (progn
+          (with-temp-file file (insert dapper-test--calls-program))
+          (with-current-buffer (find-file-noselect file)
+            (goto-char (point-min))
+            (forward-line 2)
+            (dape-breakpoint-toggle)
+            (let ((python (getenv "DAPPER_EMACS_PYTHON")))
+              (dape (dape--config-eval 'dapper (and python (list :python python))))))
+          (let ((conn (dapper-test--next-stop "at the breakpoint in g")))
+            (dapper-test--expect "the stack at the breakpoint" '(("g" 3) ("f" 7) ("<module>" 10))
+                                 (funcall frames conn))
+            ;; The user edits f and saves; a command of theirs sends the reload.
+            (with-current-buffer (find-file-noselect file)
+              (goto-char (point-min))
+              (search-forward "return g(x) + 1")
+              (replace-match "return g(x) + 2" t t)
+              (save-buffer))
+            (dapper-test--expect "what the reload updated" ["f"]
+                                 (plist-get (dapper-test--call "dapper/hotReload" #'dape-request conn
+                                                               "dapper/hotReload" `(:source (:path ,file)))
+                                            :updated))
+            (let ((caller (nth 1 (plist-get (dape--current-thread conn) :stackFrames))))
+              (dape-restart-frame conn (plist-get caller :id)))
+            (setq conn (dapper-test--next-stop "on f's first line, after the restart"))
+            (dapper-test--expect "the reason of the stop" "restart" (dape--state-reason conn))
+            (dapper-test--expect "the stack after the restart (g unwound)" '(("f" 7) ("<module>" 10))
+                                 (funcall frames conn))
+            (dapper-test--expect "x in f's Locals" "1" (dapper-test--variable conn "x"))
+            (dape-continue conn)
+            (setq conn (dapper-test--next-stop "at the breakpoint in g, called by the new f"))
+            (dapper-test--expect "the stack, as deep as before" '(("g" 3) ("f" 7) ("<module>" 10))
+                                 (funcall frames conn))
+            (dape-continue conn))
+          (dapper-test--await-end)
+          (dapper-test--expect "the exit code dape was told" '((0 root)) (dapper-test--exit-codes))
+          (dapper-test--expect "the program's stdout, from f's new code" "result 22\n"
+                               (dapper-test--output "stdout")))
+      (delete-directory dir t))))
+
 ;;; Running a scenario
 
 (defun dapper-test--messages-text ()

@@ -130,4 +130,6 @@ describe("dape (Emacs)", { skip }, () => {
   }
 
   test("a breakpoint in a module imported later is drawn verified before the import, and stops there", () => scenario("port", "pending"));
+
+  test("edit the caller, hot reload, dape-restart-frame on its frame: the callee unwinds, the caller runs its new code", () => scenario("port", "restart"));
 });

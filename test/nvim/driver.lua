@@ -8,7 +8,9 @@
 -- every session is over and nvim-dap's adapter processes have exited, it writes a JSON
 -- report: the stops, the breakpoint signs, the events, the output, the exit code and
 -- every notification nvim-dap showed. A failure is reported, never raised, so the test
--- sees how far the session got.
+-- sees how far the session got. A stop may instead have an action (scenario.actions, by
+-- the stop's number): edit a file, hot reload it through the session as a user's mapping
+-- would, and restart a frame with dap.restart_frame() after moving up to it with dap.up().
 
 local scenario_path, report_path = arg[1], arg[2]
 
@@ -19,6 +21,7 @@ local report = {
   notifications = {},
   processes = {},
   sessions = {},
+  reloads = {},
   breakpointsAtFirstStop = nil,
   breakpointsAtEnd = nil,
   exitCode = nil,
@@ -31,6 +34,12 @@ local function read_file(path)
   local text = file:read("*a")
   file:close()
   return text
+end
+
+local function write_file(path, text)
+  local file = assert(io.open(path, "w"))
+  file:write(text)
+  file:close()
 end
 
 local function write_report()
@@ -194,7 +203,19 @@ local function run()
       report.breakpointsAtFirstStop = breakpoint_view()
     end
     dap.set_session(session)
-    if index == scenario.stops and scenario.endWith == "terminate" then
+    local action = (scenario.actions or {})[tostring(index)]
+    if action then
+      -- The user edits the file and saves it, then reloads it and restarts a frame.
+      local text = read_file(action.edit.path)
+      local first, last = text:find(action.edit.from, 1, true)
+      assert(first, "the edit applies: " .. action.edit.from)
+      write_file(action.edit.path, text:sub(1, first - 1) .. action.edit.to .. text:sub(last + 1))
+      table.insert(report.reloads, request(session, "dapper/hotReload", { source = { path = action.edit.path } }))
+      for _ = 1, action.up or 0 do
+        dap.up()
+      end
+      dap.restart_frame()
+    elseif index == scenario.stops and scenario.endWith == "terminate" then
       -- The user stops the session (:DapTerminate) instead of letting the program finish.
       dap.terminate()
     else

@@ -35,9 +35,12 @@ interface Scenario {
   /** The name the adapter is registered under (dap.adapters[name]) and the configurations' type. */
   adapterName?: string;
   configuration: Record<string, unknown>;
-  breakpoints: { file: string; marker: string }[];
+  /** A fixture's marker, or a line of a file of the test's own. */
+  breakpoints: ({ file: string; marker: string } | { path: string; line: number })[];
   stops: number;
   endWith?: "terminate";
+  /** At the stop of that number: edit a file, hot reload it, restart the frame `up` above the top. */
+  actions?: Record<number, { edit: { path: string; from: string; to: string }; up?: number }>;
 }
 
 interface ShownBreakpoint {
@@ -59,6 +62,7 @@ interface Report {
   breakpointsAtEnd?: ShownBreakpoint[];
   exitCode?: number;
   sessions: Record<string, { name: string; type: string; parent: number | null; exitCode?: number }>;
+  reloads: { updated: string[] }[];
   adapterProcessesLeft: number;
   logFile: string;
   /** nvim-dap's own log (read by run() before the scenario's directory goes). */
@@ -85,8 +89,9 @@ async function run(scenario: Scenario): Promise<Report> {
       adapterName: scenario.adapterName ?? "dapper",
       adapter: adapterForms[scenario.form],
       configuration: { type: scenario.adapterName ?? "dapper", request: "launch", name: "Dapper", cwd: fixtures, python: python.executable, console: "internalConsole", ...scenario.configuration },
-      breakpoints: scenario.breakpoints.map((bp) => ({ path: path.join(fixtures, bp.file), line: marker(bp.file, bp.marker) })),
+      breakpoints: scenario.breakpoints.map((bp) => ("path" in bp ? bp : { path: path.join(fixtures, bp.file), line: marker(bp.file, bp.marker) })),
       stops: scenario.stops,
+      actions: scenario.actions,
       endWith: scenario.endWith,
       timeoutMs: 30000,
       logLevel: "DEBUG",
@@ -276,3 +281,39 @@ for (const form of forms) {
     });
   }
 }
+
+describe("nvim-dap: edit, hot reload, restart the frame", () => {
+  test("the restarted function runs its new code from its first line; the stack keeps its depth", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "dapper-nvim-restart-"));
+    const file = path.join(dir, "calls.py");
+    const source = "def g(x):\n    y = x + 1\n    return y * 10\n\n\ndef f(x):\n    return g(x) + 1\n\n\nprint(\"result\", f(1), flush=True)\n";
+    writeFileSync(file, source);
+    try {
+      const report = await run({
+        form: "executable",
+        configuration: { program: file, cwd: dir },
+        breakpoints: [{ path: file, line: 3 }],
+        // The breakpoint in g; dap.restart_frame() there after the reload stops on g's first
+        // line; the breakpoint again, in the new code.
+        stops: 3,
+        actions: { 1: { edit: { path: file, from: "return y * 10", to: "return y * 100" } } },
+      });
+      assert.deepEqual(report.reloads.map((body) => body.updated), [["g"]]);
+      assert.deepEqual(
+        report.stops.map((stop) => [stop.reason, stop.frames.map((frame) => `${frame.name}:${frame.line}`).join(" ")]),
+        [
+          ["breakpoint", "g:3 f:7 <module>:10"],
+          ["restart", "g:2 f:7 <module>:10"],
+          ["breakpoint", "g:3 f:7 <module>:10"],
+        ],
+      );
+      // The original argument, and nothing of the old call's own.
+      assert.deepEqual(report.stops[1].variables, { x: "1" });
+      assert.equal(report.output.stdout, "result 201\n");
+      assert.deepEqual(warnings(report), []);
+      assert.equal(report.adapterProcessesLeft, 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
