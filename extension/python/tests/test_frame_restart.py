@@ -260,3 +260,31 @@ def test_a_traceback_from_the_new_code_shows_the_function_once(launch, write, ba
     printed = debuggee.stderr()
     assert "ZeroDivisionError" in printed and printed.count("in g\n") == 1, printed
     assert "__dapper" not in printed and "RestartFrame" not in printed
+
+
+UNCAUGHT = '''
+    def fail():
+        raise ValueError("bad")
+
+    def main():
+        fail()
+
+    main()
+'''
+
+
+def test_an_uncaught_exception_shows_every_frame_of_restartable_functions(launch, write,
+                                                                           backend):
+    # Frames an exception has left are shown at the line it passed through them at, not
+    # taken for frames parked under a restarted call.
+    path = write("program.py", UNCAUGHT)
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure({"program": str(path)})
+    debuggee.request("setExceptionBreakpoints", {"filters": ["uncaught"]})
+    debuggee.request("configurationDone")
+    debuggee.stopped("exception")
+    frames = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"]
+    assert [(f["name"], f["line"]) for f in frames] == [("fail", 2), ("main", 5),
+                                                          ("<module>", 7)]
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(1)

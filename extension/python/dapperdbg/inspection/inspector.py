@@ -18,7 +18,13 @@ from json.encoder import encode_basestring
 from ..common.errors import RequestError
 from ..common.library_code import is_library_canonical
 from ..common.paths import PathCache, is_debugger_path, is_runpy_path
-from ..instrumentation.restarts import LOCAL_PREFIX, can_restart, is_machinery_local, is_parked
+from ..instrumentation.restarts import (
+    LOCAL_PREFIX,
+    can_restart,
+    is_handler_line,
+    is_machinery_local,
+    is_parked,
+)
 from ..ipc.frames import EncodedJson, to_json
 from .rendering import (
     DEFAULT_FORMAT,
@@ -104,18 +110,22 @@ class Container:
 RETURN_VALUE_PREFIX = "(return) "
 
 
-def visible_frames(top: types.FrameType, paths: PathCache) -> list[types.FrameType]:
+def visible_frames(top: types.FrameType, paths: PathCache,
+                   lines: dict[int, int] | None = None) -> list[types.FrameType]:
     """The user's part of a stack, innermost first: everything above the first debugger
     frame, without the runpy frames that started the user's code, nor the frames parked
     under the calls that restarted them (instrumentation/restartable.py): the stack is as
-    deep as before the restart."""
+    deep as before the restart. ``lines``: id(frame) -> the line a frame is shown at (an
+    exception's traceback), which also tells whether it was parked then."""
     frames = []
     frame: types.FrameType | None = top
     while frame is not None:
         canonical = paths.canonical(frame.f_code.co_filename)
         if is_debugger_path(canonical):
             break
-        if frame is top or not is_parked(frame):
+        shown_at = lines.get(id(frame)) if lines else None
+        if frame is top or not (is_handler_line(frame.f_code, shown_at) if shown_at
+                                else is_parked(frame)):
             frames.append(frame)
         frame = frame.f_back
     while frames:
@@ -183,7 +193,7 @@ class Inspector:
                     lines: dict[int, int] | None = None) -> dict:
         """``lines``: id(frame) -> the line to show it at, where that is not where the
         frame is now (an exception's traceback: where it passed through each frame)."""
-        frames = visible_frames(top, self._paths)
+        frames = visible_frames(top, self._paths, lines)
         total = len(frames)
         selected = frames[start:start + levels] if levels > 0 else frames[start:]
         stack_frames = []
