@@ -5,6 +5,8 @@ import * as vscode from "vscode";
 import { pythonPackageDirOf } from "./extensionRoot";
 import { EngineHost } from "./host/host";
 import { createWasmEngine } from "./host/wasm";
+import { VsCodeSessions } from "./vscode/agentSessions";
+import { registerAgentTools } from "./vscode/agentTools";
 import { registerAttachCommands } from "./vscode/attachCommands";
 import { registerAutoAttach } from "./vscode/autoAttach";
 import { DapperConfigurationProvider } from "./vscode/configurationProvider";
@@ -63,6 +65,8 @@ export function activate(context: vscode.ExtensionContext): void {
     ...registerAttachCommands(debugged),
     ...registerAutoAttach(context, pythonPackageDirOf(context.extensionPath), logger),
     ...registerReplayCommand(context),
+    // Debugging tools for agent mode, on the user's own sessions, and the MCP server.
+    ...registerAgentTools(context, new VsCodeSessions()),
   );
 }
 

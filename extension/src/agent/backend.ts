@@ -18,7 +18,7 @@ export type Breakpoint = BreakpointOptions & ({ kind: "line"; file: string; line
 export type ListedBreakpoint = Breakpoint & { verified?: boolean; message?: string };
 
 /** A launch or attach configuration of type dapper, as launch.json would hold it. */
-export type DebugConfiguration = Record<string, unknown> & { name: string; request: "launch" | "attach" };
+export type DebugConfiguration = Record<string, unknown> & { type: string; name: string; request: "launch" | "attach" };
 
 export interface AgentBackend {
   /** Every session the backend knows, children included, oldest first; ended ones may be kept a while. */

@@ -202,7 +202,7 @@ export class EngineSessions implements AgentBackend {
     }
     const args = (request.arguments ?? {}) as { request?: string; configuration?: Record<string, unknown> };
     entry.client.respond(request, true);
-    const configuration = { ...args.configuration, request: args.request === "launch" ? "launch" : "attach" } as DebugConfiguration;
+    const configuration = { type: "dapper", ...args.configuration, request: args.request === "launch" ? "launch" : "attach" } as DebugConfiguration;
     if (typeof configuration.name !== "string") configuration.name = `child of ${entry.session.name}`;
     this.startSession(configuration, entry.session.id).catch((error: Error) => this.logger.warn(error.message));
   }

@@ -1,0 +1,170 @@
+// The agent tools' logic without an engine or VS Code: a stand-in session answers DAP
+// requests from a table, as a debuggee would, and the tools' text is checked. The real
+// engine and Python are test/e2e/mcp.test.ts; this covers what VS Code's tools add to
+// what the user's session shows (the tracker's events) and the rules in between.
+
+import assert from "assert/strict";
+import { test } from "node:test";
+import type { AgentBackend, Breakpoint, ListedBreakpoint } from "./backend";
+import { looksSecret, parsePythonCommand } from "./render";
+import { AgentSession } from "./session";
+import { AGENT_TOOLS, runTool, startConfiguration } from "./tools";
+
+type Answers = Record<string, (args: Record<string, unknown>) => Record<string, unknown>>;
+
+function backendWith(sessions: AgentSession[], maskSecrets = true): AgentBackend {
+  let breakpoints: ListedBreakpoint[] = [];
+  return {
+    maskSecrets,
+    sessions: () => sessions,
+    start: () => Promise.reject(new Error("not here")),
+    listBreakpoints: () => breakpoints,
+    addBreakpoints: async (added: Breakpoint[]) => void (breakpoints = [...breakpoints, ...added]),
+    removeBreakpoints: async (matches) => {
+      const before = breakpoints.length;
+      breakpoints = breakpoints.filter((b) => !matches(b));
+      return before - breakpoints.length;
+    },
+  };
+}
+
+function sessionAnswering(name: string, answers: Answers): AgentSession {
+  return new AgentSession(name, name, undefined, async (command, args) => {
+    const answer = answers[command];
+    if (answer === undefined) throw new Error(`unexpected ${command}`);
+    return answer(args ?? {});
+  });
+}
+
+const call = async (tool: string, args: Record<string, unknown>, backend: AgentBackend) => {
+  const found = AGENT_TOOLS.find((t) => t.name === tool);
+  assert.ok(found);
+  return runTool(found, args, { backend, baseDirectory: "/work" });
+};
+
+// A stopped program with a 100,000-key dict and a password, as the debuggee pages them.
+const bigDict = Array.from({ length: 100_000 }, (_, i) => ({ name: `'k${i}'`, value: String(i), type: "int", variablesReference: 0 }));
+const stoppedProgram: Answers = {
+  stackTrace: () => ({ stackFrames: [{ id: 7, name: "main", line: 3, source: { path: "/work/app.py" } }], totalFrames: 1 }),
+  scopes: () => ({ scopes: [{ name: "Locals", variablesReference: 1, namedVariables: 2 }] }),
+  variables: (args) => {
+    if (args.variablesReference === 1) {
+      return {
+        variables: [
+          { name: "db_password", value: "'hunter2'", type: "str", variablesReference: 0 },
+          { name: "big", value: "{" + "'k': 1, ".repeat(10_000) + "}", type: "dict", variablesReference: 2, indexedVariables: 100_000, evaluateName: "big" },
+        ],
+      };
+    }
+    const start = Number(args.start ?? 0);
+    return { variables: bigDict.slice(start, start + Number(args.count ?? bigDict.length)) };
+  },
+  evaluate: (args) => {
+    if (args.expression === "1/0") throw new Error("ZeroDivisionError: division by zero");
+    if (args.expression === "big") return { result: "{…}", type: "dict", variablesReference: 2, indexedVariables: 100_000 };
+    return { result: "x".repeat(50_000), type: "str", variablesReference: 0 };
+  },
+};
+
+function stopped(name: string): AgentSession {
+  const session = sessionAnswering(name, stoppedProgram);
+  session.onEvent("stopped", { reason: "breakpoint", threadId: 1 });
+  return session;
+}
+
+const cases: { name: string; tool: string; args: Record<string, unknown>; sessions: () => AgentSession[]; mask?: boolean; says: RegExp[]; not?: RegExp[]; error?: boolean }[] = [
+  { name: "a frame's variables: secrets masked, a big dict one cut line", tool: "variables", args: {}, sessions: () => [stopped("app")], says: [/^Locals of frame 0, items 0–1 of 2:/, /db_password \(str\) = <masked/, /big \(dict, 100000 items; open with path="big"\) = \{'k': 1, .*more chars cut/], not: [/hunter2/] },
+  { name: "masking off shows the secret", tool: "variables", args: {}, sessions: () => [stopped("app")], mask: false, says: [/db_password \(str\) = 'hunter2'/] },
+  { name: "a dict's page", tool: "variables", args: { path: "big", start: 10, count: 3 }, sessions: () => [stopped("app")], says: [/items 10–12 of 100000 \(more with start=13\)/, /'k12' \(int\) = 12$/] },
+  { name: "depth opens ten items a level and says how many are left", tool: "variables", args: { depth: 2 }, sessions: () => [stopped("app")], says: [/ {4}'k9' \(int\) = 9\n {4}… 99990 more \(path="big"\)/] },
+  { name: "evaluate cuts at maxChars", tool: "evaluate", args: { expression: "s", maxChars: 100 }, sessions: () => [stopped("app")], says: [/^x{100}… \[49900 more chars cut; raise maxChars to see more\]$/] },
+  { name: "an expression's error comes back with its message", tool: "evaluate", args: { expression: "1/0" }, sessions: () => [stopped("app")], error: true, says: [/Evaluating 1\/0 failed: ZeroDivisionError: division by zero/] },
+  { name: "the one stopped session is the one meant", tool: "stack", args: {}, sessions: () => [stopped("app"), running("server")], says: [/#0 main {2}app.py:3/] },
+  { name: "two running sessions must be named", tool: "stack", args: {}, sessions: () => [running("a"), running("b")], error: true, says: [/2 sessions are live: "a", "b"\. Name the one you mean with session\./] },
+  { name: "a running session cannot show its stack", tool: "stack", args: { session: "a" }, sessions: () => [running("a")], error: true, says: [/is running, not stopped\. Call wait/] },
+  { name: "the sessions list names children's parents", tool: "sessions", args: {}, sessions: () => { const parent = running("web"); return [parent, new AgentSession("2", "worker 41", parent.id, async () => ({}))]; }, says: [/"web": running/, /"worker 41", child of "web": starting/, /No breakpoints\./] },
+];
+
+function running(name: string): AgentSession {
+  const session = sessionAnswering(name, stoppedProgram);
+  session.markRunning();
+  return session;
+}
+
+for (const c of cases) {
+  test(`agent tools: ${c.name}`, async () => {
+    const result = await call(c.tool, c.args, backendWith(c.sessions(), c.mask ?? true));
+    assert.equal(result.isError, c.error === true, result.text);
+    for (const pattern of c.says) assert.match(result.text, pattern);
+    for (const pattern of c.not ?? []) assert.doesNotMatch(result.text, pattern);
+  });
+}
+
+test("a session follows the events it is sent: the user's continue is seen, a wait ends at its limit or at the stop", async () => {
+  const session = new AgentSession("1", "app", undefined, async () => ({}));
+  session.onEvent("stopped", { reason: "breakpoint", threadId: 1 });
+  assert.equal(await session.waitForStop(0, 10), "stopped");
+  // The user pressed Continue in VS Code: the tracker saw the request.
+  session.markRunning();
+  const before = Date.now();
+  assert.equal(await session.waitForStop(session.stopCount, 50), "timeout");
+  assert.ok(Date.now() - before < 1000);
+  const next = session.waitForStop(session.stopCount, 5000);
+  session.onEvent("stopped", { reason: "step", threadId: 1 });
+  assert.equal(await next, "stopped");
+  session.onEvent("exited", { exitCode: 3 });
+  session.onEvent("terminated", {});
+  assert.deepEqual(session.status, { kind: "ended", exitCode: 3 });
+});
+
+test("output is read by offset, and what was dropped is counted", () => {
+  const session = new AgentSession("1", "app", undefined, async () => ({}));
+  session.onEvent("output", { category: "stdout", output: "hello\n" });
+  session.onEvent("output", { category: "stderr", output: "world\n" });
+  assert.deepEqual(session.outputSince(0, 6), { text: "hello\n", from: 0, next: 6, dropped: 0, more: 6 });
+  assert.deepEqual(session.outputSince(6, 100), { text: "world\n", from: 6, next: 12, dropped: 0, more: 0 });
+  session.onEvent("output", { category: "stdout", output: "x".repeat(1_000_000) });
+  const read = session.outputSince(0, 5);
+  assert.equal(read.dropped, 12);
+  assert.equal(read.from, 12);
+});
+
+const commandLines: { line: string; is?: object; error?: RegExp }[] = [
+  { line: "python -m http.server 8000", is: { python: "python", module: "http.server", args: ["8000"] } },
+  { line: "/usr/bin/python3.12 -X dev -u app.py --name 'a b'", is: { python: "/usr/bin/python3.12", program: "app.py", args: ["--name", "a b"] } },
+  { line: 'python3 -c "print(1)" x', is: { python: "python3", code: "print(1)", args: ["x"] } },
+  { line: "app.py one", is: { program: "app.py", args: ["one"] } },
+  { line: "pytest tests/test_a.py::test_b -x", is: { module: "pytest", args: ["tests/test_a.py::test_b", "-x"] } },
+  { line: "python -O", error: /runs no file, module or code/ },
+  { line: "npm test", error: /"npm" is not a Python interpreter/ },
+  { line: "python 'app.py", error: /unclosed '/ },
+];
+
+for (const { line, is, error } of commandLines) {
+  test(`a command line: ${line}`, () => {
+    if (error) assert.throws(() => parsePythonCommand(line), error);
+    else assert.deepEqual(parsePythonCommand(line), is);
+  });
+}
+
+test("names that look like secrets", () => {
+  const secret = ["password", "db_password", "apiKey", "API_KEY", "github_token", "authToken", "client_secret", "privateKey", "session_key", "pwd"];
+  const plain = ["total", "tokens", "passenger", "keyboard", "author", "bypass", "secretary"];
+  assert.deepEqual(secret.filter((name) => !looksSecret(name)), []);
+  assert.deepEqual(plain.filter(looksSecret), []);
+});
+
+test("start's configuration: a pytest node id runs under pytest, an existing name gets a number", () => {
+  const existing = [new AgentSession("1", "tests/test_a.py::test_b", undefined, async () => ({}))];
+  assert.deepEqual(startConfiguration({ pytest: "tests/test_a.py::test_b", python: "python3" }, "/work", existing), {
+    type: "dapper",
+    request: "launch",
+    name: "tests/test_a.py::test_b (2)",
+    cwd: "/work",
+    args: ["tests/test_a.py::test_b"],
+    console: "internalConsole",
+    module: "pytest",
+    python: "python3",
+  });
+  assert.deepEqual(startConfiguration({ pid: 4242 }, "/work", []), { type: "dapper", request: "attach", name: "pid 4242", processId: 4242 });
+});

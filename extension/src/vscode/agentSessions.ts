@@ -1,0 +1,122 @@
+// The agent's tools on the user's own debug sessions: the sessions VS Code runs, watched
+// through a debug adapter tracker (what the user does, the agent sees), requests sent
+// with customRequest and breakpoints set through VS Code's breakpoint list (what the
+// agent does shows in the editor, the call stack and the Breakpoints view).
+
+import * as vscode from "vscode";
+import type { AgentBackend, Breakpoint, DebugConfiguration, ListedBreakpoint } from "../agent/backend";
+import { AgentSession } from "../agent/session";
+import { DEBUG_TYPE } from "./fileConfiguration";
+
+/** Requests of the user's (or the agent's) that set the program running. */
+const RESUMING = new Set(["continue", "next", "stepIn", "stepOut", "stepBack", "reverseContinue", "goto", "restartFrame"]);
+/** How long VS Code may take to start a session before start gives up on it. */
+const START_TIMEOUT_MS = 60_000;
+const ENDED_KEPT = 10;
+
+export class VsCodeSessions implements AgentBackend {
+  private readonly tracked: AgentSession[] = [];
+
+  get maskSecrets(): boolean {
+    return vscode.workspace.getConfiguration("dapper").get<boolean>("agent.maskSecrets", true);
+  }
+
+  register(): vscode.Disposable[] {
+    return [
+      vscode.debug.registerDebugAdapterTrackerFactory(DEBUG_TYPE, {
+        createDebugAdapterTracker: (session) => {
+          const agent = this.track(session);
+          return {
+            onWillReceiveMessage: (message: { type?: string; command?: string }) => {
+              if (message?.type === "request" && message.command !== undefined && RESUMING.has(message.command)) agent.markRunning();
+            },
+            onDidSendMessage: (message: { type?: string; event?: string; body?: Record<string, unknown> }) => {
+              if (message?.type === "event" && message.event !== undefined) agent.onEvent(message.event, message.body);
+            },
+            onExit: () => agent.markEnded(),
+          };
+        },
+      }),
+      vscode.debug.onDidTerminateDebugSession((session) => this.tracked.find((s) => s.id === session.id)?.markEnded()),
+    ];
+  }
+
+  sessions(): AgentSession[] {
+    return [...this.tracked];
+  }
+
+  async start(configuration: DebugConfiguration): Promise<AgentSession> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    let listener: vscode.Disposable | undefined;
+    const started = new Promise<vscode.DebugSession>((resolve) => {
+      listener = vscode.debug.onDidStartDebugSession((session) => {
+        if (session.name === configuration.name && session.type === DEBUG_TYPE) resolve(session);
+      });
+    });
+    try {
+      const ok = await vscode.debug.startDebugging(folder, configuration);
+      if (!ok) throw new Error(`VS Code did not start the session "${configuration.name}"; the debug console or the Dapper log says why.`);
+      const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), START_TIMEOUT_MS));
+      const session = await Promise.race([started, timeout]);
+      if (session === undefined) throw new Error(`The session "${configuration.name}" did not start within ${START_TIMEOUT_MS / 1000} s.`);
+      const agent = this.track(session);
+      if (agent.status.kind === "starting") agent.markRunning();
+      return agent;
+    } finally {
+      listener?.dispose();
+    }
+  }
+
+  listBreakpoints(): ListedBreakpoint[] {
+    return vscode.debug.breakpoints.flatMap((b) => {
+      const agent = fromVsCode(b);
+      return agent !== undefined ? [agent] : [];
+    });
+  }
+
+  async addBreakpoints(breakpoints: Breakpoint[]): Promise<void> {
+    // One breakpoint a place, as the editor keeps them: setting it again replaces its options.
+    const replaced = vscode.debug.breakpoints.filter((existing) => {
+      const agent = fromVsCode(existing);
+      return agent !== undefined && breakpoints.some((b) => samePlace(agent, b));
+    });
+    if (replaced.length > 0) vscode.debug.removeBreakpoints(replaced);
+    vscode.debug.addBreakpoints(breakpoints.map(toVsCode));
+  }
+
+  async removeBreakpoints(matches: (breakpoint: Breakpoint) => boolean): Promise<number> {
+    const removed = vscode.debug.breakpoints.filter((existing) => {
+      const agent = fromVsCode(existing);
+      return agent !== undefined && matches(agent);
+    });
+    if (removed.length > 0) vscode.debug.removeBreakpoints(removed);
+    return removed.length;
+  }
+
+  private track(session: vscode.DebugSession): AgentSession {
+    const known = this.tracked.find((s) => s.id === session.id);
+    if (known !== undefined) return known;
+    const agent = new AgentSession(session.id, session.name, session.parentSession?.id, async (command, args) => (await session.customRequest(command, args)) ?? {});
+    this.tracked.push(agent);
+    const ended = this.tracked.filter((s) => s.ended);
+    for (const old of ended.slice(0, Math.max(0, ended.length - ENDED_KEPT))) this.tracked.splice(this.tracked.indexOf(old), 1);
+    return agent;
+  }
+}
+
+function fromVsCode(b: vscode.Breakpoint): ListedBreakpoint | undefined {
+  const options = { condition: b.condition, hitCondition: b.hitCondition, logMessage: b.logMessage };
+  if (b instanceof vscode.SourceBreakpoint) return { kind: "line", file: b.location.uri.fsPath, line: b.location.range.start.line + 1, ...options };
+  if (b instanceof vscode.FunctionBreakpoint) return { kind: "function", name: b.functionName, ...options };
+  return undefined;
+}
+
+function toVsCode(b: Breakpoint): vscode.Breakpoint {
+  if (b.kind === "function") return new vscode.FunctionBreakpoint(b.name, true, b.condition, b.hitCondition, b.logMessage);
+  const location = new vscode.Location(vscode.Uri.file(b.file), new vscode.Position(b.line - 1, 0));
+  return new vscode.SourceBreakpoint(location, true, b.condition, b.hitCondition, b.logMessage);
+}
+
+function samePlace(a: Breakpoint, b: Breakpoint): boolean {
+  return a.kind === "line" && b.kind === "line" ? a.file === b.file && a.line === b.line : a.kind === "function" && b.kind === "function" && a.name === b.name;
+}
