@@ -57,8 +57,6 @@ _TRY_ON_FIRST_BODY_LINE = sys.version_info >= (3, 11)
 # Instructions without a line (3.10+: a location of -1) take the line of the instruction
 # before them: no line event of their own, as a plain function's implicit return.
 _NO_LINE = -1 if sys.version_info >= (3, 10) else None
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-
 
 def compile_restartable(source: bytes | str, filename: str) -> types.CodeType:
     """A module's code with its functions restartable (raises what ``compile`` raises)."""
@@ -71,14 +69,83 @@ def make_restartable(tree: ast.Module) -> int:
     """Give every function of ``tree`` that is not a generator the restart handler, in
     place. Each function's statements stay in the list object they were parsed in (the
     probes' index inserts into those lists). Returns how many functions got one."""
-    functions = [node for node in ast.walk(tree)
-                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    scopes = _Scopes()
+    scopes.visit(tree)
     count = 0
-    for function in functions:
-        if not _suspends_by_yield(function):
-            _rewrite(function)
+    for function, (suspends, stored) in scopes.functions.items():
+        if not suspends:
+            _rewrite(function, stored)
             count += 1
     return count
+
+
+class _Scopes:
+    """One pass over the tree: for every function, whether its own scope yields and the
+    names it binds (a nested scope's ``nonlocal`` included)."""
+
+    def __init__(self) -> None:
+        self.functions: dict[ast.AST, tuple[bool, set[str]]] = {}
+
+    def visit(self, tree: ast.AST) -> None:
+        # (node, the innermost function around it or None); functions are entered with
+        # their own entry, their headers' parts stay with the scope around them.
+        pending: list = [(tree, None)]
+        functions = self.functions
+        enclosing: dict[ast.AST, ast.AST | None] = {}
+        while pending:
+            node, scope = pending.pop()
+            kind = type(node)
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                functions[node] = (False, set())
+                enclosing[node] = scope
+                if scope is not None:
+                    functions[scope][1].add(node.name)
+                arguments = node.args
+                pending.extend((d, scope) for d in node.decorator_list)
+                pending.extend((d, scope) for d in arguments.defaults + arguments.kw_defaults
+                               if d is not None)
+                pending.extend((statement, node) for statement in node.body)
+                continue
+            if scope is not None:
+                own = functions[scope]
+                if kind is ast.Name:
+                    if type(node.ctx) is not ast.Load:
+                        own[1].add(node.id)
+                elif kind is ast.Yield or kind is ast.YieldFrom:
+                    functions[scope] = (True, own[1])
+                elif kind is ast.ExceptHandler:
+                    if node.name:
+                        own[1].add(node.name)
+                elif kind is ast.alias:
+                    own[1].add((node.asname or node.name).split(".")[0])
+                elif kind is ast.ClassDef:
+                    own[1].add(node.name)
+                elif kind is ast.Nonlocal:
+                    # Rebinds the name in the function that owns it, further out.
+                    outer = enclosing.get(scope)
+                    while outer is not None:
+                        functions[outer][1].update(node.names)
+                        outer = enclosing.get(outer)
+                elif kind in _MATCH_NAMES and getattr(node, _MATCH_NAMES[kind], None):
+                    own[1].add(getattr(node, _MATCH_NAMES[kind]))
+            if kind is ast.Lambda:
+                # Its defaults run here; its body is a scope of its own, which only a
+                # nonlocal could make matter (a lambda has none).
+                arguments = node.args
+                pending.extend((d, scope) for d in arguments.defaults + arguments.kw_defaults
+                               if d is not None)
+                continue
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    pending.extend((item, scope) for item in value if isinstance(item, ast.AST))
+                elif isinstance(value, ast.AST):
+                    pending.append((value, scope))
+
+
+_MATCH_NAMES = {kind: field for kind, field in (
+    (getattr(ast, "MatchAs", None), "name"), (getattr(ast, "MatchStar", None), "name"),
+    (getattr(ast, "MatchMapping", None), "rest")) if kind is not None}
 
 
 def _parameters(arguments: ast.arguments) -> list[str]:
@@ -91,71 +158,26 @@ def _parameters(arguments: ast.arguments) -> list[str]:
     return names
 
 
-def _own_scope(function: ast.AST):
-    """The nodes of ``function``'s own scope (not those of nested functions, lambdas or
-    classes, whose headers' defaults and decorators do run in it)."""
-    pending = list(function.body)
-    while pending:
-        node = pending.pop()
-        yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            pending.extend(node.decorator_list)
-            if not isinstance(node, ast.ClassDef):
-                pending.extend(d for d in node.args.defaults + node.args.kw_defaults if d)
-            continue
-        if isinstance(node, ast.Lambda):
-            pending.extend(d for d in node.args.defaults + node.args.kw_defaults if d)
-            continue
-        pending.extend(ast.iter_child_nodes(node))
-
-
-def _suspends_by_yield(function: ast.AST) -> bool:
-    return any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in _own_scope(function))
-
-
-def _rebound(function: ast.AST, parameters: list[str]) -> list[str]:
-    """The parameters the body may rebind or delete (conservatively)."""
-    wanted = set(parameters)
-    found: set[str] = set()
-    for node in _own_scope(function):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            found.add(node.id)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            found.add(node.name)
-        elif isinstance(node, ast.alias):
-            found.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found.add(node.name)
-        elif isinstance(node, (getattr(ast, "MatchAs", ()), getattr(ast, "MatchStar", ()))):
-            if node.name:
-                found.add(node.name)
-        elif isinstance(node, getattr(ast, "MatchMapping", ())) and node.rest:
-            found.add(node.rest)
-    # A nested scope's ``nonlocal`` rebinds the parameter from there.
-    for node in ast.walk(function):
-        if isinstance(node, ast.Nonlocal):
-            found.update(node.names)
-    return [name for name in parameters if name in found and name in wanted]
-
-
-def _placed(node: ast.AST, line: int) -> ast.AST:
-    for child in ast.walk(node):
-        if isinstance(child, (ast.stmt, ast.expr, ast.excepthandler)):
-            child.lineno = child.end_lineno = line
-            child.col_offset = child.end_col_offset = 0
-    return node
+def _at(line: int) -> dict:
+    """The location of an added node: ``line`` (-1: none), no columns."""
+    return {"lineno": line, "end_lineno": line, "col_offset": 0, "end_col_offset": 0}
 
 
 def _handler(line: int) -> ast.ExceptHandler:
-    accept = ast.Call(ast.Attribute(ast.Name(_ERROR, ast.Load()), "accept", ast.Load()), [], [])
-    not_ours = ast.If(ast.Compare(ast.Name(_CALL, ast.Load()), [ast.Is()], [ast.Constant(None)]),
-                      [ast.Raise(None, None)], [])
+    at = _at(line)
+    load = ast.Load()
+    accept = ast.Call(ast.Attribute(ast.Name(_ERROR, load, **at), "accept", load, **at), [],
+                      [], **at)
+    not_ours = ast.If(ast.Compare(ast.Name(_CALL, load, **at), [ast.Is()],
+                                  [ast.Constant(None, **at)], **at),
+                      [ast.Raise(None, None, **at)], [], **at)
     # __import__(PACKAGE).__dapper_restart__ (restarts.py says why there).
-    exception = ast.Attribute(ast.Call(ast.Name("__import__", ast.Load()),
-                                       [ast.Constant(PACKAGE)], []), RESTART_NAME, ast.Load())
-    return _placed(ast.ExceptHandler(exception, _ERROR,
-                                     [ast.Assign([ast.Name(_CALL, ast.Store())], accept),
-                                      not_ours]), line)
+    exception = ast.Attribute(ast.Call(ast.Name("__import__", load, **at),
+                                       [ast.Constant(PACKAGE, **at)], [], **at),
+                              RESTART_NAME, load, **at)
+    return ast.ExceptHandler(exception, _ERROR,
+                             [ast.Assign([ast.Name(_CALL, ast.Store(), **at)], accept, **at),
+                              not_ours], **at)
 
 
 def _end_line(body: list, hatch: int) -> int:
@@ -170,7 +192,7 @@ def _end_line(body: list, hatch: int) -> int:
     return hatch
 
 
-def _rewrite(function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+def _rewrite(function: ast.FunctionDef | ast.AsyncFunctionDef, stored: set[str]) -> None:
     hatch = min([function.lineno] + [d.lineno for d in function.decorator_list])
     body = function.body
     head = []
@@ -182,17 +204,16 @@ def _rewrite(function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         entry = body[0].lineno
     else:
         entry = hatch if _NO_LINE is None else _NO_LINE
-    parameters = _parameters(function.args)
-    snapshots = [_placed(ast.Assign([ast.Name(snapshot_name(name), ast.Store())],
-                                    ast.Name(name, ast.Load())), entry)
-                 for name in _rebound(function, parameters)]
-    body[:0] = snapshots
-    body.append(_placed(ast.Return(ast.Constant(None)), _end_line(body, hatch)))
-    guarded = ast.Try(body, [_handler(hatch)], [], [])
-    guarded.lineno = guarded.end_lineno = entry
-    guarded.col_offset = guarded.end_col_offset = 0
-    call = ast.Call(ast.Name(_CALL, ast.Load()), [], [])
-    result = ast.Await(call) if isinstance(function, ast.AsyncFunctionDef) else call
-    again = _placed(ast.While(ast.Constant(True), [
-        ast.Try([ast.Return(result)], [_handler(hatch)], [], [])], []), hatch)
+    at = _at(entry)
+    body[:0] = [ast.Assign([ast.Name(snapshot_name(name), ast.Store(), **at)],
+                           ast.Name(name, ast.Load(), **at), **at)
+                for name in _parameters(function.args) if name in stored]
+    end = _at(_end_line(body, hatch))
+    body.append(ast.Return(ast.Constant(None, **end), **end))
+    guarded = ast.Try(body, [_handler(hatch)], [], [], **at)
+    at = _at(hatch)
+    call = ast.Call(ast.Name(_CALL, ast.Load(), **at), [], [], **at)
+    result = ast.Await(call, **at) if isinstance(function, ast.AsyncFunctionDef) else call
+    again = ast.While(ast.Constant(True, **at), [
+        ast.Try([ast.Return(result, **at)], [_handler(hatch)], [], [], **at)], [], **at)
     function.body = head + [guarded, again]
