@@ -30,6 +30,8 @@ export interface AgentBackend {
   addBreakpoints(breakpoints: Breakpoint[]): Promise<void>;
   /** Removes the breakpoints `matches` picks, applying that to every live session; how many. */
   removeBreakpoints(matches: (breakpoint: Breakpoint) => boolean): Promise<number>;
+  /** Ends a session as its client would: a launched program stops, an attached one runs on. */
+  end(session: AgentSession): Promise<void>;
   /** Whether values of secret-looking names are masked in results. */
   readonly maskSecrets: boolean;
 }

@@ -137,6 +137,10 @@ export class EngineSessions implements AgentBackend {
     return this.startSession(configuration, undefined);
   }
 
+  async end(session: AgentSession): Promise<void> {
+    await session.request("disconnect", {});
+  }
+
   /** Ends every session's client (the adapter is exiting). */
   dispose(): void {
     for (const entry of this.entries) entry.client.close();

@@ -18,6 +18,7 @@ function backendWith(sessions: AgentSession[], maskSecrets = true): AgentBackend
     maskSecrets,
     sessions: () => sessions,
     start: () => Promise.reject(new Error("not here")),
+    end: async (session) => session.markEnded(),
     listBreakpoints: () => breakpoints,
     addBreakpoints: async (added: Breakpoint[]) => void (breakpoints = [...breakpoints, ...added]),
     removeBreakpoints: async (matches) => {

@@ -532,7 +532,7 @@ const stop: AgentTool = {
   inputSchema: { type: "object", properties: { session: sessionProperty }, additionalProperties: false },
   async run(args, { backend }) {
     const session = sessionArgument(backend, str(args, "session"));
-    await session.request("disconnect", {}).catch(() => undefined);
+    await backend.end(session).catch(() => undefined);
     const outcome = await session.waitForStop(Number.MAX_SAFE_INTEGER, 5000);
     return outcome === "ended" ? `Session "${session.name}" ended.` : `Session "${session.name}" was told to end and has not yet; sessions shows when it has.`;
   },

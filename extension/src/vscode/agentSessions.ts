@@ -16,6 +16,8 @@ const ENDED_KEPT = 10;
 
 export class VsCodeSessions implements AgentBackend {
   private readonly tracked: AgentSession[] = [];
+  /** VS Code's session of each tracked one, to stop it through VS Code. */
+  private readonly debugSessions = new Map<string, vscode.DebugSession>();
 
   get maskSecrets(): boolean {
     return vscode.workspace.getConfiguration("dapper").get<boolean>("agent.maskSecrets", true);
@@ -67,6 +69,14 @@ export class VsCodeSessions implements AgentBackend {
     }
   }
 
+  /** Stopped as the user's Stop button would, so VS Code's own view of the session ends too. */
+  async end(session: AgentSession): Promise<void> {
+    const debugSession = this.debugSessions.get(session.id);
+    // stopDebugging() without a session would stop every one of them.
+    if (debugSession === undefined) throw new Error(`VS Code no longer has the session "${session.name}".`);
+    await vscode.debug.stopDebugging(debugSession);
+  }
+
   listBreakpoints(): ListedBreakpoint[] {
     return vscode.debug.breakpoints.flatMap((b) => {
       const agent = fromVsCode(b);
@@ -98,8 +108,12 @@ export class VsCodeSessions implements AgentBackend {
     if (known !== undefined) return known;
     const agent = new AgentSession(session.id, session.name, session.parentSession?.id, async (command, args) => (await session.customRequest(command, args)) ?? {});
     this.tracked.push(agent);
+    this.debugSessions.set(session.id, session);
     const ended = this.tracked.filter((s) => s.ended);
-    for (const old of ended.slice(0, Math.max(0, ended.length - ENDED_KEPT))) this.tracked.splice(this.tracked.indexOf(old), 1);
+    for (const old of ended.slice(0, Math.max(0, ended.length - ENDED_KEPT))) {
+      this.tracked.splice(this.tracked.indexOf(old), 1);
+      this.debugSessions.delete(old.id);
+    }
     return agent;
   }
 }
