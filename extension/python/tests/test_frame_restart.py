@@ -288,3 +288,73 @@ def test_an_uncaught_exception_shows_every_frame_of_restartable_functions(launch
                                                           ("<module>", 7)]
     debuggee.request("continue", {"threadId": 1})
     debuggee.finish(1)
+
+
+INTROSPECTED = '''
+    import inspect, json, pickle, sys, traceback
+    import helpers
+
+    def work(a, b=2, *rest, key=None, **options):
+        """Work."""
+        total = a + b
+        return total
+
+    def fails():
+        raise KeyError("k")
+
+    def lines(code):
+        if hasattr(code, "co_lines"):
+            return sorted({line for _, _, line in code.co_lines() if line is not None})
+        import dis
+        return sorted({line for _, line in dis.findlinestarts(code)})
+
+    try:
+        fails()
+    except KeyError:
+        printed = traceback.format_exc()
+    print(json.dumps({
+        "source": inspect.getsource(work),
+        "signature": str(inspect.signature(work)),
+        "doc": work.__doc__,
+        "first": work.__code__.co_firstlineno,
+        "lines": lines(work.__code__),
+        "argcount": work.__code__.co_argcount,
+        "pickled": pickle.loads(pickle.dumps(helpers.twice)) is helpers.twice,
+        "imported": [helpers.twice(4), lines(helpers.twice.__code__)],
+        "traceback": printed.replace(sys.argv[0], "main"),
+        "result": work(1, key=3),
+        "builtins": sorted(name for name in dir(__builtins__) if "dapper" in name),
+        "finders": [getattr(f, "__name__", type(f).__name__) for f in sys.meta_path],
+    }))
+'''
+HELPERS = '''
+    def twice(x):
+        y = x * 2
+        return y
+'''
+
+
+def test_restartable_functions_look_as_they_do_plain(launch, write, backend):
+    # What a program can see of its own functions: their source, signature, docstring,
+    # lines, pickling, and the tracebacks through them, as plain (the handler's lines are
+    # the def line's, where the plain code has none of its own on 3.10+).
+    import json
+    import subprocess
+    import sys
+
+    write("helpers.py", HELPERS)
+    path = write("program.py", INTROSPECTED)
+    plain = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                           cwd=path.parent, check=True)
+    debuggee = launch("--program", path, tracer=backend, cwd=path.parent)
+    debuggee.configure({"program": str(path)})
+    debuggee.request("configurationDone")
+    debuggee.finish(0)
+    seen, expected = json.loads(debuggee.stdout()), json.loads(plain.stdout)
+    if sys.version_info < (3, 11):
+        # The handler's instructions are on the def line, which a plain function's code
+        # lists only from 3.11 (its RESUME).
+        for report in (seen, expected):
+            report["lines"] = [line for line in report["lines"] if line != report["first"]]
+            report["imported"][1] = [line for line in report["imported"][1] if line != 1]
+    assert seen == expected
