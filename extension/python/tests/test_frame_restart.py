@@ -5,10 +5,8 @@ top one), where the restart stops, and what the program prints in the end."""
 
 from __future__ import annotations
 
-import os
-import time
-
 import pytest
+from test_hotreload_requests import edit
 
 CASES = {
     "the top frame runs its new code": dict(
@@ -124,26 +122,26 @@ REFUSED = {
 }
 
 
-def write_edit(path, old, new):
-    source = path.read_text()
-    assert old in source
-    stat = os.stat(path)
-    path.write_text(source.replace(old, new))
-    os.utime(path, ns=(stat.st_atime_ns, max(stat.st_mtime_ns + 1_000_000, time.time_ns())))
+def stopped_in(launch, path, backend, lines, exceptions=None):
+    """A debuggee of ``path`` stopped at the first of ``lines`` (or an exception)."""
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure({"program": str(path)})
+    debuggee.set_breakpoints(path, lines)
+    if exceptions:
+        debuggee.request("setExceptionBreakpoints", {"filters": exceptions})
+    debuggee.request("configurationDone")
+    debuggee.stopped("exception" if exceptions else "breakpoint")
+    return debuggee
 
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_restart_frame(launch, write, backend, case):
     spec = CASES[case]
     path = write("program.py", spec["program"])
-    debuggee = launch("--program", path, tracer=backend)
-    debuggee.configure({"program": str(path)})
-    debuggee.set_breakpoints(path, [spec["stop"]])
-    debuggee.request("configurationDone")
-    debuggee.stopped()
+    debuggee = stopped_in(launch, path, backend, [spec["stop"]])
     frames = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"]
     if spec["edit"] is not None:
-        write_edit(path, *spec["edit"])
+        edit(path, *spec["edit"])
         reload = debuggee.request_raw("dapper/hotReload", {"source": {"path": str(path)}})
         assert reload["success"], reload
     debuggee.set_breakpoints(path, [])
@@ -165,11 +163,7 @@ def test_restart_frame(launch, write, backend, case):
 def test_restart_frame_refused(launch, write, backend, case):
     program, stop, index, reason = REFUSED[case]
     path = write("program.py", program)
-    debuggee = launch("--program", path, tracer=backend)
-    debuggee.configure({"program": str(path)})
-    debuggee.set_breakpoints(path, [stop])
-    debuggee.request("configurationDone")
-    debuggee.stopped()
+    debuggee = stopped_in(launch, path, backend, [stop])
     frame = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"][index]
     assert frame.get("canRestart") is False
     response = debuggee.request_raw("restartFrame", {"frameId": frame["id"]})
@@ -181,15 +175,11 @@ def test_restart_frame_refused(launch, write, backend, case):
 
 def test_a_second_restart_does_not_grow_the_stack(launch, write, backend):
     path = write("program.py", CASES["the top frame runs its new code"]["program"])
-    debuggee = launch("--program", path, tracer=backend)
-    debuggee.configure({"program": str(path)})
-    debuggee.set_breakpoints(path, [2])
-    debuggee.request("configurationDone")
-    debuggee.stopped()
+    debuggee = stopped_in(launch, path, backend, [2])
     depth = len(debuggee.request("stackTrace", {"threadId": 1})["stackFrames"])
     debuggee.set_breakpoints(path, [])
     for old, new in (("m + 1", "m + 2"), ("m + 2", "m + 3")):
-        write_edit(path, old, new)
+        edit(path, old, new)
         debuggee.request("dapper/hotReload", {"source": {"path": str(path)}})
         top = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"][0]
         debuggee.request("restartFrame", {"frameId": top["id"]})
@@ -217,12 +207,8 @@ def test_a_restart_swallowed_by_a_handler_that_returns(launch, write, backend):
     # runs again, and an exception raised from its return event would leave it without
     # its handlers seeing it. The restart is given up, and the user told.
     path = write("program.py", SWALLOWED_THEN_RETURNED)
-    debuggee = launch("--program", path, tracer=backend)
-    debuggee.configure({"program": str(path)})
-    debuggee.set_breakpoints(path, [4])
-    debuggee.request("configurationDone")
-    debuggee.stopped()
-    write_edit(path, "value = 1", "value = 7")
+    debuggee = stopped_in(launch, path, backend, [4])
+    edit(path, "value = 1", "value = 7")
     debuggee.request("dapper/hotReload", {"source": {"path": str(path)}})
     debuggee.set_breakpoints(path, [])
     top = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"][0]
@@ -244,12 +230,8 @@ RAISES_LATER = '''
 
 def test_a_traceback_from_the_new_code_shows_the_function_once(launch, write, backend):
     path = write("program.py", RAISES_LATER)
-    debuggee = launch("--program", path, tracer=backend)
-    debuggee.configure({"program": str(path)})
-    debuggee.set_breakpoints(path, [2])
-    debuggee.request("configurationDone")
-    debuggee.stopped()
-    write_edit(path, "return m", "return m / 0")
+    debuggee = stopped_in(launch, path, backend, [2])
+    edit(path, "return m", "return m / 0")
     debuggee.request("dapper/hotReload", {"source": {"path": str(path)}})
     debuggee.set_breakpoints(path, [])
     top = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"][0]
@@ -278,11 +260,7 @@ def test_an_uncaught_exception_shows_every_frame_of_restartable_functions(launch
     # Frames an exception has left are shown at the line it passed through them at, not
     # taken for frames parked under a restarted call.
     path = write("program.py", UNCAUGHT)
-    debuggee = launch("--program", path, tracer=backend)
-    debuggee.configure({"program": str(path)})
-    debuggee.request("setExceptionBreakpoints", {"filters": ["uncaught"]})
-    debuggee.request("configurationDone")
-    debuggee.stopped("exception")
+    debuggee = stopped_in(launch, path, backend, [], ["uncaught"])
     frames = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"]
     assert [(f["name"], f["line"]) for f in frames] == [("fail", 2), ("main", 5),
                                                           ("<module>", 7)]

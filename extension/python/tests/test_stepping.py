@@ -275,15 +275,21 @@ RETURN_VALUE_CASES = {
 }
 
 
+def stopped_showing_returns(launch, path, backend, show: bool, line: int):
+    """A debuggee of ``path`` with showReturnValue on or off, stopped at ``line``."""
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure({"showReturnValue": show})
+    debuggee.set_breakpoints(path, [line])
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    return debuggee
+
+
 @pytest.mark.parametrize("case", list(RETURN_VALUE_CASES))
 def test_return_value_of_the_function_a_step_left(launch, write, backend, case):
     request, show, expected = RETURN_VALUE_CASES[case]
     path = write("steps.py", PROGRAM)
-    debuggee = launch("--program", path, tracer=backend)
-    debuggee.configure({"showReturnValue": show})
-    debuggee.set_breakpoints(path, [3])
-    debuggee.request("configurationDone")
-    debuggee.stopped()
+    debuggee = stopped_showing_returns(launch, path, backend, show, 3)
     debuggee.request(request, {"threadId": 1})
     stopped = debuggee.stopped("step")
     frame = debuggee.top_frame(stopped["threadId"])
@@ -421,11 +427,7 @@ def test_next_over_calls_shows_what_each_returned(launch, write, backend, show):
     # Each function the stepped line called shows its value, in the order they
     # returned; a function called a thousand times on a line shows its last value once.
     path = write("calls.py", CALLS_ON_A_LINE)
-    debuggee = launch("--program", path, tracer=backend)
-    debuggee.configure({"showReturnValue": show})
-    debuggee.set_breakpoints(path, [8])
-    debuggee.request("configurationDone")
-    debuggee.stopped()
+    debuggee = stopped_showing_returns(launch, path, backend, show, 8)
     shown = []
     for _ in range(2):
         debuggee.request("next", {"threadId": 1})
