@@ -4,9 +4,11 @@ those compiles.
 No finder of ours is put in ``sys.meta_path`` for it (the program sees the finders it
 sees plain): while restartable functions are on, the source loader of the import system
 itself (``SourceFileLoader``, whose ``get_code`` every plain source module is loaded
-with) is given a ``get_code`` that compiles a module of the user's code restartable, and
-leaves everything else to the original. Loaders of other classes (subclasses included:
-they may rewrite the source themselves, as pytest's does) are not touched.
+with) is given a ``get_code`` that, for a module of the user's code, returns its
+restartable code, after doing what a plain load would show (a stale ``.pyc`` written
+again, a SyntaxError raised), and leaves everything else to the original. Loaders of
+other classes (subclasses included: they may rewrite the source themselves, as
+pytest's does) are not touched.
 
 A plain import reads the module's ``.pyc``; a restartable compile parses the source with
 ``ast`` (whose import alone costs 5-20 ms) and compiles it. So the compiles are kept in a
@@ -25,7 +27,7 @@ import marshal
 import os
 import sys
 import types
-from _frozen_importlib_external import SourceFileLoader
+from _frozen_importlib_external import MAGIC_NUMBER, SourceFileLoader, cache_from_source
 
 from ..common.errors import report_internal_error
 from ..common.paths import canonical_path
@@ -66,22 +68,43 @@ def disable() -> None:
 
 def _get_code(self, fullname):
     original = _original_get_code
+    if original is None:  # Disabled while this import ran.
+        return SourceFileLoader.get_code(self, fullname)
     decides = _decides
     if type(self) is SourceFileLoader and decides is not None:
         try:
             path = self.get_filename(fullname)
             canonical = canonical_path(path)
             if decides(canonical):
-                code = restartable_code(self.get_data(path), path, canonical)
+                source = self.get_data(path)
+                if not _pyc_is_fresh(path, source):
+                    # What the plain load does then (compile, write the .pyc, raise a
+                    # SyntaxError) is what the program sees plain.
+                    original(self, fullname)
+                code = restartable_code(source, path, canonical)
                 if code is not None:
                     return code
         except OSError:
-            pass  # The original reads it again and raises as plain.
+            pass
         except Exception:
             report_internal_error("loading a module with restartable functions")
-    if original is None:  # Disabled while this import ran.
-        return SourceFileLoader.get_code(self, fullname)
     return original(self, fullname)
+
+
+def _pyc_is_fresh(path: str, source: bytes) -> bool:
+    """Whether a plain import would only read the module's .pyc (a timestamp-checked one
+    matching the source): then loading it has nothing for the program to see."""
+    try:
+        cached = cache_from_source(path)
+        with open(cached, "rb") as file:
+            header = file.read(16)
+        info = os.stat(path)
+    except (OSError, NotImplementedError, ValueError):
+        return False
+    return (len(header) == 16 and header[:4] == MAGIC_NUMBER
+            and header[4:8] == b"\0\0\0\0"
+            and int.from_bytes(header[8:12], "little") == int(info.st_mtime) & 0xFFFFFFFF
+            and int.from_bytes(header[12:16], "little") == len(source) & 0xFFFFFFFF)
 
 
 def restartable_code(source: bytes, path: str, canonical: str) -> types.CodeType | None:
