@@ -23,10 +23,10 @@ const cases: { name: string; result: HotReloadResult; expected: string }[] = [
   {
     name: "a full result",
     result,
-    expected: "Hot reload of app.py (__main__) in 4 ms: 2 definitions updated, 1 added, 1 left as they were; 3 frames on the stack still run the old code (their functions' next calls run the new code).",
+    expected: "Hot reload of app.py (__main__) in 4 ms: 2 definitions updated, 1 added, 1 left as they were; 3 frames on the stack still run the old code (Restart Frame runs them again with the new code; new calls run it).",
   },
   { name: "nothing changed", result: { updated: [] }, expected: "Hot reload of app.py: 0 definitions updated." },
-  { name: "one frame", result: { updated: ["f"], framesRunningOldCode: [{ frameId: 1 }] }, expected: "Hot reload of app.py: 1 definition updated; 1 frame on the stack still runs the old code (their functions' next calls run the new code)." },
+  { name: "one frame", result: { updated: ["f"], framesRunningOldCode: [{ frameId: 1 }] }, expected: "Hot reload of app.py: 1 definition updated; 1 frame on the stack still runs the old code (Restart Frame runs it again with the new code; new calls run it)." },
   { name: "removed and deferred", result: { updated: [], removed: ["g"], deferred: ["h", "i"] }, expected: "Hot reload of app.py: 0 definitions updated, 1 removed (kept in the program), 2 waiting until no thread runs them." },
 ];
 for (const { name, result: body, expected } of cases) test(`summary: ${name}`, () => assert.equal(hotReloadSummary(body, "app.py"), expected));

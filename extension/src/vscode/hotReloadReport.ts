@@ -60,7 +60,9 @@ export function hotReloadSummary(result: HotReloadResult, fileName: string): str
   const module = result.reloadedModule ? ` (${result.reloadedModule})` : "";
   const time = typeof result.durationMs === "number" ? ` in ${result.durationMs.toFixed(0)} ms` : "";
   const old = oldCodeFrames(result).length;
-  const frames = old > 0 ? `; ${plural(old, "frame")} on the stack still run${old === 1 ? "s" : ""} the old code (their functions' next calls run the new code)` : "";
+  // Restart Frame now runs the new code in a running frame: the summary says where to go.
+  const them = old === 1 ? "it" : "them";
+  const frames = old > 0 ? `; ${plural(old, "frame")} on the stack still run${old === 1 ? "s" : ""} the old code (Restart Frame runs ${them} again with the new code; new calls run it)` : "";
   return `Hot reload of ${fileName}${module}${time}: ${parts.join(", ")}${frames}.`;
 }
 
