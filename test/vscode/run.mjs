@@ -18,7 +18,10 @@
 // Scenario 5 (presentersScenario.mjs): a DataFrame and a numpy array in the Variables view,
 // and completions in the debug console.
 //
-// Usage: node test/vscode/run.mjs [--vsix PATH] [--readme-screenshot] [--keep] [--only-auto-attach] [--only-debug-test] [--only-presenters]
+// Scenario 7 (editContinueScenario.mjs): edit a paused function, Ctrl+Alt+R, Restart Frame
+// from the Call Stack's context menu, step through the new code.
+//
+// Usage: node test/vscode/run.mjs [--vsix PATH] [--readme-screenshot] [--keep] [--only-auto-attach] [--only-debug-test] [--only-presenters] [--only-edit-continue]
 //   --vsix PATH            the .vsix to test (default: dapper-<version>.vsix at the root,
 //                          made by `npm run package`)
 //   --readme-screenshot    also writes the paused state to images/screenshot-paused.png
@@ -26,6 +29,7 @@
 //   --only-auto-attach     runs scenario 4 alone
 //   --only-debug-test      runs scenario 6 alone
 //   --only-presenters      runs scenario 5 alone
+//   --only-edit-continue   runs scenario 7 alone
 // Environment: DAPPER_VSCODE_PYTHON, the interpreter the session must run under: the
 // stand-in Python extension (fake-python-extension/) names it, while `dapper.python`
 // names another, which must lose (default: the newest CPython that is not python3 on PATH).
@@ -39,6 +43,7 @@ import { sidGdb } from "../../scripts/sid.mjs";
 import { scenarioAttachToProcess } from "./attachScenario.mjs";
 import { scenarioAutoAttach } from "./autoAttachScenario.mjs";
 import { scenarioDebugTest } from "./debugTestScenario.mjs";
+import { scenarioEditAndContinue } from "./editContinueScenario.mjs";
 import { scenarioPresenters } from "./presentersScenario.mjs";
 import { delay, freePort, runBounded, startGroup, waitFor, watchdog, withTimeout } from "./processes.mjs";
 import { setup } from "./setup.mjs";
@@ -298,6 +303,11 @@ async function main() {
     await debugTest();
       return passed();
     }
+    const editAndContinue = () => scenarioEditAndContinue(page, { begin, log, artifacts, stepMs: LIMITS.step, waitForDebugger });
+    if (process.argv.includes("--only-edit-continue")) {
+      await editAndContinue();
+      return passed();
+    }
     if (process.argv.includes("--only-presenters")) {
       await presenters();
       return passed();
@@ -441,6 +451,7 @@ async function main() {
     });
     await autoAttach();
     await presenters();
+    await editAndContinue();
     return passed();
   } catch (error) {
     console.error(`\n[vscode-test] FAILED at step "${step}": ${error.message}`);
