@@ -59,10 +59,10 @@ def restart_frame(debugger: Debugger, arguments: dict):
     frame = entry.frame
     name = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
     if can_restart(frame):
-        notes = debugger.restart_frame(stopped, frame)
+        notes, go = debugger.restart_frame(stopped, frame)
         for note in notes:
             debugger.send_output(f"Restarting {name}: {note}.\n")
-        return {"reboundFrames": 1, "runsOldCode": False, "notes": notes}
+        return Then({"reboundFrames": 1, "runsOldCode": False, "notes": notes}, go)
     reason = debugger.restart_refusal(frame)
     if stopped.running or frame is not stopped.frame or stopped.mid_line:
         raise RequestError(f"Cannot restart {name}: {reason or 'its thread is not stopped on it'}")

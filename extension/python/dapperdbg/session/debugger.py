@@ -490,16 +490,18 @@ class Debugger:
     def post_mortem(self, exception: BaseException, traceback) -> None:
         self.exceptions.post_mortem(exception, traceback)
 
-    def restart_frame(self, stopped, frame: types.FrameType) -> list[str]:
-        """Restart ``frame`` of the stopped thread with its function's current code
-        (session/frame_restart.py); the notes to tell the user. Raises RequestError."""
+    def restart_frame(self, stopped, frame: types.FrameType):
+        """Plan restarting ``frame`` of the stopped thread with its function's current
+        code (session/frame_restart.py): the notes to tell the user, and what to call
+        once the response is out. Raises RequestError."""
         from . import frame_restart
 
         name = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
         try:
-            return frame_restart.restart(self, stopped, frame).notes
+            plan = frame_restart.restart(self, stopped, frame)
         except frame_restart.Refusal as refusal:
             raise RequestError(f"Cannot restart {name}: {refusal}") from None
+        return plan.notes, plan.go
 
     def restart_refusal(self, frame: types.FrameType) -> str | None:
         """Why ``frame`` cannot be restarted with its function's current code."""

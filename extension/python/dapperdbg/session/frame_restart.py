@@ -28,6 +28,8 @@ from ..tracing.steps import STEP_RAISE, STEP_RESTART
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .debugger import Debugger
     from .threads import StoppedThread
 
@@ -71,6 +73,8 @@ class Plan:
         self.args = args
         self.kwargs = kwargs
         self.notes = notes
+        # Set by ``restart``: what sends the thread on its way.
+        self.go: Callable[[], None] = _nothing
 
 
 def plan(frame: types.FrameType) -> Plan:
@@ -179,9 +183,10 @@ def _original_arguments(frame: types.FrameType) -> tuple[list, dict, list[str]]:
 
 
 def restart(debugger: Debugger, stopped: StoppedThread, frame: types.FrameType) -> Plan:
-    """Restart ``frame`` of the stopped thread with its function's current code: every
-    thread runs again, and the thread stops (reason ``restart``) on the first line of
-    the new call. Raises Refusal."""
+    """Plan restarting ``frame`` of the stopped thread with its function's current code;
+    the plan's ``go()`` (once the response is out) runs every thread again, and the
+    thread stops (reason ``restart``) on the first line of the new call. Raises
+    Refusal."""
     import functools
 
     restart_plan = plan(frame)
@@ -227,11 +232,18 @@ def restart(debugger: Debugger, stopped: StoppedThread, frame: types.FrameType) 
             "`except:` or an `__exit__` that returns True), and the program goes on from "
             "there.\n", category="important")
 
-    exception = RestartFrame(restart_plan.target, call, accepted, lost)
-    if not debugger.stops.resume_raising(stopped, exception):
-        exception.give_up()
-        raise Refusal("its thread was resumed meanwhile")
+    def go() -> None:
+        # After the response: the thread runs on at once, and its stop may come quickly.
+        exception = RestartFrame(restart_plan.target, call, accepted, lost)
+        if not debugger.stops.resume_raising(stopped, exception):
+            exception.give_up()  # Resumed meanwhile (a continue, a disconnect).
+
+    restart_plan.go = go
     return restart_plan
+
+
+def _nothing() -> None:
+    pass
 
 
 def _on_stack(frame: types.FrameType | None) -> bool:
