@@ -338,3 +338,19 @@ def test_restartable_functions_look_as_they_do_plain(launch, write, backend):
             report["lines"] = [line for line in report["lines"] if line != report["first"]]
             report["imported"][1] = [line for line in report["imported"][1] if line != 1]
     assert seen == expected
+
+
+def test_a_module_its_loader_refuses_fails_as_plain(launch, backend):
+    # python -m os.path: os.path is posixpath, whose loader refuses the name; the error
+    # is the plain one (CPython's test_cmd_line_script), with no word of the debugger's.
+    import subprocess
+    import sys
+
+    plain = subprocess.run([sys.executable, "-m", "os.path"], capture_output=True, text=True)
+    debuggee = launch("--module", "os.path", tracer=backend)
+    debuggee.configure({})
+    debuggee.request("configurationDone")
+    debuggee.finish(plain.returncode)
+    assert "Traceback" not in debuggee.stderr() and "dapper" not in debuggee.stderr()
+    assert plain.stderr.splitlines()[-1].split(": ", 1)[1] == \
+        debuggee.stderr().splitlines()[-1].split(": ", 1)[1]

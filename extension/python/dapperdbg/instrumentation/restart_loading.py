@@ -71,24 +71,27 @@ def _get_code(self, fullname):
     if original is None:  # Disabled while this import ran.
         return SourceFileLoader.get_code(self, fullname)
     decides = _decides
-    if type(self) is SourceFileLoader and decides is not None:
-        try:
-            path = self.get_filename(fullname)
-            canonical = canonical_path(path)
-            if decides(canonical):
-                source = self.get_data(path)
-                if not _pyc_is_fresh(path, source):
-                    # What the plain load does then (compile, write the .pyc, raise a
-                    # SyntaxError) is what the program sees plain.
-                    original(self, fullname)
-                code = restartable_code(source, path, canonical)
-                if code is not None:
-                    return code
-        except OSError:
-            pass
-        except Exception:
-            report_internal_error("loading a module with restartable functions")
-    return original(self, fullname)
+    if type(self) is not SourceFileLoader or decides is None:
+        return original(self, fullname)
+    try:
+        path = self.get_filename(fullname)
+        source = self.get_data(path) if decides(canonical_path(path)) else None
+    except Exception:
+        # The loader's own refusal (a name it cannot load, a file gone): the plain load
+        # raises it as it would without the debugger.
+        source = None
+    if source is None:
+        return original(self, fullname)
+    if not _pyc_is_fresh(path, source):
+        # What the plain load does then (compile, write the .pyc, raise a SyntaxError)
+        # is what the program sees plain.
+        original(self, fullname)
+    try:
+        code = restartable_code(source, path, canonical_path(path))
+    except Exception:
+        report_internal_error("loading a module with restartable functions")
+        code = None
+    return code if code is not None else original(self, fullname)
 
 
 def _pyc_is_fresh(path: str, source: bytes) -> bool:
