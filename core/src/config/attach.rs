@@ -335,6 +335,7 @@ mod tests {
                 "justMyCode": false,
                 "showReturnValue": true,
                 "keepExecSources": false,
+                "django": false,
                 "redirectOutput": true,
                 "console": "externalTerminal",
                 "subprocessAutoAttach": true,

@@ -143,6 +143,7 @@ pub const LAUNCH_KEYS: &[Key] = &[
     RULES,
     SHOW_RETURN_VALUE,
     KEEP_EXEC_SOURCES,
+    DJANGO,
     Key {
         name: "sudo",
         kind: Kind::Boolean,
@@ -189,6 +190,13 @@ const SHOW_RETURN_VALUE: Key = Key {
         "After stepping out of a function, show the value it returned as '(return) name' in Locals.",
 };
 
+const DJANGO: Key = Key {
+    name: "django",
+    kind: Kind::Boolean,
+    default: Default::Boolean(false),
+    description: "Stop at breakpoints in Django templates (.html, .txt and the other template files): when the template renders that line, with the template's context as the frame's variables; an exception raised while rendering stops in the template (with the userUnhandled exception breakpoint).",
+};
+
 const KEEP_EXEC_SOURCES: Key = Key {
     name: "keepExecSources",
     kind: Kind::Boolean,
@@ -226,6 +234,7 @@ pub const ATTACH_KEYS: &[Key] = &[
     RULES,
     SHOW_RETURN_VALUE,
     KEEP_EXEC_SOURCES,
+    DJANGO,
     Key {
         name: "pathMappings",
         kind: Kind::PathMappings,

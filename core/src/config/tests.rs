@@ -177,6 +177,7 @@ fn child_configurations_inherit_only_the_allow_list() {
             "__dapperChildSessionId",
             "console",
             "cwd",
+            "django",
             "justMyCode",
             "keepExecSources",
             "name",

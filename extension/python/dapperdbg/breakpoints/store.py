@@ -56,6 +56,8 @@ TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from .templates import Templates
+
 NOT_LOADED_YET = ("The module is not loaded yet: the breakpoint is verified when it is "
                   "imported.")
 
@@ -132,6 +134,9 @@ class BreakpointStore:
         self.loaded = LoadedFiles()
         self.functions = FunctionBreakpointStore(self.allocate_fresh_id)
         self.data = DataBreakpoints()
+        # Set when the session debugs templates (breakpoints/templates.py): it says which
+        # files take template breakpoints, whose lines are not Python's.
+        self.templates: Templates | None = None
 
     @property
     def lines_cache(self) -> ExecutableLinesCache:
@@ -168,6 +173,12 @@ class BreakpointStore:
         if is_debugger_path(canonical):
             # The debugger never traces itself (a stop there could deadlock it).
             file_error = "Breakpoints in the debugger's own code are not supported."
+        elif self.templates is not None and self.templates.accepts(canonical):
+            try:
+                executable = self.templates.lines(path)
+                file_error = None
+            except SourceError as error:
+                file_error = str(error)
         else:
             try:
                 executable = self._lines_cache.lines(path)

@@ -22,8 +22,20 @@ def configure(debugger: Debugger, arguments: dict):
     # Before the debugger's own settings: its justMyCode resets the tracer's verdicts.
     set_rules(launch.get("rules"))
     debugger.configure(client, launch)
+    _configure_templates(debugger, launch)
     _configure_inspection(debugger, launch)
     return {}
+
+
+def _configure_templates(debugger: Debugger, launch: dict) -> None:
+    """Template breakpoints, only when asked for: the module is not loaded otherwise."""
+    store = debugger.store
+    if store.templates is None and launch.get("django") is not True:
+        return
+    if store.templates is None:
+        from ..breakpoints.templates import Templates
+        store.templates = Templates(store)
+    store.templates.configure(launch)
 
 
 def _configure_inspection(debugger: Debugger, launch: dict) -> None:

@@ -103,7 +103,14 @@ class ExceptionBreakpoints:
         canonical = tracer.canonical(frame.f_code.co_filename)
         if is_library_canonical(canonical) or not tracer.is_user_frame(frame):
             return
-        if not is_library_canonical(tracer.canonical(caller.f_code.co_filename)):
+        # The debugger's own frames in between do not count: a template's line
+        # (breakpoints/templates.py) is run by the debugger on behalf of the library
+        # that renders it.
+        while caller is not None and is_debugger_path(tracer.canonical(
+                caller.f_code.co_filename)):
+            caller = caller.f_back
+        if caller is None or not is_library_canonical(
+                tracer.canonical(caller.f_code.co_filename)):
             return
         self._reported[(ident, USER_UNHANDLED)] = exception
         self._debugger.stops.stop(

@@ -1,0 +1,109 @@
+"""Breakpoints in Django templates (the launch configuration's ``django``): a real
+program renders real templates, and the debuggee stops at the template's line with the
+template's context as the frame's locals, on every tracer. Django comes from PyPI
+(requirements-test.txt); a Python it does not install on skips, saying so."""
+
+from __future__ import annotations
+
+import pytest
+
+django = pytest.importorskip("django", reason="Django is not installed for this Python")
+
+DJANGO_TEMPLATE = """\
+<h1>Hello {{ name }}</h1>
+<ul>
+{% for item in items %}
+  <li>{{ item }}</li>
+{% endfor %}
+</ul>
+"""
+
+DJANGO_PROGRAM = """\
+import os, sys
+import django
+from django.conf import settings
+here = os.path.dirname(os.path.abspath(__file__))
+settings.configure(TEMPLATES=[{
+    "BACKEND": "django.template.backends.django.DjangoTemplates",
+    "DIRS": [here], "OPTIONS": {"debug": True}}])
+django.setup()
+from django.template.loader import render_to_string
+name = sys.argv[1] if len(sys.argv) > 1 else "page.html"
+try:
+    print(render_to_string(name, {"name": "world", "items": ["a", "b"]}).replace("\\n", "|"))
+except Exception as error:
+    print("failed:", type(error).__name__)
+"""
+
+FRAMEWORKS = {
+    "django": (DJANGO_PROGRAM, DJANGO_TEMPLATE, "page.html"),
+}
+
+
+def start(launch, write, backend, framework, lines, template=None, argv=()):
+    program_text, template_text, template_name = FRAMEWORKS[framework]
+    program = write("render.py", program_text)
+    page = write(template_name, template if template is not None else template_text)
+    debuggee = launch("--program", program, *argv, tracer=backend)
+    debuggee.configure({"program": str(program), framework: True})
+    breakpoints = debuggee.set_breakpoints(page, lines)
+    return debuggee, page, breakpoints
+
+
+@pytest.mark.parametrize("framework", list(FRAMEWORKS))
+def test_a_template_breakpoint_stops_with_the_context(launch, write, backend, framework):
+    debuggee, page, breakpoints = start(launch, write, backend, framework, [1, 4])
+    assert [bp["verified"] for bp in breakpoints] == [True, True], breakpoints
+    assert [bp["line"] for bp in breakpoints] == [1, 4]
+    debuggee.request("configurationDone")
+    seen = []
+    for _ in range(3):  # line 1 once, line 4 once per item
+        stop = debuggee.stopped()
+        frame = debuggee.top_frame(stop["threadId"])
+        assert frame["source"]["path"] == str(page)
+        variables = debuggee.locals_of(frame["id"])
+        assert variables["name"]["value"] == "'world'"
+        seen.append((frame["line"], variables.get("item", {}).get("value")))
+        debuggee.request("continue", {"threadId": stop["threadId"]})
+    assert seen == [(1, None), (4, "'a'"), (4, "'b'")]
+    debuggee.finish()
+    assert "Hello world" in debuggee.stdout()
+
+
+@pytest.mark.parametrize("framework", list(FRAMEWORKS))
+def test_without_the_option_a_template_breakpoint_is_refused(launch, write, backend,
+                                                             framework):
+    program_text, template_text, name = FRAMEWORKS[framework]
+    program = write("render.py", program_text)
+    page = write(name, template_text)
+    debuggee = launch("--program", program, tracer=backend)
+    debuggee.configure({"program": str(program)})
+    [breakpoint] = debuggee.set_breakpoints(page, [1])
+    assert breakpoint["verified"] is False
+    debuggee.request("configurationDone")
+    debuggee.finish()
+
+
+@pytest.mark.parametrize("framework", list(FRAMEWORKS))
+def test_an_exception_while_rendering_stops_in_the_template(launch, write, backend,
+                                                            framework):
+    template = "line one\n{% include 'missing.html' %}\n"
+    debuggee, page, _ = start(launch, write, backend, framework, [], template=template)
+    debuggee.request("setExceptionBreakpoints", {"filters": ["userUnhandled"]})
+    debuggee.request("configurationDone")
+    stop = debuggee.stopped("exception")
+    frame = debuggee.top_frame(stop["threadId"])
+    assert (frame["source"]["path"], frame["line"]) == (str(page), 2)
+    debuggee.request("continue", {"threadId": stop["threadId"]})
+    debuggee.finish()
+    assert "failed: TemplateDoesNotExist" in debuggee.stdout()
+
+
+def test_a_program_that_renders_nothing_imports_neither(launch, write, backend):
+    program = write("plain.py", "import sys\nprint(sorted(m for m in ('django',) "
+                                "if m in sys.modules))\n")
+    debuggee = launch("--program", program, tracer=backend)
+    debuggee.configure({"program": str(program), "django": True})
+    debuggee.request("configurationDone")
+    debuggee.finish()
+    assert "[]" in debuggee.stdout()
