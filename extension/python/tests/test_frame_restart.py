@@ -354,3 +354,37 @@ def test_a_module_its_loader_refuses_fails_as_plain(launch, backend):
     assert "Traceback" not in debuggee.stderr() and "dapper" not in debuggee.stderr()
     assert plain.stderr.splitlines()[-1].split(": ", 1)[1] == \
         debuggee.stderr().splitlines()[-1].split(": ", 1)[1]
+
+
+def test_a_restart_whose_arguments_no_longer_fit_is_refused(launch, write, backend):
+    path = write("program.py", CASES["the top frame runs its new code"]["program"])
+    debuggee = stopped_in(launch, path, backend, [2])
+    edit(path, "def g(n):", "def g(n, scale):")
+    debuggee.request("dapper/hotReload", {"source": {"path": str(path)}})
+    top = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"][0]
+    response = debuggee.request_raw("restartFrame", {"frameId": top["id"]})
+    assert not response["success"]
+    assert "no longer fit the new signature" in response["message"], response["message"]
+    assert "scale" in response["message"]
+    debuggee.set_breakpoints(path, [])
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+
+
+def test_exception_breakpoints_never_see_the_restart(launch, write, backend):
+    # With "Raised Exceptions" and "User Uncaught" on, the restart's own exception stops
+    # nowhere on its way: the next stop is the restart's.
+    path = write("program.py", CASES["a caller restarts: its callee unwinds"]["program"])
+    debuggee = launch("--program", path, tracer=backend)
+    debuggee.configure({"program": str(path)})
+    debuggee.set_breakpoints(path, [2])
+    debuggee.request("setExceptionBreakpoints", {"filters": ["raised", "userUnhandled"]})
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    debuggee.set_breakpoints(path, [])
+    caller = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"][1]
+    debuggee.request("restartFrame", {"frameId": caller["id"]})
+    debuggee.stopped("restart")
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "30\n"
