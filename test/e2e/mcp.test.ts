@@ -15,8 +15,8 @@ import { adapterScript, fixtures, marker, pythons, root } from "./support";
 type Answer = { text: string; isError: boolean };
 
 /** An MCP client connected to a fresh `dist/adapter.js --mcp`, working in `cwd`. */
-async function connect(cwd: string): Promise<{ call(name: string, args?: Record<string, unknown>): Promise<Answer>; client: Client; close(): Promise<void> }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [adapterScript, "--mcp"], cwd, env: { ...process.env, DAPPER_LOG_LEVEL: "warn" } as Record<string, string>, stderr: "inherit" });
+async function connect(cwd: string, env: Record<string, string> = {}): Promise<{ call(name: string, args?: Record<string, unknown>): Promise<Answer>; client: Client; close(): Promise<void> }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [adapterScript, "--mcp"], cwd, env: { ...process.env, DAPPER_LOG_LEVEL: "warn", ...env } as Record<string, string>, stderr: "inherit" });
   const client = new Client({ name: "dapper-e2e", version: "1.0.0" });
   await client.connect(transport);
   const call = async (name: string, args: Record<string, unknown> = {}): Promise<Answer> => {
@@ -121,6 +121,42 @@ for (const python of pythons()) {
     }
   });
 
+  test(`MCP, Python ${python.version}: run to a line leaves the breakpoints as they were; the environment is masked`, { timeout: 120_000 }, async () => {
+    const secret = "s3cr3t-value-from-the-environment";
+    const mcp = await connect(path.join(fixtures, "agent"), { AGENT_E2E_ENVIRONMENT_VALUE: secret });
+    try {
+      const source = fs.readFileSync(path.join(fixtures, "agent", "buggy.py"), "utf8").split("\n");
+      const lineOf = (text: string) => source.findIndex((l) => l.includes(text)) + 1;
+      let text = ok(await mcp.call("start", { program: "buggy.py", python: python.executable, stopOnEntry: true, wait: 60 }));
+      assert.match(text, /stopped \(entry\)/);
+      // The user's own breakpoint on the line to run to, one that would never stop. (Set
+      // once the program runs: one set before the start hides the breakpoints set in the
+      // same file later on, a debuggee bug of its own.)
+      ok(await mcp.call("set_breakpoint", { file: "buggy.py", text: "result = average(scores)", condition: "False" }));
+      text = ok(await mcp.call("control", { action: "runTo", file: "buggy.py", text: "result = average(scores)", wait: 60 }));
+      assert.match(text, new RegExp(`^Ran to buggy.py:${lineOf("result = average(scores)")}\\.`));
+      assert.match(text, /At main in buggy.py/);
+      text = ok(await mcp.call("control", { action: "runTo", file: "buggy.py", line: lineOf('print(f"average={result}")'), wait: 60 }));
+      assert.match(text, new RegExp(`^Ran to buggy.py:${lineOf('print(f"average={result}")')}\\.`));
+      // Neither run left a breakpoint of its own, and the user's kept its condition.
+      text = ok(await mcp.call("sessions"));
+      assert.match(text, new RegExp(`Breakpoints \\(1\\):\\n  buggy.py:${lineOf("result = average(scores)")} .*\\(if False\\)`));
+      assert.equal(ok(await mcp.call("evaluate", { expression: "result" })), "2.6666666666666665");
+
+      // The environment the program was given: names listed, values masked, however read.
+      text = ok(await mcp.call("evaluate", { expression: "__import__('os').environ" }));
+      assert.match(text, /^<masked: environment variables/);
+      text = ok(await mcp.call("evaluate", { expression: "__import__('os').getenv('AGENT_E2E_ENVIRONMENT_VALUE')" }));
+      assert.match(text, /^<masked: environment variables/);
+      text = ok(await mcp.call("variables", { path: "__import__('os').environ", count: 200 }));
+      assert.match(text, /'AGENT_E2E_ENVIRONMENT_VALUE' \(str\) = <masked: environment variables/);
+      for (const answer of [text, ok(await mcp.call("variables", { scope: "Globals", depth: 2 }))]) assert.ok(!answer.includes(secret), answer);
+      ok(await mcp.call("stop"));
+    } finally {
+      await mcp.close();
+    }
+  });
+
   test(`MCP, Python ${python.version}: waits end at their time limit and a running program can be paused`, { timeout: 120_000 }, async () => {
     const mcp = await connect(path.join(fixtures, "agent"));
     try {
@@ -152,7 +188,7 @@ const badCalls: { tool: string; args: Record<string, unknown>; says: RegExp }[] 
   { tool: "set_breakpoint", args: { file: "nowhere.py", line: 1 }, says: /Cannot read .*nowhere.py/ },
   { tool: "set_breakpoint", args: { file: "buggy.py", line: 1, colour: "red" }, says: /Unknown argument "colour"\. This tool takes: file, line, text, function/ },
   { tool: "control", args: {}, says: /"action" is required/ },
-  { tool: "control", args: { action: "jump" }, says: /"action" must be one of "continue", "next", "stepIn", "stepOut", "pause", not "jump"/ },
+  { tool: "control", args: { action: "jump" }, says: /"action" must be one of "continue", "next", "stepIn", "stepOut", "runTo", "pause", not "jump"/ },
   { tool: "control", args: { action: "next" }, says: /No debug session\. Start one with start\./ },
   { tool: "stack", args: { session: "nope" }, says: /No session named "nope"/ },
   { tool: "start", args: { program: "buggy.py", module: "buggy" }, says: /exactly one of program, module, pytest, command or pid, not program and module/ },

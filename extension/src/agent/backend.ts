@@ -10,6 +10,8 @@ export interface BreakpointOptions {
   condition?: string;
   hitCondition?: string;
   logMessage?: string;
+  /** false: kept, but not stopping (an unticked breakpoint in VS Code's Breakpoints view). */
+  enabled?: boolean;
 }
 
 export type Breakpoint = BreakpointOptions & ({ kind: "line"; file: string; line: number } | { kind: "function"; name: string });

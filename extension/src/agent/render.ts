@@ -31,6 +31,21 @@ export function looksSecret(name: string): boolean {
 
 export const MASKED = "<masked: the name looks like a secret; the user can turn masking off>";
 
+export const MASKED_ENVIRONMENT = "<masked: environment variables often hold secrets; the user can turn masking off>";
+
+/** Whether a value's type is the process environment (os.environ, os.environb). */
+export function isEnvironmentType(type: unknown): boolean {
+  return typeof type === "string" && /(^|\.)_Environ$/.test(type);
+}
+
+/**
+ * Whether an expression reads the environment (os.environ[...], os.getenv, environ.get):
+ * its value is one of the environment's, whatever name it is bound to afterwards.
+ */
+export function readsEnvironment(expression: string): boolean {
+  return /\b(environb?|getenvb?)\b/.test(expression);
+}
+
 /** The text of a file's 1-based line, trimmed, or undefined when the file cannot be read. */
 export function sourceLine(file: string, line: number, max = 160): string | undefined {
   const lines = readLines(file);

@@ -107,6 +107,24 @@ export class AgentSession {
   }
 
   /**
+   * Resolves at the first stop after `afterStop` stops, or the end, however long that
+   * takes: for what must follow the stop (a temporary breakpoint's removal) after the
+   * tool that waited has answered. It holds no timer, so it keeps no process alive.
+   */
+  settled(afterStop: number): Promise<"stopped" | "ended"> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.status.kind === "ended") resolve("ended");
+        else if (this.status.kind === "stopped" && this.stopCount > afterStop) resolve("stopped");
+        else return;
+        this.waiters.delete(check);
+      };
+      this.waiters.add(check);
+      check();
+    });
+  }
+
+  /**
    * Waits until the session stops after `afterStop` stops (a new stop), or ends, or
    * timeoutMs passes; never longer.
    */

@@ -4,6 +4,9 @@
 // what the user's session shows (the tracker's events) and the rules in between.
 
 import assert from "assert/strict";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
 import { test } from "node:test";
 import type { AgentBackend, Breakpoint, ListedBreakpoint } from "./backend";
 import { looksSecret, parsePythonCommand } from "./render";
@@ -12,15 +15,17 @@ import { AGENT_TOOLS, runTool, startConfiguration } from "./tools";
 
 type Answers = Record<string, (args: Record<string, unknown>) => Record<string, unknown>>;
 
-function backendWith(sessions: AgentSession[], maskSecrets = true): AgentBackend {
-  let breakpoints: ListedBreakpoint[] = [];
+function backendWith(sessions: AgentSession[], maskSecrets = true, initial: ListedBreakpoint[] = []): AgentBackend {
+  let breakpoints: ListedBreakpoint[] = [...initial];
   return {
     maskSecrets,
     sessions: () => sessions,
     start: () => Promise.reject(new Error("not here")),
     end: async (session) => session.markEnded(),
     listBreakpoints: () => breakpoints,
-    addBreakpoints: async (added: Breakpoint[]) => void (breakpoints = [...breakpoints, ...added]),
+    // One breakpoint a place, as both real backends keep them.
+    addBreakpoints: async (added: Breakpoint[]) =>
+      void (breakpoints = [...breakpoints.filter((b) => !added.some((a) => a.kind === "line" && b.kind === "line" && a.file === b.file && a.line === b.line)), ...added]),
     removeBreakpoints: async (matches) => {
       const before = breakpoints.length;
       breakpoints = breakpoints.filter((b) => !matches(b));
@@ -43,7 +48,14 @@ const call = async (tool: string, args: Record<string, unknown>, backend: AgentB
   return runTool(found, args, { backend, baseDirectory: "/work" });
 };
 
-// A stopped program with a 100,000-key dict and a password, as the debuggee pages them.
+// The program's environment: its values are masked like secrets, its names are not.
+const environItems = [
+  { name: "'HOME'", value: "'/home/ann'", type: "str", variablesReference: 0, evaluateName: "settings['HOME']" },
+  { name: "'GH_PAT'", value: "'ghp_abc123'", type: "str", variablesReference: 0, evaluateName: "settings['GH_PAT']" },
+];
+const environRepr = "environ({'HOME': '/home/ann', 'GH_PAT': 'ghp_abc123'})";
+
+// A stopped program with a 100,000-key dict, a password and os.environ, as the debuggee pages them.
 const bigDict = Array.from({ length: 100_000 }, (_, i) => ({ name: `'k${i}'`, value: String(i), type: "int", variablesReference: 0 }));
 const stoppedProgram: Answers = {
   stackTrace: () => ({ stackFrames: [{ id: 7, name: "main", line: 3, source: { path: "/work/app.py" } }], totalFrames: 1 }),
@@ -54,14 +66,18 @@ const stoppedProgram: Answers = {
         variables: [
           { name: "db_password", value: "'hunter2'", type: "str", variablesReference: 0 },
           { name: "big", value: "{" + "'k': 1, ".repeat(10_000) + "}", type: "dict", variablesReference: 2, indexedVariables: 100_000, evaluateName: "big" },
+          { name: "settings", value: environRepr, type: "os._Environ", variablesReference: 3, namedVariables: 2, evaluateName: "settings" },
         ],
       };
     }
+    if (args.variablesReference === 3) return { variables: environItems };
     const start = Number(args.start ?? 0);
     return { variables: bigDict.slice(start, start + Number(args.count ?? bigDict.length)) };
   },
   evaluate: (args) => {
     if (args.expression === "1/0") throw new Error("ZeroDivisionError: division by zero");
+    if (args.expression === "os.environ") return { result: environRepr, type: "os._Environ", variablesReference: 3, namedVariables: 2 };
+    if (args.expression === "os.getenv('HOME')" || args.expression === "os.environ['HOME']") return { result: "'/home/ann'", type: "str", variablesReference: 0 };
     if (args.expression === "big") return { result: "{…}", type: "dict", variablesReference: 2, indexedVariables: 100_000 };
     return { result: "x".repeat(50_000), type: "str", variablesReference: 0 };
   },
@@ -74,8 +90,14 @@ function stopped(name: string): AgentSession {
 }
 
 const cases: { name: string; tool: string; args: Record<string, unknown>; sessions: () => AgentSession[]; mask?: boolean; says: RegExp[]; not?: RegExp[]; error?: boolean }[] = [
-  { name: "a frame's variables: secrets masked, a big dict one cut line", tool: "variables", args: {}, sessions: () => [stopped("app")], says: [/^Locals of frame 0, items 0–1 of 2:/, /db_password \(str\) = <masked/, /big \(dict, 100000 items; open with path="big"\) = \{'k': 1, .*more chars cut/], not: [/hunter2/] },
-  { name: "masking off shows the secret", tool: "variables", args: {}, sessions: () => [stopped("app")], mask: false, says: [/db_password \(str\) = 'hunter2'/] },
+  { name: "a frame's variables: secrets masked, a big dict one cut line", tool: "variables", args: {}, sessions: () => [stopped("app")], says: [/^Locals of frame 0, items 0–2 of 2:/, /db_password \(str\) = <masked/, /big \(dict, 100000 items; open with path="big"\) = \{'k': 1, .*more chars cut/], not: [/hunter2/] },
+  { name: "masking off shows the secret", tool: "variables", args: {}, sessions: () => [stopped("app")], mask: false, says: [/db_password \(str\) = 'hunter2'/, /settings \(os\._Environ.*\) = environ\(\{'HOME': '\/home\/ann'/] },
+  { name: "the environment held in a variable is masked, and so are its items", tool: "variables", args: { depth: 2 }, sessions: () => [stopped("app")], says: [/settings \(os\._Environ, 2 items\) = <masked: environment variables/, /'HOME' \(str\) = <masked: environment variables/, /'GH_PAT' \(str\) = <masked/], not: [/ghp_abc123/, /\/home\/ann/] },
+  { name: "os.environ's items by path: names shown, values masked", tool: "variables", args: { path: "os.environ" }, sessions: () => [stopped("app")], says: [/^os\.environ \(os\._Environ\), items 0–1 of 2:/, /'GH_PAT' \(str\) = <masked: environment variables/], not: [/ghp_abc123/] },
+  { name: "os.environ evaluated: masked, with how to list its names", tool: "evaluate", args: { expression: "os.environ" }, sessions: () => [stopped("app")], says: [/^<masked: environment variables/, /list them with variables, path="os\.environ"/], not: [/ghp_abc123/, /\/home\/ann/] },
+  { name: "an environment variable read by getenv is masked", tool: "evaluate", args: { expression: "os.getenv('HOME')" }, sessions: () => [stopped("app")], says: [/^<masked: environment variables/], not: [/\/home\/ann/] },
+  { name: "an environment variable read by path is masked", tool: "variables", args: { path: "os.environ['HOME']" }, sessions: () => [stopped("app")], says: [/^os\.environ\['HOME'\] = <masked: environment variables/], not: [/\/home\/ann/] },
+  { name: "masking off shows the environment", tool: "evaluate", args: { expression: "os.getenv('HOME')" }, sessions: () => [stopped("app")], mask: false, says: [/^'\/home\/ann'$/] },
   { name: "a dict's page", tool: "variables", args: { path: "big", start: 10, count: 3 }, sessions: () => [stopped("app")], says: [/items 10–12 of 100000 \(more with start=13\)/, /'k12' \(int\) = 12$/] },
   { name: "depth opens ten items a level and says how many are left", tool: "variables", args: { depth: 2 }, sessions: () => [stopped("app")], says: [/ {4}'k9' \(int\) = 9\n {4}… 99990 more \(path="big"\)/] },
   { name: "evaluate cuts at maxChars", tool: "evaluate", args: { expression: "s", maxChars: 100 }, sessions: () => [stopped("app")], says: [/^x{100}… \[49900 more chars cut; raise maxChars to see more\]$/] },
@@ -129,6 +151,84 @@ test("output is read by offset, and what was dropped is counted", () => {
   assert.equal(read.dropped, 12);
   assert.equal(read.from, 12);
 });
+
+// Run to a line: a temporary breakpoint while the program runs, gone once it stops (or
+// ends), and the user's own breakpoint on that line, whatever its options, as it was.
+const runToProgram = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "dapper-runto-")), "prog.py");
+fs.writeFileSync(runToProgram, "def main():\n    x = 1\n    y = 2\n    return x + y\nmain()\n");
+const at = (line: number, options: Partial<ListedBreakpoint> = {}): ListedBreakpoint => ({ kind: "line", file: runToProgram, line, ...options }) as ListedBreakpoint;
+
+const runToCases: {
+  name: string;
+  args: Record<string, unknown>;
+  before: ListedBreakpoint[];
+  /** Where the program stops after the continue, or that it ends, or that it runs past the wait. */
+  then: { line: number; reason: string } | "ends" | "runs on";
+  /** The breakpoints while it ran, and once the tool (and the late stop, when it runs on) is done. */
+  running: ListedBreakpoint[];
+  after: ListedBreakpoint[];
+  says: RegExp[];
+}[] = [
+  { name: "no breakpoint there: a temporary one, gone at the stop", args: { line: 4 }, before: [], then: { line: 4, reason: "breakpoint" }, running: [at(4)], after: [], says: [/^Ran to .*prog\.py:4\.\nSession "app" stopped \(breakpoint\)/, /At main in .*prog\.py:4\n {2}4 \| return x \+ y/] },
+  { name: "by the line's text", args: { text: "y = 2" }, before: [], then: { line: 3, reason: "breakpoint" }, running: [at(3)], after: [], says: [/^Ran to .*prog\.py:3\./] },
+  { name: "the user's plain breakpoint there is the one that stops, untouched", args: { line: 4 }, before: [at(4)], then: { line: 4, reason: "breakpoint" }, running: [at(4)], after: [at(4)], says: [/^Ran to .*prog\.py:4\./] },
+  { name: "the user's conditional logpoint there stops this once, then is put back", args: { line: 4 }, before: [at(4, { condition: "x > 5", hitCondition: ">2", logMessage: "x={x}" })], then: { line: 4, reason: "breakpoint" }, running: [at(4)], after: [at(4, { condition: "x > 5", hitCondition: ">2", logMessage: "x={x}" })], says: [/^Ran to/] },
+  { name: "the user's disabled breakpoint there stops this once, then is disabled again", args: { line: 4 }, before: [at(4, { enabled: false })], then: { line: 4, reason: "breakpoint" }, running: [at(4)], after: [at(4, { enabled: false })], says: [/^Ran to/] },
+  { name: "a stop before the line: the temporary breakpoint goes too", args: { line: 4 }, before: [at(2)], then: { line: 2, reason: "breakpoint" }, running: [at(2), at(4)], after: [at(2)], says: [/^Stopped before reaching .*prog\.py:4 \(its temporary breakpoint is removed\)\.\nSession "app" stopped \(breakpoint\)/, /prog\.py:2/] },
+  { name: "the program ends first", args: { line: 4 }, before: [], then: "ends", running: [at(4)], after: [], says: [/^Did not reach .*prog\.py:4 \(its temporary breakpoint is removed\)\.\nSession "app" ended with exit code 0/] },
+  { name: "still running at the limit: the breakpoint stays until the stop comes", args: { line: 4, wait: 0 }, before: [], then: "runs on", running: [at(4)], after: [], says: [/still running after 0 s/, /temporary breakpoint at .*prog\.py:4 stays until the program stops, then goes/] },
+];
+
+for (const c of runToCases) {
+  test(`agent tools, control runTo: ${c.name}`, async () => {
+    let running: ListedBreakpoint[] | undefined;
+    let stopLine = 1;
+    // eslint-disable-next-line prefer-const -- the stand-in's answers need the backend made after it
+    let backend: AgentBackend;
+    const session = new AgentSession("app", "app", undefined, async (command) => {
+      if (command === "continue") {
+        running = backend.listBreakpoints();
+        if (c.then === "ends") setImmediate(() => (session.onEvent("exited", { exitCode: 0 }), session.onEvent("terminated", {})));
+        else if (c.then !== "runs on") {
+          const { line, reason } = c.then;
+          setImmediate(() => ((stopLine = line), session.onEvent("stopped", { reason, threadId: 1 })));
+        }
+        return {};
+      }
+      if (command === "stackTrace") return { stackFrames: [{ id: 1, name: "main", line: stopLine, source: { path: runToProgram } }], totalFrames: 1 };
+      throw new Error(`unexpected ${command}`);
+    });
+    session.onEvent("stopped", { reason: "entry", threadId: 1 });
+    backend = backendWith([session], true, c.before);
+    const result = await call("control", { action: "runTo", file: runToProgram, ...c.args }, backend);
+    assert.equal(result.isError, false, result.text);
+    for (const pattern of c.says) assert.match(result.text, pattern);
+    const sorted = (list: ListedBreakpoint[] | undefined) => [...(list ?? [])].sort((a, b) => (a.kind === "line" && b.kind === "line" ? a.line - b.line : 0));
+    assert.deepEqual(sorted(running), sorted(c.running), "while running");
+    if (c.then === "runs on") {
+      assert.deepEqual(sorted(backend.listBreakpoints()), sorted(c.running), "still there while it runs");
+      stopLine = 4;
+      session.onEvent("stopped", { reason: "breakpoint", threadId: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.deepEqual(sorted(backend.listBreakpoints()), sorted(c.after), "afterwards");
+  });
+}
+
+const badRunTo: { args: Record<string, unknown>; says: RegExp }[] = [
+  { args: { action: "runTo", line: 4 }, says: /runTo needs file with line or text/ },
+  { args: { action: "runTo", file: "/nowhere/x.py", line: 4 }, says: /Cannot read \/nowhere\/x\.py/ },
+  { args: { action: "runTo", file: runToProgram, line: 99 }, says: /has 6 lines; line 99 is past its end/ },
+  { args: { action: "continue", file: runToProgram, line: 4 }, says: /file, line and text go with action runTo only/ },
+];
+
+for (const { args, says } of badRunTo) {
+  test(`agent tools, control runTo refuses ${JSON.stringify(args)}`, async () => {
+    const result = await call("control", args, backendWith([stopped("app")]));
+    assert.equal(result.isError, true, result.text);
+    assert.match(result.text, says);
+  });
+}
 
 const commandLines: { line: string; is?: object; error?: RegExp }[] = [
   { line: "python -m http.server 8000", is: { python: "python", module: "http.server", args: ["8000"] } },

@@ -7,8 +7,8 @@
 import * as fs from "fs";
 import * as path from "path";
 import { checkArguments, num, str, strings, bool, ToolError, type Arguments, type InputSchema } from "./arguments";
-import type { AgentBackend, Breakpoint, DebugConfiguration } from "./backend";
-import { clip, looksSecret, MASKED, parsePythonCommand, readLines, shortPath, sourceLine } from "./render";
+import type { AgentBackend, Breakpoint, BreakpointOptions, DebugConfiguration, ListedBreakpoint } from "./backend";
+import { clip, isEnvironmentType, looksSecret, MASKED, MASKED_ENVIRONMENT, parsePythonCommand, readLines, readsEnvironment, shortPath, sourceLine } from "./render";
 import type { AgentSession } from "./session";
 import { describeSession, describeStatus, frameIdOf, sessionArgument, stoppedThread } from "./where";
 
@@ -261,14 +261,18 @@ function breakpointList(backend: AgentBackend, base: string): string {
 
 const control: AgentTool = {
   name: "control",
-  title: "Continue, step or pause",
-  description: "Resumes or pauses a session: continue, next (step over), stepIn, stepOut, or pause. Then waits until it stops or ends and says where it is.",
+  title: "Continue, step, run to a line or pause",
+  description:
+    "Resumes or pauses a session: continue, next (step over), stepIn, stepOut, runTo (run until file's line, given by line or text; stops earlier at a breakpoint on the way), or pause. Then waits until it stops or ends and says where it is.",
   inputSchema: {
     type: "object",
     properties: {
-      action: { type: "string", enum: ["continue", "next", "stepIn", "stepOut", "pause"], description: "What to do." },
+      action: { type: "string", enum: ["continue", "next", "stepIn", "stepOut", "runTo", "pause"], description: "What to do." },
       session: sessionProperty,
       thread: { type: "integer", description: "The thread to step (default: the one that stopped).", minimum: 0 },
+      file: { type: "string", description: "runTo: the source file of the line to run to." },
+      line: { type: "integer", description: "runTo: the 1-based line to run to.", minimum: 1 },
+      text: { type: "string", description: "runTo: text of the line to run to, instead of its number (with line, the match nearest to it)." },
       wait: waitProperty,
     },
     required: ["action"],
@@ -277,9 +281,11 @@ const control: AgentTool = {
   async run(args, { backend, baseDirectory }) {
     const session = sessionArgument(backend, str(args, "session"));
     const action = str(args, "action") as string;
+    if (action === "runTo") return runTo(session, args, backend, baseDirectory);
+    if (args.file !== undefined || args.line !== undefined || args.text !== undefined) throw new ToolError("file, line and text go with action runTo only.");
     const before = session.stopCount;
     if (action === "pause") {
-      if (session.status.kind === "stopped") return `${describeStatus(session, baseDirectory)}\nIt is already stopped.`;
+      if (session.status.kind === "stopped") return `${await describeStatus(session, baseDirectory)}\nIt is already stopped.`;
       const threads = (await session.request("threads")).threads as { id: number }[] | undefined;
       await session.request("pause", { threadId: num(args, "thread") ?? threads?.[0]?.id ?? 0 });
       return afterWait(session, before, Math.max(secondsOf(args), 5000), baseDirectory);
@@ -290,6 +296,70 @@ const control: AgentTool = {
     return afterWait(session, before, secondsOf(args), baseDirectory);
   },
 };
+
+/**
+ * Runs to a line as an editor's Run to Cursor does: a breakpoint there while the program
+ * runs, taken away at the next stop (there or anywhere else) or the end, even when that
+ * comes after the tool has answered. Breakpoints are one a place, so a breakpoint of the
+ * user's already there that would not stop every time (a condition, a hit count, a
+ * logpoint, unticked) is replaced by a plain one for the run and then put back as it was;
+ * a plain one of theirs is left alone to do the stopping.
+ */
+async function runTo(session: AgentSession, args: Arguments, backend: AgentBackend, base: string): Promise<string> {
+  const fileArgument = str(args, "file");
+  if (fileArgument === undefined) throw new ToolError("runTo needs file with line or text: the line to run to.");
+  const file = path.resolve(base, fileArgument);
+  const lines = readLines(file);
+  if (lines === undefined) throw new ToolError(`Cannot read ${file}. Give a path relative to ${base}, or an absolute one.`);
+  const line = lineOf(lines, num(args, "line"), str(args, "text"), file);
+  const threadId = num(args, "thread") ?? stoppedThread(session);
+  const here = (b: Breakpoint) => b.kind === "line" && b.file === file && b.line === line;
+  const own = backend.listBreakpoints().find(here);
+  const stopsAlways = own !== undefined && own.enabled !== false && !own.condition && !own.hitCondition && !own.logMessage;
+  const place = `${shortPath(file, base)}:${line}`;
+  let restore = async (): Promise<void> => undefined;
+  if (!stopsAlways) {
+    const temporary: Breakpoint = { kind: "line", file, line };
+    await backend.addBreakpoints([temporary]);
+    restore = async () => {
+      const now = backend.listBreakpoints().find(here);
+      // Someone (the user) set that place again meanwhile: theirs stays.
+      if (now === undefined || now.condition || now.hitCondition || now.logMessage || now.enabled === false) return;
+      if (own !== undefined) await backend.addBreakpoints([asAsked(own)]);
+      else await backend.removeBreakpoints(here);
+    };
+  }
+  const before = session.stopCount;
+  session.markRunning();
+  try {
+    await session.request("continue", { threadId });
+  } catch (error) {
+    await restore();
+    throw error;
+  }
+  const outcome = await session.waitForStop(before, secondsOf(args));
+  if (outcome === "timeout") {
+    void session.settled(before).then(restore, restore);
+    const kept = stopsAlways ? "" : ` The temporary breakpoint at ${place} stays until the program stops, then goes.`;
+    return `Session "${session.name}" is still running after ${secondsOf(args) / 1000} s.${kept} Call wait to wait longer, or control with action pause to stop it now.`;
+  }
+  await restore();
+  const status = await describeStatus(session, base);
+  const removed = stopsAlways ? "" : " (its temporary breakpoint is removed)";
+  if (outcome === "ended") return `Did not reach ${place}${removed}.\n${status}`;
+  const arrived = session.lastLocation?.file === file && session.lastLocation.line === line;
+  return `${arrived ? `Ran to ${place}.` : `Stopped before reaching ${place}${removed}.`}\n${status}`;
+}
+
+/** A listed breakpoint as it was asked for, without what the debuggee said of it. */
+function asAsked(b: ListedBreakpoint): Breakpoint {
+  const options: BreakpointOptions = {};
+  if (b.condition !== undefined) options.condition = b.condition;
+  if (b.hitCondition !== undefined) options.hitCondition = b.hitCondition;
+  if (b.logMessage !== undefined) options.logMessage = b.logMessage;
+  if (b.enabled !== undefined) options.enabled = b.enabled;
+  return b.kind === "line" ? { kind: "line", file: b.file, line: b.line, ...options } : { kind: "function", name: b.name, ...options };
+}
 
 const wait: AgentTool = {
   name: "wait",
@@ -360,7 +430,7 @@ const variables: AgentTool = {
   name: "variables",
   title: "Show variables",
   description:
-    "The variables of a stopped frame (locals; globals with scope), or the items of one value (path: an expression such as data or data['key']), paged with start and count, nested to depth, each value cut at maxChars. Names that look like secrets are masked.",
+    "The variables of a stopped frame (locals; globals with scope), or the items of one value (path: an expression such as data or data['key']), paged with start and count, nested to depth, each value cut at maxChars. Values of names that look like secrets and of environment variables are masked.",
   inputSchema: {
     type: "object",
     properties: {
@@ -386,10 +456,12 @@ const variables: AgentTool = {
     let title: string;
     let total: number | undefined;
     const expression = str(args, "path");
+    let environment = false;
     if (expression !== undefined) {
       const result = await evaluateFor(session, expression, frameId, "watch");
       reference = typeof result.variablesReference === "number" ? result.variablesReference : 0;
-      if (reference === 0) return `${expression} = ${clip(String(result.result), maxChars)} (no items to list)`;
+      environment = backend.maskSecrets && (isEnvironmentType(result.type) || readsEnvironment(expression));
+      if (reference === 0) return `${expression} = ${environment ? MASKED_ENVIRONMENT : clip(String(result.result), maxChars)} (no items to list)`;
       total = sumCounts(result);
       title = `${expression} (${String(result.type ?? "value")})`;
     } else {
@@ -403,7 +475,7 @@ const variables: AgentTool = {
     }
     const lines: string[] = [];
     const items = await listVariables(session, reference, start, count);
-    await renderVariables(session, items, 1, depth, maxChars, backend.maskSecrets, lines);
+    await renderVariables(session, items, 1, depth, maxChars, { secrets: backend.maskSecrets, environment }, lines);
     const totalText = total !== undefined ? ` of ${total}` : "";
     const range = items.length === 0 ? "none" : `${start}–${start + items.length - 1}${totalText}`;
     const more = total !== undefined ? start + items.length < total : items.length === count;
@@ -421,19 +493,27 @@ async function listVariables(session: AgentSession, reference: number, start: nu
   return ((body.variables ?? []) as DapVariable[]).slice(0, count);
 }
 
-async function renderVariables(session: AgentSession, items: DapVariable[], level: number, depth: number, maxChars: number, mask: boolean, out: string[]): Promise<void> {
+/** What to mask: secret-looking names' values, and (items of the environment) every value. */
+interface Masking {
+  secrets: boolean;
+  environment: boolean;
+}
+
+async function renderVariables(session: AgentSession, items: DapVariable[], level: number, depth: number, maxChars: number, mask: Masking, out: string[]): Promise<void> {
   const indent = "  ".repeat(level);
   for (const item of items) {
     if (out.length > MAX_LINES) return;
-    const secret = mask && looksSecret(item.name);
+    const secret = mask.secrets && looksSecret(item.name);
+    // The environment's names say what a program was given and are kept; its values are not.
+    const environment = mask.secrets && (mask.environment || isEnvironmentType(item.type));
     const children = sumCounts(item);
     const size = children !== undefined && children > 0 ? `, ${children} items` : "";
     const open = !secret && (item.variablesReference ?? 0) > 0 && level >= depth && item.evaluateName ? `; open with path=${JSON.stringify(item.evaluateName)}` : "";
-    const value = secret ? MASKED : clip(item.value, maxChars);
+    const value = secret ? MASKED : environment ? MASKED_ENVIRONMENT : clip(item.value, maxChars);
     out.push(`${indent}${item.name}${item.type ? ` (${item.type}${size}${open})` : ""} = ${value}`);
     if (!secret && level < depth && (item.variablesReference ?? 0) > 0) {
       const nested = await listVariables(session, item.variablesReference as number, 0, 10);
-      await renderVariables(session, nested, level + 1, depth, maxChars, mask, out);
+      await renderVariables(session, nested, level + 1, depth, maxChars, { secrets: mask.secrets, environment }, out);
       if (children !== undefined && children > nested.length) out.push(`${indent}  … ${children - nested.length} more${item.evaluateName ? ` (path=${JSON.stringify(item.evaluateName)})` : ""}`);
     }
   }
@@ -469,7 +549,8 @@ const evaluate: AgentTool = {
     const frameId = await frameIdOf(session, num(args, "frame") ?? 0);
     const result = await evaluateFor(session, expression, frameId, "repl");
     const bareName = /^\s*[A-Za-z_][A-Za-z0-9_.]*\s*$/.test(expression) ? expression.trim().split(".").pop() ?? "" : "";
-    const text = backend.maskSecrets && bareName !== "" && looksSecret(bareName) ? MASKED : clip(String(result.result ?? ""), num(args, "maxChars") ?? 2000);
+    const masked = !backend.maskSecrets ? undefined : bareName !== "" && looksSecret(bareName) ? MASKED : isEnvironmentType(result.type) || readsEnvironment(expression) ? MASKED_ENVIRONMENT : undefined;
+    const text = masked ?? clip(String(result.result ?? ""), num(args, "maxChars") ?? 2000);
     const children = sumCounts(result);
     const hint = typeof result.variablesReference === "number" && result.variablesReference > 0 ? `\n(${result.type ?? "value"}${children ? ` with ${children} items` : ""}: list them with variables, path=${JSON.stringify(expression.trim())})` : "";
     return `${text === "" ? "(no value)" : text}${hint}`;

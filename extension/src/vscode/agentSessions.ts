@@ -13,11 +13,15 @@ const RESUMING = new Set(["continue", "next", "stepIn", "stepOut", "stepBack", "
 /** How long VS Code may take to start a session before start gives up on it. */
 const START_TIMEOUT_MS = 60_000;
 const ENDED_KEPT = 10;
+/** The longest addBreakpoints waits for a session to have been sent them. */
+const BREAKPOINTS_SENT_MS = 2000;
 
 export class VsCodeSessions implements AgentBackend {
   private readonly tracked: AgentSession[] = [];
   /** VS Code's session of each tracked one, to stop it through VS Code. */
   private readonly debugSessions = new Map<string, vscode.DebugSession>();
+  /** Called when a session answers a setBreakpoints VS Code sent it. */
+  private readonly breakpointsSent = new Set<() => void>();
 
   get maskSecrets(): boolean {
     return vscode.workspace.getConfiguration("dapper").get<boolean>("agent.maskSecrets", true);
@@ -32,8 +36,9 @@ export class VsCodeSessions implements AgentBackend {
             onWillReceiveMessage: (message: { type?: string; command?: string }) => {
               if (message?.type === "request" && message.command !== undefined && RESUMING.has(message.command)) agent.markRunning();
             },
-            onDidSendMessage: (message: { type?: string; event?: string; body?: Record<string, unknown> }) => {
+            onDidSendMessage: (message: { type?: string; event?: string; command?: string; body?: Record<string, unknown> }) => {
               if (message?.type === "event" && message.event !== undefined) agent.onEvent(message.event, message.body);
+              if (message?.type === "response" && (message.command === "setBreakpoints" || message.command === "setFunctionBreakpoints")) for (const sent of [...this.breakpointsSent]) sent();
             },
             onExit: () => agent.markEnded(),
           };
@@ -90,8 +95,21 @@ export class VsCodeSessions implements AgentBackend {
       const agent = fromVsCode(existing);
       return agent !== undefined && breakpoints.some((b) => samePlace(agent, b));
     });
+    // VS Code sends the change to its sessions on its own time; a continue sent right
+    // after (run to a line) could overtake it, so this waits until a live session has
+    // answered the setBreakpoints it causes, or a short while when none does.
+    const live = this.tracked.some((s) => !s.ended);
+    let sent: (() => void) | undefined;
+    const answered = new Promise<void>((resolve) => {
+      sent = resolve;
+      this.breakpointsSent.add(resolve);
+    });
     if (replaced.length > 0) vscode.debug.removeBreakpoints(replaced);
     vscode.debug.addBreakpoints(breakpoints.map(toVsCode));
+    let timer: NodeJS.Timeout | undefined;
+    if (live) await Promise.race([answered, new Promise<void>((resolve) => (timer = setTimeout(resolve, BREAKPOINTS_SENT_MS)))]);
+    clearTimeout(timer);
+    if (sent !== undefined) this.breakpointsSent.delete(sent);
   }
 
   async removeBreakpoints(matches: (breakpoint: Breakpoint) => boolean): Promise<number> {
@@ -119,16 +137,17 @@ export class VsCodeSessions implements AgentBackend {
 }
 
 function fromVsCode(b: vscode.Breakpoint): ListedBreakpoint | undefined {
-  const options = { condition: b.condition, hitCondition: b.hitCondition, logMessage: b.logMessage };
+  const options = { condition: b.condition, hitCondition: b.hitCondition, logMessage: b.logMessage, ...(b.enabled ? {} : { enabled: false }) };
   if (b instanceof vscode.SourceBreakpoint) return { kind: "line", file: b.location.uri.fsPath, line: b.location.range.start.line + 1, ...options };
   if (b instanceof vscode.FunctionBreakpoint) return { kind: "function", name: b.functionName, ...options };
   return undefined;
 }
 
 function toVsCode(b: Breakpoint): vscode.Breakpoint {
-  if (b.kind === "function") return new vscode.FunctionBreakpoint(b.name, true, b.condition, b.hitCondition, b.logMessage);
+  const enabled = b.enabled !== false;
+  if (b.kind === "function") return new vscode.FunctionBreakpoint(b.name, enabled, b.condition, b.hitCondition, b.logMessage);
   const location = new vscode.Location(vscode.Uri.file(b.file), new vscode.Position(b.line - 1, 0));
-  return new vscode.SourceBreakpoint(location, true, b.condition, b.hitCondition, b.logMessage);
+  return new vscode.SourceBreakpoint(location, enabled, b.condition, b.hitCondition, b.logMessage);
 }
 
 function samePlace(a: Breakpoint, b: Breakpoint): boolean {
