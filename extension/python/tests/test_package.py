@@ -51,20 +51,22 @@ def _is_type_checking(test: ast.expr) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def _imports(tree: ast.AST):
-    """The import statements that run (every one but those under TYPE_CHECKING)."""
+def _imports(tree: ast.AST, typing_too: bool = False):
+    """The import statements that run (every one but those under TYPE_CHECKING, unless
+    ``typing_too``)."""
     for node in ast.iter_child_nodes(tree):
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
-            yield from (item for branch in node.orelse for item in _imports_in(branch))
+        if isinstance(node, ast.If) and _is_type_checking(node.test) and not typing_too:
+            yield from (item for branch in node.orelse
+                        for item in _imports_in(branch, typing_too))
             continue
-        yield from _imports_in(node)
+        yield from _imports_in(node, typing_too)
 
 
-def _imports_in(node: ast.AST):
+def _imports_in(node: ast.AST, typing_too: bool = False):
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         yield node
     else:
-        yield from _imports(node)
+        yield from _imports(node, typing_too)
 
 
 def _ancestors(name: str) -> list[str]:
@@ -72,14 +74,15 @@ def _ancestors(name: str) -> list[str]:
     return [".".join(parts[:index]) for index in range(1, len(parts))]
 
 
-def import_graph() -> dict[str, set[str]]:
+def import_graph(typing_too: bool = False) -> dict[str, set[str]]:
+    """``typing_too``: imports under TYPE_CHECKING count as well."""
     modules = module_names()
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
         is_package = path.name == "__init__.py"
         package = name if is_package else name.rpartition(".")[0]
         targets: set[str] = set()
-        for node in _imports(ast.parse(path.read_text(), str(path))):
+        for node in _imports(ast.parse(path.read_text(), str(path)), typing_too):
             if isinstance(node, ast.Import):
                 targets.update(alias.name for alias in node.names)
                 continue
@@ -151,6 +154,17 @@ def _cycle_in(graph: dict[str, set[str]], component: set[str]) -> list[str]:
 def test_the_import_graph_has_no_cycle():
     cycles = find_cycles(import_graph())
     assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_session_parts_do_not_depend_on_the_debugger_even_for_types():
+    """Within session/, imports under TYPE_CHECKING count too: the Debugger's parts
+    (stops, hot reload, exception breakpoints, frame restarts) are typed by what they use
+    of it (session/parts.py), not by the module that makes them."""
+    graph = import_graph(typing_too=True)
+    session = {name: {target for target in targets if target.startswith("dapperdbg.session")}
+               for name, targets in graph.items() if name.startswith("dapperdbg.session")}
+    cycles = find_cycles(session)
+    assert not cycles, "session cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
 
 
 def test_the_packages_form_layers():

@@ -26,11 +26,11 @@ from . import program
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
-    from .debugger import Debugger
+    from .parts import DebuggerParts
 
 
 class ExceptionBreakpoints:
-    def __init__(self, debugger: Debugger) -> None:
+    def __init__(self, debugger: DebuggerParts) -> None:
         self._debugger = debugger
         self.filters: ExceptionFilters = DEFAULT_FILTERS
         # (thread ident, filter) -> the exception last stopped on for raised /

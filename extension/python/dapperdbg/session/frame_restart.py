@@ -30,7 +30,7 @@ TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .debugger import Debugger
+    from .parts import DebuggerParts
     from .threads import StoppedThread
 
 _CO_NEWLOCALS = 0x0002
@@ -182,7 +182,7 @@ def _original_arguments(frame: types.FrameType) -> tuple[list, dict, list[str]]:
     return args, kwargs, notes
 
 
-def restart(debugger: Debugger, stopped: StoppedThread, frame: types.FrameType) -> Plan:
+def restart(debugger: DebuggerParts, stopped: StoppedThread, frame: types.FrameType) -> Plan:
     """Plan restarting ``frame`` of the stopped thread with its function's current code;
     the plan's ``go()`` (once the response is out) runs every thread again, and the
     thread stops (reason ``restart``) on the first line of the new call. Raises

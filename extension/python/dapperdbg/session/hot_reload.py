@@ -34,10 +34,10 @@ from ..hotreload import (
 from ..hotreload.stacks import all_frames, record_replacements
 
 if TYPE_CHECKING:
-    from .debugger import Debugger
+    from .parts import DebuggerParts
 
 
-def reload(debugger: Debugger, path: str, new_source: str | None,
+def reload(debugger: DebuggerParts, path: str, new_source: str | None,
            while_running: bool) -> dict:
     """Reload ``path`` in the program; returns the result body. Raises the engine's
     ``ReloadError`` (with nothing changed) for a file it cannot reload."""
@@ -63,7 +63,7 @@ def reload(debugger: Debugger, path: str, new_source: str | None,
     return body_of(debugger, result, old_frames)
 
 
-def _restartable(debugger: Debugger, canonical: str) -> bool:
+def _restartable(debugger: DebuggerParts, canonical: str) -> bool:
     """Whether the file was loaded with restartable functions."""
     instrumentation = debugger.probes.instrumentation
     return instrumentation is not None and canonical in instrumentation.registry.restartable_files
@@ -77,7 +77,7 @@ _deferred_files: set[str] = set()
 _seen_files: set[str] = set()
 
 
-def note_stop(debugger: Debugger, ident: int, frame: types.FrameType) -> None:
+def note_stop(debugger: DebuggerParts, ident: int, frame: types.FrameType) -> None:
     """At a stop (on the stopping thread, inside a tracer callback: never raises).
 
     The sources of the user's files on the stack are remembered as they are now, before
@@ -93,7 +93,7 @@ def note_stop(debugger: Debugger, ident: int, frame: types.FrameType) -> None:
         report_internal_error("hot reload's work at a stop")
 
 
-def _remember_sources(debugger: Debugger, frame: types.FrameType | None) -> None:
+def _remember_sources(debugger: DebuggerParts, frame: types.FrameType | None) -> None:
     while frame is not None:
         filename = frame.f_code.co_filename
         if filename not in _seen_files:
@@ -104,7 +104,7 @@ def _remember_sources(debugger: Debugger, frame: types.FrameType | None) -> None
         frame = frame.f_back
 
 
-def _apply_deferred_at_stop(debugger: Debugger, ident: int, frame: types.FrameType) -> None:
+def _apply_deferred_at_stop(debugger: DebuggerParts, ident: int, frame: types.FrameType) -> None:
     """Apply the patches deferred by a reload while running whose old code no thread
     runs any more, and tell the client."""
     canonicals = set(_deferred_files)
@@ -122,7 +122,7 @@ def _apply_deferred_at_stop(debugger: Debugger, ident: int, frame: types.FrameTy
                                        body_of(debugger, result, []))
 
 
-def _copies(debugger: Debugger, canonical: str) -> tuple:
+def _copies(debugger: DebuggerParts, canonical: str) -> tuple:
     registry = debugger.probes.registry
     return registry.infos_for_file(canonical) if registry is not None else ()
 
@@ -140,7 +140,7 @@ def _copies_replaced(copies, replaced: dict) -> dict:
     return out
 
 
-def _apply_breakpoints_again(debugger: Debugger, canonical: str) -> None:
+def _apply_breakpoints_again(debugger: DebuggerParts, canonical: str) -> None:
     """The file's breakpoints on its new code: lines re-resolved against the new source
     (a ``breakpoint`` event for each that moved or changed its verdict), then probes."""
     changed = debugger.store.reresolve_file(canonical)
@@ -148,7 +148,7 @@ def _apply_breakpoints_again(debugger: Debugger, canonical: str) -> None:
     debugger.announce_verified(changed)
 
 
-def body_of(debugger: Debugger, result: ReloadResult, old_frames: list) -> dict:
+def body_of(debugger: DebuggerParts, result: ReloadResult, old_frames: list) -> dict:
     """The DAP body, frames running old code named by the ids the client knows."""
     body = result.to_body()
     threads = {thread.ident: thread for thread in threading.enumerate()}

@@ -27,7 +27,7 @@ from .threads import DEBUGGER_THREAD_PREFIX, StoppedThread
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
-    from .debugger import Debugger
+    from .parts import DebuggerParts
 
 # How long a paused thread may take to reach a line of Python code before it is
 # announced stopped where it is (blocked outside Python code).
@@ -38,7 +38,7 @@ class Stops:
     """The stopped threads of one debugger, under the lock that stopping and resuming
     take (the debugger's detach takes it too)."""
 
-    def __init__(self, debugger: Debugger) -> None:
+    def __init__(self, debugger: DebuggerParts) -> None:
         self._debugger = debugger
         self.lock = threading.Lock()
         self._stopped: dict[int, StoppedThread] = {}
