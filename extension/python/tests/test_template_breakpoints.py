@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from dapperdbg.breakpoints.templates import TEMPLATE_OPTION_NEEDED
+
 django = pytest.importorskip("django", reason="Django is not installed for this Python")
 
 DJANGO_TEMPLATE = """\
@@ -61,6 +63,7 @@ def test_a_template_breakpoint_stops_with_the_context(launch, write, backend, fr
         stop = debuggee.stopped()
         frame = debuggee.top_frame(stop["threadId"])
         assert frame["source"]["path"] == str(page)
+        assert frame["name"] == page.name
         variables = debuggee.locals_of(frame["id"])
         assert variables["name"]["value"] == "'world'"
         seen.append((frame["line"], variables.get("item", {}).get("value")))
@@ -68,6 +71,21 @@ def test_a_template_breakpoint_stops_with_the_context(launch, write, backend, fr
     assert seen == [(1, None), (4, "'a'"), (4, "'b'")]
     debuggee.finish()
     assert "Hello world" in debuggee.stdout()
+
+
+@pytest.mark.parametrize("framework", list(FRAMEWORKS))
+def test_a_condition_and_an_evaluation_in_the_template(launch, write, backend, framework):
+    debuggee, page, _ = start(launch, write, backend, framework, [])
+    debuggee.set_breakpoints(page, [4], condition="item == 'b'")
+    debuggee.request("configurationDone")
+    stop = debuggee.stopped()
+    frame = debuggee.top_frame(stop["threadId"])
+    assert frame["line"] == 4
+    answer = debuggee.request("evaluate", {"expression": "name + item", "frameId": frame["id"],
+                                           "context": "repl"})
+    assert answer["result"] == "'worldb'"
+    debuggee.request("continue", {"threadId": stop["threadId"]})
+    debuggee.finish()
 
 
 @pytest.mark.parametrize("framework", list(FRAMEWORKS))
@@ -80,6 +98,7 @@ def test_without_the_option_a_template_breakpoint_is_refused(launch, write, back
     debuggee.configure({"program": str(program)})
     [breakpoint] = debuggee.set_breakpoints(page, [1])
     assert breakpoint["verified"] is False
+    assert breakpoint["message"] == TEMPLATE_OPTION_NEEDED
     debuggee.request("configurationDone")
     debuggee.finish()
 

@@ -39,6 +39,7 @@ file's first code never slips between the two unannounced.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import types
@@ -185,6 +186,10 @@ class BreakpointStore:
                 file_error = None
             except SourceError as error:
                 file_error = str(error)
+                from .templates import TEMPLATE_OPTION_NEEDED, is_template_path
+                if is_template_path(canonical) and os.path.isfile(path):
+                    # Not Python: say what makes it work rather than how it fails to compile.
+                    file_error = TEMPLATE_OPTION_NEEDED
         created = []
         with self._lock:
             loaded = file_error is None and self.loaded.contains(canonical)

@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 TEMPLATE_SUFFIXES = (".html", ".htm", ".djhtml", ".jinja", ".jinja2", ".j2", ".txt",
                      ".xml")
 
+TEMPLATE_OPTION_NEEDED = ("A breakpoint in a Django template needs \"django\": true in the "
+                          "launch configuration.")
+
 
 def is_template_path(path: str) -> bool:
     return path.lower().endswith(TEMPLATE_SUFFIXES)
@@ -133,7 +136,11 @@ class Templates:
             statement = "raise __import__('sys').exc_info()[1]" if raising else "pass"
             code = compile("\n" * (line - 1) + statement, path, "exec", dont_inherit=True)
             # The stack shows the template's name where a module shows "<module>".
-            code = code.replace(co_name=os.path.basename(path))
+            name = os.path.basename(path)
+            names = {"co_name": name}
+            if sys.version_info >= (3, 11):
+                names["co_qualname"] = name
+            code = code.replace(**names)
             with self._lock:
                 code = self._codes.setdefault(key, code)
         return code
