@@ -30,6 +30,7 @@
 //   --only-debug-test      runs scenario 6 alone
 //   --only-presenters      runs scenario 5 alone
 //   --only-edit-continue   runs scenario 7 alone
+//   --only-agent-tools     runs scenario 8 (agentToolsScenario.mjs) alone
 // Environment: DAPPER_VSCODE_PYTHON, the interpreter the session must run under: the
 // stand-in Python extension (fake-python-extension/) names it, while `dapper.python`
 // names another, which must lose (default: the newest CPython that is not python3 on PATH).
@@ -40,6 +41,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ensurePythonTestEnv, findPythons, isSidWrapper } from "../../scripts/lib.mjs";
 import { sidGdb } from "../../scripts/sid.mjs";
+import { scenarioAgentTools } from "./agentToolsScenario.mjs";
 import { scenarioAttachToProcess } from "./attachScenario.mjs";
 import { scenarioAutoAttach } from "./autoAttachScenario.mjs";
 import { scenarioDebugTest } from "./debugTestScenario.mjs";
@@ -293,6 +295,11 @@ async function main() {
       }
       await scenarioPresenters(page, { begin, log, python, workspace: dirs.workspace, artifacts, stepMs: LIMITS.step, waitForDebugger });
     };
+    const agentTools = () => scenarioAgentTools(page, { begin, log, workspace: dirs.workspace, artifacts, stepMs: LIMITS.step, waitForDebugger });
+    if (process.argv.includes("--only-agent-tools")) {
+      await agentTools();
+      return passed();
+    }
     const debugTest = () => scenarioDebugTest(page, { begin, log, workspace: dirs.workspace, artifacts, stepMs: LIMITS.step, waitForDebugger });
     if (process.argv.includes("--only-debug-test")) {
       await debugTest();
@@ -452,6 +459,7 @@ async function main() {
     await presenters();
     await debugTest();
     await editAndContinue();
+    await agentTools();
     return passed();
   } catch (error) {
     console.error(`\n[vscode-test] FAILED at step "${step}": ${error.message}`);

@@ -151,3 +151,23 @@ export class AgentSession {
     });
   }
 }
+
+/**
+ * A DAP body with every source's path as the debuggee knows it. A VS Code whose sessions
+ * run in a remote extension host (code-server, Remote SSH, WSL) hands customRequest's
+ * answers back with sources as URIs (vscode-remote://host/dir/file.py); `toPath` turns one
+ * back into the path. Only sources' paths are touched: a value's text is the program's.
+ */
+export function withLocalPaths<T>(body: T, toPath: (uri: string) => string): T {
+  const walk = (value: unknown, inSource: boolean): unknown => {
+    if (Array.isArray(value)) return value.map((item) => walk(item, false));
+    if (value === null || typeof value !== "object") return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      if (inSource && key === "path" && typeof item === "string" && /^[a-z][a-z0-9+.-]*:\/\//i.test(item)) out[key] = toPath(item);
+      else out[key] = walk(item, key === "source" || key === "sources");
+    }
+    return out;
+  };
+  return walk(body, false) as T;
+}

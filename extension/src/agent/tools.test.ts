@@ -10,7 +10,7 @@ import * as path from "path";
 import { test } from "node:test";
 import type { AgentBackend, Breakpoint, ListedBreakpoint } from "./backend";
 import { looksSecret, parsePythonCommand } from "./render";
-import { AgentSession } from "./session";
+import { AgentSession, withLocalPaths } from "./session";
 import { AGENT_TOOLS, runTool, startConfiguration } from "./tools";
 
 type Answers = Record<string, (args: Record<string, unknown>) => Record<string, unknown>>;
@@ -138,6 +138,28 @@ test("a session follows the events it is sent: the user's continue is seen, a wa
   session.onEvent("exited", { exitCode: 3 });
   session.onEvent("terminated", {});
   assert.deepEqual(session.status, { kind: "ended", exitCode: 3 });
+});
+
+test("paths a remote VS Code hands back as URIs are the debuggee's paths again; others are left alone", () => {
+  const body = {
+    stackFrames: [
+      { id: 1, name: "main", line: 16, source: { path: "vscode-remote://127.0.0.1:44085/tmp/work/inventory.py" } },
+      { id: 2, name: "<module>", line: 23, source: { path: "/tmp/work/inventory.py", name: "inventory.py" } },
+      { id: 3, name: "f", line: 1, source: { name: "<string>", sourceReference: 7 } },
+    ],
+    totalFrames: 3,
+  };
+  const toPath = (uri: string) => decodeURIComponent(new URL(uri).pathname);
+  assert.deepEqual(withLocalPaths(body, toPath), {
+    stackFrames: [
+      { id: 1, name: "main", line: 16, source: { path: "/tmp/work/inventory.py" } },
+      { id: 2, name: "<module>", line: 23, source: { path: "/tmp/work/inventory.py", name: "inventory.py" } },
+      { id: 3, name: "f", line: 1, source: { name: "<string>", sourceReference: 7 } },
+    ],
+    totalFrames: 3,
+  });
+  // A value's text that happens to look like a URI is the program's, not a path.
+  assert.deepEqual(withLocalPaths({ result: "'vscode-remote://x/y'", path: "s3://bucket/key" }, toPath), { result: "'vscode-remote://x/y'", path: "s3://bucket/key" });
 });
 
 test("output is read by offset, and what was dropped is counted", () => {

@@ -5,7 +5,7 @@
 
 import * as vscode from "vscode";
 import type { AgentBackend, Breakpoint, DebugConfiguration, ListedBreakpoint } from "../agent/backend";
-import { AgentSession } from "../agent/session";
+import { AgentSession, withLocalPaths } from "../agent/session";
 import { DEBUG_TYPE } from "./fileConfiguration";
 
 /** Requests of the user's (or the agent's) that set the program running. */
@@ -124,7 +124,7 @@ export class VsCodeSessions implements AgentBackend {
   private track(session: vscode.DebugSession): AgentSession {
     const known = this.tracked.find((s) => s.id === session.id);
     if (known !== undefined) return known;
-    const agent = new AgentSession(session.id, session.name, session.parentSession?.id, async (command, args) => (await session.customRequest(command, args)) ?? {});
+    const agent = new AgentSession(session.id, session.name, session.parentSession?.id, async (command, args) => withLocalPaths((await session.customRequest(command, args)) ?? {}, uriPath));
     this.tracked.push(agent);
     this.debugSessions.set(session.id, session);
     const ended = this.tracked.filter((s) => s.ended);
@@ -135,6 +135,8 @@ export class VsCodeSessions implements AgentBackend {
     return agent;
   }
 }
+
+const uriPath = (uri: string): string => vscode.Uri.parse(uri).fsPath;
 
 function fromVsCode(b: vscode.Breakpoint): ListedBreakpoint | undefined {
   const options = { condition: b.condition, hitCondition: b.hitCondition, logMessage: b.logMessage, ...(b.enabled ? {} : { enabled: false }) };

@@ -55,6 +55,7 @@ async function debugTest() {
 
 exports.activate = function activate(context) {
   context.subscriptions.push(vscode.commands.registerCommand("dapperTest.debugTest", debugTest));
+  require("./agentTools").registerAgentCommand(context);
   return {
     ready: Promise.resolve(),
     environments: {
