@@ -333,6 +333,7 @@ const INHERITED_KEYS: &[&str] = &[
     "showReturnValue",
     "keepExecSources",
     "django",
+    "jinja",
     "redirectOutput",
     "subprocessAutoAttach",
     "rules",

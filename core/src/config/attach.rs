@@ -336,6 +336,7 @@ mod tests {
                 "showReturnValue": true,
                 "keepExecSources": false,
                 "django": false,
+                "jinja": false,
                 "redirectOutput": true,
                 "console": "externalTerminal",
                 "subprocessAutoAttach": true,

@@ -128,7 +128,7 @@ pub const OPTIONS: &[DebugpyOption] = &[
     option("purpose", Launch, Translated, "`debug-test`: the configuration Debug Test uses (VS Code); `debug-in-terminal`: kept for the Python extension. No bearing on the session."),
     option("debugOptions", Both, Translated, "The Python extension's flags, each read as its option when that option is absent: `RedirectOutput`, `StopOnEntry`, `ShowReturnValue`, `DebugStdLib`, `Sudo`, `Django`, `Jinja`; the others (`FixFilePathCase`, `WindowsClient`, `UnixClient`, `WaitOnAbnormalExit`, `WaitOnNormalExit`) do not apply."),
     option("django", Both, Same, "The same: breakpoints in Django templates stop when the template renders their line (docs/templates.md)."),
-    option("jinja", Both, Noted, "Dapper cannot stop in Jinja templates yet (only Django's, with `django`); the Python code is debugged as usual."),
+    option("jinja", Both, Same, "The same: breakpoints in Jinja templates stop when the template renders their line (docs/templates.md)."),
     option("gevent", Launch, Refused, "Dapper cannot debug gevent's monkey-patched threads and greenlets yet; use debugpy for this configuration (false is accepted)."),
     option("autoReload", Both, Noted, "Dapper reloads saved files in the program without restarting it (hot reload: `dapper.hotReload.autoOnSave`, and `dapper.hotReload.whileRunning` to reload while it runs), in place of debugpy's restart on change."),
     option("logToFile", Both, Noted, "Dapper's session logs take its place: the `dapper.trace` setting (or the adapter's `--trace`)."),
@@ -225,15 +225,10 @@ pub fn translate(arguments: &Value, request: &str) -> Result<Translation, DapErr
         ("ShowReturnValue", "showReturnValue"),
         ("Sudo", "sudo"),
         ("Django", "django"),
+        ("Jinja", "jinja"),
     ] {
         if flags.contains(&flag) && get(given, key).is_none() {
             out.insert(key.to_string(), Value::Bool(true));
-        }
-    }
-    let jinja_noted = get(given, "jinja").is_some_and(asks_for_something);
-    if flags.contains(&"Jinja") && !jinja_noted {
-        if let Some(option) = option_named("jinja") {
-            notes.push(format!("debugpy's '{}': {}", option.name, option.text));
         }
     }
     out.remove("debugOptions");

@@ -144,6 +144,7 @@ pub const LAUNCH_KEYS: &[Key] = &[
     SHOW_RETURN_VALUE,
     KEEP_EXEC_SOURCES,
     DJANGO,
+    JINJA,
     Key {
         name: "sudo",
         kind: Kind::Boolean,
@@ -197,6 +198,13 @@ const DJANGO: Key = Key {
     description: "Stop at breakpoints in Django templates (.html, .txt and the other template files): when the template renders that line, with the template's context as the frame's variables; an exception raised while rendering stops in the template (with the userUnhandled exception breakpoint).",
 };
 
+const JINJA: Key = Key {
+    name: "jinja",
+    kind: Kind::Boolean,
+    default: Default::Boolean(false),
+    description: "Stop at breakpoints in Jinja templates (Flask's; .html, .jinja, .j2 and the other template files): when the template renders that line, with the template's variables as the frame's; an exception raised while rendering stops in the template (with the userUnhandled exception breakpoint).",
+};
+
 const KEEP_EXEC_SOURCES: Key = Key {
     name: "keepExecSources",
     kind: Kind::Boolean,
@@ -235,6 +243,7 @@ pub const ATTACH_KEYS: &[Key] = &[
     SHOW_RETURN_VALUE,
     KEEP_EXEC_SOURCES,
     DJANGO,
+    JINJA,
     Key {
         name: "pathMappings",
         kind: Kind::PathMappings,

@@ -178,6 +178,7 @@ fn child_configurations_inherit_only_the_allow_list() {
             "console",
             "cwd",
             "django",
+            "jinja",
             "justMyCode",
             "keepExecSources",
             "name",

@@ -1,4 +1,4 @@
-"""children.import_hooks: a patch runs once its module is imported, and the module
+"""common.import_hooks: a patch runs once its module is imported, and the module
 looks as if it had been imported without the hook."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from dapperdbg.children import import_hooks
+from dapperdbg.common import import_hooks
 
 
 @pytest.fixture

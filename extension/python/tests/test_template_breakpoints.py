@@ -1,7 +1,8 @@
-"""Breakpoints in Django templates (the launch configuration's ``django``): a real
-program renders real templates, and the debuggee stops at the template's line with the
-template's context as the frame's locals, on every tracer. Django comes from PyPI
-(requirements-test.txt); a Python it does not install on skips, saying so."""
+"""Breakpoints in Django and Jinja templates (the launch configuration's ``django`` and
+``jinja``): a real program renders real templates, and the debuggee stops at the
+template's line with the template's context as the frame's locals, on every tracer.
+Django and Jinja2 come from PyPI (requirements-test.txt); a Python they do not install
+on skips, saying so."""
 
 from __future__ import annotations
 
@@ -37,13 +38,30 @@ except Exception as error:
     print("failed:", type(error).__name__)
 """
 
+JINJA_PROGRAM = """\
+import os, sys
+import jinja2
+here = os.path.dirname(os.path.abspath(__file__))
+environment = jinja2.Environment(loader=jinja2.FileSystemLoader(here))
+name = sys.argv[1] if len(sys.argv) > 1 else "page.html"
+try:
+    page = environment.get_template(name).render(name="world", items=["a", "b"])
+    print(page.replace("\\n", "|"))
+except Exception as error:
+    print("failed:", type(error).__name__)
+"""
+
 FRAMEWORKS = {
     "django": (DJANGO_PROGRAM, DJANGO_TEMPLATE, "page.html"),
+    # The same template: its lines mean the same in Jinja.
+    "jinja": (JINJA_PROGRAM, DJANGO_TEMPLATE, "page.html"),
 }
 
 
 def start(launch, write, backend, framework, lines, template=None, argv=()):
     program_text, template_text, template_name = FRAMEWORKS[framework]
+    if framework == "jinja":
+        pytest.importorskip("jinja2", reason="Jinja2 is not installed for this Python")
     program = write("render.py", program_text)
     page = write(template_name, template if template is not None else template_text)
     debuggee = launch("--program", program, *argv, tracer=backend)
@@ -115,14 +133,14 @@ def test_an_exception_while_rendering_stops_in_the_template(launch, write, backe
     assert (frame["source"]["path"], frame["line"]) == (str(page), 2)
     debuggee.request("continue", {"threadId": stop["threadId"]})
     debuggee.finish()
-    assert "failed: TemplateDoesNotExist" in debuggee.stdout()
+    assert "failed: Template" in debuggee.stdout()  # TemplateDoesNotExist, TemplateNotFound
 
 
 def test_a_program_that_renders_nothing_imports_neither(launch, write, backend):
-    program = write("plain.py", "import sys\nprint(sorted(m for m in ('django',) "
+    program = write("plain.py", "import sys\nprint(sorted(m for m in ('django', 'jinja2') "
                                 "if m in sys.modules))\n")
     debuggee = launch("--program", program, tracer=backend)
-    debuggee.configure({"program": str(program), "django": True})
+    debuggee.configure({"program": str(program), "django": True, "jinja": True})
     debuggee.request("configurationDone")
     debuggee.finish()
     assert "[]" in debuggee.stdout()

@@ -1,4 +1,5 @@
-"""Breakpoints in Django templates (the launch configuration's ``django``).
+"""Breakpoints in Django and Jinja templates (the launch configuration's ``django`` and
+``jinja``).
 
 A template is not Python: no code object of the program has the template's file as its
 ``co_filename``, so the tracer would never see a line of it. Django's template engine
@@ -14,35 +15,61 @@ An exception that a node raises goes on through such a code object on the node's
 (raised there again): the exception filters then see it raised in the template and
 leaving it into Django's code (``userUnhandled``), as they would a view's.
 
-Django is never imported by the debugger: the patch waits for the program's own import
-of ``django.template.base`` (``children/import_hooks.py``). The patched method costs a
-render one dictionary lookup per node while no template has a breakpoint.
+Jinja compiles a template into Python whose code objects carry the template's path as
+their file name but the generated module's line numbers, which the tracer would take
+for the template's lines. Its compile (``Environment._compile``) is wrapped: the
+generated module is compiled under a file name inside this package, so the tracer and
+the stack leave it alone, with a check before each statement that starts a template
+line (Jinja's own ``debug_info`` says which), which runs the same kind of code object as
+Django's when that line has a breakpoint. The template keeps its real file name
+(``Template._from_namespace`` is given it back). An exception in a Jinja template needs
+nothing: Jinja itself raises it again through code compiled with the template's path at
+its line (jinja2/debug.py), which the exception filters see as they do Django's. A
+template environment with a bytecode cache is left as it is: the cache would keep the
+checks for runs without the debugger.
+
+Neither framework is ever imported by the debugger: each patch waits for the program's
+own import (``common/import_hooks.py``, handed in by the request layer). The patched
+code costs a render one dictionary lookup per node or template line while its template
+has no breakpoint.
 """
 
 from __future__ import annotations
 
+import ast
 import builtins
 import os
 import sys
 import threading
 
-from ..children.import_hooks import when_imported
 from ..common.code_lines import SourceError, read_source_bytes
-from ..common.paths import canonical_path
+from ..common.paths import canonical_path, is_debugger_path
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     import types
+    from collections.abc import Callable
 
     from .store import BreakpointStore
+
+    # Calls a patch with a module once the program imports it (common/import_hooks.py).
+    WhenImported = Callable[[str, Callable[[types.ModuleType], None]], None]
 
 # The extensions of the files a template breakpoint may be set in (VS Code's django-html
 # and jinja-html languages, and plain HTML and text templates).
 TEMPLATE_SUFFIXES = (".html", ".htm", ".djhtml", ".jinja", ".jinja2", ".j2", ".txt",
                      ".xml")
 
-TEMPLATE_OPTION_NEEDED = ("A breakpoint in a Django template needs \"django\": true in the "
-                          "launch configuration.")
+TEMPLATE_OPTION_NEEDED = ("A breakpoint in a template needs \"django\": true (Django) or "
+                          "\"jinja\": true (Jinja) in the launch configuration.")
+
+# Where Jinja's generated modules are compiled (a name, no file is written): inside this
+# package, so that the tracer never traces them and the stack never shows them.
+_JINJA_CODE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                               "jinja-code")
+
+# The session's templates, for the checks compiled into Jinja's generated modules.
+_active: Templates | None = None
 
 
 def is_template_path(path: str) -> bool:
@@ -61,20 +88,31 @@ def template_lines(path: str) -> tuple[int, ...]:
 class Templates:
     """The template frameworks a session debugs, and their hooks."""
 
-    def __init__(self, store: BreakpointStore) -> None:
+    def __init__(self, store: BreakpointStore, when_imported: WhenImported) -> None:
         self._store = store
+        self._when_imported = when_imported
         self.django = False
+        self.jinja = False
         self._lock = threading.Lock()
         # (path, line, raising) -> the code object that stands for that template line.
         self._codes: dict[tuple[str, int, bool], types.CodeType] = {}
         self._canonical: dict[str, str] = {}
-        self._patched = False
+        self._patched: set[str] = set()
+        # Jinja: the compiled module's file name -> the template's.
+        self._jinja_files: dict[str, str] = {}
 
     def configure(self, launch: dict) -> None:
-        self.django = launch.get("django") is True and launch.get("noDebug") is not True
-        if self.django and not self._patched:
-            self._patched = True
-            when_imported("django.template.base", self._patch_django)
+        global _active
+        _active = self
+        debugging = launch.get("noDebug") is not True
+        self.django = launch.get("django") is True and debugging
+        self.jinja = launch.get("jinja") is True and debugging
+        if self.django and "django" not in self._patched:
+            self._patched.add("django")
+            self._when_imported("django.template.base", self._patch_django)
+        if self.jinja and "jinja" not in self._patched:
+            self._patched.add("jinja")
+            self._when_imported("jinja2.environment", self._patch_jinja)
 
     @staticmethod
     def lines(path: str) -> tuple[int, ...]:
@@ -82,7 +120,7 @@ class Templates:
 
     def accepts(self, canonical: str) -> bool:
         """Whether breakpoints in the file are template breakpoints."""
-        return self.django and is_template_path(canonical)
+        return (self.django or self.jinja) and is_template_path(canonical)
 
     # Django
 
@@ -124,6 +162,61 @@ class Templates:
             return None
         return path, canonical, line
 
+    # Jinja
+
+    def _patch_jinja(self, module) -> None:
+        environment_class = module.Environment
+        template_class = module.Template
+        original_compile = environment_class._compile
+        original_from_namespace = template_class.__dict__["_from_namespace"].__func__
+        templates = self
+
+        def _compile(environment, source, filename):
+            if (templates.jinja and getattr(environment, "bytecode_cache", None) is None
+                    and isinstance(filename, str) and os.path.isabs(filename)):
+                code = templates._compile_jinja(source, filename)
+                if code is not None:
+                    return code
+            return original_compile(environment, source, filename)
+
+        def _from_namespace(cls, environment, namespace, globals):
+            real = templates._jinja_files.get(namespace.get("__file__"))
+            if real is not None:
+                namespace["__file__"] = real
+            return original_from_namespace(cls, environment, namespace, globals)
+
+        _compile.__wrapped__ = original_compile  # type: ignore[attr-defined]
+        environment_class._compile = _compile
+        template_class._from_namespace = classmethod(_from_namespace)
+
+    def _compile_jinja(self, source: str, filename: str) -> types.CodeType | None:
+        """Jinja's generated module, with a check before each statement that starts a
+        template line, compiled under a name inside this package; None when the source
+        is not what Jinja generates (then it is compiled as Jinja would)."""
+        try:
+            tree = ast.parse(source, filename)
+        except SyntaxError:
+            return None
+        starts = _jinja_line_starts(tree)
+        if starts is None:
+            return None
+        canonical = canonical_path(filename)
+        checked = _JinjaChecks(starts, canonical, filename, __name__)
+        tree = ast.fix_missing_locations(checked.visit(tree))
+        name = os.path.join(_JINJA_CODE_DIR, canonical.lstrip(os.sep))
+        if not is_debugger_path(canonical_path(name)):
+            return None
+        with self._lock:
+            self._jinja_files[name] = filename
+        return compile(tree, name, "exec", dont_inherit=True)
+
+    def jinja_line_wanted(self, canonical: str, line: int) -> bool:
+        lines = self._store.lines_by_file.get(canonical)
+        return lines is not None and line in lines and self.jinja
+
+    def jinja_line(self, path: str, line: int, context, variables: dict) -> None:
+        self._run_line(path, line, context, False, _jinja_locals(variables))
+
     # Running a template line
 
     def _code(self, path: str, line: int, raising: bool) -> types.CodeType:
@@ -145,8 +238,11 @@ class Templates:
                 code = self._codes.setdefault(key, code)
         return code
 
-    def _run_line(self, path: str, line: int, context, raising: bool) -> None:
+    def _run_line(self, path: str, line: int, context, raising: bool,
+                  inner: dict | None = None) -> None:
         variables = _context_variables(context)
+        if inner:
+            variables.update(inner)
         scope = {"__name__": os.path.basename(path), "__file__": path,
                  "__builtins__": builtins}
         exec(self._code(path, line, raising), scope, variables)
@@ -170,7 +266,7 @@ class Templates:
 def _context_variables(context) -> dict:
     """The template context as one dictionary, innermost values winning, without the
     True/False/None every Django context starts with."""
-    flatten = getattr(context, "flatten", None)
+    flatten = getattr(context, "flatten", None) or getattr(context, "get_all", None)
     try:
         variables = dict(flatten()) if flatten is not None else {}
     except Exception:  # A context that cannot be flattened still stops, without values.
@@ -179,3 +275,105 @@ def _context_variables(context) -> dict:
         if name in variables and variables[name] is value:
             del variables[name]
     return variables
+
+
+def jinja_check(canonical: str, line: int) -> bool:
+    """Called by Jinja's generated code before a template line: whether it has a
+    breakpoint (the one cost a line pays without one)."""
+    templates = _active
+    return templates is not None and templates.jinja_line_wanted(canonical, line)
+
+
+def jinja_stop(path: str, line: int, context, variables: dict) -> None:
+    templates = _active
+    if templates is not None:
+        templates.jinja_line(path, line, context, variables)
+
+
+def _jinja_line_starts(tree: ast.Module) -> dict[int, int] | None:
+    """Jinja's ``debug_info`` (``"template=generated&..."``) as generated line ->
+    template line; None when the module has none."""
+    for statement in tree.body:
+        if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+                and statement.targets[0].id == "debug_info"
+                and isinstance(statement.value, ast.Constant)
+                and isinstance(statement.value.value, str)):
+            starts = {}
+            for pair in filter(None, statement.value.value.split("&")):
+                template_line, _, generated_line = pair.partition("=")
+                if template_line.isdigit() and generated_line.isdigit():
+                    starts.setdefault(int(generated_line), int(template_line))
+            return starts
+    return None
+
+
+class _JinjaChecks(ast.NodeTransformer):
+    """Puts ``if check(canonical, line): stop(path, line, context, locals())`` before
+    each statement of a render function that starts a template line."""
+
+    def __init__(self, starts: dict[int, int], canonical: str, path: str,
+                 module: str) -> None:
+        self._starts = dict(starts)
+        self._canonical = canonical
+        self._path = path
+        self._module = module
+
+    def _hooks(self, name: str) -> ast.expr:
+        # sys.modules[module].name: the generated module imports nothing of the debugger.
+        modules = ast.Attribute(ast.Call(ast.Name("__import__", ast.Load()),
+                                         [ast.Constant("sys")], []), "modules", ast.Load())
+        owner = ast.Subscript(modules, ast.Constant(self._module), ast.Load())
+        return ast.Attribute(owner, name, ast.Load())
+
+    def _check(self, statement: ast.stmt, line: int) -> ast.stmt:
+        test = ast.Call(self._hooks("jinja_check"),
+                        [ast.Constant(self._canonical), ast.Constant(line)], [])
+        stop = ast.Call(self._hooks("jinja_stop"),
+                        [ast.Constant(self._path), ast.Constant(line),
+                         ast.Name("context", ast.Load()),
+                         ast.Call(ast.Name("locals", ast.Load()), [], [])], [])
+        check = ast.If(test, [ast.Expr(stop)], [])
+        return ast.copy_location(check, statement)
+
+    def _body(self, statements: list[ast.stmt]) -> list[ast.stmt]:
+        result: list[ast.stmt] = []
+        for statement in statements:
+            line = self._starts.pop(statement.lineno, None)
+            if line is not None:
+                result.append(self._check(statement, line))
+            result.append(self.visit(statement))
+        return result
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
+        arguments = [argument.arg for argument in node.args.args]
+        if "context" in arguments:
+            node.body = self._body(node.body)
+        return node
+
+    def generic_visit(self, node):
+        for field in ("body", "orelse", "finalbody"):
+            statements = getattr(node, field, None)
+            if isinstance(statements, list) and statements and isinstance(statements[0],
+                                                                           ast.stmt):
+                setattr(node, field, self._body(statements))
+        handlers = getattr(node, "handlers", None)
+        if handlers:
+            for handler in handlers:
+                handler.body = self._body(handler.body)
+        return node
+
+
+def _jinja_locals(variables: dict) -> dict:
+    """The template's own variables among a generated render function's locals: Jinja
+    names them ``l_<depth>_<name>``; the deepest wins, unset ones are left out."""
+    found: dict[str, tuple[int, object]] = {}
+    for name, value in variables.items():
+        if not name.startswith("l_"):
+            continue
+        depth, _, own = name[2:].partition("_")
+        if not depth.isdigit() or not own or type(value).__name__ == "_MissingType":
+            continue
+        if own not in found or found[own][0] <= int(depth):
+            found[own] = (int(depth), value)
+    return {name: value for name, (_, value) in found.items()}

@@ -19,7 +19,7 @@ import os
 import sys
 import threading
 
-from .import_hooks import when_imported
+from ..common.import_hooks import when_imported
 from .planning import plan_argv
 from .state import ACTIVE, PACKAGE_DIR
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .import_hooks import when_imported
+from ..common.import_hooks import when_imported
 from .planning import Plan, plan_argv, plan_shell
 from .state import ACTIVE, PACKAGE_DIR, ChildHooks
 

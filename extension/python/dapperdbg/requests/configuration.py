@@ -30,11 +30,13 @@ def configure(debugger: Debugger, arguments: dict):
 def _configure_templates(debugger: Debugger, launch: dict) -> None:
     """Template breakpoints, only when asked for: the module is not loaded otherwise."""
     store = debugger.store
-    if store.templates is None and launch.get("django") is not True:
+    if store.templates is None and not (launch.get("django") is True
+                                        or launch.get("jinja") is True):
         return
     if store.templates is None:
         from ..breakpoints.templates import Templates
-        store.templates = Templates(store)
+        from ..common.import_hooks import when_imported
+        store.templates = Templates(store, when_imported)
     store.templates.configure(launch)
 
 

@@ -5,7 +5,8 @@ siblings) whose import costs every debuggee ~15 ms, most of which never use
 multiprocessing. ``when_imported`` patches a module at once if it is loaded, else right
 after the program's own import of it has executed it, through a finder placed first in
 ``sys.meta_path`` that wraps the module's loader for that one import. The module ends up
-with its ordinary loader and spec, as if nothing had been in the way.
+with its ordinary loader and spec, as if nothing had been in the way. The template
+breakpoints (breakpoints/templates.py) hook Django and Jinja the same way.
 """
 
 from __future__ import annotations
