@@ -32,6 +32,9 @@ export async function build() {
     entryPoints: {
       extension: path.join(root, "extension", "src", "extension.ts"),
       adapter: path.join(root, "extension", "src", "adapter.ts"),
+      // The agent's tools, which the extension loads at an agent's first call rather than
+      // with itself at every VS Code start (vscode/agentTools.ts).
+      agent: path.join(root, "extension", "src", "agent", "tools.ts"),
       // npm run replay (scripts/replay.mjs); not shipped in the extension.
       replay: path.join(root, "extension", "src", "replay.ts"),
     },

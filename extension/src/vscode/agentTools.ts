@@ -7,9 +7,26 @@
 
 import * as path from "path";
 import * as vscode from "vscode";
-import { languageModelToolContribution, MCP_PROVIDER_ID } from "../agent/contributions";
-import { AGENT_TOOLS, runTool } from "../agent/tools";
+import { MCP_PROVIDER_ID, VSCODE_TOOL_PREFIX } from "../agent/contributions";
+import type * as AgentToolsModule from "../agent/tools";
 import type { VsCodeSessions } from "./agentSessions";
+
+/**
+ * The tools' table and code, dist/agent.js beside this bundle, loaded at the first tool
+ * call rather than at activation: Dapper activates at every VS Code start, most windows
+ * never see an agent, and loading it with the extension cost as much as a third more of
+ * the bundle to read. The names to register come from package.json, which a test keeps
+ * equal to the table. Its sessions' tracking (agentSessions.ts) stays here: an agent
+ * must find the sessions that began before its first call.
+ */
+let agentTools: typeof AgentToolsModule | undefined;
+function loadAgentTools(): typeof AgentToolsModule {
+  // A path the bundler leaves alone, so the tools stay out of dist/extension.js.
+  const file = path.join(__dirname, "agent.js");
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
+  agentTools ??= require(file) as typeof AgentToolsModule;
+  return agentTools;
+}
 
 interface ToolInvocation {
   input: unknown;
@@ -41,19 +58,27 @@ export function registerAgentTools(context: vscode.ExtensionContext, sessions: V
   if (typeof lm?.registerTool === "function" && LanguageModelToolResult !== undefined && LanguageModelTextPart !== undefined) {
     disposables.push(...sessions.register());
     const baseDirectory = () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd();
-    for (const tool of AGENT_TOOLS) {
-      const declared = languageModelToolContribution(tool);
+    const declared = (context.extension.packageJSON?.contributes?.languageModelTools ?? []) as { name?: unknown }[];
+    for (const name of declared.map((tool) => String(tool.name)).filter((name) => name.startsWith(VSCODE_TOOL_PREFIX))) {
+      const toolOf = () => {
+        const tool = loadAgentTools().AGENT_TOOLS.find((t) => VSCODE_TOOL_PREFIX + t.name === name);
+        if (tool === undefined) throw new Error(`Dapper has no tool ${name}.`);
+        return tool;
+      };
       disposables.push(
-        lm.registerTool(String(declared.name), {
+        lm.registerTool(name, {
           invoke: async (options) => {
-            const result = await runTool(tool, options.input, { backend: sessions, baseDirectory: baseDirectory() });
+            const result = await loadAgentTools().runTool(toolOf(), options.input, { backend: sessions, baseDirectory: baseDirectory() });
             return new LanguageModelToolResult([new LanguageModelTextPart(result.isError ? `Error: ${result.text}` : result.text)]);
           },
           // Starting a program and running code in it are what VS Code asks the user to confirm.
-          prepareInvocation: (options) => ({
-            invocationMessage: tool.title,
-            ...(tool.confirm !== undefined ? { confirmationMessages: { title: `Dapper: ${tool.title}`, message: tool.confirm((options.input ?? {}) as Record<string, unknown>) } } : {}),
-          }),
+          prepareInvocation: (options) => {
+            const tool = toolOf();
+            return {
+              invocationMessage: tool.title,
+              ...(tool.confirm !== undefined ? { confirmationMessages: { title: `Dapper: ${tool.title}`, message: tool.confirm((options.input ?? {}) as Record<string, unknown>) } } : {}),
+            };
+          },
         }),
       );
     }
