@@ -26,7 +26,6 @@ from _frozen_importlib_external import MAGIC_NUMBER, SourceFileLoader, Sourceles
 from ..common.paths import canonical_path, is_debugger_path
 from ..common.patterns import LazyPattern
 from ..common.source_texts import remember_text
-from ..instrumentation.restarts import without_parked_entries
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
@@ -512,7 +511,14 @@ def _without_debugger_frames(traceback: types.TracebackType | None):
         canonical_path(traceback.tb_frame.f_code.co_filename)
     ):
         traceback = traceback.tb_next
-    return without_parked_entries(traceback)
+    # Frames parked under a restarted call exist only where restartable code was loaded
+    # (this module also runs programs without a session, whose interpreter may not have
+    # what the instrumentation package imports).
+    restarts = sys.modules.get(_RESTARTS)
+    return restarts.without_parked_entries(traceback) if restarts is not None else traceback
+
+
+_RESTARTS = f"{__package__.rpartition('.')[0]}.instrumentation.restarts"
 
 
 def report_uncaught(error: BaseException) -> None:
