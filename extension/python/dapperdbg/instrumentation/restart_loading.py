@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 # Bumped whenever restartable.py compiles differently.
-_REWRITE_VERSION = 1
+_REWRITE_VERSION = 2
 _MAX_ENTRIES = 4000
 _HEADER = f"dapper-restartable {_REWRITE_VERSION} {sys.implementation.cache_tag} {PACKAGE}\n" \
     .encode()

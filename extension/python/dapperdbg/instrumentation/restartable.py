@@ -17,15 +17,17 @@ at the parked frame, so the stack never grows::
             __dapper_arg_a__ = a        # only for arguments the body rebinds
             <the original body>
             return None                 # no line of its own (3.9: see _end_line)
-        except __import__("dapperdbg").__dapper_restart__ as __dapper_error__:
-            __dapper_call__ = __dapper_error__.accept()   # None unless this is the target
-            if __dapper_call__ is None:
-                raise
+        except __import__("dapperdbg").__dapper_restart__:
+            if not __import__("dapperdbg").__dapper_restart__.accepted_here():
+                raise                   # Not the frame to restart: unwinding goes on.
         while True:
             try:
-                return __dapper_call__()          # ``await`` in a coroutine
-            except __import__("dapperdbg").__dapper_restart__ as __dapper_error__:
-                ...                               # the same again
+                return __import__("dapperdbg").__dapper_restart__.take_call()()
+            except __import__("dapperdbg").__dapper_restart__:
+                ...                     # the same again (``await`` in a coroutine)
+
+The handler binds no name: a local of its own would make every call of the function
+a little slower (the frame has one more slot to set up and clear).
 
 The handler and the loop are on the function's first line (``co_firstlineno``, the def
 or its first decorator), where the function's own code has no instruction of its own:
@@ -49,10 +51,8 @@ import ast
 import sys
 import types
 
-from .restarts import LOCAL_PREFIX, PACKAGE, RESTART_NAME, snapshot_name
+from .restarts import PACKAGE, RESTART_NAME, snapshot_name
 
-_CALL = f"{LOCAL_PREFIX}call__"
-_ERROR = f"{LOCAL_PREFIX}error__"
 _TRY_ON_FIRST_BODY_LINE = sys.version_info >= (3, 11)
 # Instructions without a line (3.10+: a location of -1) take the line of the instruction
 # before them: no line event of their own, as a plain function's implicit return.
@@ -163,21 +163,23 @@ def _at(line: int) -> dict:
     return {"lineno": line, "end_lineno": line, "col_offset": 0, "end_col_offset": 0}
 
 
-def _handler(line: int) -> ast.ExceptHandler:
-    at = _at(line)
+def _restart_class(at: dict) -> ast.expr:
+    """``__import__(PACKAGE).__dapper_restart__`` (restarts.py says why there)."""
     load = ast.Load()
-    accept = ast.Call(ast.Attribute(ast.Name(_ERROR, load, **at), "accept", load, **at), [],
+    return ast.Attribute(ast.Call(ast.Name("__import__", load, **at),
+                                  [ast.Constant(PACKAGE, **at)], [], **at),
+                         RESTART_NAME, load, **at)
+
+
+def _handler(line: int) -> ast.ExceptHandler:
+    # except <class>:
+    #     if not <class>.accepted_here(): raise
+    at = _at(line)
+    accepted = ast.Call(ast.Attribute(_restart_class(at), "accepted_here", ast.Load(), **at),
+                        [], [], **at)
+    not_ours = ast.If(ast.UnaryOp(ast.Not(), accepted, **at), [ast.Raise(None, None, **at)],
                       [], **at)
-    not_ours = ast.If(ast.Compare(ast.Name(_CALL, load, **at), [ast.Is()],
-                                  [ast.Constant(None, **at)], **at),
-                      [ast.Raise(None, None, **at)], [], **at)
-    # __import__(PACKAGE).__dapper_restart__ (restarts.py says why there).
-    exception = ast.Attribute(ast.Call(ast.Name("__import__", load, **at),
-                                       [ast.Constant(PACKAGE, **at)], [], **at),
-                              RESTART_NAME, load, **at)
-    return ast.ExceptHandler(exception, _ERROR,
-                             [ast.Assign([ast.Name(_CALL, ast.Store(), **at)], accept, **at),
-                              not_ours], **at)
+    return ast.ExceptHandler(_restart_class(at), None, [not_ours], **at)
 
 
 def _end_line(body: list, hatch: int) -> int:
@@ -212,7 +214,9 @@ def _rewrite(function: ast.FunctionDef | ast.AsyncFunctionDef, stored: set[str])
     body.append(ast.Return(ast.Constant(None, **end), **end))
     guarded = ast.Try(body, [_handler(hatch)], [], [], **at)
     at = _at(hatch)
-    call = ast.Call(ast.Name(_CALL, ast.Load(), **at), [], [], **at)
+    taken = ast.Call(ast.Attribute(_restart_class(at), "take_call", ast.Load(), **at), [],
+                     [], **at)
+    call = ast.Call(taken, [], [], **at)
     result = ast.Await(call, **at) if isinstance(function, ast.AsyncFunctionDef) else call
     again = ast.While(ast.Constant(True, **at), [
         ast.Try([ast.Return(result, **at)], [_handler(hatch)], [], [], **at)], [], **at)

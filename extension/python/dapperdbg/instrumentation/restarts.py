@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import types
+from _thread import get_ident as _get_ident
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
@@ -42,15 +43,25 @@ class RestartFrame(BaseException):
         self._on_accept = on_accept
         self._on_lost: Callable[[RestartFrame], None] | None = on_lost
 
-    def accept(self):
-        """Called by a restartable frame's handler: the call to make if that frame is
-        the target, else None (the exception goes on unwinding)."""
+    @classmethod
+    def accepted_here(cls) -> bool:
+        """Called by a restartable frame's handler while it handles one of these: True,
+        and the call kept for ``take_call``, if that frame is the target; else False
+        (the exception goes on unwinding). The handler binds no name of its own (a local
+        would make every call of the function a little slower)."""
+        exception = sys.exc_info()[1]
         frame = sys._getframe(1)
-        if frame is not self.target:
-            return None
-        call, self.call, self.target, self._on_lost = self.call, None, None, None
-        self._on_accept(frame)
-        return call
+        if type(exception) is not cls or frame is not exception.target:
+            return False
+        _calls[_get_ident()] = exception.call
+        exception.call = exception.target = exception._on_lost = None
+        exception._on_accept(frame)
+        return True
+
+    @staticmethod
+    def take_call():
+        """The call the calling thread's handler accepted (it makes it at once)."""
+        return _calls.pop(_get_ident())
 
     def give_up(self) -> None:
         """Let the exception go without telling anyone (the restart was abandoned)."""
@@ -61,6 +72,10 @@ class RestartFrame(BaseException):
         if on_lost is not None and self.target is not None:
             self._on_lost = None
             on_lost(self)
+
+
+# Thread ident -> the call a handler accepted, taken by the same handler's next statement.
+_calls: dict[int, Callable[[], object]] = {}
 
 
 def install_restart_exception() -> None:
