@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from dapperdbg.breakpoints.templates import TEMPLATE_OPTION_NEEDED
+from dapperdbg.breakpoints.template_files import TEMPLATE_OPTION_NEEDED
 
 django = pytest.importorskip("django", reason="Django is not installed for this Python")
 

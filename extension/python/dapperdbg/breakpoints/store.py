@@ -52,12 +52,12 @@ from .data import DataBreakpoints
 from .expressions import ExpressionError, HitCondition, LogTemplate, compile_expressions
 from .functions import FunctionBreakpointStore
 from .loaded_files import LoadedFiles
+from .template_files import TEMPLATE_OPTION_NEEDED, TemplateLines, is_template_path
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .templates import Templates
 
 NOT_LOADED_YET = ("The module is not loaded yet: the breakpoint is verified when it is "
                   "imported.")
@@ -137,7 +137,7 @@ class BreakpointStore:
         self.data = DataBreakpoints()
         # Set when the session debugs templates (breakpoints/templates.py): it says which
         # files take template breakpoints, whose lines are not Python's.
-        self.templates: Templates | None = None
+        self.templates: TemplateLines | None = None
 
     @property
     def lines_cache(self) -> ExecutableLinesCache:
@@ -186,7 +186,6 @@ class BreakpointStore:
                 file_error = None
             except SourceError as error:
                 file_error = str(error)
-                from .templates import TEMPLATE_OPTION_NEEDED, is_template_path
                 if is_template_path(canonical) and os.path.isfile(path):
                     # Not Python: say what makes it work rather than how it fails to compile.
                     file_error = TEMPLATE_OPTION_NEEDED

@@ -44,6 +44,7 @@ import threading
 
 from ..common.code_lines import SourceError, read_source_bytes
 from ..common.paths import canonical_path, is_debugger_path
+from .template_files import is_template_path
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
@@ -55,14 +56,6 @@ if TYPE_CHECKING:
     # Calls a patch with a module once the program imports it (common/import_hooks.py).
     WhenImported = Callable[[str, Callable[[types.ModuleType], None]], None]
 
-# The extensions of the files a template breakpoint may be set in (VS Code's django-html
-# and jinja-html languages, and plain HTML and text templates).
-TEMPLATE_SUFFIXES = (".html", ".htm", ".djhtml", ".jinja", ".jinja2", ".j2", ".txt",
-                     ".xml")
-
-TEMPLATE_OPTION_NEEDED = ("A breakpoint in a template needs \"django\": true (Django) or "
-                          "\"jinja\": true (Jinja) in the launch configuration.")
-
 # Where Jinja's generated modules are compiled (a name, no file is written): inside this
 # package, so that the tracer never traces them and the stack never shows them.
 _JINJA_CODE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -70,10 +63,6 @@ _JINJA_CODE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(_
 
 # The session's templates, for the checks compiled into Jinja's generated modules.
 _active: Templates | None = None
-
-
-def is_template_path(path: str) -> bool:
-    return path.lower().endswith(TEMPLATE_SUFFIXES)
 
 
 def template_lines(path: str) -> tuple[int, ...]:
