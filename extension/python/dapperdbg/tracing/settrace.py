@@ -21,7 +21,8 @@ import threading
 from ..common.paths import is_debugger_path
 from ..common.stop_imports import import_at_first_stop
 from ..instrumentation.registry import identity as _identity
-from .base import JUMPS_NEED_LINE_EVENTS, Tracer
+from .base import Tracer
+from .probe_stops import JUMPS_NEED_LINE_EVENTS
 from .steps import (
     FRAME_RETURNED,
     FRAME_UNWOUND,
