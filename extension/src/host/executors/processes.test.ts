@@ -3,7 +3,7 @@ import * as fs from "fs";
 import { test } from "node:test";
 import * as os from "os";
 import * as path from "path";
-import { overlayEnvironment, Processes } from "./processes";
+import { explainSpawnError, overlayEnvironment, Processes } from "./processes";
 import { delay, isAlive, Recorder, testLogger, textOf, waitFor } from "../../testing/standIns";
 
 const node = process.execPath;
@@ -210,3 +210,18 @@ test("a paused process's output is not read, so it blocks on the full pipe, unti
   await recorder.waitFor("processExited");
   assert.equal(outputText(recorder).length, 64 << 20);
 });
+
+// Each case: the error Node gave, the executable, the platform, what the engine is told.
+const spawnErrors: [string, NodeJS.ErrnoException, string, NodeJS.Platform, RegExp][] = [
+  ["a pyenv-win shim on Windows", Object.assign(new Error("spawn EINVAL"), { code: "EINVAL" }), "C:\\Users\\me\\.pyenv\\pyenv-win\\shims\\python.bat", "win32", /python\.bat is a batch file, which Windows starts only through cmd\.exe: name the python\.exe it runs instead .*pyenv which python.* \(spawn EINVAL\)$/],
+  ["a .CMD file on Windows", Object.assign(new Error("spawn EINVAL"), { code: "EINVAL" }), "D:\\tools\\PY.CMD", "win32", /PY\.CMD is a batch file/],
+  ["EINVAL for an .exe stays Node's", Object.assign(new Error("spawn EINVAL"), { code: "EINVAL" }), "C:\\Python312\\python.exe", "win32", /^spawn EINVAL$/],
+  ["a .bat name elsewhere is an ordinary file", Object.assign(new Error("spawn EINVAL"), { code: "EINVAL" }), "/opt/python.bat", "linux", /^spawn EINVAL$/],
+  ["a missing program", Object.assign(new Error("spawn python3 ENOENT"), { code: "ENOENT" }), "python3", "darwin", /^spawn python3 ENOENT$/],
+];
+
+for (const [name, error, executable, platform, expected] of spawnErrors) {
+  test(`a failed start is explained: ${name}`, () => {
+    assert.match(explainSpawnError(error, os.tmpdir(), executable, platform), expected);
+  });
+}

@@ -59,13 +59,14 @@ export class Processes {
         windowsHide: true,
       });
     } catch (error) {
-      // spawn throws synchronously for arguments it rejects (a NUL byte, a bad cwd type).
-      return failed(error instanceof Error ? error.message : String(error));
+      // spawn throws synchronously for arguments it rejects (a NUL byte, a bad cwd type,
+      // a batch file on Windows).
+      return failed(error instanceof Error ? explainSpawnError(error, command.cwd, command.argv[0]) : String(error));
     }
 
     // Node gives a pid exactly when the process started; without one an "error" follows.
     if (child.pid === undefined) {
-      child.once("error", (error) => failed(explainSpawnError(error, command.cwd)));
+      child.once("error", (error) => failed(explainSpawnError(error, command.cwd, command.argv[0])));
       return;
     }
     const pid = child.pid;
@@ -190,10 +191,20 @@ export function overlayEnvironment(
   return env;
 }
 
-/** Node reports a missing cwd as "spawn python ENOENT", blaming the wrong thing. */
-function explainSpawnError(error: Error, cwd: string | undefined): string {
-  if ((error as NodeJS.ErrnoException).code === "ENOENT" && cwd && !isDirectory(cwd)) {
+/**
+ * What a failed start means, where Node's own words blame the wrong thing or say nothing
+ * useful: a missing cwd is reported as "spawn python ENOENT"; and on Windows a .bat or
+ * .cmd file (pyenv-win's shims are such files) is refused with a bare EINVAL, because
+ * Node runs batch files only through cmd.exe, whose quoting the engine's argv would not
+ * survive.
+ */
+export function explainSpawnError(error: Error, cwd: string | undefined, executable = "", platform: NodeJS.Platform = process.platform): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT" && cwd && !isDirectory(cwd)) {
     return `the working directory ${path.resolve(cwd)} does not exist (${error.message})`;
+  }
+  if (platform === "win32" && code === "EINVAL" && /\.(bat|cmd)$/i.test(executable)) {
+    return `${executable} is a batch file, which Windows starts only through cmd.exe: name the python.exe it runs instead (for a pyenv-win shim, \`pyenv which python\` prints it) (${error.message})`;
   }
   return error.message;
 }
