@@ -7,7 +7,7 @@ import * as os from "os";
 import * as path from "path";
 import { after, test } from "node:test";
 import type { InterpreterSource } from "./interpreter";
-import { type InterpreterAction, InterpreterChecker, interpreterMessage, judge, majorMinor, parseProbeOutput, type Verdict } from "./interpreterCheck";
+import { commandCandidates, defaultPython, type InterpreterAction, InterpreterChecker, interpreterMessage, isBareCommand, judge, majorMinor, parseProbeOutput, type Verdict } from "./interpreterCheck";
 
 const posix = process.platform !== "win32";
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "dapper-interpreter-check-"));
@@ -200,3 +200,45 @@ for (const m of messages) {
     assert.deepEqual(interpreterMessage(m.python, m.source, m.problem), { message: m.message, actions: m.actions });
   });
 }
+
+// Each case: what the configuration names, the platform, whether PATH is searched.
+const bareCommands: [string, NodeJS.Platform, boolean][] = [
+  ["python3", "linux", true],
+  ["python3.12", "darwin", true],
+  ["./python3", "linux", false],
+  ["/usr/bin/python3", "darwin", false],
+  ["python", "win32", true],
+  ["python.exe", "win32", true],
+  ["C:\\Python312\\python.exe", "win32", false],
+  [".venv\\Scripts\\python.exe", "win32", false],
+  ["C:/Python312/python.exe", "win32", false],
+  // On POSIX a backslash is a character of the name.
+  ["odd\\name", "linux", true],
+];
+
+for (const [executable, platform, bare] of bareCommands) {
+  test(`${JSON.stringify(executable)} on ${platform} is ${bare ? "looked up on PATH" : "a path"}`, () => {
+    assert.equal(isBareCommand(executable, platform), bare);
+  });
+}
+
+// Each case: the command, its environment, the platform, the files tried in order.
+const lookups: [string, NodeJS.ProcessEnv, NodeJS.Platform, string[]][] = [
+  ["python3", { PATH: "/usr/local/bin::/usr/bin" }, "linux", ["/usr/local/bin/python3", "/usr/bin/python3"]],
+  ["python3", { PATH: "/opt/homebrew/bin:/usr/bin" }, "darwin", ["/opt/homebrew/bin/python3", "/usr/bin/python3"]],
+  ["python", { Path: "C:\\Python312;;C:\\Windows" }, "win32", ["C:\\Python312\\python.com", "C:\\Python312\\python.exe", "C:\\Windows\\python.com", "C:\\Windows\\python.exe"]],
+  ["python.exe", { PATH: "C:\\Python312" }, "win32", ["C:\\Python312\\python.exe", "C:\\Python312\\python.exe.com", "C:\\Python312\\python.exe.exe"]],
+  // A colon is part of a Windows folder, not a separator; PATHEXT's .BAT is not tried.
+  ["py", { PATH: "C:\\Windows", PATHEXT: ".COM;.EXE;.BAT;.CMD" }, "win32", ["C:\\Windows\\py.com", "C:\\Windows\\py.exe"]],
+  ["python3", {}, "linux", []],
+];
+
+for (const [command, env, platform, expected] of lookups) {
+  test(`${command} on ${platform} is looked for as ${expected.length} files, in the order a spawn tries them`, () => {
+    assert.deepEqual(commandCandidates(command, env, platform), expected);
+  });
+}
+
+test("the interpreter a launch runs when it names none is python on Windows, python3 elsewhere", () => {
+  assert.deepEqual((["win32", "darwin", "linux"] as const).map((platform) => defaultPython(platform)), ["python", "python3", "python3"]);
+});

@@ -42,9 +42,28 @@ export function defaultPython(platform: NodeJS.Platform = process.platform): str
   return platform === "win32" ? "python" : "python3";
 }
 
-/** A command name without a directory part is looked up on PATH; anything else is a path. */
-function isBareCommand(executable: string): boolean {
-  return !executable.includes("/") && !(path.sep === "\\" && executable.includes("\\"));
+/** A command name without a directory part is looked up on PATH; anything else is a path (on Windows "\\" separates too). */
+export function isBareCommand(executable: string, platform: NodeJS.Platform = process.platform): boolean {
+  return !executable.includes("/") && !(platform === "win32" && executable.includes("\\"));
+}
+
+/**
+ * The files a bare command may be, in the order the engine's spawn (libuv) tries them,
+ * folder by folder of PATH. On Windows (PATH split on ";", and named "Path" as often as
+ * "PATH") a name with an extension as written first, then with .com and then .exe
+ * appended: what CreateProcess can start, not PATHEXT, so a .bat or .cmd file is not taken
+ * for what a spawn would run.
+ */
+export function commandCandidates(command: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string[] {
+  const windows = platform === "win32";
+  const paths = windows ? path.win32 : path.posix;
+  const pathVariable = (windows ? (env.PATH ?? env.Path) : env.PATH) ?? "";
+  const hasExtension = /\.[^.]/.test(command);
+  const names = windows ? [...(hasExtension ? [command] : []), `${command}.com`, `${command}.exe`] : [command];
+  return pathVariable
+    .split(paths.delimiter)
+    .filter((dir) => dir !== "")
+    .flatMap((dir) => names.map((name) => paths.join(dir, name)));
 }
 
 /** What the probe printed, if it was the probe's answer (shared with the engine's fact query). */
@@ -101,13 +120,8 @@ function problemText(problem: PythonProblem, values: Record<string, string> = {}
  */
 async function resolveExecutable(executable: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
   if (!isBareCommand(executable)) return path.resolve(executable);
-  const extensions = process.platform === "win32" ? ["", ...(env.PATHEXT ?? ".EXE").split(";").filter(Boolean)] : [""];
-  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
-    if (dir === "") continue;
-    for (const extension of extensions) {
-      const candidate = path.join(dir, executable + extension);
-      if (await isExecutableFile(candidate)) return candidate;
-    }
+  for (const candidate of commandCandidates(executable, env)) {
+    if (await isExecutableFile(candidate)) return candidate;
   }
   return undefined;
 }
