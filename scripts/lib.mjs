@@ -25,7 +25,7 @@ export function run(command, args, options = {}) {
   const shown = [command, ...args].join(" ");
   if (!options.quiet) console.log(`$ ${shown}`);
   const result = spawnSync(command, args, {
-    cwd: root,
+    cwd: options.cwd ?? root,
     stdio: options.capture ? ["ignore", "pipe", "pipe"] : "inherit",
     encoding: "utf8",
     shell: isWindows && !command.includes(path.sep),

@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import os from "node:os";
 import path from "node:path";
 import { build } from "./build.mjs";
+import { ensureHelix } from "./helix.mjs";
 import { packageVsix } from "./package.mjs";
 import { ensureNeovim, ensurePythonTestEnv, findPythons, isSidWrapper, npxBin, root, run, step } from "./lib.mjs";
 import { requirePrerequisites } from "./prerequisites.mjs";
@@ -144,6 +145,25 @@ if (built && nvimPython) {
   if (emacsSkipped) results.at(-1).name += ` (SKIPPED: ${emacsSkipped})`;
 } else {
   results.push({ name: "Emacs (skipped: the build failed or no Python)", ok: false, seconds: 0 });
+}
+
+// And Helix, built from the source in shared/clients (a debug build into .cache/helix, once:
+// about 6 minutes on two cores), in a tmux terminal driven by its keys, with
+// docs/other-editors.md's configuration; the same Python as the two above.
+if (built && nvimPython) {
+  let helixSkipped = null;
+  await suite(`Helix: its keys in tmux → dist/adapter.js (stdio) → Python ${nvimPython.version}`, () => {
+    const { hx, skipped } = ensureHelix();
+    helixSkipped = skipped;
+    if (skipped) {
+      console.log(`   SKIPPED: Helix: ${skipped}`);
+      return;
+    }
+    nodeTests(testFiles(path.join(root, "out", "test", "helix")), { DAPPER_HELIX: hx, DAPPER_E2E_PYTHONS: JSON.stringify([nvimPython]) });
+  });
+  if (helixSkipped) results.at(-1).name += ` (SKIPPED: ${helixSkipped})`;
+} else {
+  results.push({ name: "Helix (skipped: the build failed or no Python)", ok: false, seconds: 0 });
 }
 
 // One run per Python, as the end-to-end suite: a file's time limit is one Python's (all
