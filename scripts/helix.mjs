@@ -94,7 +94,7 @@ export function builtHelix(env = process.env, cache = cacheDir) {
  * Returns `{ hx, skipped: null }` or `{ hx: null, skipped: reason }`; throws only for a
  * build that started and failed.
  */
-export function ensureHelix(env = process.env) {
+export function ensureHelix(env = process.env, cache = cacheDir) {
   const noTmux = ensureTmux();
   if (noTmux) return { hx: null, skipped: noTmux };
   if (env.DAPPER_HELIX) {
@@ -104,7 +104,7 @@ export function ensureHelix(env = process.env) {
   const tarball = helixTarball(env);
   const reason = cannotBuildHelix({ tarball, hasTar: probe("tar", ["--version"]) !== null, hasCargo: probe("cargo", ["--version"]) !== null });
   if (reason) return { hx: null, skipped: reason };
-  const build = helixBuild(tarballSha256(tarball));
+  const build = helixBuild(tarballSha256(tarball), cache);
   if (isBuilt(build)) {
     note(`reusing ${path.relative(root, build.hx)}`);
     return { hx: build.hx, skipped: null };
