@@ -220,6 +220,11 @@ function sentRequest(log: string, command: string): DapMessage | undefined {
   return dapMessages(log).find(({ sent, message }) => sent && message.command === command)?.message;
 }
 
+/** Warnings and errors in Dapper's own log (its stderr, which Helix logs as `err <- …`). */
+function dapperComplaints(log: string): string[] {
+  return log.split("\n").filter((line) => /err <- \S+ \[(warn|error)\]/.test(line));
+}
+
 function exitCodeEvent(log: string): unknown {
   return dapMessages(log).find(({ message }) => message.event === "exited")?.message.body?.exitCode;
 }
@@ -270,6 +275,7 @@ describe(`Helix (docs/other-editors.md's configuration) → dist/adapter.js → 
       assert.equal(printed(log(), "stdout"), "hello total=15\n");
       assert.equal(printed(log(), "stderr"), "to stderr\n");
       assert.equal(exitCodeEvent(log()), 0);
+      assert.deepEqual(dapperComplaints(log()), [], "Dapper took every message Helix sent");
       await waitUntil(() => adaptersLeft().length === 0 && !isAlive(debuggees[0].pid), 5000, "the adapter and the debuggee to end");
     });
   });
@@ -284,7 +290,11 @@ describe(`Helix (docs/other-editors.md's configuration) → dist/adapter.js → 
       const messages = dapMessages(log());
       assert.equal(sentRequest(log(), "initialize")?.arguments?.supportsStartDebuggingRequest, undefined, "Helix's initialize arguments");
       assert.deepEqual(messages.filter(({ message }) => message.command === "startDebugging" || message.event === "stopped"), [], "no child session asked for, nothing stopped");
-      assert.match(log(), /Child process worker\.py will not be debugged: the client does not support the startDebugging request/, "Dapper says why");
+      assert.deepEqual(
+        dapperComplaints(log()).map((line) => line.replace(/^.*\[warn\] /, "")),
+        ["Child process worker.py will not be debugged: the client does not support the startDebugging request."],
+        "Dapper says why, and nothing else",
+      );
       assert.equal(printed(log(), "stdout"), "worker 21 -> 42\nparent saw 3\n", "the child ran and ended, then the parent");
       assert.equal(exitCodeEvent(log()), 0);
       assert.equal(gutterAt(screen, line), "◯", screen);
@@ -310,6 +320,7 @@ describe(`Helix (docs/other-editors.md's configuration) → dist/adapter.js → 
         assert.equal(exitCode(), 5);
         assert.equal(exitCodeEvent(log()), 5);
         assert.equal(printed(log(), "stdout"), "hello total=15\n");
+        assert.deepEqual(dapperComplaints(log()), [], "Dapper took every message Helix sent");
         await waitUntil(() => adaptersLeft().length === 0, 5000, "the adapter to end");
       });
     } finally {
