@@ -71,9 +71,12 @@ export async function scenarioEditAndContinue(page, context) {
   start(`open ${FILE}, set a breakpoint on its line ${BREAKPOINT_LINE}, show Run and Debug with its Call Stack open`);
   await setBreakpointIn(page, FILE, BREAKPOINT_LINE, stepMs);
   await page.keyboard.press("Control+Shift+D");
+  // An earlier scenario may have left the section collapsed: its body is then hidden, so the
+  // header is opened first.
+  const header = page.locator(".pane-header", { hasText: "Call Stack" }).first();
+  await waitFor("the Call Stack section's header", () => header.isVisible(), stepMs);
+  if ((await header.getAttribute("aria-expanded")) === "false") await header.click({ timeout: 5_000 });
   await waitFor("the Call Stack view to be visible", () => page.locator(".debug-call-stack").first().isVisible(), stepMs);
-  const closed = page.locator(".pane-header[aria-expanded='false']", { hasText: "Call Stack" }).first();
-  if ((await closed.count()) > 0) await closed.click({ timeout: 5_000 });
 
   start(`"Dapper: Debug Python File": the session stops on line ${BREAKPOINT_LINE} in discounted()`);
   await workbench.focusEditor(page);
