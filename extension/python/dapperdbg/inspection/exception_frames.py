@@ -23,13 +23,7 @@ def chained_stack_frames(inspector: Inspector, thread_id: int, stop: ExceptionSt
     result = []
     for label, frames in stop.chained_frames():
         label_frame = frames[0][0] if frames else fallback
-        result.append({
-            "id": inspector.frames.add(FrameEntry(thread_id, label_frame)),
-            "name": label,
-            "line": 0,
-            "column": 0,
-            "presentationHint": "label",
-        })
+        result.append(inspector.label_body(thread_id, label, label_frame))
         for frame, line in frames:
             result.append({
                 "id": inspector.frames.add(FrameEntry(thread_id, frame)),

@@ -170,6 +170,13 @@ class Inspector:
         # them (when ``show_return_value`` is on) before the thread stops; every resume
         # clears them.
         self.last_return_values: dict[int, dict[str, object]] = {}
+        # What the program's asyncio event loops were doing at this stop
+        # (async_tasks.AsyncSnapshot), read at the first question about them.
+        self.async_snapshot = None
+
+    @property
+    def paths(self) -> PathCache:
+        return self._paths
 
     def record_return_value(self, thread_id: int, code: types.CodeType, value) -> None:
         """Stepping's hook: the function ``code`` returned ``value`` on ``thread_id``
@@ -186,6 +193,7 @@ class Inspector:
         self.frames.clear()
         self.containers.clear()
         self.last_return_values.clear()
+        self.async_snapshot = None
 
     # Stack.
 
@@ -196,24 +204,40 @@ class Inspector:
         frames = visible_frames(top, self._paths, lines)
         total = len(frames)
         selected = frames[start:start + levels] if levels > 0 else frames[start:]
-        stack_frames = []
-        for index, frame in enumerate(selected, start):
-            line = (lines.get(id(frame)) if lines else None) or frame.f_lineno \
-                or frame.f_code.co_firstlineno
-            stack_frame = {
-                "id": self.frames.add(FrameEntry(thread_id, frame, index == 0)),
-                "name": frame_name(frame.f_code),
-                "source": self.settings.sources.source_for_code(frame.f_code),
-                "line": line - self.settings.line_offset,
-                "column": 1 - self.settings.column_offset,
-            }
-            canonical = self._paths.canonical(frame.f_code.co_filename)
-            if self.settings.just_my_code and is_library_canonical(canonical):
-                stack_frame["presentationHint"] = "subtle"
-            if not can_restart(frame):
-                stack_frame["canRestart"] = False
-            stack_frames.append(stack_frame)
+        stack_frames = [
+            self.frame_body(thread_id, frame, lines.get(id(frame)) if lines else None,
+                            index == 0)
+            for index, frame in enumerate(selected, start)]
         return {"stackFrames": stack_frames, "totalFrames": total}
+
+    def frame_body(self, thread_id: int, frame: types.FrameType, line: int | None = None,
+                   is_top: bool = False) -> dict:
+        """The DAP stack frame of ``frame`` (shown at ``line`` when that is not where the
+        frame is now), with a new id."""
+        line = line or frame.f_lineno or frame.f_code.co_firstlineno
+        stack_frame = {
+            "id": self.frames.add(FrameEntry(thread_id, frame, is_top)),
+            "name": frame_name(frame.f_code),
+            "source": self.settings.sources.source_for_code(frame.f_code),
+            "line": line - self.settings.line_offset,
+            "column": 1 - self.settings.column_offset,
+        }
+        if self.is_library_frame(frame):
+            stack_frame["presentationHint"] = "subtle"
+        if not can_restart(frame):
+            stack_frame["canRestart"] = False
+        return stack_frame
+
+    def label_body(self, thread_id: int, text: str, frame: types.FrameType) -> dict:
+        """A label in a call stack (what follows it: a chained exception, the task that
+        awaits the frames above); ``frame`` is what selecting it shows."""
+        return {"id": self.frames.add(FrameEntry(thread_id, frame)), "name": text,
+                "line": 0, "column": 0, "presentationHint": "label"}
+
+    def is_library_frame(self, frame: types.FrameType) -> bool:
+        """Whether justMyCode is on and ``frame`` is library code (shown subtle)."""
+        return self.settings.just_my_code and is_library_canonical(
+            self._paths.canonical(frame.f_code.co_filename))
 
     def frame_id(self, thread_id: int, frame: types.FrameType, is_top: bool) -> int:
         """The id stackTrace gave ``frame`` of the stopped thread ``thread_id`` (a new

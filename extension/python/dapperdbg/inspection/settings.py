@@ -16,5 +16,7 @@ class InspectionSettings:
         self.show_return_value = False
         # With justMyCode, library frames are shown de-emphasised in the call stack.
         self.just_my_code = True
+        # asyncioTasksAsThreads: each asyncio task is a thread of its own (docs/async.md).
+        self.tasks_as_threads = False
         # The stdout/stderr tees (output_capture), set up by dapper/configure.
         self.output = None

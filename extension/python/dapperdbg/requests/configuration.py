@@ -45,6 +45,7 @@ def _configure_inspection(debugger: Debugger, launch: dict) -> None:
     settings = debugger.inspection
     settings.show_return_value = launch.get("showReturnValue") is True
     settings.just_my_code = launch.get("justMyCode", True) is not False
+    settings.tasks_as_threads = launch.get("asyncioTasksAsThreads") is True
     code = launch.get("code")
     if isinstance(code, str):
         settings.sources.remember_text("<string>", code)

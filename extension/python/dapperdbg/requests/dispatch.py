@@ -68,6 +68,7 @@ HANDLERS: dict[str, str] = {
     "source": "inspection.source",
     "modules": "inspection.modules",
     "loadedSources": "inspection.loaded_sources",
+    "dapper/tasks": "tasks.tasks",
     # Hot reload.
     "dapper/hotReload": "hot_reload.hot_reload",
     # The engine's own.

@@ -14,6 +14,7 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..inspection.async_tasks import asyncio_loaded
 from ..inspection.completions import complete, split_reference
 from ..inspection.evaluation import (
     NO_RESULT,
@@ -43,6 +44,7 @@ from ..inspection.stopped_work import (
     run_on_stopped_thread,
 )
 from .handling import RequestError, argument
+from .tasks import stack_trace as async_stack_trace
 
 if TYPE_CHECKING:
     from ..session.debugger import Debugger
@@ -84,6 +86,14 @@ def stack_trace(debugger: Debugger, arguments: dict):
     thread_id = argument(arguments, "threadId", int)
     start = argument(arguments, "startFrame", int, 0)
     levels = argument(arguments, "levels", int, 0)
+    if asyncio_loaded():
+        # A task, or a thread whose event loop runs one: its awaiters follow its frames.
+        body = async_stack_trace(
+            debugger, thread_id, max(start, 0), levels,
+            lambda owner, stopped: chained_stack_frames(debugger.inspector, owner,
+                                                        stopped.exception, stopped.frame))
+        if body is not None:
+            return body
     stopped = debugger.stops.stopped_thread(thread_id)
     exception = stopped.exception
     if exception is None:

@@ -4,11 +4,19 @@ requests and what they import."""
 
 from __future__ import annotations
 
+import sys
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..session.debugger import Debugger
 
 
 def threads(debugger: Debugger, arguments: dict):
-    return {"threads": [{"id": thread_id, "name": thread.name}
-                        for thread_id, thread in debugger.user_threads()]}
+    threads = [{"id": thread_id, "name": thread.name}
+               for thread_id, thread in debugger.user_threads()]
+    if debugger.inspection.tasks_as_threads and "asyncio.tasks" in sys.modules:
+        # asyncioTasksAsThreads: each task of the program's event loops after the threads.
+        from .tasks import task_threads
+
+        threads.extend(task_threads(debugger))
+    return {"threads": threads}

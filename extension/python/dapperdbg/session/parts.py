@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from ..breakpoints.store import BreakpointStore
     from ..inspection.inspector import Inspector
+    from ..inspection.settings import InspectionSettings
     from ..instrumentation.breakpoint_probes import BreakpointProbes
     from ..ipc.connection import Connection
     from ..tracing.base import Tracer
@@ -33,6 +34,7 @@ class DebuggerParts(Protocol):
     connection: Connection
     store: BreakpointStore
     inspector: Inspector
+    inspection: InspectionSettings
     busy: set[int]
     step_in_targets: dict[int, tuple[int, types.FrameType, str]]
 

@@ -100,6 +100,9 @@ class Stops:
 
                 # Before the client hears of the stop (and the user edits a file).
                 hot_reload.note_stop(debugger, ident, frame)
+            if "asyncio.events" in sys.modules:
+                # Which task stopped: only this thread can ask for its event loop.
+                self._note_task(stopped, body)
             with self.lock:
                 if debugger.detached or (not announce and not self._all_stopped):
                     # Detached, or a thread parking after everything was resumed.
@@ -127,6 +130,22 @@ class Stops:
             # Resumed with its step given back (not a new one of its own): it ends now,
             # before the line runs, as it would have without the other thread's stop.
             self.stop(frame, "step")
+
+    def _note_task(self, stopped: StoppedThread, body: dict) -> None:
+        """A thread that stops while its asyncio event loop runs a task says which task
+        in the stopped event (and is that task, when tasks are shown as threads)."""
+        from ..inspection.async_tasks import current_task, running_loop, task_name
+
+        stopped.loop = running_loop()
+        task = current_task(stopped.loop)
+        if task is None:
+            return
+        where = f"Task '{task_name(task)}'"
+        description = body.get("description") or f"Paused on {body['reason']}"
+        body["description"] = f"{description} in {where}"
+        body.setdefault("text", where)
+        if self._debugger.inspection.tasks_as_threads:
+            body["threadId"] = self._debugger.threads.id_for_task(task)
 
     def _park_other_threads(self, stopping_ident: int) -> None:
         """Ask every other user thread to stop at its next line of user code. Called with
@@ -162,6 +181,9 @@ class Stops:
             all_stopped = self._all_stopped
         if stopped is not None:
             return stopped
+        task = self._debugger.threads.task(thread_id)
+        if task is not None:
+            return self._running_task_thread(task)
         if all_stopped:
             thread = self._debugger.threads.thread(thread_id)
             ident = thread.ident if thread is not None else None
@@ -172,6 +194,19 @@ class Stops:
                 running.resume.set()  # It cannot run work: it is not waiting.
                 return running
         raise RequestError(f"Thread {thread_id!r} is not stopped")
+
+    def _running_task_thread(self, task) -> StoppedThread:
+        """The stopped thread whose event loop runs ``task``: what a request naming a
+        task as a thread acts on. A task that waits has no thread to act on."""
+        from ..inspection.async_tasks import AsyncSnapshot, current_task, task_name
+
+        for stopped in self.stopped_threads():
+            if stopped.loop is not None and current_task(stopped.loop) is task:
+                return stopped
+        state = AsyncSnapshot([]).state(task)[1]
+        raise RequestError(
+            f"Task '{task_name(task)}' is not running ({state}): only the task its event "
+            f"loop runs can step; set a breakpoint in this one, or continue")
 
     def stopped_threads(self) -> list[StoppedThread]:
         """The threads stopped in the debugger now (none while the program runs)."""
@@ -258,6 +293,9 @@ class Stops:
             if thread_id in self._stopped or self._all_stopped:
                 return None
         thread = self._debugger.threads.thread(thread_id)
+        task = self._debugger.threads.task(thread_id) if thread is None else None
+        if task is not None:
+            thread = _thread_running_loop_of(task)
         if thread is None or not thread.is_alive() or thread.ident is None:
             raise RequestError(f"Thread {thread_id!r} does not exist")
         return thread.ident
@@ -292,6 +330,17 @@ class Stops:
     def request_entry_stop(self) -> None:
         """stopOnEntry: stop the calling (main) thread on the first line of user code."""
         self._debugger.tracer.set_step(threading.get_ident(), StepState(STEP_ENTRY))
+
+
+def _thread_running_loop_of(task) -> threading.Thread | None:
+    """The thread that runs ``task``'s event loop (to pause a task shown as a thread)."""
+    from ..inspection.async_tasks import loop_of_frames
+
+    loop = getattr(task, "get_loop", lambda: None)()
+    frames = sys._current_frames()
+    return next((thread for thread in threading.enumerate()
+                 if loop is not None and loop_of_frames(frames.get(thread.ident)) is loop),
+                None)
 
 
 def _take_pending(stopped: StoppedThread) -> BaseException:

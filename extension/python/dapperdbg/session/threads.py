@@ -40,14 +40,23 @@ class ThreadRegistry:
         self.id_for(threading.main_thread())
 
     def id_for(self, thread: threading.Thread) -> int:
+        return self._id_for(thread)
+
+    def id_for_task(self, task) -> int:
+        """The DAP thread id of an asyncio task: tasks are shown as threads (with
+        asyncioTasksAsThreads) and their stacks asked for by these ids, which never
+        collide with a thread's."""
+        return self._id_for(task)
+
+    def _id_for(self, item) -> int:
         with self._lock:
-            entry = self._ids.get(id(thread))
-            if entry is not None and entry[0]() is thread:
+            entry = self._ids.get(id(item))
+            if entry is not None and entry[0]() is item:
                 return entry[1]
             thread_id = self._next
             self._next += 1
-            reference = ref(thread)
-            self._ids[id(thread)] = (reference, thread_id)
+            reference = ref(item)
+            self._ids[id(item)] = (reference, thread_id)
             self._threads[thread_id] = reference
             if len(self._threads) >= self._sweep_at:
                 self._forget_ended()
@@ -62,6 +71,15 @@ class ThreadRegistry:
         self._sweep_at = max(_FIRST_SWEEP, 2 * len(self._threads))
 
     def thread(self, thread_id: int) -> threading.Thread | None:
+        item = self._item(thread_id)
+        return item if isinstance(item, threading.Thread) else None
+
+    def task(self, thread_id: int):
+        """The asyncio task ``thread_id`` names, if it names one that is still alive."""
+        item = self._item(thread_id)
+        return None if item is None or isinstance(item, threading.Thread) else item
+
+    def _item(self, thread_id) -> object:
         with self._lock:
             reference = self._threads.get(thread_id)
         return reference() if reference is not None else None
@@ -89,7 +107,7 @@ class StoppedThread:
     run: it is inside the callee's return event, so ``frame`` cannot jump (goto)."""
 
     __slots__ = ("thread_id", "ident", "frame", "reason", "exception", "running", "resume",
-                 "mid_line", "raise_on_resume")
+                 "mid_line", "raise_on_resume", "loop")
 
     def __init__(self, thread_id: int, ident: int, frame: types.FrameType, reason: str,
                  exception: object = None, running: bool = False,
@@ -104,6 +122,9 @@ class StoppedThread:
         self.mid_line = mid_line
         # An exception the thread raises into the program once it resumes (a restart).
         self.raise_on_resume: BaseException | None = None
+        # The asyncio event loop the thread runs, if any (a thread can only ask for its
+        # own): docs/async.md.
+        self.loop = None
 
 
 def install_thread_events(

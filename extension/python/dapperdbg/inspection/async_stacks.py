@@ -1,0 +1,162 @@
+"""Call stacks of asyncio code as it is written (docs/async.md): a coroutine's frames,
+then, under a label naming the task that awaits it ("awaited by Task 'main'
+(asyncio.gather)"), the frames of that task where it waits, and so on up to the task
+that started the chain; then the frames that run the event loop. Under justMyCode,
+asyncio's own frames are left out (the loop's, and those a task waits in: the labels and
+the task's state name them).
+
+A stack is built as items first (a frame with the line to show it at, or a label with
+the frame that selecting it shows), and only the page the client asks for becomes DAP
+stack frames, each with an id.
+"""
+
+from __future__ import annotations
+
+import types
+
+from .async_tasks import (
+    AsyncSnapshot,
+    is_asyncio_code,
+    root_frame,
+    suspended_frames,
+    task_name,
+)
+from .inspector import Inspector, visible_frames
+
+# Where a chain of "awaited by" links is cut (a longer one is shown that far).
+_MAX_AWAITERS = 200
+# The asyncio functions that run an event loop, by qualified name, as the label over the
+# frames that run it names them.
+_LOOP_ENTRIES = {
+    "run": "asyncio.run",
+    "Runner.run": "asyncio.Runner.run",
+    "BaseEventLoop.run_until_complete": "run_until_complete",
+    "BaseEventLoop.run_forever": "run_forever",
+    # Python 3.9 and 3.10 have no co_qualname.
+    "run_until_complete": "run_until_complete",
+    "run_forever": "run_forever",
+}
+
+
+class FrameItem:
+    __slots__ = ("frame", "line", "is_top")
+
+    def __init__(self, frame: types.FrameType, line: int | None = None,
+                 is_top: bool = False) -> None:
+        self.frame = frame
+        self.line = line
+        self.is_top = is_top
+
+
+class LabelItem:
+    __slots__ = ("text", "frame")
+
+    def __init__(self, text: str, frame: types.FrameType) -> None:
+        self.text = text
+        self.frame = frame
+
+
+def render(inspector: Inspector, thread_id: int, items: list, start: int,
+           levels: int) -> dict:
+    """The stackTrace body of a page of ``items``."""
+    page = items[start:start + levels] if levels > 0 else items[start:]
+    frames = [inspector.frame_body(thread_id, item.frame, item.line, item.is_top)
+              if type(item) is FrameItem else inspector.label_body(thread_id, item.text, item.frame)
+              for item in page]
+    return {"stackFrames": frames, "totalFrames": len(items)}
+
+
+def thread_items(inspector: Inspector, snapshot: AsyncSnapshot, thread_id: int,
+                 top: types.FrameType, lines: dict[int, int] | None = None) -> list | None:
+    """The items of the stack of a thread stopped in ``top`` while its event loop runs a
+    task; None when it runs none (its stack is the plain one)."""
+    loop = snapshot.loop_of_thread(thread_id)
+    task = snapshot.current_task(loop) if loop is not None else None
+    if task is None:
+        return None
+    frames = visible_frames(top, inspector.paths, lines)
+    # The task's own frames: from the top down to the coroutine the task runs. Below it
+    # are the frames that run the loop (or, for a task started eagerly, the code that
+    # created it).
+    root = root_frame(task)
+    own = set()
+    frame: types.FrameType | None = top
+    while frame is not None:
+        own.add(id(frame))
+        if frame is root:
+            break
+        frame = frame.f_back
+    if frame is None:
+        return None  # Not inside the task's coroutine (a callback it runs synchronously).
+    hide = inspector.settings.just_my_code
+    items: list = [FrameItem(frame, lines.get(id(frame)) if lines else None, index == 0)
+                   for index, frame in enumerate(frames)
+                   if id(frame) in own and not (hide and index and is_asyncio_code(frame.f_code))]
+    items.extend(awaiter_items(snapshot, task, hide))
+    below = [frame for frame in frames if id(frame) not in own]
+    label = _below_label(below)
+    if hide:
+        below = [frame for frame in below if not is_asyncio_code(frame.f_code)]
+    if below:
+        items.append(LabelItem(label, below[0]))
+        items.extend(FrameItem(frame, lines.get(id(frame)) if lines else None)
+                     for frame in below)
+    return items
+
+
+def task_items(snapshot: AsyncSnapshot, task, hide: bool) -> list:
+    """The items of the stack of a task that is not running: where it waits, then the
+    tasks that await it. ``hide``: leave asyncio's own frames out (justMyCode)."""
+    frames = _shown(suspended_frames(task), hide)
+    items: list = [FrameItem(frame, None, index == 0) for index, frame in enumerate(frames)]
+    items.extend(awaiter_items(snapshot, task, hide))
+    return items
+
+
+def _shown(frames: list[types.FrameType], hide: bool) -> list[types.FrameType]:
+    """A waiting task's frames as shown: under justMyCode without asyncio's own (the
+    sleep, Event.wait or wait_for it waits in: its state and the labels name them),
+    unless that leaves none."""
+    if not hide:
+        return frames
+    return [frame for frame in frames if not is_asyncio_code(frame.f_code)] or frames
+
+
+def awaiter_items(snapshot: AsyncSnapshot, task, hide: bool) -> list:
+    """For each task up the chain that awaits ``task``: a label naming it and how it
+    awaits, then its frames where it waits."""
+    items: list = []
+    seen = {id(task)}
+    for _ in range(_MAX_AWAITERS):
+        awaiters = snapshot.awaiters(task)
+        if not awaiters:
+            break
+        awaiter = awaiters[0]
+        if id(awaiter.task) in seen:
+            break  # A cycle: each task is shown once.
+        seen.add(id(awaiter.task))
+        frames = _shown(suspended_frames(awaiter.task), hide)
+        if not frames:
+            break
+        text = f"awaited by Task '{task_name(awaiter.task)}'"
+        if awaiter.via:
+            text += f" ({awaiter.via})"
+        if len(awaiters) > 1:
+            others = len(awaiters) - 1
+            text += f" and {others} other task{'s' if others > 1 else ''}"
+        items.append(LabelItem(text, frames[0]))
+        items.extend(FrameItem(frame) for frame in frames)
+        task = awaiter.task
+    return items
+
+
+def _below_label(below: list[types.FrameType]) -> str:
+    """The label over the frames below a task's: the event loop, named by the call that
+    runs it (the outermost one: asyncio.run calls Runner.run, which calls
+    run_until_complete)."""
+    for frame in reversed(below):
+        code = frame.f_code
+        entry = _LOOP_ENTRIES.get(getattr(code, "co_qualname", code.co_name))
+        if entry is not None and is_asyncio_code(code):
+            return f"event loop ({entry})"
+    return "started by"
