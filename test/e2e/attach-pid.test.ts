@@ -3,6 +3,9 @@
 // machine's own gdb 13.1 kills the target, see below). Breakpoints set before and after
 // the attach, both threads, stepping, pause, variables; disconnect leaves the program
 // running with its output unchanged, and a second attach works. Then each refusal.
+// On macOS and Windows the same tests run where the product attaches there (injectTarget's
+// rule: 3.14+ on Windows; on macOS only as root, which reading another process's memory
+// needs), and each skip says why.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -11,6 +14,7 @@ import path from "node:path";
 import { after, describe, test } from "node:test";
 import { attachWith, startRunning, type RunningProgram } from "./attach-support";
 import { SessionTree } from "./children-support";
+import { pickMethod } from "../../extension/src/host/executors/injectTarget";
 import { fixtures, isAlive, marker, pythons, RecordingClient, root, startServer, waitUntil, type Python } from "./support";
 
 const WORKER = path.join(fixtures, "children", "worker.py");
@@ -43,6 +47,25 @@ function sidGdb(): string | undefined {
   }
   return undefined;
 }
+/**
+ * Why this machine cannot attach to `python` by process id, or false: the product's own
+ * choice (pickMethod) for a Python of that version on this platform, and on macOS root.
+ */
+function cannotAttach(python: Python): string | false {
+  const minor = Number(python.version.split(".")[1]);
+  try {
+    pickMethod({ pid: 1, version: { major: 3, minor, freeThreaded: false } }, undefined, (name) => `/usr/bin/${name}`);
+  } catch (error) {
+    return `${process.platform}: ${(error as Error).message}`;
+  }
+  if (process.platform === "darwin" && process.getuid?.() !== 0) {
+    return "macOS lets only root read another process's memory (sys.remote_exec and lldb alike); npm test run with sudo includes these";
+  }
+  return false;
+}
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 const gdb = process.env.DAPPER_INJECT_DEBUGGER ?? sidGdb();
 if (gdb !== undefined) process.env.DAPPER_INJECT_DEBUGGER = gdb;
 
@@ -81,7 +104,7 @@ function assertOwnOutput(program: RunningProgram): void {
 }
 
 for (const python of all) {
-  describe(`attach by process id on Python ${python.version}`, () => {
+  describe(`attach by process id on Python ${python.version}`, { skip: cannotAttach(python) }, () => {
     test("breakpoints before and after, both threads, step, pause; detach leaves it running; attach again", async () => {
       const program = await run(python);
       const first = new RecordingClient();
@@ -200,8 +223,8 @@ test("root attaches to another user's program", { skip: nobody === undefined ? "
   }
 });
 
-const lldbTarget = all.find((python) => Number(python.version.split(".")[1]) < 14);
-test("lldb named by debuggerPath", { skip: lldbTarget === undefined || !existsSync("/usr/bin/lldb") ? "needs /usr/bin/lldb and a Python 3.9-3.13" : false }, async () => {
+const lldbTarget = all.find((python) => Number(python.version.split(".")[1]) < 14 && cannotAttach(python) === false);
+test("lldb named by debuggerPath", { skip: lldbTarget === undefined || !existsSync("/usr/bin/lldb") ? "needs /usr/bin/lldb and a Python 3.9-3.13 this machine attaches to" : false }, async () => {
   const program = await run(lldbTarget as Python);
   const client = new RecordingClient();
   try {
@@ -234,15 +257,15 @@ async function refused(attach: Record<string, unknown>, message: RegExp): Promis
 
 describe("attach by process id refused", () => {
   test("a process that does not exist", async () => {
-    const gone = spawn("true");
+    const gone = spawn(process.execPath, ["-e", ""]);
     await new Promise((resolve) => gone.once("exit", resolve));
     await refused(attachTo(gone.pid ?? 0), new RegExp(`there is no process with id ${gone.pid} \\(has it exited\\?\\)`));
   });
 
   test("a process that is not Python", async () => {
-    const sleeper = spawn("sleep", ["60"]);
+    const sleeper = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
     try {
-      await refused(attachTo(sleeper.pid ?? 0), new RegExp(`process ${sleeper.pid} is not a Python process \\(it runs /usr/bin/sleep\\)`));
+      await refused(attachTo(sleeper.pid ?? 0), new RegExp(`process ${sleeper.pid} is not a Python process \\(it runs ${escaped(process.execPath)}\\)`));
       assert.equal(sleeper.exitCode, null, "it runs on");
     } finally {
       sleeper.kill("SIGKILL");
@@ -250,7 +273,17 @@ describe("attach by process id refused", () => {
   });
 
   const older = all.find((python) => Number(python.version.split(".")[1]) < 14);
-  test("no debugger to inject into Python 3.9-3.13 with", { skip: older === undefined }, async () => {
+  test("Windows: Python 3.9-3.13 is refused, naming the way that works", { skip: process.platform !== "win32" || older === undefined ? "Windows, with a Python 3.9-3.13" : false }, async () => {
+    const program = await run(older as Python);
+    try {
+      await refused(attachTo(program.pid), /which Dapper attaches to by process id on Windows only from Python 3\.14 on .*--listen/);
+      assert.ok(isAlive(program.pid));
+    } finally {
+      program.process.kill("SIGKILL");
+    }
+  });
+
+  test("no debugger to inject into Python 3.9-3.13 with", { skip: older === undefined || process.platform === "win32" }, async () => {
     const program = await run(older as Python);
     try {
       await refused(attachTo(program.pid, { debuggerPath: "/nonexistent/gdb" }), /the debugger "\/nonexistent\/gdb" \(the attach configuration's "debuggerPath" or DAPPER_INJECT_DEBUGGER\) does not exist/);
@@ -260,7 +293,7 @@ describe("attach by process id refused", () => {
     }
   });
 
-  test("a process another tracer holds (strace), on Python 3.9-3.13", { skip: older === undefined || !existsSync("/usr/bin/strace") }, async () => {
+  test("a process another tracer holds (strace), on Python 3.9-3.13", { skip: older === undefined || process.platform !== "linux" || !existsSync("/usr/bin/strace") }, async () => {
     const program = await run(older as Python);
     const strace = spawn("/usr/bin/strace", ["-p", String(program.pid), "-o", "/dev/null"], { stdio: "ignore" });
     try {
@@ -292,11 +325,13 @@ describe("attach by process id refused", () => {
     }
   });
 
-  const newer = all.find((python) => Number(python.version.split(".")[1]) >= 14);
+  // Only Linux lets Dapper read the target's environment; elsewhere sys.remote_exec finds it off.
+  const newer = all.find((python) => Number(python.version.split(".")[1]) >= 14 && cannotAttach(python) === false);
   test("remote debugging disabled on Python 3.14+", { skip: newer === undefined }, async () => {
     const program = await run(newer as Python, { PYTHON_DISABLE_REMOTE_DEBUG: "1" });
     try {
-      await refused(attachTo(program.pid), /remote debugging is disabled in process \d+ \(PYTHON_DISABLE_REMOTE_DEBUG is set in its environment\)/);
+      const why = process.platform === "linux" ? "\\(PYTHON_DISABLE_REMOTE_DEBUG is set in its environment\\)" : "\\(PYTHON_DISABLE_REMOTE_DEBUG is set, or";
+      await refused(attachTo(program.pid), new RegExp(`remote debugging is disabled in process \\d+ ${why}`));
       assert.ok(isAlive(program.pid));
     } finally {
       program.process.kill("SIGKILL");

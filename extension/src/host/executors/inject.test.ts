@@ -1,8 +1,18 @@
 import assert from "assert/strict";
 import { spawnSync } from "child_process";
 import { test } from "node:test";
-import { bootstrapSource, debuggerFailure, remoteExecFailure, type ToolResult } from "./inject";
-import { pickMethod, readTargetFacts, remoteDebugSwitch, versionFromMaps, versionFromName, type TargetFacts } from "./injectTarget";
+import { bootstrapSource, debuggerFailure, remoteExecFailure, toolArgv, type ToolResult } from "./inject";
+import {
+  factsFromCim,
+  factsFromPs,
+  pickMethod,
+  readTargetFacts,
+  remoteDebugSwitch,
+  versionFromFrameworkPath,
+  versionFromMaps,
+  versionFromName,
+  type TargetFacts,
+} from "./injectTarget";
 
 test("a Python version is read from a program's or a library's name", () => {
   const cases: [string, string | undefined][] = [
@@ -70,7 +80,7 @@ test("the method and every refusal follow from the target's facts", () => {
     { name: "free-threaded", facts: { version: python(13, true) }, expect: /the free-threaded build of Python 3\.13t, which Dapper cannot attach to yet/ },
   ];
   for (const { name, facts, chosen, path, expect } of cases) {
-    const run = () => pickMethod({ ...base, ...facts }, chosen, onPath(path ?? {}));
+    const run = () => pickMethod({ ...base, ...facts }, chosen, onPath(path ?? {}), "linux");
     if (expect instanceof RegExp) assert.throws(run, expect, name);
     else assert.deepEqual(run(), expect, name);
   }
@@ -97,7 +107,7 @@ test("what gdb, lldb and sys.remote_exec say becomes the reason", () => {
   ];
   for (const [kind, tool, expected] of cases) {
     const method = kind === "lldb" ? { kind: "lldb" as const, tool: "/usr/bin/lldb" } : gdb;
-    const reason = kind === undefined ? remoteExecFailure(tool, facts) : debuggerFailure(method, tool, facts);
+    const reason = kind === undefined ? remoteExecFailure(tool, facts, "linux") : debuggerFailure(method, tool, facts, "linux");
     assert.match(reason ?? "", expected);
   }
 });
@@ -120,4 +130,103 @@ test("the facts of a process: this one (node) is no Python; a pid nobody has is 
   assert.equal(own.exe, process.execPath);
   assert.equal(own.uid, process.getuid?.());
   await assert.rejects(readTargetFacts(2 ** 22 + 1), /there is no process with id 4194305 \(has it exited\?\)/);
+});
+
+test("macOS and Windows: 3.14+ through sys.remote_exec; before, lldb first on macOS and nothing on Windows", () => {
+  const mac: TargetFacts = { pid: 42, uid: 501, ownUid: 501, exe: "/opt/homebrew/bin/python3.12", version: python(12) };
+  const win: TargetFacts = { pid: 42, exe: "C:\\Python312\\python.exe", version: python(12) };
+  const both = onPath({ gdb: "/usr/local/bin/gdb", lldb: "/usr/bin/lldb" });
+  const cases: { name: string; run: () => unknown; expect: object | RegExp }[] = [
+    { name: "macOS 3.12: lldb before gdb", run: () => pickMethod(mac, undefined, both, "darwin"), expect: { kind: "lldb", tool: "/usr/bin/lldb" } },
+    { name: "macOS 3.12: gdb when there is no lldb", run: () => pickMethod(mac, undefined, onPath({ gdb: "/usr/local/bin/gdb" }), "darwin"), expect: { kind: "gdb", tool: "/usr/local/bin/gdb" } },
+    { name: "macOS 3.12: neither", run: () => pickMethod(mac, undefined, onPath({}), "darwin"), expect: /Python 3\.12 is attached to through lldb or gdb, and neither is on PATH; install Xcode's command line tools \(`xcode-select --install`\)/ },
+    { name: "macOS 3.14", run: () => pickMethod({ ...mac, exe: "/usr/local/bin/python3.14", version: python(14) }, undefined, both, "darwin"), expect: { kind: "remoteExec", tool: "/usr/local/bin/python3.14", argv: ["/usr/local/bin/python3.14"] } },
+    { name: "Windows 3.14", run: () => pickMethod({ ...win, exe: "C:\\Python314\\python.exe", version: python(14) }, undefined, both, "win32"), expect: { kind: "remoteExec", tool: "C:\\Python314\\python.exe", argv: ["C:\\Python314\\python.exe"] } },
+    { name: "Windows 3.12, even with a debugger named", run: () => pickMethod(win, "C:\\gdb.exe", both, "win32"), expect: /process 42 runs Python 3\.12, which Dapper attaches to by process id on Windows only from Python 3\.14 on .*--listen/ },
+    { name: "Windows 3.14 with remote debugging off", run: () => pickMethod({ ...win, version: python(14), remoteDebugDisabled: "it runs with -X disable_remote_debug" }, undefined, both, "win32"), expect: /remote debugging is disabled in process 42/ },
+    { name: "Windows: a process whose program Windows does not tell", run: () => pickMethod({ pid: 42, unreadable: "Windows does not tell its program to this user" }, undefined, both, "win32"), expect: /Dapper cannot inspect process 42: Windows does not tell its program/ },
+  ];
+  for (const { name, run, expect } of cases) {
+    if (expect instanceof RegExp) assert.throws(run, expect, name);
+    else assert.deepEqual(run(), expect, name);
+  }
+});
+
+test("the command line that injects: gdb reads the target's root through /proc on Linux only; lldb and sys.remote_exec alike everywhere", () => {
+  const gdb = { kind: "gdb" as const, tool: "/usr/bin/gdb" };
+  const linux = toolArgv(gdb, 42, "/tmp/d/bootstrap.py", "linux");
+  const mac = toolArgv(gdb, 42, "/tmp/d/bootstrap.py", "darwin");
+  assert.deepEqual(linux.slice(0, 8), ["/usr/bin/gdb", "-nx", "-nh", "-batch", "-p", "42", "-ex", "set sysroot /proc/42/root"]);
+  assert.deepEqual(mac.filter((arg) => arg.includes("sysroot")), []);
+  assert.deepEqual([...linux.slice(0, 6), ...linux.slice(8)], mac);
+  assert.ok(mac.includes("call (int)PyRun_SimpleString(\"exec(compile(open('/tmp/d/bootstrap.py').read(), '<dapper bootstrap>', 'exec'), {'__name__': '__dapper_bootstrap__'})\")"));
+  const lldb = toolArgv({ kind: "lldb", tool: "/usr/bin/lldb" }, 42, "/tmp/d/bootstrap.py", "darwin");
+  assert.deepEqual(lldb.slice(0, 5), ["/usr/bin/lldb", "--batch", "--no-lldbinit", "-p", "42"]);
+  const windowsFile = "C:\\Users\\me\\AppData\\Local\\Temp\\dapper-inject-x\\bootstrap.py";
+  assert.deepEqual(toolArgv({ kind: "remoteExec", tool: "C:\\Python314\\python.exe", argv: ["C:\\Python314\\python.exe"] }, 42, windowsFile, "win32"), [
+    "C:\\Python314\\python.exe",
+    "-I",
+    "-c",
+    "import sys; sys.remote_exec(int(sys.argv[1]), sys.argv[2])",
+    "42",
+    windowsFile,
+  ]);
+});
+
+test("a macOS framework build's program gives its version by its folder", () => {
+  const cases: [string, string | undefined][] = [
+    ["/Library/Frameworks/Python.framework/Versions/3.12/Resources/Python.app/Contents/MacOS/Python", "3.12"],
+    ["/opt/homebrew/Cellar/python@3.13/3.13.1/Frameworks/Python.framework/Versions/3.13/Resources/Python.app/Contents/MacOS/Python", "3.13"],
+    ["/Library/Frameworks/PythonT.framework/Versions/3.13/Resources/Python.app/Contents/MacOS/Python", "3.13t"],
+    ["/usr/bin/python3", undefined],
+  ];
+  for (const [file, expected] of cases) {
+    const version = versionFromFrameworkPath(file);
+    assert.equal(version && `${version.major}.${version.minor}${version.freeThreaded ? "t" : ""}`, expected, file);
+  }
+});
+
+test("macOS: ps's owner and program (a path that may hold spaces) and its command line", () => {
+  const framework = "/Library/Frameworks/Python.framework/Versions/3.12/Resources/Python.app/Contents/MacOS/Python";
+  assert.deepEqual(factsFromPs(42, `  501 ${framework}\n`, "/usr/local/bin/python3.12 -X disable_remote_debug app.py\n", 501), {
+    pid: 42,
+    uid: 501,
+    ownUid: 501,
+    exe: framework,
+    version: python(12),
+    remoteDebugDisabled: "it runs with -X disable_remote_debug",
+  });
+  const spaced = factsFromPs(7, "  0 /Users/me/My Tools/bin/python3.14\n", "python3.14 app.py", 501);
+  assert.deepEqual([spaced?.uid, spaced?.exe, spaced?.version, spaced?.remoteDebugDisabled], [0, "/Users/me/My Tools/bin/python3.14", python(14), undefined]);
+  assert.equal(factsFromPs(42, "", ""), undefined, "no row: no such process");
+});
+
+test("Windows: Win32_Process's program and command line", () => {
+  assert.deepEqual(factsFromCim(42, '{"ProcessId":42,"ExecutablePath":"C:\\\\Python313\\\\python.exe","CommandLine":"\\"C:\\\\Python313\\\\python.exe\\" -X disable_remote_debug app.py"}'), {
+    pid: 42,
+    exe: "C:\\Python313\\python.exe",
+    version: undefined,
+    remoteDebugDisabled: "it runs with -X disable_remote_debug",
+  });
+  assert.deepEqual(factsFromCim(42, '\uFEFF{"ProcessId":42,"ExecutablePath":"C:\\\\Tools\\\\python3.12.exe","CommandLine":null}')?.version, python(12));
+  assert.match(factsFromCim(42, '{"ProcessId":42,"ExecutablePath":null,"CommandLine":null}')?.unreadable ?? "", /Windows does not tell its program to this user .*Administrator/);
+  assert.match(factsFromCim(42, "Get-CimInstance : Access denied")?.unreadable ?? "", /PowerShell's answer is not JSON/);
+  assert.equal(factsFromCim(42, "\r\n"), undefined, "no output: no such process");
+});
+
+test("a refused attach says what each system needs", () => {
+  const denied = (text: string) => result(text);
+  const facts = { ...base, ptraceScope: 1 };
+  assert.match(remoteExecFailure(denied("PermissionError: [Errno 1] Operation not permitted: task_for_pid failed\n"), facts, "darwin"), /macOS does not allow Dapper to attach to process 42: reading another process's memory needs root .*DevToolsSecurity -enable.*--listen/);
+  assert.match(debuggerFailure({ kind: "lldb", tool: "/usr/bin/lldb" }, denied("error: attach failed: Operation not permitted\n"), facts, "darwin") ?? "", /^macOS does not allow Dapper to attach to process 42/);
+  assert.match(remoteExecFailure(denied("OSError: [WinError 5] Access is denied\n"), facts, "win32"), /^Windows does not allow Dapper to attach to process 42 \(access is denied\): .*Administrator/);
+  assert.match(remoteExecFailure(denied("PermissionError: [Errno 1] Operation not permitted\n"), facts, "linux"), /ptrace_scope is 1/);
+});
+
+test("the macOS way of reading a target (ps) on this machine: this process, and a pid nobody has", { skip: process.platform === "win32" ? "ps is POSIX" : false }, async () => {
+  const own = await readTargetFacts(process.pid, "darwin");
+  assert.equal(own.uid, process.getuid?.());
+  assert.equal(own.version, undefined, "node is no Python");
+  assert.match(own.exe ?? "", /node$/);
+  await assert.rejects(readTargetFacts(2 ** 22 + 1, "darwin"), /there is no process with id 4194305 \(has it exited\?\)/);
 });

@@ -3,11 +3,12 @@
 // names the cause and the fix). The engine decides and times out; this only acts.
 //
 // Python 3.14+: the target's own interpreter runs `sys.remote_exec(pid, bootstrap)` (PEP
-// 768). Python 3.9-3.13: gdb (or lldb) attaches, takes the GIL (PyGILState_Ensure), runs
-// the bootstrap (PyRun_SimpleString) and detaches. The bootstrap is a small Python file in
-// a fresh 0700 directory, holding the session's token; it removes itself once read, so the
-// token is never in an argv nor in a world-readable file. Linux only for now: the target
-// is inspected through /proc.
+// 768), on Linux, macOS and Windows. Python 3.9-3.13, on Linux and macOS: gdb or lldb
+// attaches, takes the GIL (PyGILState_Ensure), runs the bootstrap (PyRun_SimpleString)
+// and detaches. The bootstrap is a small Python file in a fresh private directory (0700;
+// on Windows the user's own temporary folder), holding the session's token; it removes
+// itself once read, so the token is never in an argv nor in a file others can read.
+// injectTarget.ts reads the target and chooses the way, per platform.
 
 import { execFile } from "child_process";
 import * as fs from "fs";
@@ -45,19 +46,15 @@ export class Injector {
 }
 
 async function run(command: OutputOf<"inject">, logger: Logger): Promise<string> {
-  if (process.platform !== "linux") {
-    throw new InjectError(
-      `attaching by process id works on Linux only for now; start the program with \`python -m dapperdbg --listen PORT program.py\` and attach with "connect".`,
-    );
-  }
-  const facts = await readTargetFacts(command.pid);
+  const platform = process.platform;
+  const facts = await readTargetFacts(command.pid, platform);
   // An empty variable counts as unset.
-  const method = pickMethod(facts, command.debugger ?? (process.env[DEBUGGER_VARIABLE] || undefined), findOnPath);
+  const method = pickMethod(facts, command.debugger ?? (process.env[DEBUGGER_VARIABLE] || undefined), findOnPath, platform);
   logger.debug(`Injecting into process ${command.pid}: ${describeTarget(facts)}; ${method.kind} ${method.tool}`);
   const bootstrap = writeBootstrap(command, facts);
   try {
     shareListener(command, facts);
-    return await runMethod(method, facts, bootstrap);
+    return await runMethod(method, facts, bootstrap, platform);
   } catch (error) {
     // It never ran (or failed before reading itself): nothing may keep the token.
     removeBootstrap(bootstrap);
@@ -188,56 +185,63 @@ function toolEnvironment(): NodeJS.ProcessEnv {
   return env;
 }
 
-async function runMethod(method: Method, facts: TargetFacts, bootstrap: Bootstrap): Promise<string> {
-  const pid = facts.pid;
+async function runMethod(method: Method, facts: TargetFacts, bootstrap: Bootstrap, platform: NodeJS.Platform): Promise<string> {
+  const result = await runTool(toolArgv(method, facts.pid, bootstrap.file, platform));
   if (method.kind === "remoteExec") {
-    const script = "import sys; sys.remote_exec(int(sys.argv[1]), sys.argv[2])";
-    const argv = [...method.argv, "-I", "-c", script, String(pid), bootstrap.file];
-    const result = await runTool(argv);
     if (result.code === 0) return `sys.remote_exec with ${method.tool}`;
-    throw new InjectError(remoteExecFailure(result, facts));
+    throw new InjectError(remoteExecFailure(result, facts, platform));
   }
-  // The bootstrap runs in a fresh namespace, not in the program's __main__.
-  const code = `exec(compile(open(${pyString(bootstrap.file)}).read(), '<dapper bootstrap>', 'exec'), {'__name__': '__dapper_bootstrap__'})`;
-  const argv =
-    method.kind === "gdb"
-      ? [
-          method.tool,
-          "-nx",
-          "-nh",
-          "-batch",
-          "-p",
-          String(pid),
-          "-ex",
-          `set sysroot /proc/${pid}/root`,
-          "-ex",
-          "set scheduler-locking off",
-          "-ex",
-          "call (int)PyGILState_Ensure()",
-          "-ex",
-          `call (int)PyRun_SimpleString(${cString(code)})`,
-          "-ex",
-          "call (void)PyGILState_Release($1)",
-        ]
-      : [
-          method.tool,
-          "--batch",
-          "--no-lldbinit",
-          "-p",
-          String(pid),
-          "-o",
-          "expr (int)PyGILState_Ensure()",
-          "-o",
-          `expr (int)PyRun_SimpleString(${cString(code)})`,
-          "-o",
-          // Through a cast pointer: with the C API's types known, lldb refuses an int for
-          // PyGILState_STATE.
-          "expr ((void (*)(int))PyGILState_Release)($0)",
-        ];
-  const result = await runTool(argv);
-  const failure = debuggerFailure(method, result, facts);
+  const failure = debuggerFailure(method, result, facts, platform);
   if (failure !== undefined) throw new InjectError(failure);
   return `${method.kind} ${method.tool}`;
+}
+
+/**
+ * The command line that injects the bootstrap at `file` into process `pid`. gdb reads the
+ * target's libraries through /proc/PID/root on Linux, so that a target in a container or
+ * chroot is read from its own root; other systems have no such path.
+ */
+export function toolArgv(method: Method, pid: number, file: string, platform: NodeJS.Platform = process.platform): string[] {
+  if (method.kind === "remoteExec") {
+    const script = "import sys; sys.remote_exec(int(sys.argv[1]), sys.argv[2])";
+    return [...method.argv, "-I", "-c", script, String(pid), file];
+  }
+  // The bootstrap runs in a fresh namespace, not in the program's __main__.
+  const code = `exec(compile(open(${pyString(file)}).read(), '<dapper bootstrap>', 'exec'), {'__name__': '__dapper_bootstrap__'})`;
+  if (method.kind === "gdb") {
+    return [
+      method.tool,
+      "-nx",
+      "-nh",
+      "-batch",
+      "-p",
+      String(pid),
+      ...(platform === "linux" ? ["-ex", `set sysroot /proc/${pid}/root`] : []),
+      "-ex",
+      "set scheduler-locking off",
+      "-ex",
+      "call (int)PyGILState_Ensure()",
+      "-ex",
+      `call (int)PyRun_SimpleString(${cString(code)})`,
+      "-ex",
+      "call (void)PyGILState_Release($1)",
+    ];
+  }
+  return [
+    method.tool,
+    "--batch",
+    "--no-lldbinit",
+    "-p",
+    String(pid),
+    "-o",
+    "expr (int)PyGILState_Ensure()",
+    "-o",
+    `expr (int)PyRun_SimpleString(${cString(code)})`,
+    "-o",
+    // Through a cast pointer: with the C API's types known, lldb refuses an int for
+    // PyGILState_STATE.
+    "expr ((void (*)(int))PyGILState_Release)($0)",
+  ];
 }
 
 /** A Python string literal in single quotes, for a path. */
@@ -253,26 +257,26 @@ function cString(text: string): string {
 const LISTEN_HINT = "or start the program with `python -m dapperdbg --listen PORT program.py` and attach with \"connect\"";
 
 /** The reason a `sys.remote_exec` helper failed, from its output. */
-export function remoteExecFailure(result: ToolResult, facts: TargetFacts): string {
+export function remoteExecFailure(result: ToolResult, facts: TargetFacts, platform: NodeJS.Platform = process.platform): string {
   const text = result.output;
   if (result.timedOut) return `sys.remote_exec did not finish within ${TOOL_TIMEOUT_MS / 1000} seconds.`;
   if (/remote debugging is not enabled|PYTHON_DISABLE_REMOTE_DEBUG|disable_remote_debug/i.test(text)) {
     return `remote debugging is disabled in process ${facts.pid} (PYTHON_DISABLE_REMOTE_DEBUG is set, or it runs with -X disable_remote_debug, or its Python was built --without-remote-debug); restart it without that, ${LISTEN_HINT}.`;
   }
-  if (/PermissionError|Operation not permitted|EPERM|ptrace/i.test(text)) return ptraceForbidden(facts);
+  if (/PermissionError|Operation not permitted|EPERM|ptrace|task_for_pid|Access is denied|WinError 5\b/i.test(text)) return attachForbidden(facts, platform);
   if (/ProcessLookupError|No such process/i.test(text)) return `process ${facts.pid} has exited.`;
   const last = lastLine(text);
   return `sys.remote_exec failed: ${last || `exit status ${String(result.code)}`}`;
 }
 
 /** The reason a gdb or lldb run failed, or undefined when the bootstrap ran. */
-export function debuggerFailure(method: Method, result: ToolResult, facts: TargetFacts): string | undefined {
+export function debuggerFailure(method: Method, result: ToolResult, facts: TargetFacts, platform: NodeJS.Platform = process.platform): string | undefined {
   const text = result.output;
   if (result.timedOut) {
     return `${method.kind} did not finish within ${TOOL_TIMEOUT_MS / 1000} seconds (${method.tool}); the process may be stopped, or another debugger may be attached.`;
   }
   if (/ptrace: Operation not permitted|Operation not permitted|attach failed/i.test(text) && !/\$\d+ = /.test(text)) {
-    return ptraceForbidden(facts);
+    return attachForbidden(facts, platform);
   }
   if (/No symbol "?PyGILState_Ensure"? in current context|undeclared identifier 'PyGILState_Ensure'/.test(text)) {
     return `${method.kind} could not find Python's C API in process ${facts.pid} (its interpreter has no exported symbols?): it cannot be attached to by process id; ${LISTEN_HINT}.`;
@@ -290,7 +294,14 @@ export function debuggerFailure(method: Method, result: ToolResult, facts: Targe
   return `${method.kind} (${method.tool}) could not run the bootstrap in process ${facts.pid}: ${last || `exit status ${String(result.code)}`}`;
 }
 
-function ptraceForbidden(facts: TargetFacts): string {
+/** Why the system refused the attach, and what lets it through, on each platform. */
+function attachForbidden(facts: TargetFacts, platform: NodeJS.Platform): string {
+  if (platform === "darwin") {
+    return `macOS does not allow Dapper to attach to process ${facts.pid}: reading another process's memory needs root (run VS Code, or the adapter, with sudo) and, for lldb, the developer tools' access (\`sudo DevToolsSecurity -enable\`); a program signed with the hardened runtime may refuse any debugger; ${LISTEN_HINT}.`;
+  }
+  if (platform === "win32") {
+    return `Windows does not allow Dapper to attach to process ${facts.pid} (access is denied): an elevated program, or another user's, needs VS Code run as Administrator; ${LISTEN_HINT}.`;
+  }
   const scope = facts.ptraceScope;
   const yama =
     scope === undefined
