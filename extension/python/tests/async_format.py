@@ -149,7 +149,9 @@ def _header(lines: list) -> list:
             break
         text = line[1:].strip()
         if joining:
-            header[-1] += " " + text
+            # A continuation may repeat its line's conditions, for the eye.
+            condition = _CONDITION.match(text)
+            header[-1] += " " + (text[condition.end():] if condition else text)
         else:
             header.append(text)
         joining = text.endswith("|")

@@ -309,6 +309,8 @@ class AsyncSnapshot:
         self._current: dict[int, object] = {}
         # id(future) -> the tasks whose _fut_waiter it is (reconstruction before 3.14).
         self._waiting_on: dict[int, list] | None = None
+        # id(future) -> (task, link) for the tasks whose callbacks complete it.
+        self._fed_by: dict[int, list] | None = None
 
     def loop_of_thread(self, thread_id: int):
         return next((entry.loop for entry in self.loops if entry.thread_id == thread_id), None)
@@ -448,16 +450,38 @@ class AsyncSnapshot:
 
     def _waiting_for(self, task, waiter) -> str:
         if is_task(waiter):
-            return f"on Task '{task_name(waiter)}'"
+            via = self._link_of_frames(task)
+            return f"on Task '{task_name(waiter)}'" + (f" ({via})" if via else "")
         children = getattr(waiter, "_children", None)
         if isinstance(children, list):
             return f"on asyncio.gather ({len(children)} awaitables)"
+        feeders = self._feeders(waiter)
+        if feeders:
+            via = next((via for _, via in feeders if via), None)
+            what = (f"Task '{task_name(feeders[0][0])}'" if len(feeders) == 1
+                    else f"{len(feeders)} tasks")
+            return f"on {what}" + (f" ({via})" if via else "")
         frames = suspended_frames(task)
         if frames:
             code = frames[0].f_code
             name = getattr(code, "co_qualname", code.co_name)
             return f"in asyncio.{name}" if is_asyncio_code(code) else f"in {name}"
         return "on a future"
+
+    def _feeders(self, future) -> list[tuple[object, str | None]]:
+        """The tasks whose done-callbacks complete ``future`` (the waiter of wait_for,
+        asyncio.wait, shield), with what links them."""
+        if self._fed_by is None:
+            fed_by: dict[int, list] = {}
+            for entry in self.loops:
+                for task in self.tasks(entry.loop):
+                    for callback in _callbacks(task):
+                        via = link_of_callback(callback)
+                        for fed in _futures_fed_by(callback):
+                            if not is_task(fed):
+                                fed_by.setdefault(id(fed), []).append((task, via))
+            self._fed_by = fed_by
+        return self._fed_by.get(id(future), [])
 
     def gathered_done_tasks(self, loop) -> list:
         """Tasks that are done while a gather of the loop still waits for their

@@ -11,6 +11,13 @@ that frame see it, as at pdb's prompt).
 
 Writing locals back needs ``PyFrame_LocalsToFast`` before Python 3.13; from 3.13 on
 ``frame.f_locals`` writes through (PEP 667).
+
+``await`` is allowed, as at ``python -m asyncio``'s prompt: the code compiles to a
+coroutine, which runs here, on the stopped thread, until it returns. What it awaits must
+finish without the event loop (a coroutine that computes, a future already done): the
+loop is stopped with the program, so an await that would give it control (a sleep, I/O,
+a pending future or task) cannot go on; the code is abandoned there, its ``finally``
+blocks run, and the user is told why (docs/async.md).
 """
 
 from __future__ import annotations
@@ -31,6 +38,10 @@ if not _LOCALS_WRITE_THROUGH:
     _locals_to_fast = ctypes.pythonapi.PyFrame_LocalsToFast
     _locals_to_fast.argtypes = (ctypes.py_object, ctypes.c_int)
     _locals_to_fast.restype = None
+
+# Code may ``await`` (docs/async.md); such code compiles to a coroutine (CO_COROUTINE).
+_COMPILE_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+_CO_COROUTINE = 0x0080
 
 # The name under which setExpression passes the new value to the assignment it runs.
 _VALUE_NAME = "__dapper_new_value__"
@@ -176,9 +187,13 @@ def run_code(frame: types.FrameType, text: str, allow_statements: bool,
     namespace = FrameNamespace(frame)
     try:
         if is_expression:
-            result = eval(compile(tree, "<debug console>", "eval"), namespace.namespace)
+            result = _run(compile(tree, "<debug console>", "eval", _COMPILE_FLAGS),
+                          namespace.namespace)
         else:
             result = _exec_statements(tree, namespace.namespace)
+    except EvaluationError:  # An await refused (what ran before it stays done).
+        namespace.write_back()
+        raise
     except Exception as error:
         # What ran before the error stays done, as at the interactive prompt.
         with contextlib.suppress(EvaluationError):
@@ -204,11 +219,48 @@ def _exec_statements(tree: ast.Module, namespace: dict):
     if isinstance(last, ast.Expr):
         # Like the interactive prompt: the value of a final expression is shown.
         body = ast.Module(body=tree.body[:-1], type_ignores=[])
-        exec(compile(body, "<debug console>", "exec"), namespace)
+        _run(compile(body, "<debug console>", "exec", _COMPILE_FLAGS), namespace)
         final = ast.Expression(body=last.value)
-        return eval(compile(final, "<debug console>", "eval"), namespace)
-    exec(compile(tree, "<debug console>", "exec"), namespace)
+        return _run(compile(final, "<debug console>", "eval", _COMPILE_FLAGS), namespace)
+    _run(compile(tree, "<debug console>", "exec", _COMPILE_FLAGS), namespace)
     return _NO_RESULT
+
+
+def _run(code: types.CodeType, namespace: dict):
+    """Run compiled console code; code that awaits runs as a coroutine, to its end."""
+    # eval, not exec, for statements too: exec would drop the coroutine unawaited.
+    result = eval(code, namespace)
+    if code.co_flags & _CO_COROUTINE:
+        return _finish_awaiting(result)
+    return result
+
+
+def _finish_awaiting(coroutine):
+    """Run the coroutine of code that awaits to its end, here: its value, or what it
+    raised. One that waits for the event loop is closed there and refused."""
+    try:
+        waited_for = coroutine.send(None)
+    except StopIteration as returned:
+        return returned.value
+    try:
+        coroutine.close()  # Its finally blocks run (a sleep cancels its timer).
+    except RuntimeError:
+        pass  # It ignored the GeneratorExit: nothing more can be done with it.
+    raise EvaluationError(_waiting_refusal(waited_for))
+
+
+def _waiting_refusal(waited_for) -> str:
+    if waited_for is None:
+        what = "gives control to the event loop (as asyncio.sleep(0) does)"
+    elif callable(getattr(waited_for, "get_coro", None)):
+        name = getattr(waited_for, "get_name", lambda: "?")()
+        what = f"waits for Task '{name}', which has not finished"
+    else:
+        what = "waits for a future that is not done (a timer, I/O, a lock, a result)"
+    return (f"await cannot finish while the program is stopped: it {what}, and only the "
+            "event loop, stopped with the program, can resume it. It was abandoned there "
+            "(its finally blocks ran). Await here what needs no event loop: a coroutine "
+            "that computes, a future or task that is done.")
 
 
 def _syntax_message(error: SyntaxError) -> str:

@@ -53,11 +53,11 @@ def snapshot(debugger: Debugger) -> AsyncSnapshot | None:
     frames = sys._current_frames()
     threads = []
     for thread_id, thread in debugger.user_threads():
+        # A thread that did not say which loop it runs (it did not stop itself: it is
+        # blocked, in the loop's select or elsewhere) has it on its stack.
         entry = by_id.get(thread_id)
-        if entry is not None:
-            threads.append((thread_id, thread.name, entry.loop, entry.frame))
-        else:
-            threads.append((thread_id, thread.name, None, frames.get(thread.ident)))
+        threads.append((thread_id, thread.name, entry.loop if entry is not None else None,
+                        frames.get(thread.ident)))
     result = _Snapshot(snapshot_loops(threads))
     result.stopped = stopped
     if stopped:
