@@ -7,11 +7,12 @@
 // deadline, and a failed one prints the screen and the end of Helix's log (`hx -v`, which
 // has every DAP message).
 import assert from "node:assert/strict";
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
+import { startListening } from "../e2e/attach-support";
 import { adapterScript, fixtures, isAlive, marker, pythons, root, waitUntil } from "../e2e/support";
 
 /** DAPPER_HELIX (set by scripts/test.mjs), else a Helix that scripts/helix.mjs built before. */
@@ -84,6 +85,11 @@ class Terminal {
     }
   }
 
+  /** The processes Helix started (adapters, and theirs). */
+  processes(): RunningProcess[] {
+    return descendantsOf(Number(this.tmux("display-message", "-p", "-t", "hx", "#{pane_pid}").trim()));
+  }
+
   kill(): void {
     try {
       this.tmux("kill-server");
@@ -113,19 +119,46 @@ function messageRow(screen: string): string | undefined {
   return screen.trimEnd().split("\n").at(-1)?.trim();
 }
 
-/** The processes whose command line has every one of `parts`. */
-function processesWith(...parts: string[]): { pid: number; exe: string; command: string }[] {
-  const found: { pid: number; exe: string; command: string }[] = [];
+interface RunningProcess {
+  pid: number;
+  parent: number;
+  exe: string;
+  command: string;
+}
+
+/** The processes that run now (not zombies), from /proc. */
+function processTable(): RunningProcess[] {
+  const found: RunningProcess[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const [state, parent] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (state === "Z" || state === "X") continue;
       const command = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ");
-      if (parts.every((part) => command.includes(part))) found.push({ pid: Number(entry), exe: realpathSync(`/proc/${entry}/exe`), command });
+      found.push({ pid: Number(entry), parent: Number(parent), exe: realpathSync(`/proc/${entry}/exe`), command });
     } catch {
       // It ended meanwhile.
     }
   }
-  return found.filter((p) => isAlive(p.pid));
+  return found;
+}
+
+/** The processes under `root` (its children, theirs, …): others' tests may run the same programs. */
+function descendantsOf(root: number): RunningProcess[] {
+  const table = processTable();
+  const under = new Set([root]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const p of table) {
+      if (under.has(p.parent) && !under.has(p.pid)) {
+        under.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  return table.filter((p) => p.pid !== root && under.has(p.pid));
 }
 
 /** A Helix in tmux with a fresh HOME holding the README's languages.toml; `run` gets it. */
@@ -232,8 +265,8 @@ function exitCodeEvent(log: string): unknown {
 const stoppedAt = (reason: string) => (screen: string) => new RegExp(`Thread \\d+ stopped because of ${reason}`).test(screen);
 const ended = (screen: string) => messageRow(screen) === "Terminated debugging session and disconnected debugger.";
 
-/** Adapters Helix started from this checkout's dist/adapter.js that still run. */
-const adaptersLeft = () => processesWith(adapterScript).filter((p) => !p.command.includes("--port"));
+/** The adapters that this Helix started and that still run. */
+const adaptersLeft = (helix: Terminal) => helix.processes().filter((p) => p.command.includes(adapterScript));
 
 describe(`Helix (docs/other-editors.md's configuration) → dist/adapter.js → Python ${python.version}`, { skip }, () => {
   test("launch with the `file` template: a breakpoint from the keys, the stop, variables, evaluate, a step, continue to the end", async () => {
@@ -248,7 +281,7 @@ describe(`Helix (docs/other-editors.md's configuration) → dist/adapter.js → 
       assert.deepEqual(sentRequest(log(), "launch")?.arguments, { program: main, console: "internalConsole", cwd: fixtures });
 
       // The debuggee is the Python this test picked: Helix's PATH `python3`.
-      const debuggees = processesWith("--program", main);
+      const debuggees = helix.processes().filter((p) => p.command.includes(`--program ${main}`));
       assert.equal(debuggees.length, 1, JSON.stringify(debuggees));
       assert.equal(debuggees[0].exe, realpathSync(python.executable));
 
@@ -276,7 +309,7 @@ describe(`Helix (docs/other-editors.md's configuration) → dist/adapter.js → 
       assert.equal(printed(log(), "stderr"), "to stderr\n");
       assert.equal(exitCodeEvent(log()), 0);
       assert.deepEqual(dapperComplaints(log()), [], "Dapper took every message Helix sent");
-      await waitUntil(() => adaptersLeft().length === 0 && !isAlive(debuggees[0].pid), 5000, "the adapter and the debuggee to end");
+      await waitUntil(() => adaptersLeft(helix).length === 0 && !isAlive(debuggees[0].pid), 5000, "the adapter and the debuggee to end");
     });
   });
 
@@ -298,14 +331,15 @@ describe(`Helix (docs/other-editors.md's configuration) → dist/adapter.js → 
       assert.equal(printed(log(), "stdout"), "worker 21 -> 42\nparent saw 3\n", "the child ran and ended, then the parent");
       assert.equal(exitCodeEvent(log()), 0);
       assert.equal(gutterAt(screen, line), "◯", screen);
-      await waitUntil(() => adaptersLeft().length === 0, 5000, "the adapter to end");
+      await waitUntil(() => adaptersLeft(helix).length === 0, 5000, "the adapter to end");
     });
   });
 
   test("attach with the `attach` template (connect) to `python -m dapperdbg --listen`: the stop, continue to the exit code", async () => {
     const main = path.join(fixtures, "main.py");
     const line = marker("main.py", "main");
-    const { port, program, exitCode } = await listeningProgram(["main.py", "5"]);
+    const program = await startListening(python, ["--wait-for-client"], ["main.py", "5"]);
+    const port = program.port;
     try {
       await withHelix(main, async (helix, log) => {
         await toggleBreakpoint(helix, line);
@@ -316,32 +350,14 @@ describe(`Helix (docs/other-editors.md's configuration) → dist/adapter.js → 
         assert.deepEqual(sentRequest(log(), "attach")?.arguments, { connect: { host: "127.0.0.1", port }, cwd: fixtures });
         helix.keys("c");
         await helix.waitFor("the end of the session", ended);
-        await waitUntil(() => exitCode() !== null, 10000, "the attached program to exit");
-        assert.equal(exitCode(), 5);
+        assert.deepEqual(await program.exited, { code: 5, signal: null });
         assert.equal(exitCodeEvent(log()), 5);
         assert.equal(printed(log(), "stdout"), "hello total=15\n");
         assert.deepEqual(dapperComplaints(log()), [], "Dapper took every message Helix sent");
-        await waitUntil(() => adaptersLeft().length === 0, 5000, "the adapter to end");
+        await waitUntil(() => adaptersLeft(helix).length === 0, 5000, "the adapter to end");
       });
     } finally {
-      program.kill("SIGKILL");
+      program.process.kill("SIGKILL");
     }
   });
 });
-
-/** `python -m dapperdbg --listen 0 --wait-for-client ARGS…` in fixtures, once it said where it listens. */
-async function listeningProgram(args: string[]): Promise<{ port: number; program: ChildProcess; exitCode: () => number | null }> {
-  const program = spawn(python.executable, ["-m", "dapperdbg", "--listen", "0", "--wait-for-client", ...args], {
-    cwd: fixtures,
-    env: { ...process.env, PYTHONPATH: path.join(root, "extension", "python") },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  let exitCode: number | null = null;
-  program.once("exit", (code) => (exitCode = code));
-  program.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  await waitUntil(() => /listening for a debugger on [^\s]*:\d+/.test(stderr) || exitCode !== null, 15000, "the program to listen");
-  const match = stderr.match(/listening for a debugger on [^\s]*:(\d+)/);
-  assert.ok(match, `the program did not say where it listens: ${stderr}`);
-  return { port: Number(match[1]), program, exitCode: () => exitCode };
-}
