@@ -148,15 +148,16 @@ export function pickMethod(
       `process ${pid} is being traced already by process ${facts.tracer.pid} (${facts.tracer.name}), and a process has one tracer at a time; end or detach that debugger (or strace) first, ${LISTEN_HINT}.`,
     );
   }
+  // macOS's gdb must be code-signed before it may attach; Xcode's lldb may.
   const order = platform === "darwin" ? ["lldb", "gdb"] : ["gdb", "lldb"];
   const tool = chosenDebugger ?? findOnPath(order[0]) ?? findOnPath(order[1]);
   if (tool === undefined) {
-    const install =
+    const missing =
       platform === "darwin"
-        ? "install Xcode's command line tools (`xcode-select --install`), which have lldb,"
-        : "install gdb (`sudo apt install gdb`, `sudo dnf install gdb`) or lldb,";
+        ? "is attached to through lldb or gdb, and neither is on PATH; install Xcode's command line tools (`xcode-select --install`), which have lldb,"
+        : "is attached to through gdb or lldb, and neither is on PATH; install gdb (`sudo apt install gdb`, `sudo dnf install gdb`) or lldb,";
     return fail(
-      `${name} is attached to through ${order[0]} or ${order[1]}, and neither is on PATH; ${install} or name one with the attach configuration's "debuggerPath" (or the DAPPER_INJECT_DEBUGGER environment variable), ${LISTEN_HINT}.`,
+      `${name} ${missing} or name one with the attach configuration's "debuggerPath" (or the DAPPER_INJECT_DEBUGGER environment variable), ${LISTEN_HINT}.`,
     );
   }
   if (chosenDebugger !== undefined && !fs.existsSync(chosenDebugger)) {
