@@ -39,6 +39,11 @@ function readmeLanguagesToml(): string {
   const blocks = [...section.matchAll(/```toml\n([\s\S]*?)```/g)].map((match) => match[1]);
   assert.equal(blocks.length, 2, `docs/other-editors.md's Helix section has the languages.toml and the attach template: ${section}`);
   const toml = blocks.join("\n");
+  // README.md's one line for Helix names the same debugger table.
+  const readmeLine = readFileSync(path.join(root, "README.md"), "utf8").split("\n").find((line) => line.startsWith("- **Helix:**")) ?? "";
+  const settings = [...readmeLine.matchAll(/`(\w+ = [^`]+)`/g)].map((match) => match[1]);
+  assert.ok(settings.length >= 4, `README.md's Helix line: ${readmeLine}`);
+  for (const setting of settings) assert.ok(toml.split("\n").includes(setting), `README.md's \`${setting}\` is in docs/other-editors.md's languages.toml`);
   assert.ok(toml.includes("/path/to/dapper/dist/adapter.js"), toml);
   return toml.replaceAll("/path/to/dapper/dist/adapter.js", adapterScript);
 }
