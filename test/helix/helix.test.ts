@@ -48,18 +48,19 @@ function readmeLanguagesToml(): string {
   return toml.replaceAll("/path/to/dapper/dist/adapter.js", adapterScript);
 }
 
-/** One tmux server (its own socket) with one window running `command`, 160 × 48. */
+/**
+ * One tmux server with one window running `command`, 160 × 48. Its socket is a file of the
+ * test's own (`-S`, where tmux leaves it when the server ends), so it is gone with the test.
+ */
 class Terminal {
-  private static count = 0;
-  private readonly socket = `dapper-helix-${process.pid}-${++Terminal.count}`;
-
   constructor(
+    private readonly socket: string,
     private readonly env: NodeJS.ProcessEnv,
     private readonly describeFailure: () => string,
   ) {}
 
   private tmux(...args: string[]): string {
-    return execFileSync("tmux", ["-L", this.socket, ...args], { env: this.env, encoding: "utf8", timeout: 10000 });
+    return execFileSync("tmux", ["-S", this.socket, ...args], { env: this.env, encoding: "utf8", timeout: 10000 });
   }
 
   start(cwd: string, command: string[], config: string): void {
@@ -194,7 +195,7 @@ async function withHelix(file: string, run: (helix: Terminal, log: () => string)
     TMUX: undefined,
     TMUX_PANE: undefined,
   };
-  const helix = new Terminal(env, () => `--- Helix's log (${logFile}), last lines ---\n${log().split("\n").slice(-60).join("\n")}`);
+  const helix = new Terminal(path.join(home, "tmux.socket"), env, () => `--- Helix's log (${logFile}), last lines ---\n${log().split("\n").slice(-60).join("\n")}`);
   try {
     helix.start(path.dirname(file), [hx as string, "-v", "--log", logFile, file], tmuxConf);
     await helix.waitFor(`${path.basename(file)} opened`, (screen) => screen.includes(path.basename(file)) && cursorLine(screen) === 1);
