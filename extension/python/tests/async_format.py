@@ -10,8 +10,9 @@ in brackets), a case may have:
                                    launch options (a bare name is true)
     # stack -> fetch:body | worker:call | awaited by Task 'main' (asyncio.gather) |
     #          main:gather         the whole call stack of the last stop's thread: frames
-                                   as FUNCTION:LINE, labels as their text, by ` | ` (a
-                                   line ending with `|` goes on on the next one)
+                                   as FUNCTION:LINE (LINE `*`: any), labels as their
+                                   text, by ` | ` (a line ending with `|` goes on on
+                                   the next one)
     # stack (fetch-0) -> ...       the call stack of a task (or thread) by its name
     # tasks -> main: waiting on asyncio.gather (2 awaitables) | fetch-0: running
                                    the dapper/tasks listing: NAME: DESCRIPTION, by id
@@ -23,8 +24,9 @@ in brackets), a case may have:
                                    setVariable in that frame's locals
     # evaluate EXPR -> ! TEXT      the request fails with a message containing TEXT
 
-A stop's ``(name)`` is the task that stopped, as the stopped event's description says
-("Paused on breakpoint in Task 'fetch-1'"), or the thread's name when no task runs.
+A stop's ``(name)`` is the task that stopped: the stopped thread when tasks are threads
+("Task 'fetch-1' (running)"), else as the stopped event's description says ("Paused on
+breakpoint in Task 'fetch-1'"); the thread's name when no task runs.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ CASES_DIR = Path(__file__).resolve().parent / "async_cases"
 LIST_ACTIONS = {"stack", "tasks", "threads"}
 _IN_FRAME = re.compile(r"^(evaluate|set)@(\S+)$")
 _TASK_IN_DESCRIPTION = re.compile(r" in Task '(.*)'$")
+_TASK_THREAD = re.compile(r"^Task '(.*)' \(")
 
 
 @dataclass
@@ -76,6 +79,8 @@ def case_names() -> list:
 def _stack_entry(text: str, markers: dict):
     frame = _FRAME.match(text)
     if frame and " " not in text:
+        if frame[2] == "*":
+            return ("frame", frame[1], None)  # Any line (the standard library's).
         lines = tuple(int(token) if token.isdigit() else markers[token]
                       for token in frame[2].split("/"))
         return ("frame", frame[1], lines)
@@ -169,7 +174,8 @@ def _entry_matches(expected: tuple, seen: tuple) -> bool:
         return False
     if expected[0] == "label":
         return expected[1] == seen[1]
-    return _frame_name_matches(expected[1], seen[1]) and seen[2] in expected[2]
+    return _frame_name_matches(expected[1], seen[1]) and (
+        expected[2] is None or seen[2] in expected[2])
 
 
 def matches(expect: Expect, seen: dict | None) -> bool:
@@ -200,9 +206,11 @@ def render(case: Case, expect: Expect, seen: dict | None) -> str:
             name = entry[1]
             wanted = expect.entries[index] if isinstance(expect, ListExpect) and index < len(
                 expect.entries) else None
+            line = case.line_name(entry[2])
             if wanted and wanted[0] == "frame" and _frame_name_matches(wanted[1], name):
                 name = wanted[1]
-            words.append(f"{name}:{case.line_name(entry[2])}")
+                line = "*" if wanted[2] is None else line
+            words.append(f"{name}:{line}")
         return " | ".join(words)
     return step_render(case, expect, seen)
 
@@ -215,8 +223,13 @@ class AsyncPlayer(Player):
     def wait(self, expect: Expect):
         seen = super().wait(expect)
         if seen is not None and seen["kind"] == "stop":
+            # A task shown as a thread is the stopped thread itself ("Task 'fetch-1'
+            # (running)"); otherwise the stop's description names it.
+            as_thread = _TASK_THREAD.match(seen.get("thread") or "")
             described = _TASK_IN_DESCRIPTION.search(self.session.last_description or "")
-            if described:
+            if as_thread:
+                seen["thread"] = as_thread[1]
+            elif described:
                 seen["thread"] = described[1]
         return seen
 

@@ -17,6 +17,7 @@ import types
 from .async_tasks import (
     AsyncSnapshot,
     is_asyncio_code,
+    qualified_name,
     root_frame,
     suspended_frames,
     task_name,
@@ -32,9 +33,6 @@ _LOOP_ENTRIES = {
     "Runner.run": "asyncio.Runner.run",
     "BaseEventLoop.run_until_complete": "run_until_complete",
     "BaseEventLoop.run_forever": "run_forever",
-    # Python 3.9 and 3.10 have no co_qualname.
-    "run_until_complete": "run_until_complete",
-    "run_forever": "run_forever",
 }
 
 
@@ -156,7 +154,7 @@ def _below_label(below: list[types.FrameType]) -> str:
     run_until_complete)."""
     for frame in reversed(below):
         code = frame.f_code
-        entry = _LOOP_ENTRIES.get(getattr(code, "co_qualname", code.co_name))
+        entry = _LOOP_ENTRIES.get(qualified_name(frame))
         if entry is not None and is_asyncio_code(code):
             return f"event loop ({entry})"
     return "started by"

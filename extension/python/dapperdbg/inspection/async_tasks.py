@@ -101,6 +101,20 @@ def is_asyncio_code(code: types.CodeType) -> bool:
     return code.co_filename.startswith(_asyncio_directory())
 
 
+def qualified_name(frame: types.FrameType) -> str:
+    """The frame's function as its class names it ("Event.wait"), also before 3.11,
+    whose code objects have no qualified name: a method's class is its ``self``'s."""
+    code = frame.f_code
+    name = getattr(code, "co_qualname", None)
+    if name is not None:
+        return name
+    if code.co_argcount and code.co_varnames[0] == "self":
+        owner = frame.f_locals.get("self")
+        if owner is not None:
+            return f"{type(owner).__name__}.{code.co_name}"
+    return code.co_name
+
+
 def loop_of_frames(frame: types.FrameType | None):
     """The asyncio event loop a thread runs, found on its stack (the loop's run_forever
     frame): for a thread that did not stop itself, such as one blocked in the loop's
@@ -418,7 +432,7 @@ class AsyncSnapshot:
         """What links an awaiter to the task it awaits when no callback says: the asyncio
         coroutine it waits in (wait_for, TaskGroup's __aexit__)."""
         for frame in suspended_frames(awaiter)[:3]:
-            name = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
+            name = qualified_name(frame)
             if name in _LINK_FRAMES and is_asyncio_code(frame.f_code):
                 return _LINK_FRAMES[name]
         return None
@@ -463,9 +477,8 @@ class AsyncSnapshot:
             return f"on {what}" + (f" ({via})" if via else "")
         frames = suspended_frames(task)
         if frames:
-            code = frames[0].f_code
-            name = getattr(code, "co_qualname", code.co_name)
-            return f"in asyncio.{name}" if is_asyncio_code(code) else f"in {name}"
+            name = qualified_name(frames[0])
+            return f"in asyncio.{name}" if is_asyncio_code(frames[0].f_code) else f"in {name}"
         return "on a future"
 
     def _feeders(self, future) -> list[tuple[object, str | None]]:

@@ -114,13 +114,11 @@ def _natural(name: str) -> list:
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
-def _listed_tasks(debugger: Debugger, tasks_snapshot: AsyncSnapshot, loop) -> list:
-    """The tasks of ``loop`` in a stable order: by id, which a task gets when first
-    listed (new ones by their names, so that Task-2 comes before Task-10)."""
+def _listed_tasks(tasks_snapshot: AsyncSnapshot, loop) -> list:
+    """The tasks of ``loop`` in a stable order: by name, numbers as numbers (Task-2
+    before Task-10)."""
     found = tasks_snapshot.tasks(loop) + tasks_snapshot.gathered_done_tasks(loop)
     found.sort(key=lambda task: _natural(task_name(task)))
-    ids = {id(task): debugger.threads.id_for_task(task) for task in found}
-    found.sort(key=lambda task: ids[id(task)])
     return found
 
 
@@ -131,7 +129,7 @@ def task_threads(debugger: Debugger) -> list[dict]:
         return []
     threads = []
     for entry in tasks_snapshot.loops:
-        for task in _listed_tasks(debugger, tasks_snapshot, entry.loop):
+        for task in _listed_tasks(tasks_snapshot, entry.loop):
             threads.append({"id": debugger.threads.id_for_task(task),
                             "name": f"Task '{task_name(task)}' ({tasks_snapshot.state(task)[1]})"})
     return threads
@@ -147,7 +145,7 @@ def tasks(debugger: Debugger, arguments: dict):
         if wanted is not None and entry.thread_id != wanted:
             continue
         listed = [_task_body(debugger, tasks_snapshot, task, entry.thread_id)
-                  for task in _listed_tasks(debugger, tasks_snapshot, entry.loop)]
+                  for task in _listed_tasks(tasks_snapshot, entry.loop)]
         loops.append({"threadId": entry.thread_id, "threadName": entry.thread_name,
                       "tasks": listed})
     return {"loops": loops}
