@@ -18,6 +18,9 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _RUNNERS = ("pytest", "py.test", "unittest", "flask")
 # How long the broker may take to answer, in seconds.
 _BROKER_TIMEOUT = 5.0
+# macOS's file systems ignore case by default, as Windows's do, but only Windows's
+# os.path.normcase folds it: a folder opened as ~/Projects holds ~/projects/app.py.
+_FOLD_CASE = sys.platform == "darwin"
 
 
 def run():
@@ -102,15 +105,18 @@ def _target():
     return os.path.abspath(first), None
 
 
-def _under(path, folder):
-    """Whether ``path`` is ``folder`` or lies in it."""
-    folder = os.path.normcase(os.path.abspath(folder)).rstrip(os.sep)
-    path = os.path.normcase(path)
-    return path == folder or path.startswith(folder + os.sep)
+def _under(path, folder, paths=os.path, fold_case=_FOLD_CASE):
+    """Whether ``path`` is ``folder`` or lies in it, by the rules of ``paths`` (the
+    platform's os.path: ntpath's drive letters and either separator, in any case)."""
+    folder = paths.normcase(paths.abspath(folder)).rstrip(paths.sep)
+    path = paths.normcase(path)
+    if fold_case:
+        folder, path = folder.lower(), path.lower()
+    return path == folder or path.startswith(folder + paths.sep)
 
 
-def _split(value):
-    return [part for part in value.split(os.pathsep) if part] if value else []
+def _split(value, separator=os.pathsep):
+    return [part for part in value.split(separator) if part] if value else []
 
 
 def _matches(pattern, parts):
@@ -132,18 +138,20 @@ def _segment(pattern, name):
     return bool(name) and pattern[0] in ("?", name[0]) and _segment(pattern[1:], name[1:])
 
 
-def _segments(path):
-    path = os.path.normcase(path).replace("\\", "/")
+def _segments(path, paths=os.path, fold_case=_FOLD_CASE):
+    path = paths.normcase(path).replace("\\", "/")
+    if fold_case:
+        path = path.lower()
     return [part for part in path.split("/") if part]
 
 
-def _by_patterns(path, patterns):
+def _by_patterns(path, patterns, paths=os.path, fold_case=_FOLD_CASE):
     """The last pattern that matches decides (``!`` excludes); none: no."""
-    parts = _segments(path)
+    parts = _segments(path, paths, fold_case)
     verdict = False
     for pattern in patterns:
         negated = pattern.startswith("!")
-        if _matches(_segments(pattern[1:] if negated else pattern), parts):
+        if _matches(_segments(pattern[1:] if negated else pattern, paths, fold_case), parts):
             verdict = not negated
     return verdict
 

@@ -59,9 +59,13 @@ class PythonCommand(Record):
     ignores_environment: bool = False
 
 
-def program_name(word: str) -> str:
-    """The lower-case file name of a program word, without a Windows .exe suffix."""
-    name = os.path.basename(word.replace("\\", "/") if os.name == "nt" else word).lower()
+def program_name(word: str, os_name: str = os.name) -> str:
+    """The lower-case file name of a program word, without a Windows .exe suffix. On
+    Windows a backslash separates folders too and a drive ends at its colon (C:python);
+    elsewhere both are characters of a name."""
+    if os_name == "nt":
+        word = word.replace("\\", "/").rpartition(":")[2]
+    name = word.rpartition("/")[2].lower()
     return name[:-4] if name.endswith(".exe") else name
 
 
@@ -188,14 +192,15 @@ def launcher_command(command: PythonCommand, ipc: str, session_id: str,
     return [*command.interpreter, *command.options, *start, *launcher_options]
 
 
-def reads_path_file(interpreter: str | None) -> bool:
+def reads_path_file(interpreter: str | None, os_name: str = os.name) -> bool:
     """Whether the interpreter file takes sys.path from a ``._pth`` file beside it (3.11+'s
     getpath; beside the executable as started or as its links resolve), which makes it
-    ignore PYTHONPATH as -I does."""
+    ignore PYTHONPATH as -I does. On Windows the file is named without the program's
+    .exe (python._pth beside python.exe)."""
     if interpreter is None:
         return False
     for candidate in {interpreter, os.path.realpath(interpreter)}:
-        if os.name == "nt" and candidate.lower().endswith(".exe"):
+        if os_name == "nt" and candidate.lower().endswith(".exe"):
             candidate = candidate[:-4]
         if os.path.isfile(candidate + "._pth"):
             return True

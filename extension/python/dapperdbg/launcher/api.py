@@ -105,12 +105,13 @@ def _observe_exit_status(state: ExitState) -> None:
     atexit.register(settle)
 
 
-def _status_of(status) -> int:
-    """The process's exit status for ``sys.exit(status)``, as CPython computes it."""
+def _status_of(status, os_name: str = os.name) -> int:
+    """The process's exit status for ``sys.exit(status)``, as CPython computes it: POSIX
+    keeps its low 8 bits, Windows the whole number."""
     if status is None:
         return 0
     if isinstance(status, int):
-        return status & 0xFF if os.name != "nt" else status
+        return status & 0xFF if os_name != "nt" else status
     return 1
 
 
