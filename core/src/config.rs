@@ -331,6 +331,7 @@ const INHERITED_KEYS: &[&str] = &[
     "console",
     "justMyCode",
     "showReturnValue",
+    "asyncioTasksAsThreads",
     "keepExecSources",
     "django",
     "jinja",

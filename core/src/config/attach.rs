@@ -334,6 +334,7 @@ mod tests {
                 "custom": [1],
                 "justMyCode": false,
                 "showReturnValue": true,
+                "asyncioTasksAsThreads": false,
                 "keepExecSources": false,
                 "django": false,
                 "jinja": false,

@@ -142,6 +142,7 @@ pub const LAUNCH_KEYS: &[Key] = &[
     JUST_MY_CODE,
     RULES,
     SHOW_RETURN_VALUE,
+    ASYNCIO_TASKS_AS_THREADS,
     KEEP_EXEC_SOURCES,
     DJANGO,
     JINJA,
@@ -189,6 +190,13 @@ const SHOW_RETURN_VALUE: Key = Key {
     default: Default::Boolean(true),
     description:
         "After stepping out of a function, show the value it returned as '(return) name' in Locals.",
+};
+
+const ASYNCIO_TASKS_AS_THREADS: Key = Key {
+    name: "asyncioTasksAsThreads",
+    kind: Kind::Boolean,
+    default: Default::Boolean(false),
+    description: "Show each asyncio task as a thread of its own, named after the task with what it does (running, waiting on what, done); the task that stops is the stopped thread. Off, the tasks are listed in the Tasks view of Run and Debug (the `dapper/tasks` request in other editors), and a stopped task's call stack goes on through the tasks that await it either way.",
 };
 
 const DJANGO: Key = Key {
@@ -241,6 +249,7 @@ pub const ATTACH_KEYS: &[Key] = &[
     JUST_MY_CODE,
     RULES,
     SHOW_RETURN_VALUE,
+    ASYNCIO_TASKS_AS_THREADS,
     KEEP_EXEC_SOURCES,
     DJANGO,
     JINJA,

@@ -175,6 +175,7 @@ fn child_configurations_inherit_only_the_allow_list() {
         keys,
         [
             "__dapperChildSessionId",
+            "asyncioTasksAsThreads",
             "console",
             "cwd",
             "django",

@@ -58,6 +58,14 @@ const RESPONSE_BODIES: Table = &[
     ("locations", SOURCE),
     ("exceptionInfo", &[(&["details"], Holds::ExceptionDetails)]),
     ("dapper/hotReload", HOT_RELOAD_RESULT),
+    // The asyncio tasks of each event loop, each where it waits (docs/async.md).
+    (
+        "dapper/tasks",
+        &[(
+            &["loops", "*", "tasks", "*", "location", "source"],
+            Holds::Source,
+        )],
+    ),
 ];
 
 /// The bodies of the debuggee's events, translated to the client's paths.

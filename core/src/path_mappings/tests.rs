@@ -289,6 +289,18 @@ fn rewrites_the_messages_that_carry_paths() {
         ),
         (
             "response",
+            "dapper/tasks",
+            json!({"loops": [{"threadId": 1, "threadName": "MainThread", "tasks": [
+                {"id": 2, "name": "main", "location": {"name": "main", "line": 4, "source": {"path": "/app/a.py"}}},
+                {"id": 3, "name": "idle"}]}]}),
+            Some(
+                json!({"loops": [{"threadId": 1, "threadName": "MainThread", "tasks": [
+                {"id": 2, "name": "main", "location": {"name": "main", "line": 4, "source": {"path": "/home/me/proj/a.py"}}},
+                {"id": 3, "name": "idle"}]}]}),
+            ),
+        ),
+        (
+            "response",
             "setFunctionBreakpoints",
             json!({"breakpoints": [{"id": 1, "verified": true, "source": {"path": "/app/a.py"}}]}),
             Some(

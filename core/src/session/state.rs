@@ -45,6 +45,7 @@ const NEEDS_TRACER: &[&str] = &[
     "exceptionInfo",
     "dataBreakpointInfo",
     "dapper/hotReload",
+    "dapper/tasks",
 ];
 
 /// The `initialize` argument with which a client asks for the `dapper/*` events.
