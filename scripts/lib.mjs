@@ -20,15 +20,36 @@ export function note(text) {
   console.log(`   ${text}`);
 }
 
+/**
+ * How run() starts a command on `platform`: as it is, except on Windows a batch file (npm's
+ * shims: npm.cmd, node_modules\\.bin\\tsc.cmd, which Node starts only through a shell
+ * since its fix for CVE-2024-27980) or a bare name that may be one (npm): these go
+ * through cmd.exe, each word quoted for it, because Node hands a shell's command line
+ * over unquoted (a folder with a space would split it).
+ */
+export function spawnPlan(command, args, platform = process.platform) {
+  const batch = /\.(cmd|bat)$/i.test(command);
+  const bare = !/[\\/]/.test(command) && !/\.exe$/i.test(command);
+  if (platform !== "win32" || !(batch || bare)) return { command, args, shell: false };
+  return { command: cmdQuote(command), args: args.map(cmdQuote), shell: true };
+}
+
+/** A word of a cmd.exe command line: as it is when cmd gives it no meaning, else in double quotes (a quote inside doubled). */
+export function cmdQuote(word) {
+  if (word !== "" && !/[\s"&|<>^()%!,;=]/.test(word)) return word;
+  return `"${word.replaceAll('"', '""')}"`;
+}
+
 /** Runs a command with inherited stdio; throws with a clear message when it fails. */
 export function run(command, args, options = {}) {
   const shown = [command, ...args].join(" ");
   if (!options.quiet) console.log(`$ ${shown}`);
-  const result = spawnSync(command, args, {
+  const plan = spawnPlan(command, args);
+  const result = spawnSync(plan.command, plan.args, {
     cwd: options.cwd ?? root,
     stdio: options.capture ? ["ignore", "pipe", "pipe"] : "inherit",
     encoding: "utf8",
-    shell: isWindows && !command.includes(path.sep),
+    shell: plan.shell,
     env: { ...process.env, ...(options.env ?? {}) },
   });
   if (result.error) throw new Error(`could not run '${shown}': ${result.error.message}`);
@@ -135,11 +156,40 @@ export function isSidWrapper(executable) {
   return path.dirname(executable) === sidBinDir();
 }
 
+/** pyenv's root: PYENV_ROOT, else ~/.pyenv, or pyenv-win's ~/.pyenv/pyenv-win on Windows. */
+export function pyenvRootOf(env, home, platform = process.platform) {
+  const paths = platform === "win32" ? path.win32 : path.posix;
+  return env.PYENV_ROOT || paths.join(home, ".pyenv", ...(platform === "win32" ? ["pyenv-win"] : []));
+}
+
 /**
- * The CPython interpreters of this machine, one per minor version, newest last:
- * pyenv's versions first (real binaries, not shims), then python3.N on PATH, then
- * Debian sid's (wrappers that scripts/sid.mjs made, when it could).
- * DAPPER_TEST_PYTHONS (a path-separated list of executables) overrides the search.
+ * Where the interpreters of a machine may be, in the order they are preferred: pyenv's
+ * versions (real binaries, not shims; pyenv-win's on Windows), then python3.N and python3
+ * on PATH; on Windows, where interpreters are all named python.exe, the python.exe of
+ * each folder on PATH (actions/setup-python puts each version's there) and those the py
+ * launcher lists (`launcherList`: what `py -0p` printed); then Debian sid's wrappers
+ * (`sidBin`, Linux only). Paths, or names looked up on PATH.
+ */
+export function pythonCandidates({ platform = process.platform, env = process.env, home = homedir(), pyenvVersions = [], launcherList = "", sidBin = sidBinDir() } = {}) {
+  const windows = platform === "win32";
+  const paths = windows ? path.win32 : path.posix;
+  const pyenvRoot = pyenvRootOf(env, home, platform);
+  const candidates = [...pyenvVersions].sort().map((name) => (windows ? paths.join(pyenvRoot, "versions", name, "python.exe") : paths.join(pyenvRoot, "versions", name, "bin", "python3")));
+  for (let minor = 9; minor <= 15; minor++) candidates.push(`python3.${minor}`);
+  candidates.push("python3");
+  if (windows) {
+    const pathVariable = env.PATH ?? env.Path ?? "";
+    candidates.push(...pathVariable.split(";").filter(Boolean).map((dir) => paths.join(dir, "python.exe")));
+    candidates.push(...[...launcherList.matchAll(/([A-Za-z]:\\[^\r\n]*?\\python\.exe)\b/gi)].map((match) => match[1]));
+  }
+  if (platform === "linux") for (let minor = 9; minor <= 15; minor++) candidates.push(paths.join(sidBin, `python3.${minor}`));
+  return candidates;
+}
+
+/**
+ * The CPython interpreters of this machine, one per minor version, newest last, from
+ * pythonCandidates. DAPPER_TEST_PYTHONS (a path-separated list of executables) overrides
+ * the search.
  */
 export function findPythons({ minimum = "3.9" } = {}) {
   const override = process.env.DAPPER_TEST_PYTHONS;
@@ -147,17 +197,10 @@ export function findPythons({ minimum = "3.9" } = {}) {
   if (override) {
     candidates.push(...override.split(path.delimiter).filter(Boolean));
   } else {
-    const pyenvRoot = process.env.PYENV_ROOT ?? path.join(homedir(), ".pyenv");
-    const versionsDir = path.join(pyenvRoot, "versions");
-    if (existsSync(versionsDir)) {
-      for (const name of readdirSync(versionsDir).sort()) {
-        const binary = path.join(versionsDir, name, "bin", "python3");
-        if (existsSync(binary)) candidates.push(binary);
-      }
-    }
-    for (let minor = 9; minor <= 15; minor++) candidates.push(`python3.${minor}`);
-    candidates.push("python3");
-    for (let minor = 9; minor <= 15; minor++) candidates.push(path.join(sidBinDir(), `python3.${minor}`));
+    const versionsDir = path.join(pyenvRootOf(process.env, homedir()), "versions");
+    const pyenvVersions = existsSync(versionsDir) ? readdirSync(versionsDir) : [];
+    const launcherList = isWindows ? (probe("py", ["-0p"]) ?? "") : "";
+    candidates.push(...pythonCandidates({ pyenvVersions, launcherList }));
   }
   const byVersion = new Map();
   for (const candidate of candidates) {

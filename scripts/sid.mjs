@@ -18,6 +18,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { cacheDir, findPythons, isSidWrapper, note, probe, root, run, shQuote, sidBinDir, writeExecutable, writeSidWrapper } from "./lib.mjs";
+import { linuxOnly } from "./platforms.mjs";
 
 export const sidVersions = ["3.14", "3.15"];
 // python3-minimal: `python3` on PATH, as every Debian with these Pythons has (sid's is 3.14).
@@ -47,7 +48,8 @@ function cannotProvisionPythons() {
 /** Why this machine cannot have a sid root at all, or null when it can try. */
 function cannotMakeRoot() {
   if (process.env.DAPPER_SID === "0") return "DAPPER_SID=0";
-  if (process.platform !== "linux") return `this is ${process.platform}, not Linux`;
+  const notLinux = linuxOnly("sid");
+  if (notLinux) return notLinux;
   if (process.getuid?.() !== 0) return "not running as root (debootstrap, chroot and bind mounts need it)";
   if (!probe("unshare", ["--version"]) || !probe("chroot", ["--version"])) return "unshare or chroot (util-linux, coreutils) is missing";
   return null;
