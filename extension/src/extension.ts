@@ -20,6 +20,7 @@ import { InlineDebugAdapter } from "./vscode/inlineAdapter";
 import { channelLogger } from "./vscode/logChannel";
 import { pickProcessConfiguration } from "./vscode/processChoice";
 import { registerReplayCommand, sessionLogOpener } from "./vscode/sessionLogs";
+import { registerTasksView } from "./vscode/tasksView";
 
 let host: EngineHost | undefined;
 
@@ -61,6 +62,8 @@ export function activate(context: vscode.ExtensionContext): void {
     ...registerDebugpyConfigurations(context, logger),
     ...registerFileCommands(),
     ...registerHotReload(),
+    // The asyncio tasks of the paused program, in Run and Debug.
+    ...registerTasksView(),
     ...debugged.register(),
     ...registerAttachCommands(debugged),
     ...registerAutoAttach(context, pythonPackageDirOf(context.extensionPath), logger),

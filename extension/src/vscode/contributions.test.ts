@@ -13,6 +13,7 @@ import { AUTO_ATTACH_MODES } from "../autoAttach/broker";
 import { TOGGLE_AUTO_ATTACH_COMMAND } from "./autoAttachModes";
 import { REPLAY_SESSION_LOG_COMMAND } from "./sessionLogSetting";
 import { DEBUGPY_TYPES } from "../host/debugpy";
+import { TASKS_VIEW } from "./tasksModel";
 
 interface Manifest {
   activationEvents: string[];
@@ -27,6 +28,7 @@ interface Manifest {
       configurationAttributes?: Record<string, { properties: Record<string, unknown> }>;
     }[];
     keybindings?: { command: string; key: string; mac?: string; when?: string }[];
+    views?: Record<string, { id: string; name: string; when?: string }[]>;
     configuration?: { properties: Record<string, { enum?: string[]; enumDescriptions?: string[]; default?: unknown }> };
   };
 }
@@ -86,6 +88,15 @@ test("Ctrl+Alt+R (Cmd+Alt+R) hot-reloads only while a Dapper session is stopped 
   assert.equal(binding.mac, "cmd+alt+r");
   const when = binding.when?.split("&&").map((part) => part.trim()) ?? [];
   for (const part of ["editorTextFocus", "editorLangId == python", "debugType == 'dapper'", "debugState == 'stopped'"]) assert.ok(when.includes(part), `${binding.when} requires ${part}`);
+});
+
+test("the Tasks view is Run and Debug's, shown while a Dapper session is", () => {
+  const views = manifest().contributes.views ?? {};
+  assert.deepEqual(Object.keys(views), ["debug"]);
+  assert.deepEqual(
+    views.debug?.map(({ id, name, when }) => ({ id, name, when })),
+    [{ id: TASKS_VIEW, name: "Tasks", when: `debugType == '${DEBUG_TYPE}'` }],
+  );
 });
 
 test("every menu entry names a contributed command", () => {
