@@ -11,6 +11,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { cacheDir, note, probe, root, run, step } from "./lib.mjs";
 
 export const HELIX_TARBALL = "helix-079a789e8cb0.tar.xz";
@@ -127,4 +128,10 @@ export function ensureHelix(env = process.env, cache = cacheDir) {
   writeFileSync(build.stamp, build.stampText);
   note(`built ${path.relative(root, build.hx)} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   return { hx: build.hx, skipped: null };
+}
+
+// `node scripts/helix.mjs`: ensureHelix in a process of its own (npm test builds Helix while
+// other suites run); its last line is the result as JSON.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  console.log(JSON.stringify(ensureHelix()));
 }

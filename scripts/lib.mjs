@@ -1,7 +1,7 @@
 // Shared pieces of the project's own scripts: running commands, installing what is
 // missing (and only that), and finding the Python interpreters of this machine.
 // Plain Node.js with no dependencies, because these scripts are what installs them.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -58,6 +58,36 @@ export function run(command, args, options = {}) {
     throw new Error(`'${shown}' failed with exit code ${result.status}${detail}`);
   }
   return result;
+}
+
+/**
+ * Runs a command as run() does, but without waiting and with its output held rather than
+ * shown: for suites that run at once, whose outputs would interleave. Resolves with the
+ * output; rejects with an error that carries it (`error.output`).
+ */
+export function runHeld(command, args, options = {}) {
+  const shown = [command, ...args].join(" ");
+  const plan = spawnPlan(command, args);
+  return new Promise((resolve, reject) => {
+    let output = `$ ${shown}\n`;
+    const child = spawn(plan.command, plan.args, {
+      cwd: options.cwd ?? root,
+      stdio: ["ignore", "pipe", "pipe"],
+      shell: plan.shell,
+      env: { ...process.env, ...(options.env ?? {}) },
+    });
+    const hold = (chunk) => {
+      output += chunk;
+    };
+    child.stdout.setEncoding("utf8").on("data", hold);
+    child.stderr.setEncoding("utf8").on("data", hold);
+    const fail = (message) => reject(Object.assign(new Error(message), { output }));
+    child.on("error", (error) => fail(`could not run '${shown}': ${error.message}`));
+    child.on("close", (code, signal) => {
+      if (code === 0) resolve(output);
+      else fail(`'${shown}' failed with ${code === null ? `signal ${signal}` : `exit code ${code}`}`);
+    });
+  });
 }
 
 /** Runs a command and returns its trimmed stdout, or null when it cannot run. */

@@ -5,9 +5,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import os from "node:os";
 import path from "node:path";
 import { build } from "./build.mjs";
-import { ensureHelix } from "./helix.mjs";
 import { packageVsix } from "./package.mjs";
-import { ensureNeovim, ensurePythonTestEnv, findPythons, isSidWrapper, npxBin, root, run, step } from "./lib.mjs";
+import { ensureNeovim, ensurePythonTestEnv, findPythons, isSidWrapper, npxBin, root, run, runHeld, step } from "./lib.mjs";
 import { linuxOnly } from "./platforms.mjs";
 import { requirePrerequisites } from "./prerequisites.mjs";
 import { provisionSidEmacs, provisionSidPythons, sidVersions } from "./sid.mjs";
@@ -41,12 +40,56 @@ function testFiles(dir) {
   });
 }
 
-function nodeTests(files, env = {}) {
+/** node --test's arguments for `files`, `concurrency` files at a time, its failures also written to a file of failuresDir. */
+function nodeTestArgs(files, concurrency = 1) {
   if (files.length === 0) throw new Error("no test files found");
   const failures = path.join(failuresDir, `${String(++failureFiles).padStart(3, "0")}.txt`);
   const reporters = ["--test-reporter=spec", "--test-reporter-destination=stdout"];
   reporters.push(`--test-reporter=${path.join(root, "scripts", "reporters", "failures.mjs")}`, `--test-reporter-destination=${failures}`);
-  run(process.execPath, ["--test", "--test-timeout=180000", ...reporters, ...files], { env });
+  return ["--test", `--test-concurrency=${concurrency}`, "--test-timeout=180000", ...reporters, ...files];
+}
+
+function nodeTests(files, env = {}, concurrency = 1) {
+  run(process.execPath, nodeTestArgs(files, concurrency), { env });
+}
+
+/**
+ * Suites that run at once, `limit` at a time, for those that mostly wait (on sleeps in
+ * CPython's tests, on a browser, on a build of their own) rather than compute. Each body
+ * gets `held`, runHeld with its output kept for the suite; a suite's output is printed
+ * whole when it ends, and the summary lists the suites in the order given.
+ */
+async function suitesAtOnce(limit, entries) {
+  const queue = [...entries];
+  const ended = new Map();
+  async function worker() {
+    for (let entry = queue.shift(); entry; entry = queue.shift()) {
+      const started = Date.now();
+      let output = "";
+      const held = async (command, args, options) => {
+        try {
+          const printed = await runHeld(command, args, options);
+          output += printed;
+          return printed;
+        } catch (error) {
+          output += error.output ?? "";
+          throw error;
+        }
+      };
+      let ok = true;
+      try {
+        await entry.body(held);
+      } catch (error) {
+        ok = false;
+        output += `\n${entry.name}: FAILED: ${error.message}\n`;
+      }
+      step(`${entry.name} (ran beside other suites; its output, held until its end)`);
+      process.stdout.write(output);
+      ended.set(entry, { name: entry.name, ok, seconds: (Date.now() - started) / 1000 });
+    }
+  }
+  await Promise.all(Array.from({ length: limit }, worker));
+  for (const entry of entries) results.push(ended.get(entry));
 }
 
 await suite("Build", () => build());
@@ -88,7 +131,9 @@ if (allPythons.length === 0) results.push({ name: "Python interpreters found", o
 for (const python of allPythons) {
   await suite(`Python ${python.version}: pytest of the debuggee`, () => {
     const venv = ensurePythonTestEnv(python);
-    run(venv, ["-m", "pytest", "-q", "-p", "no:cacheprovider", path.join("extension", "python", "tests")]);
+    // Three workers (pytest-xdist): a test mostly waits on the debuggee it starts, so three
+    // at once keep two cores busy (a run on 3.11 took 61 s where one at a time took 152 s).
+    run(venv, ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "3", path.join("extension", "python", "tests")]);
   });
 }
 
@@ -102,11 +147,12 @@ if (newest) {
 
 // On every supported version (README: 3.9 to 3.15), so none is claimed but only
 // unit-tested; one run per Python, so that a file's time limit is one Python's and the
-// summary names the Python that failed.
+// summary names the Python that failed. Three files at once: each waits on the processes
+// it starts.
 if (built) {
   for (const python of allPythons) {
     await suite(`End to end: DebugClient → dist/adapter.js → Python ${python.version}`, () =>
-      nodeTests(testFiles(path.join(root, "out", "test", "e2e")), { DAPPER_E2E_PYTHONS: JSON.stringify([python]) }),
+      nodeTests(testFiles(path.join(root, "out", "test", "e2e")), { DAPPER_E2E_PYTHONS: JSON.stringify([python]) }, 3),
     );
   }
 } else {
@@ -148,21 +194,30 @@ if (built && nvimPython) {
   results.push({ name: "Emacs (skipped: the build failed or no Python)", ok: false, seconds: 0 });
 }
 
-// And Helix, built from the source in shared/clients (a debug build into .cache/helix, once:
+// The rest mostly waits: Helix's build (once) and its tmux keys, CPython's regression tests
+// (sleeps, timeouts, child processes), and the real VS Code (a browser and code-server,
+// steps that wait for the page). Three suites at a time, each printed whole at its end.
+const together = [];
+
+// Helix, built from the source in shared/clients (a debug build into .cache/helix, once:
 // about 6 minutes on two cores), in a tmux terminal driven by its keys, with
-// docs/other-editors.md's configuration; the same Python as the two above.
+// docs/other-editors.md's configuration; the same Python as Neovim and Emacs.
 if (built && nvimPython) {
-  let helixSkipped = null;
-  await suite(`Helix: its keys in tmux → dist/adapter.js (stdio) → Python ${nvimPython.version}`, () => {
-    const { hx, skipped } = ensureHelix();
-    helixSkipped = skipped;
-    if (skipped) {
-      console.log(`   SKIPPED: Helix: ${skipped}`);
+  const helix = { name: `Helix: its keys in tmux → dist/adapter.js (stdio) → Python ${nvimPython.version}` };
+  helix.body = async (held) => {
+    // scripts/helix.mjs in a process of its own, so the build does not hold up the others;
+    // its last line is ensureHelix's answer.
+    const printed = await held(process.execPath, [path.join("scripts", "helix.mjs")]);
+    const ensured = JSON.parse(printed.trim().split("\n").at(-1));
+    if (ensured.skipped) {
+      helix.name += ` (SKIPPED: ${ensured.skipped})`;
       return;
     }
-    nodeTests(testFiles(path.join(root, "out", "test", "helix")), { DAPPER_HELIX: hx, DAPPER_E2E_PYTHONS: JSON.stringify([nvimPython]) });
-  });
-  if (helixSkipped) results.at(-1).name += ` (SKIPPED: ${helixSkipped})`;
+    await held(process.execPath, nodeTestArgs(testFiles(path.join(root, "out", "test", "helix"))), {
+      env: { DAPPER_HELIX: ensured.hx, DAPPER_E2E_PYTHONS: JSON.stringify([nvimPython]) },
+    });
+  };
+  together.push(helix);
 } else {
   results.push({ name: "Helix (skipped: the build failed or no Python)", ok: false, seconds: 0 });
 }
@@ -171,9 +226,10 @@ if (built && nvimPython) {
 // seven in one run outgrew it once test_threading joined).
 if (built) {
   for (const python of allPythons) {
-    await suite(`CPython's regression tests, plain and under the debugger: Python ${python.version}`, () =>
-      nodeTests(testFiles(path.join(root, "out", "test", "regression")), { DAPPER_E2E_PYTHONS: JSON.stringify([python]) }),
-    );
+    together.push({
+      name: `CPython's regression tests, plain and under the debugger: Python ${python.version}`,
+      body: (held) => held(process.execPath, nodeTestArgs(testFiles(path.join(root, "out", "test", "regression"))), { env: { DAPPER_E2E_PYTHONS: JSON.stringify([python]) } }),
+    });
   }
 } else {
   results.push({ name: "CPython's regression tests (skipped: the build failed)", ok: false, seconds: 0 });
@@ -185,13 +241,17 @@ if (built && vscodeSkipped) {
   console.log(`   SKIPPED: ${vscodeSkipped}`);
   results.push({ name: `VS Code (SKIPPED: ${vscodeSkipped})`, ok: true, seconds: 0 });
 } else if (built) {
-  await suite("VS Code: the .vsix in code-server, driven by headless Chromium", async () => {
-    const vsix = await packageVsix({ skipBuild: true });
-    run(process.execPath, [path.join("test", "vscode", "run.mjs"), "--vsix", vsix]);
+  let vsix = null;
+  await suite("VS Code: packaging the .vsix it installs", async () => {
+    vsix = await packageVsix({ skipBuild: true });
   });
+  // First in the queue: the longest of these suites.
+  if (vsix) together.unshift({ name: "VS Code: the .vsix in code-server, driven by headless Chromium", body: (held) => held(process.execPath, [path.join("test", "vscode", "run.mjs"), "--vsix", vsix]) });
 } else {
   results.push({ name: "VS Code (skipped: the build failed)", ok: false, seconds: 0 });
 }
+
+await suitesAtOnce(3, together);
 
 step("Summary");
 const failureTexts = readdirSync(failuresDir).sort().map((name) => readFileSync(path.join(failuresDir, name), "utf8")).filter((text) => text !== "");

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sys
 import time
 
@@ -142,48 +143,70 @@ def test_pause_a_running_loop(launch, write, backend, tmp_path):
     assert debuggee.stdout() == "released\n"
 
 
-def pause_once_sleeping(launch, path, backend):
-    """Run ``path`` and pause its main thread once it printed "sleeping" (it is then
-    blocked outside Python)."""
+@pytest.fixture
+def waker():
+    """A socket the program connects to and then blocks reading from (outside Python) until
+    the test wakes it: a stop in that read is no race against a sleep, however slow the
+    machine."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(10)
+    accepted = []
+
+    def wake():
+        connection, _ = server.accept()
+        accepted.append(connection)
+        connection.sendall(b"x")
+
+    wake.port = server.getsockname()[1]
+    yield wake
+    for connection in accepted:
+        connection.close()
+    server.close()
+
+
+def pause_once_blocked(launch, path, backend):
+    """Run ``path`` and pause its main thread once it printed "blocked" (it is then
+    reading from the waker's socket, outside Python)."""
     debuggee = launch("--program", path, tracer=backend)
     debuggee.configure()
     debuggee.request("configurationDone")
     deadline = time.monotonic() + 10
-    while "sleeping" not in debuggee.stdout():
+    while "blocked" not in debuggee.stdout():
         assert time.monotonic() < deadline, debuggee.stderr()
         time.sleep(0.02)
     debuggee.request("pause", {"threadId": 1})
     return debuggee
 
 
-def test_pause_a_thread_blocked_outside_python(launch, write, backend):
-    path = write("sleeper.py", """
-        import time
-        print("sleeping", flush=True)
-        time.sleep(2)
+def test_pause_a_thread_blocked_outside_python(launch, write, backend, waker):
+    path = write("blocked.py", f"""
+        import socket
+        waker = socket.create_connection(("127.0.0.1", {waker.port})); print("blocked", flush=True)
+        waker.recv(1)
         print("awake")
     """)
-    debuggee = pause_once_sleeping(launch, path, backend)
-    stopped = debuggee.stopped("pause", timeout=1.5)
+    debuggee = pause_once_blocked(launch, path, backend)
+    stopped = debuggee.stopped("pause")
     assert stopped["allThreadsStopped"] is True
     frame = debuggee.top_frame(1)
     assert (frame["name"], frame["line"]) == ("<module>", 3)
     debuggee.request("continue", {"threadId": 1})
+    waker()
     debuggee.finish(0)
-    assert debuggee.stdout() == "sleeping\nawake\n"
+    assert debuggee.stdout() == "blocked\nawake\n"
     # No second stop: the pause was fulfilled, not left pending.
     assert not [e for e in debuggee.events if e.get("event") == "stopped"]
 
 
 def test_threads_started_after_a_pause_of_a_blocked_thread_stop_at_breakpoints(
-        launch, write, backend):
+        launch, write, backend, waker):
     # The pause of a blocked thread is announced by a debugger thread that then ends; a
     # thread the program starts later may get its ident (the C library reuses a joined
     # thread's stack), and must not be taken for the debugger's.
-    path = write("later.py", """
-        import threading, time
-        print("sleeping", flush=True)
-        time.sleep(1)
+    path = write("later.py", f"""
+        import socket, threading
+        waker = socket.create_connection(("127.0.0.1", {waker.port})); print("blocked", flush=True)
+        waker.recv(1)
         def work(n):
             return n * 2
         for n in range(5):
@@ -192,18 +215,19 @@ def test_threads_started_after_a_pause_of_a_blocked_thread_stop_at_breakpoints(
             worker.join()
         print("done")
     """)
-    debuggee = pause_once_sleeping(launch, path, backend)
-    debuggee.stopped("pause", timeout=1.5)
+    debuggee = pause_once_blocked(launch, path, backend)
+    debuggee.stopped("pause")
     time.sleep(0.2)  # The debugger thread that announced the pause ends.
     debuggee.set_breakpoints(path, [5])
     debuggee.request("continue", {"threadId": 1})
+    waker()
     for _ in range(5):
         stopped = debuggee.stopped()
         frame = debuggee.top_frame(stopped["threadId"])
         assert (frame["name"], frame["line"]) == ("work", 5)
         debuggee.request("continue", {"threadId": stopped["threadId"]})
     debuggee.finish(0)
-    assert debuggee.stdout() == "sleeping\ndone\n"
+    assert debuggee.stdout() == "blocked\ndone\n"
 
 
 TARGETS_PROGRAM = """
