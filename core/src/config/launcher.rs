@@ -27,14 +27,35 @@ fn launcher_script(package_dir: &str, platform: Platform) -> String {
     path
 }
 
-/// The `-c` code that runs the launcher where `PYTHONPATH` is ignored. A JSON string is
-/// also a Python string literal, whatever the directory's characters.
+/// The `-c` code that runs the launcher where `PYTHONPATH` is ignored.
 fn launcher_bootstrap(package_dir: &str) -> String {
-    let directory = Value::String(package_dir.to_string()).to_string();
+    let directory = python_literal(package_dir);
     format!(
         "import sys; sys.path.insert(0, {directory}); \
          from dapperdbg.launcher import run_as_main; run_as_main()"
     )
+}
+
+/// A Python string literal of `text`, whatever its characters, in single quotes and with
+/// no double quote in it: in a terminal, Windows PowerShell (5.1, the default shell of
+/// VS Code on Windows, and PowerShell 7.0 to 7.2) hands a program the double quotes inside
+/// an argument unescaped, which would cut the code apart there.
+fn python_literal(text: &str) -> String {
+    let mut literal = String::with_capacity(text.len() + 2);
+    literal.push('\'');
+    for character in text.chars() {
+        match character {
+            '\\' => literal.push_str("\\\\"),
+            '\'' => literal.push_str("\\'"),
+            '"' => literal.push_str("\\x22"),
+            control if control.is_control() => {
+                literal.push_str(&format!("\\u{:04x}", u32::from(control)));
+            }
+            other => literal.push(other),
+        }
+    }
+    literal.push('\'');
+    literal
 }
 
 /// Whether the interpreter options include `-E` or `-I` (alone or in a group such as
@@ -184,6 +205,26 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn the_bootstraps_literal_holds_any_directory_without_a_double_quote() {
+        let cases = [
+            ("/pkg", "'/pkg'"),
+            (
+                "C:\\Users\\me\\.vscode\\extensions\\dapper\\python",
+                "'C:\\\\Users\\\\me\\\\.vscode\\\\extensions\\\\dapper\\\\python'",
+            ),
+            ("C:\\Users\\O'Brien", "'C:\\\\Users\\\\O\\'Brien'"),
+            ("/srv/say \"hi\"", "'/srv/say \\x22hi\\x22'"),
+            ("/tmp/tab\there\u{1b}", "'/tmp/tab\\u0009here\\u001b'"),
+            ("/home/zoë/日本", "'/home/zoë/日本'"),
+        ];
+        for (directory, expected) in cases {
+            let literal = python_literal(directory);
+            assert_eq!(literal, expected, "{directory}");
+            assert!(!literal.contains('"'), "{literal}");
+        }
+    }
+
+    #[test]
     fn builds_argv_for_each_target() {
         let unix = Address::Unix {
             path: "/t/s.sock".to_string(),
@@ -213,12 +254,12 @@ mod tests {
             (
                 json!({"module": "m", "pythonArgs": ["-X", "dev", "-I"]}),
                 &unix,
-                "python3 -X dev -I -c import sys; sys.path.insert(0, \"/pkg\"); from dapperdbg.launcher import run_as_main; run_as_main() --ipc unix:/t/s.sock --session-id s1 --module m",
+                "python3 -X dev -I -c import sys; sys.path.insert(0, '/pkg'); from dapperdbg.launcher import run_as_main; run_as_main() --ipc unix:/t/s.sock --session-id s1 --module m",
             ),
             (
                 json!({"code": "print(1)", "pythonArgs": ["-bE"]}),
                 &unix,
-                "python3 -bE -c import sys; sys.path.insert(0, \"/pkg\"); from dapperdbg.launcher import run_as_main; run_as_main() --ipc unix:/t/s.sock --session-id s1 --code print(1)",
+                "python3 -bE -c import sys; sys.path.insert(0, '/pkg'); from dapperdbg.launcher import run_as_main; run_as_main() --ipc unix:/t/s.sock --session-id s1 --code print(1)",
             ),
             (
                 json!({"program": "/a.py", "pythonArgs": ["-I"]}),
@@ -235,7 +276,7 @@ mod tests {
             (
                 json!({"module": "m", "sudo": true}),
                 &unix,
-                "sudo -E -- python3 -c import sys; sys.path.insert(0, \"/pkg\"); from dapperdbg.launcher import run_as_main; run_as_main() --ipc unix:/t/s.sock --session-id s1 --module m",
+                "sudo -E -- python3 -c import sys; sys.path.insert(0, '/pkg'); from dapperdbg.launcher import run_as_main; run_as_main() --ipc unix:/t/s.sock --session-id s1 --module m",
             ),
             // -W's and -X's values are not flags.
             (
