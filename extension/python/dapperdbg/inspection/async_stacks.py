@@ -105,13 +105,13 @@ def thread_items(inspector: Inspector, snapshot: AsyncSnapshot, thread_id: int,
 def task_items(snapshot: AsyncSnapshot, task, hide: bool) -> list:
     """The items of the stack of a task that is not running: where it waits, then the
     tasks that await it. ``hide``: leave asyncio's own frames out (justMyCode)."""
-    frames = _shown(suspended_frames(task), hide)
+    frames = shown_frames(suspended_frames(task), hide)
     items: list = [FrameItem(frame, None, index == 0) for index, frame in enumerate(frames)]
     items.extend(awaiter_items(snapshot, task, hide))
     return items
 
 
-def _shown(frames: list[types.FrameType], hide: bool) -> list[types.FrameType]:
+def shown_frames(frames: list[types.FrameType], hide: bool) -> list[types.FrameType]:
     """A waiting task's frames as shown: under justMyCode without asyncio's own (the
     sleep, Event.wait or wait_for it waits in: its state and the labels name them),
     unless that leaves none."""
@@ -133,7 +133,7 @@ def awaiter_items(snapshot: AsyncSnapshot, task, hide: bool) -> list:
         if id(awaiter.task) in seen:
             break  # A cycle: each task is shown once.
         seen.add(id(awaiter.task))
-        frames = _shown(suspended_frames(awaiter.task), hide)
+        frames = shown_frames(suspended_frames(awaiter.task), hide)
         if not frames:
             break
         text = f"awaited by Task '{task_name(awaiter.task)}'"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import sys
 
-from ..inspection.async_stacks import FrameItem, render, task_items, thread_items
+from ..inspection.async_stacks import FrameItem, render, shown_frames, task_items, thread_items
 from ..inspection.async_tasks import (
     RUNNING,
     AsyncSnapshot,
@@ -163,16 +163,17 @@ def _task_body(debugger: Debugger, tasks_snapshot: AsyncSnapshot, task,
             {"id": debugger.threads.id_for_task(awaiter.task), "name": task_name(awaiter.task),
              **({"via": awaiter.via} if awaiter.via else {})}
             for awaiter in awaiters]
+    settings = debugger.inspection
     frame = None
     if state == RUNNING:
         stopped = next((entry for entry in debugger.stops.stopped_threads()
                         if entry.thread_id == thread_id), None)
         frame = stopped.frame if stopped is not None else None
     else:
-        frames = suspended_frames(task)
+        # Where its stack shows it (under justMyCode, not in asyncio's sleep).
+        frames = shown_frames(suspended_frames(task), settings.just_my_code)
         frame = frames[0] if frames else None
     if frame is not None:
-        settings = debugger.inspection
         body["location"] = {
             "name": frame_name(frame.f_code),
             "source": settings.sources.source_for_code(frame.f_code),
