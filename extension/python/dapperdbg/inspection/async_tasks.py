@@ -273,22 +273,34 @@ def _futures_fed_by(callback) -> Iterator:
         if is_future(owner):
             yield owner
             return
-        parent = getattr(owner, "_parent_task", None)  # TaskGroup
-        if parent is not None and is_future(parent):
-            yield parent
+        # TaskGroup wakes the task that entered it; as_completed's iterator (3.13+) puts
+        # the task in its queue.
+        yield from _futures_in(getattr(owner, "_parent_task", None))
+        yield from _futures_in(getattr(owner, "_done", None))
         return
     if type(callback).__name__ == "partial":
         for value in (*callback.args, *callback.keywords.values()):
-            if is_future(value):
-                yield value
+            yield from _futures_in(value)
         callback = callback.func
     for cell in getattr(callback, "__closure__", None) or ():
         try:
             value = cell.cell_contents
         except ValueError:  # An empty cell.
             continue
-        if is_future(value):
-            yield value
+        yield from _futures_in(value)
+
+
+def _futures_in(value) -> Iterator:
+    """``value`` if it is a future; for an asyncio queue (as_completed's before 3.13),
+    the futures of the tasks waiting to get from it."""
+    if value is None:
+        return
+    if is_future(value):
+        yield value
+        return
+    getters = getattr(value, "_getters", None)
+    if getters is not None and type(getters).__name__ == "deque":
+        yield from (getter for getter in list(getters) if is_future(getter))
 
 
 class Awaiter:
