@@ -154,8 +154,16 @@ pub struct LauncherEnv<'a> {
 
 /// The overlay applied over the host's environment: string = set, null = remove.
 pub fn launcher_env(config: &LaunchConfig, context: &LauncherEnv<'_>) -> Map<String, Value> {
+    // Windows's variable names ignore case: the user's `PythonPath` is PYTHONPATH there,
+    // and the host would let only one of two spellings through.
+    let windows = context.platform.is_windows();
+    let is_pythonpath =
+        |name: &str| name == "PYTHONPATH" || (windows && name.eq_ignore_ascii_case("PYTHONPATH"));
     let mut env = Map::new();
     for (name, value) in &config.env {
+        if is_pythonpath(name) {
+            continue; // Joined with the package's folder below.
+        }
         env.insert(
             name.clone(),
             value.clone().map_or(Value::Null, Value::String),
@@ -166,16 +174,12 @@ pub fn launcher_env(config: &LaunchConfig, context: &LauncherEnv<'_>) -> Map<Str
         .env
         .iter()
         .rev()
-        .find(|(name, _)| name == "PYTHONPATH")
+        .find(|(name, _)| is_pythonpath(name))
     {
         Some((_, value)) => value.clone(),
         None => context.host_pythonpath.map(str::to_string),
     };
-    let separator = if context.platform.is_windows() {
-        ";"
-    } else {
-        ":"
-    };
+    let separator = if windows { ";" } else { ":" };
     let pythonpath = match existing.filter(|value| !value.is_empty()) {
         Some(existing) => format!("{}{separator}{existing}", context.python_package_dir),
         None => context.python_package_dir.to_string(),
@@ -339,6 +343,25 @@ mod tests {
                 "/pkg",
             ),
             (json!({}), Some("C:\\h"), Platform::Win32, "/pkg;C:\\h"),
+            // Windows: the user's PYTHONPATH in any case; elsewhere another variable.
+            (
+                json!({"PythonPath": "C:\\mine"}),
+                Some("C:\\h"),
+                Platform::Win32,
+                "/pkg;C:\\mine",
+            ),
+            (
+                json!({"pythonpath": null}),
+                Some("C:\\h"),
+                Platform::Win32,
+                "/pkg",
+            ),
+            (
+                json!({"PythonPath": "/other"}),
+                Some("/host"),
+                Platform::Darwin,
+                "/pkg:/host",
+            ),
         ];
         for (user_env, host, platform, expected) in cases {
             let config = validate(
@@ -356,6 +379,14 @@ mod tests {
             };
             let env = launcher_env(&config, &context);
             assert_eq!(env["PYTHONPATH"], json!(expected), "{user_env} {host:?}");
+            // One spelling only where names ignore case; the user's other variables stay.
+            let spellings: Vec<&String> = env
+                .keys()
+                .filter(|name| name.eq_ignore_ascii_case("PYTHONPATH"))
+                .collect();
+            let kept_apart =
+                usize::from(!platform.is_windows() && user_env.get("PythonPath").is_some());
+            assert_eq!(spellings.len(), 1 + kept_apart, "{user_env}: {spellings:?}");
             assert_eq!(env["DAPPER_PYTHONPATH_ENTRY"], json!("/pkg"));
             assert_eq!(env["DAPPER_SESSION_TOKEN"], json!("t"));
             // The user's buffering is kept: the debuggee line-buffers captured output.
