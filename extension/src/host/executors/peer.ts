@@ -8,8 +8,13 @@ import * as fs from "fs";
 import * as os from "os";
 import type * as net from "net";
 
-/** Whether the uid of a connection's peer can be known on this OS. */
-export const CAN_TELL_PEER_UID = process.platform === "linux";
+/** Whether the uid of a connection's peer can be known on the OS: Linux's /proc tells; macOS and Windows have no such table. */
+export function canTellPeerUid(platform: NodeJS.Platform = process.platform): boolean {
+  return platform === "linux";
+}
+
+/** canTellPeerUid on this machine. */
+export const CAN_TELL_PEER_UID = canTellPeerUid();
 
 export type PeerVerdict = { admit: true; why: string } | { admit: false; why: string };
 
@@ -17,8 +22,8 @@ export type PeerVerdict = { admit: true; why: string } | { admit: false; why: st
  * Decides whether to serve `socket`: a peer on this machine must be owned by `ownerUid`;
  * one not found among this machine's sockets (a remote host) only when `allowRemote`.
  */
-export async function judgePeer(socket: net.Socket, ownerUid: number, allowRemote: boolean): Promise<PeerVerdict> {
-  if (!CAN_TELL_PEER_UID) return { admit: true, why: "the OS cannot tell the peer's uid" };
+export async function judgePeer(socket: net.Socket, ownerUid: number, allowRemote: boolean, platform: NodeJS.Platform = process.platform): Promise<PeerVerdict> {
+  if (!canTellPeerUid(platform)) return { admit: true, why: "the OS cannot tell the peer's uid" };
   const { remoteAddress, remotePort, localAddress, localPort } = socket;
   if (remoteAddress === undefined || remotePort === undefined || localAddress === undefined || localPort === undefined) {
     return { admit: false, why: "the connection has no addresses (already closed?)" };
