@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ntpath
 import posixpath
+import shlex
 import signal
 import sys
 import threading
@@ -16,6 +17,7 @@ import pytest
 
 from conftest import PACKAGE_DIR
 from dapperdbg.children.commands import program_name, reads_path_file
+from dapperdbg.children.planning import plan_shell
 from dapperdbg.launcher.api import _status_of
 from dapperdbg.requests.termination import ending, raise_sigterm
 
@@ -53,6 +55,15 @@ def test_a_path_file_beside_the_interpreter_is_found_by_the_platform_s_name(
     if path_file is not None:
         (tmp_path / path_file).write_text("python313.zip\n.\n")
     assert reads_path_file(str(interpreter), os_name) is expected
+
+
+def test_a_shell_line_is_rewritten_on_posix_and_runs_as_written_on_windows():
+    line = f"{shlex.quote(sys.executable)} -c pass"
+    posix = plan_shell(line, os_name="posix")
+    assert (posix.attachable, posix.python is not None) == (True, True)
+    windows = plan_shell(line, os_name="nt")
+    assert (windows.attachable, windows.python, windows.reason) == (
+        False, None, "shell command lines are only rewritten on POSIX systems")
 
 
 @pytest.mark.parametrize(("status", "os_name", "expected"), [

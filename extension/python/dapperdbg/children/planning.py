@@ -148,10 +148,11 @@ def _note_path_file(python: PythonCommand, interpreter: str | None) -> None:
 
 
 def plan_shell(line: str, cwd: str | None = None, path: str | None = None,
-               shell_program: str = "/bin/sh") -> Plan:
-    """Plan for a ``shell=True`` command line."""
+               shell_program: str = "/bin/sh", os_name: str = os.name) -> Plan:
+    """Plan for a ``shell=True`` command line. Windows's lines are cmd.exe's, whose
+    quoting this module does not read: they run as written."""
     command = [shell_program, "-c", line]
-    if os.name == "nt":
+    if os_name == "nt":
         return Plan(command, "cmd", False,
                     reason="shell command lines are only rewritten on POSIX systems")
     try:
