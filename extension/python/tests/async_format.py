@@ -109,7 +109,7 @@ def load_case(name: str, version: tuple, backend: str) -> AsyncCase:
             if match[1] in markers:
                 raise ValueError(f"{name}: the marker {match[1]} is on two lines")
             markers[match[1]] = number
-    breakpoints, steps, options = [], [], {}
+    breakpoints, filters, steps, options = [], [], [], {}
     for text in _header(lines):
         match = _CONDITION.match(text)
         if match:
@@ -122,6 +122,8 @@ def load_case(name: str, version: tuple, backend: str) -> AsyncCase:
             if marker not in markers:
                 raise ValueError(f"{name}: no line is marked `# @{marker}`")
             breakpoints.append(Breakpoint(marker, markers[marker], condition.strip() or None))
+        elif text.startswith("exceptions:"):
+            filters.extend(text[len("exceptions:"):].split())
         elif text.startswith("options:"):
             for word in text[len("options:"):].split():
                 key, _, value = word.partition("=")
@@ -141,7 +143,7 @@ def load_case(name: str, version: tuple, backend: str) -> AsyncCase:
                 raise ValueError(f"{name}: unknown action {action!r}")
             steps.append(Step(action, argument.strip(), thread,
                               _parse_outcome(action, outcome, markers), text))
-    return AsyncCase(name, path, markers, breakpoints, [], steps, True, options)
+    return AsyncCase(name, path, markers, breakpoints, filters, steps, True, options)
 
 
 def _header(lines: list) -> list:

@@ -28,6 +28,8 @@ class AsyncSession(DebuggeeSession):
             "source": {"path": str(path)},
             "breakpoints": [{"line": b.line, **({"condition": b.condition} if b.condition else {})}
                             for b in case.breakpoints]})
+        if case.exception_filters:
+            self.debuggee.request("setExceptionBreakpoints", {"filters": case.exception_filters})
 
     def _outcome(self, event):
         if event["event"] == "stopped":
