@@ -8,6 +8,7 @@ in brackets), a case may have:
 
     # options: asyncioTasksAsThreads justMyCode=false
                                    launch options (a bare name is true)
+    # exceptions: raised           the exception filters, as in the stepping cases
     # stack -> fetch:body | worker:call | awaited by Task 'main' (asyncio.gather) |
     #          main:gather         the whole call stack of the last stop's thread: frames
                                    as FUNCTION:LINE (LINE `*`: any), labels as their

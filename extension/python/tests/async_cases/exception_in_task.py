@@ -15,8 +15,8 @@ async def fetch():
 async def main():
     try:
         await asyncio.create_task(fetch(), name="fetch")  # @await_fetch
-    except KeyError:
-        pass
+    except KeyError as error:
+        print("caught", error)
 
 
 asyncio.run(main())  # @run
