@@ -1,11 +1,11 @@
-# Thread a steps over time.sleep(0.5); thread b hits a breakpoint meanwhile, and a's sleep
-# ends while b is stopped. After continue a's step ends where it would have: on the line
+# Thread a steps over time.sleep(1.5); thread b hits a breakpoint meanwhile, and a's sleep
+# ends while b is stopped (the margins are wide for a loaded machine). After continue a's step ends where it would have: on the line
 # after the sleep, not one later.
 # break: a_sleep
 # break: b_stop
 # start -> breakpoint@run_a:a_sleep (a)
 # next (a) -> breakpoint@run_b:b_stop (b)
-# wait 0.5 -> waited
+# wait 1.5 -> waited
 # continue (b) -> step@run_a:a_next (a)
 # continue -> exit 0
 import threading
@@ -13,14 +13,14 @@ import time
 
 
 def run_a():
-    time.sleep(0.5)  # @a_sleep
+    time.sleep(1.5)  # @a_sleep
     x = 1  # @a_next
     x += 1
     return x
 
 
 def run_b():
-    time.sleep(0.2)
+    time.sleep(0.1)
     y = 2  # @b_stop
     return y
 
