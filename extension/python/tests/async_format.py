@@ -39,17 +39,17 @@ from pathlib import Path
 from stepping_format import (
     _CONDITION,
     _FRAME,
-    _MARKER,
     _THREAD,
     STEP_ACTIONS,
-    Breakpoint,
     Case,
     Expect,
     Player,
     Step,
     _frame_name_matches,
     _holds,
+    parse_break,
     parse_expect,
+    read_markers,
 )
 from stepping_format import matches as step_matches
 from stepping_format import render as step_render
@@ -103,13 +103,7 @@ def _parse_outcome(action: str, text: str, markers: dict) -> Expect:
 def load_case(name: str, version: tuple, backend: str) -> AsyncCase:
     path = CASES_DIR / f"{name}.py"
     lines = path.read_text(encoding="utf-8").splitlines()
-    markers = {}
-    for number, line in enumerate(lines, 1):
-        match = _MARKER.search(line)
-        if match:
-            if match[1] in markers:
-                raise ValueError(f"{name}: the marker {match[1]} is on two lines")
-            markers[match[1]] = number
+    markers = read_markers(name, lines)
     breakpoints, filters, steps, options = [], [], [], {}
     for text in _header(lines):
         match = _CONDITION.match(text)
@@ -118,11 +112,7 @@ def load_case(name: str, version: tuple, backend: str) -> AsyncCase:
                 continue
             text = text[match.end():]
         if text.startswith("break:"):
-            spec, _, condition = text[len("break:"):].strip().partition(" if ")
-            marker = spec.strip()
-            if marker not in markers:
-                raise ValueError(f"{name}: no line is marked `# @{marker}`")
-            breakpoints.append(Breakpoint(marker, markers[marker], condition.strip() or None))
+            breakpoints.append(parse_break(name, text[len("break:"):], markers))
         elif text.startswith("exceptions:"):
             filters.extend(text[len("exceptions:"):].split())
         elif text.startswith("options:"):

@@ -166,9 +166,8 @@ def parse_expect(text: str, markers: dict) -> Expect:
                   thread)
 
 
-def load_case(name: str, version: tuple, backend: str) -> Case:
-    path = CASES_DIR / f"{name}.py"
-    lines = path.read_text(encoding="utf-8").splitlines()
+def read_markers(name: str, lines: list) -> dict:
+    """Marker name -> line number, of the `# @NAME` comments of a case's lines."""
     markers = {}
     for number, line in enumerate(lines, 1):
         match = _MARKER.search(line)
@@ -176,6 +175,23 @@ def load_case(name: str, version: tuple, backend: str) -> Case:
             if match[1] in markers:
                 raise ValueError(f"{name}: the marker {match[1]} is on two lines")
             markers[match[1]] = number
+    return markers
+
+
+def parse_break(name: str, spec: str, markers: dict) -> Breakpoint:
+    """A `break:` line's breakpoint, from what follows `break:`."""
+    spec, _, condition = spec.strip().partition(" if ")
+    marker, _, hit = spec.partition(" hit ")
+    marker = marker.strip()
+    if marker not in markers:
+        raise ValueError(f"{name}: no line is marked `# @{marker}`")
+    return Breakpoint(marker, markers[marker], condition.strip() or None, hit.strip() or None)
+
+
+def load_case(name: str, version: tuple, backend: str) -> Case:
+    path = CASES_DIR / f"{name}.py"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    markers = read_markers(name, lines)
     breakpoints, filters, steps = [], [], []
     for line in lines:
         if not line.startswith("#"):
@@ -187,14 +203,7 @@ def load_case(name: str, version: tuple, backend: str) -> Case:
                 continue
             text = text[match.end():]
         if text.startswith("break:"):
-            spec = text[len("break:"):].strip()
-            spec, _, condition = spec.partition(" if ")
-            marker, _, hit = spec.partition(" hit ")
-            marker = marker.strip()
-            if marker not in markers:
-                raise ValueError(f"{name}: no line is marked `# @{marker}`")
-            breakpoints.append(Breakpoint(marker, markers[marker], condition.strip() or None,
-                                          hit.strip() or None))
+            breakpoints.append(parse_break(name, text[len("break:"):], markers))
         elif text.startswith("exceptions:"):
             filters.extend(text[len("exceptions:"):].split())
         elif "->" in text:

@@ -4,7 +4,6 @@ runs on this interpreter with both tracers; docs/async.md describes what is chec
 
 from __future__ import annotations
 
-import shutil
 import sys
 
 import pytest
@@ -18,18 +17,8 @@ class AsyncSession(DebuggeeSession):
 
     last_description = None
 
-    def begin(self, case):
-        # The case runs from a copy, so that its __pycache__ stays out of the source tree.
-        path = self.tmp_path / case.path.name
-        shutil.copyfile(case.path, path)
-        self.debuggee = self.launch("--program", path, tracer=self.backend)
-        self.debuggee.configure({"justMyCode": True, **case.options})
-        self.debuggee.request("setBreakpoints", {
-            "source": {"path": str(path)},
-            "breakpoints": [{"line": b.line, **({"condition": b.condition} if b.condition else {})}
-                            for b in case.breakpoints]})
-        if case.exception_filters:
-            self.debuggee.request("setExceptionBreakpoints", {"filters": case.exception_filters})
+    def launch_configuration(self, case) -> dict:
+        return {"justMyCode": True, **case.options}
 
     def _outcome(self, event):
         if event["event"] == "stopped":

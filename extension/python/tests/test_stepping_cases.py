@@ -28,7 +28,7 @@ class DebuggeeSession:
         path = self.tmp_path / case.path.name
         shutil.copyfile(case.path, path)
         self.debuggee = self.launch("--program", path, tracer=self.backend)
-        self.debuggee.configure({"justMyCode": True})
+        self.debuggee.configure(self.launch_configuration(case))
         self.debuggee.request("setBreakpoints", {
             "source": {"path": str(path)},
             "breakpoints": [{"line": b.line,
@@ -38,6 +38,9 @@ class DebuggeeSession:
         if case.exception_filters:
             self.debuggee.request("setExceptionBreakpoints",
                                   {"filters": case.exception_filters})
+
+    def launch_configuration(self, case) -> dict:
+        return {"justMyCode": True}
 
     def request(self, command, arguments=None):
         response = self.debuggee.request_raw(command, arguments)
