@@ -2,8 +2,8 @@
 // of every situation are the debuggee's pytest suite, extension/python/tests/async_cases):
 // a breakpoint in a coroutine gathered by several tasks says which task stopped; the call
 // stack goes through the task that awaits it, with a label; dapper/tasks lists the tasks;
-// a task's id gives its stack; await in the debug console; stepOut into the awaiter; and
-// asyncioTasksAsThreads makes the tasks threads.
+// a task's id gives its stack; a waiting task's frames cannot restart; await in the debug
+// console; stepOut into the awaiter; and asyncioTasksAsThreads makes the tasks threads.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { DebugProtocol } from "@vscode/debugprotocol";
@@ -51,6 +51,14 @@ for (const python of pythons()) {
         assert.equal(waiting?.location?.source?.path, session.file(program));
         const waitingStack = (await session.client.stackTraceRequest({ threadId: waiting?.id ?? 0 })).body.stackFrames;
         assert.deepEqual(shown(waitingStack), [`fetch:${at("body") - 1}`, `worker:${at("call")}`, "awaited by Task 'Task-1' (asyncio.gather)", `main:${at("gather")}`]);
+
+        // A waiting task's frames cannot be restarted (nor can a module's): the running
+        // task's can.
+        assert.deepEqual(
+          stack.map((frame) => frame.canRestart),
+          [undefined, undefined, undefined, false, undefined, false],
+        );
+        assert.match(await failure(session.client.restartFrameRequest({ frameId: stack[3].id })), /Cannot restart main: it is not on its thread's stack/);
 
         const evaluate = (expression: string, frameId: number) => session.client.evaluateRequest({ expression, frameId, context: "repl" });
         assert.equal((await evaluate("await double(n)", stack[0].id)).body.result, "2");

@@ -37,13 +37,17 @@ _LOOP_ENTRIES = {
 
 
 class FrameItem:
-    __slots__ = ("frame", "line", "is_top")
+    """A frame of a stack; ``on_stack``: of the thread's own stack (a waiting task's
+    frames are not, and cannot be restarted)."""
+
+    __slots__ = ("frame", "line", "is_top", "on_stack")
 
     def __init__(self, frame: types.FrameType, line: int | None = None,
-                 is_top: bool = False) -> None:
+                 is_top: bool = False, on_stack: bool = True) -> None:
         self.frame = frame
         self.line = line
         self.is_top = is_top
+        self.on_stack = on_stack
 
 
 class LabelItem:
@@ -58,7 +62,7 @@ def render(inspector: Inspector, thread_id: int, items: list, start: int,
            levels: int) -> dict:
     """The stackTrace body of a page of ``items``."""
     page = items[start:start + levels] if levels > 0 else items[start:]
-    frames = [inspector.frame_body(thread_id, item.frame, item.line, item.is_top)
+    frames = [inspector.frame_body(thread_id, item.frame, item.line, item.is_top, item.on_stack)
               if type(item) is FrameItem else inspector.label_body(thread_id, item.text, item.frame)
               for item in page]
     return {"stackFrames": frames, "totalFrames": len(items)}
@@ -106,7 +110,7 @@ def task_items(snapshot: AsyncSnapshot, task, hide: bool) -> list:
     """The items of the stack of a task that is not running: where it waits, then the
     tasks that await it. ``hide``: leave asyncio's own frames out (justMyCode)."""
     frames = shown_frames(suspended_frames(task), hide)
-    items: list = [FrameItem(frame, None, index == 0) for index, frame in enumerate(frames)]
+    items: list = [FrameItem(frame, None, index == 0, False) for index, frame in enumerate(frames)]
     items.extend(awaiter_items(snapshot, task, hide))
     return items
 
@@ -143,7 +147,7 @@ def awaiter_items(snapshot: AsyncSnapshot, task, hide: bool) -> list:
             others = len(awaiters) - 1
             text += f" and {others} other task{'s' if others > 1 else ''}"
         items.append(LabelItem(text, frames[0]))
-        items.extend(FrameItem(frame) for frame in frames)
+        items.extend(FrameItem(frame, on_stack=False) for frame in frames)
         task = awaiter.task
     return items
 

@@ -211,9 +211,10 @@ class Inspector:
         return {"stackFrames": stack_frames, "totalFrames": total}
 
     def frame_body(self, thread_id: int, frame: types.FrameType, line: int | None = None,
-                   is_top: bool = False) -> dict:
+                   is_top: bool = False, on_stack: bool = True) -> dict:
         """The DAP stack frame of ``frame`` (shown at ``line`` when that is not where the
-        frame is now), with a new id."""
+        frame is now), with a new id. ``on_stack``: the frame is on its thread's stack
+        (not a waiting asyncio task's), so it could be restarted."""
         line = line or frame.f_lineno or frame.f_code.co_firstlineno
         stack_frame = {
             "id": self.frames.add(FrameEntry(thread_id, frame, is_top)),
@@ -224,7 +225,7 @@ class Inspector:
         }
         if self.is_library_frame(frame):
             stack_frame["presentationHint"] = "subtle"
-        if not can_restart(frame):
+        if not (on_stack and can_restart(frame)):
             stack_frame["canRestart"] = False
         return stack_frame
 

@@ -58,6 +58,12 @@ def restart_frame(debugger: Debugger, arguments: dict):
     stopped = debugger.stops.stopped_thread(entry.thread_id)
     frame = entry.frame
     name = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
+    if not _on_stack_of(stopped, frame):
+        # A frame of an asyncio task that waits (the call stack shows the tasks that await
+        # the running one): the restart's exception could never reach it.
+        raise RequestError(f"Cannot restart {name}: it is not on its thread's stack (a "
+                           "waiting asyncio task's frame); restart a frame of the running "
+                           "task")
     if can_restart(frame):
         notes, go = debugger.restart_frame(stopped, frame)
         for note in notes:
@@ -67,6 +73,15 @@ def restart_frame(debugger: Debugger, arguments: dict):
     if stopped.running or frame is not stopped.frame or stopped.mid_line:
         raise RequestError(f"Cannot restart {name}: {reason or 'its thread is not stopped on it'}")
     return _restart_by_jump(debugger, stopped, frame, name, reason)
+
+
+def _on_stack_of(stopped, frame) -> bool:
+    current = stopped.frame
+    while current is not None:
+        if current is frame:
+            return True
+        current = current.f_back
+    return False
 
 
 def _restart_by_jump(debugger: Debugger, stopped, frame, name: str, reason: str | None):
