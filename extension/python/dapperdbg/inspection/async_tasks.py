@@ -375,9 +375,10 @@ class AsyncSnapshot:
 
     def awaiters(self, task) -> list[Awaiter]:
         """The tasks that await ``task``, each once, with what links them."""
-        if _RECORDED_AWAITERS:
-            found = self._recorded_awaiters(task)
-        else:
+        # What 3.14 records covers asyncio's own ways to await; a library's combinator that
+        # does not record its links is still found through them.
+        found = self._recorded_awaiters(task) if _RECORDED_AWAITERS else []
+        if not found:
             found = self._reconstructed_awaiters(task, 0)
         unique: list[Awaiter] = []
         for awaiter in found:
@@ -396,7 +397,7 @@ class AsyncSnapshot:
     def _recorded_awaiters(self, task) -> list[Awaiter]:
         capture = getattr(sys.modules.get("asyncio"), "capture_call_graph", None)
         if capture is None:
-            return self._reconstructed_awaiters(task, 0)
+            return []
         try:
             graph = capture(task, limit=0)
         except Exception:
