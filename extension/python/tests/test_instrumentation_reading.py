@@ -21,6 +21,7 @@ import types
 
 import pytest
 
+from dapperdbg.common import code_cache
 from dapperdbg.instrumentation import (
     Instrumentation,
     Probe,
@@ -28,6 +29,7 @@ from dapperdbg.instrumentation import (
     compiler,
     install_probe_function,
     instrument_source,
+    plain_code,
 )
 
 STDLIB_MODULES = ["argparse", "dataclasses", "json.decoder", "enum", "asyncio.tasks"]
@@ -123,10 +125,13 @@ def no_dis(*args, **kwargs):
 
 
 @pytest.fixture
-def lean(monkeypatch):
-    """Counts plain compiles; a whole-code ``dis`` pass fails the test."""
-    counter = Counting(compiler.compile_plain)
-    monkeypatch.setattr(compiler, "compile_plain", counter)
+def lean(monkeypatch, tmp_path):
+    """Counts plain compiles; a whole-code ``dis`` pass fails the test. The cache of
+    copies starts empty, so that what is counted is compiled here."""
+    monkeypatch.setenv("DAPPER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(code_cache, "_folders", {})
+    counter = Counting(plain_code.compile_plain)
+    monkeypatch.setattr(plain_code, "compile_plain", counter)
     monkeypatch.setattr(dis, "get_instructions", no_dis)
     return counter
 

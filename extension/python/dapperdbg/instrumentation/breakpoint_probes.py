@@ -236,7 +236,7 @@ class BreakpointProbes:
                 return code
             probes = {line: Probe(applied[1][line], condition)
                       for line, condition in applied[0].items()}
-            from .compiler import InstrumentationError
+            from .copies import InstrumentationError
 
             try:
                 module = instrumentation.compile_program(source, filename, probes)

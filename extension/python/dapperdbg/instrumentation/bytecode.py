@@ -31,7 +31,7 @@ import sys
 import types
 from collections.abc import Collection, Iterator
 
-from ..common.records import Record
+from .copies import ProbeSites
 from .probes import PROBE_NAME
 
 _PASS_THROUGH = frozenset({"POP_BLOCK", "POP_EXCEPT", "NOP"})
@@ -76,12 +76,6 @@ _LOAD_COMMON_CONSTANT = dis.opmap.get("LOAD_COMMON_CONSTANT", -1)
 _COMMON_CONSTANTS = tuple(getattr(dis, "_common_constants", ()))
 # 3.10 counts jump arguments in code units, 3.9 in bytes.
 _JUMP_UNIT = 1 if sys.version_info < (3, 10) else 2
-
-
-class ProbeSites(Record, frozen=True):
-    lines: frozenset[int]
-    quiet_offsets: frozenset[int]
-    probe_offsets: frozenset[int]
 
 
 class Instruction:

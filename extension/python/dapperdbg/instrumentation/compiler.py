@@ -22,14 +22,22 @@ from __future__ import annotations
 import __future__
 
 import ast
-import collections
 import sys
-import threading
 import types
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 from ..common.code_lines import code_tree_lines
-from .bytecode import ProbeSites, find_probe_sites
+from . import plain_code
+from .bytecode import find_probe_sites
+from .copies import (
+    InstrumentationError,
+    InstrumentedModule,
+    ProbeSites,
+    ShapeMismatch,
+    nested_codes,
+    walk_codes,
+    walk_pairs,
+)
 from .probes import Probe
 from .restartable import make_restartable
 from .transform import (
@@ -49,111 +57,6 @@ _SHAPE_FIELDS = ("co_freevars", "co_cellvars", "co_name", "co_argcount",
 _COMPILE_ERRORS = (SyntaxError, ValueError, TypeError, RecursionError)
 
 
-class InstrumentationError(Exception):
-    """The file cannot be instrumented at all; the message is meant for the user."""
-
-
-class InstrumentedModule:
-    """The result of instrumenting one file's source.
-
-    ``code`` is the module code with the accepted probes (the plain code when none
-    was accepted). ``plain`` (the module code of the source as it is, compiled as the
-    import system would) and ``pairs`` are made on first use, once: the import path
-    never needs them, the live swap and undoing a swap do."""
-
-    def __init__(self, filename: str, code: types.CodeType, accepted: Mapping[int, Probe],
-                 refused: Mapping[int, str],
-                 sites: tuple[tuple[types.CodeType, ProbeSites], ...],
-                 source: bytes | str, optimize: int,
-                 plain: types.CodeType | None = None, restartable: bool = False) -> None:
-        self.filename = filename
-        # Compiled with restartable functions (restartable.py): then ``plain`` is that
-        # compile without probes, the code the file's functions run when they have none.
-        self.restartable = restartable
-        self.code = code
-        self.accepted = accepted
-        self.refused = refused
-        # (copy, where its own instructions run probes) for the copies that have probes.
-        self.sites = sites
-        self._sites_by_copy = {id(copy): found for copy, found in sites}
-        self._source = source
-        self._optimize = optimize
-        self._lock = threading.Lock()
-        self._plain = plain
-        self._pairs: tuple[tuple[types.CodeType, types.CodeType], ...] | None = None
-        self._originals: dict[int, types.CodeType] | None = None
-        self._copies: tuple[types.CodeType, ...] | None = None
-
-    @property
-    def plain(self) -> types.CodeType:
-        """The plain compile of the source (compiled on first use)."""
-        with self._lock:
-            if self._plain is None:
-                self._plain = compile_plain(self._source, self.filename, self._optimize,
-                                            self.restartable)
-            return self._plain
-
-    @property
-    def pairs(self) -> tuple[tuple[types.CodeType, types.CodeType], ...]:
-        """(plain, copy) for every code object of the module, parents before children."""
-        plain = self.plain
-        with self._lock:
-            if self._pairs is None:
-                try:
-                    pairs = tuple(walk_pairs(plain, self.code))
-                except _ShapeMismatch:
-                    raise InstrumentationError(
-                        f"{self.filename}: the instrumented code does not match the plain "
-                        "compile (a bug)") from None
-                self._originals = {id(copy): original for original, copy in pairs}
-                self._pairs = pairs
-            return self._pairs
-
-    def original_of(self, copy: types.CodeType) -> types.CodeType:
-        """The plain code object ``copy`` (one of this module's) stands in for."""
-        self.pairs  # noqa: B018 - made on first use.
-        return self._originals[id(copy)]
-
-    def known_original_of(self, copy: types.CodeType) -> types.CodeType | None:
-        """``original_of(copy)`` if the plain compile was made already, else None."""
-        with self._lock:
-            originals = self._originals
-        return originals.get(id(copy)) if originals is not None else None
-
-    def sites_of(self, copy: types.CodeType) -> ProbeSites | None:
-        return self._sites_by_copy.get(id(copy))
-
-    def copies(self) -> list[types.CodeType]:
-        """Every code object of ``code``, parents before children."""
-        if self._copies is None:
-            self._copies = tuple(walk_codes(self.code))
-        return list(self._copies)
-
-    def copies_holding_probes(self) -> set[int]:
-        """Ids of the copies with a probe in their own code or in code nested in it:
-        the functions that must run a copy. The others equal their plain code."""
-        holding: set[int] = set()
-        for copy in reversed(self.copies()):
-            if id(copy) in self._sites_by_copy or any(
-                id(child) in holding for child in nested_codes(copy)
-            ):
-                holding.add(id(copy))
-        return holding
-
-
-def compile_plain(source: bytes | str, filename: str, optimize: int = -1,
-                  restartable: bool = False) -> types.CodeType:
-    """The source compiled without probes (with restartable functions if asked)."""
-    try:
-        if restartable:
-            tree = ast.parse(source, filename)
-            make_restartable(tree)
-            source = tree
-        return compile(source, filename, "exec", dont_inherit=True, optimize=optimize)
-    except _COMPILE_ERRORS as error:
-        raise InstrumentationError(f"{filename} does not compile: {error}") from None
-
-
 def instrument_source(source: bytes | str, filename: str, probes: Mapping[int, Probe],
                       optimize: int = -1, restartable: bool = False) -> InstrumentedModule:
     """Compile ``source`` with ``probes`` ({line: Probe}), and with every function made
@@ -168,18 +71,31 @@ def instrument_source(source: bytes | str, filename: str, probes: Mapping[int, P
     index = StatementIndex(tree)
     if restartable:
         make_restartable(tree)
+    return instrument_tree(tree, index, source, filename, probes, optimize, restartable)
+
+
+def instrument_tree(tree: ast.Module, index: StatementIndex, source: bytes | str,
+                    filename: str, probes: Mapping[int, Probe], optimize: int = -1,
+                    restartable: bool = False, flags: int = 0,
+                    plain: types.CodeType | None = None) -> InstrumentedModule:
+    """``instrument_source`` for a tree parsed (and made restartable) already, of
+    ``source``, indexed as parsed. ``flags``: compiler flags of every compile (the
+    ``__future__`` features of a file a part of which the tree is); ``plain``: the
+    tree's plain compile, if made already."""
     refused: dict[int, str] = {}
     candidates: dict[int, Probe] = {}
     conditions: dict[int, ast.expr | None] = {}
-    plain: types.CodeType | None = None
+    executable: set[int] | None = None
     for line, probe in probes.items():
         reason = refusal_for_line(index, line, optimize)
         if reason == runs_no_code(line) and sys.version_info < (3, 10):
             # 3.9 may give such a line the jump or return that follows the statement
             # (``pass`` ending a block): only its plain compile tells.
             if plain is None:
-                plain = (_compile_tree(tree, filename, optimize) if restartable
-                         else compile_plain(source, filename, optimize))
+                plain = (_compile_tree(tree, filename, optimize, flags)
+                         if restartable or flags
+                         else plain_code.compile_plain(source, filename, optimize))
+            if executable is None:
                 executable = code_tree_lines(plain)
             if line in executable:
                 reason = None
@@ -195,13 +111,15 @@ def instrument_source(source: bytes | str, filename: str, probes: Mapping[int, P
     while True:
         if not candidates:
             if plain is None:
-                plain = (_compile_tree(tree, filename, optimize) if restartable
-                         else compile_plain(source, filename, optimize))
+                plain = (_compile_tree(tree, filename, optimize, flags)
+                         if restartable or flags
+                         else plain_code.compile_plain(source, filename, optimize))
             code = plain
             break
-        code, problem = _compile_with(tree, index, filename, candidates, conditions, optimize)
+        code, problem = _compile_with(tree, index, filename, candidates, conditions, optimize,
+                                      flags)
         if problem is None:
-            problem = _shape_problem(tree, index, filename, code, candidates, optimize)
+            problem = _shape_problem(tree, index, filename, code, candidates, optimize, flags)
         if problem is None:
             break
         guilty, reason = problem
@@ -221,29 +139,34 @@ def instrument_source(source: bytes | str, filename: str, probes: Mapping[int, P
         refused[line] = (f"line {line} runs no code (it cannot be reached, or the "
                          "condition is always false)")
         del candidates[line]
-    module = InstrumentedModule(filename, code, dict(candidates), refused, sites, source,
-                                optimize, plain, restartable)
+    module = InstrumentedModule(
+        filename, code, dict(candidates), refused, sites,
+        lambda: plain_code.compile_plain(source, filename, optimize, restartable), plain,
+        restartable)
     if copies:
         module._copies = copies
     return module
 
 
-def _compile_tree(tree: ast.Module, filename: str, optimize: int) -> types.CodeType:
+def _compile_tree(tree: ast.Module, filename: str, optimize: int,
+                  flags: int = 0) -> types.CodeType:
     try:
-        return compile(tree, filename, "exec", dont_inherit=True, optimize=optimize)
+        return compile(tree, filename, "exec", flags=flags, dont_inherit=True,
+                       optimize=optimize)
     except _COMPILE_ERRORS as error:
         raise InstrumentationError(f"{filename} does not compile: {error}") from None
 
 
 def _compile_with(tree: ast.Module, index: StatementIndex, filename: str,
                   candidates: Mapping[int, Probe], conditions: Mapping[int, ast.expr | None],
-                  optimize: int):
+                  optimize: int, flags: int = 0):
     """The instrumented module code, or (guilty lines, reason) when it does not compile.
     The tree is left as it was parsed."""
     inserted = insert_probes(index, {line: (probe, conditions[line])
                                      for line, probe in candidates.items()})
     try:
-        return compile(tree, filename, "exec", dont_inherit=True, optimize=optimize), None
+        return compile(tree, filename, "exec", flags=flags, dont_inherit=True,
+                       optimize=optimize), None
     except SyntaxError as error:
         # Inserted nodes sit on their probe's line, so the error names the culprit (or
         # the file itself does not compile: then every probe goes, and the plain
@@ -274,11 +197,12 @@ def _future_flags(tree: ast.Module) -> int:
 
 
 def _reference_pairs(tree: ast.Module, filename: str, code: types.CodeType,
-                     tops: list[ast.stmt], optimize: int):
+                     tops: list[ast.stmt], optimize: int, flags: int = 0):
     """(plain, copy) for the code objects of the module-level statements ``tops``: the
     plain ones from a compile of those statements alone."""
     reference = compile(ast.Module(body=tops, type_ignores=[]), filename, "exec",
-                        flags=_future_flags(tree), dont_inherit=True, optimize=optimize)
+                        flags=_future_flags(tree) | flags, dont_inherit=True,
+                        optimize=optimize)
     spans = [(first_line(top), getattr(top, "end_lineno", None) or top.lineno) for top in tops]
     # Compound statements own their lines, so the copies made from ``tops`` are the
     # module's code objects that begin within them, in the same order.
@@ -286,7 +210,7 @@ def _reference_pairs(tree: ast.Module, filename: str, code: types.CodeType,
               if any(first <= child.co_firstlineno <= last for first, last in spans)]
     plains = nested_codes(reference)
     if len(copies) != len(plains):
-        raise _ShapeMismatch
+        raise ShapeMismatch
     pairs = []
     for plain_child, copy_child in zip(plains, copies):
         pairs.extend(walk_pairs(plain_child, copy_child))
@@ -295,7 +219,7 @@ def _reference_pairs(tree: ast.Module, filename: str, code: types.CodeType,
 
 def _shape_problem(tree: ast.Module, index: StatementIndex, filename: str,
                    copy: types.CodeType | None, candidates: Mapping[int, Probe],
-                   optimize: int):
+                   optimize: int, flags: int = 0):
     if copy is None:
         return None
     tops: list[ast.stmt] = []
@@ -308,17 +232,17 @@ def _shape_problem(tree: ast.Module, index: StatementIndex, filename: str,
         return None
     tops.sort(key=first_line)
     try:
-        pairs = _reference_pairs(tree, filename, copy, tops, optimize)
-    except _ShapeMismatch:
+        pairs = _reference_pairs(tree, filename, copy, tops, optimize, flags)
+    except ShapeMismatch:
         return list(candidates), "instrumenting changed the file's functions (a bug)"
     except _COMPILE_ERRORS as error:
         return list(candidates), f"the file's functions could not be checked: {error}"
     # Free variables first: a new one in a function is the cause, the new cell variable
     # of its enclosing function (and on 3.9-3.10 a changed CO_NOFREE flag) the effect.
     for field in _SHAPE_FIELDS:
-        for plain_code, copy_code in pairs:
-            if getattr(plain_code, field) != getattr(copy_code, field):
-                return _blame(plain_code, field, copy_code, candidates)
+        for original, copy_code in pairs:
+            if getattr(original, field) != getattr(copy_code, field):
+                return _blame(original, field, copy_code, candidates)
     return None
 
 
@@ -347,35 +271,10 @@ def condition_names(text: str) -> set[str]:
     return names
 
 
-class _ShapeMismatch(Exception):
-    pass
 
 
-def nested_codes(code: types.CodeType) -> list[types.CodeType]:
-    code_type = types.CodeType
-    return [const for const in code.co_consts if type(const) is code_type]
-
-
-def walk_codes(code: types.CodeType) -> Iterator[types.CodeType]:
-    """``code`` and every code object nested in it, parents before children."""
-    pending = collections.deque([code])
-    while pending:
-        current = pending.popleft()
-        yield current
-        pending.extend(nested_codes(current))
-
-
-def walk_pairs(first: types.CodeType, second: types.CodeType
-               ) -> Iterator[tuple[types.CodeType, types.CodeType]]:
-    """Pairs of corresponding code objects of two compiles of the same code, parents
-    before children. Raises _ShapeMismatch if the trees differ in shape."""
-    pending = [(first, second)]
-    while pending:
-        a, b = pending.pop(0)
-        yield a, b
-        children_a, children_b = nested_codes(a), nested_codes(b)
-        if len(children_a) != len(children_b) or any(
-            x.co_name != y.co_name for x, y in zip(children_a, children_b)
-        ):
-            raise _ShapeMismatch
-        pending.extend(zip(children_a, children_b))
+__all__ = [
+    "InstrumentationError", "InstrumentedModule", "ProbeSites",
+    "condition_names", "instrument_source", "instrument_tree", "nested_codes", "walk_codes",
+    "walk_pairs",
+]

@@ -35,8 +35,7 @@ TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    # compiler imports ast: only a file with probes needs it.
-    from .compiler import InstrumentedModule
+    from .copies import InstrumentedModule
 
     # Called with (canonical path, result) whenever a file is compiled instrumented, so
     # the caller learns which probes went in and which lines the tracer must still watch.
@@ -88,11 +87,11 @@ def compile_program(source: bytes | str, filename: str, probes: Mapping[int, Pro
                     restartable: bool = False) -> InstrumentedModule:
     """Compile the main program instrumented (for the launcher, instead of ``compile``).
     Raises InstrumentationError (a SyntaxError's text) if the source does not compile."""
-    from .compiler import instrument_source
+    from .copy_cache import instrument_file
 
     canonical = canonical_path(filename)
     restartable = restartable and restartable_file(canonical)
-    module = instrument_source(source, filename, probes, restartable=restartable)
+    module = instrument_file(source, filename, probes, restartable=restartable)
     _loaded(registry, canonical, module)
     return module
 
@@ -126,9 +125,10 @@ class InstrumentingLoader(SourceFileLoader):
         busy = getattr(_busy, "now", False)
         _busy.now = True
         try:
-            from .compiler import InstrumentationError, instrument_source
+            from .copies import InstrumentationError
+            from .copy_cache import instrument_file
 
-            module = instrument_source(source, path, probes, restartable=self._restartable)
+            module = instrument_file(source, path, probes, restartable=self._restartable)
         except InstrumentationError:
             # The import must fail as it would without the debugger: with the
             # SyntaxError the plain compile raises.

@@ -1,9 +1,11 @@
 """Swapping the code of live functions for instrumented copies, and back.
 
-For a module already loaded, its file is compiled again twice, as it is and with
-probes. Every live function of the file (found with ``gc``: module functions,
-methods, nested functions, closures, whatever holds them) must still run code equal to
-the plain compile, or the file changed since it was loaded and nothing is swapped.
+For a module already loaded, its file's copies are made (copy_cache.py: from the cache,
+or compiled, only the definitions holding probes) and its plain code is read (its
+``.pyc``, or a cache). Every live function of the file (found with ``gc``: module
+functions, methods, nested functions, closures, whatever holds them) must still run
+code equal to that plain code, or the file changed since it was loaded and nothing is
+swapped.
 Functions whose code tree holds a probe get the copy as ``__code__``; the registry keeps
 the original, so that removing the probes restores the very code objects the functions
 had. Frames already running the old code go on running it: they are reported so the
@@ -15,6 +17,7 @@ from __future__ import annotations
 import builtins
 import gc
 import io
+import os
 import sys
 import threading
 import types
@@ -28,6 +31,7 @@ from ..common.code_lines import (
 from ..common.paths import canonical_path, is_debugger_path
 from ..common.records import Factory, Record
 from ..common.start_freeze import thaw_start_objects
+from .copies import same_code, walk_pairs
 from .probes import Probe, install_probe_function
 from .registry import CopyInfo, InstrumentationRegistry
 
@@ -35,8 +39,7 @@ TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    # compiler imports ast: only a file with probes needs it.
-    from .compiler import InstrumentedModule
+    from .copies import InstrumentedModule
 
 _SUSPENDABLE = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
 
@@ -61,20 +64,6 @@ class SwapResult(Record):
     # from the plain compile after the swap looked (instrumentation/imports.py), which
     # the tracer must watch.
     import_running: bool = False
-
-
-def same_code(first: types.CodeType, second: types.CodeType) -> bool:
-    """Equal code, line tables included (3.9-3.10 leave them out of ``==``)."""
-    if first != second:
-        return False
-    if sys.version_info >= (3, 11):
-        return True
-    from .compiler import walk_pairs
-
-    try:
-        return all(a.co_lnotab == b.co_lnotab for a, b in walk_pairs(first, second))
-    except Exception:
-        return False
 
 
 def _function_builtins_ok(function: types.FunctionType) -> bool:
@@ -130,10 +119,11 @@ class LiveInstrumenter:
                 source = file.read()
         except OSError as error:
             return f"cannot read {filename}: {error.strerror or error}"
-        from .compiler import InstrumentationError, instrument_source
+        from .copies import InstrumentationError
+        from .copy_cache import instrument_file
 
         try:
-            module = instrument_source(
+            module = instrument_file(
                 source, filename, probes,
                 restartable=canonical in self.registry.restartable_files)
         except InstrumentationError as error:
@@ -217,10 +207,16 @@ class LiveInstrumenter:
         module of the file is loaded any more."""
         targets: list = []
         filenames: list[str] = []
+        # Resolving every module's path costs a few lstat calls a module (5 ms for 80
+        # modules): only a file of the same name, or a link, can be this one.
+        name = os.path.normcase(os.path.basename(canonical))
         for module in list(sys.modules.values()):
             namespace = getattr(module, "__dict__", None)
             filename = namespace.get("__file__") if isinstance(namespace, dict) else None
-            if isinstance(filename, str) and self._canonical(filename) == canonical:
+            if isinstance(filename, str) and (
+                    filename == canonical
+                    or os.path.normcase(os.path.basename(filename)) == name
+                    or os.path.islink(filename)) and self._canonical(filename) == canonical:
                 targets.append(namespace)
                 filenames.append(filename)
         if not targets:
@@ -284,8 +280,6 @@ def _copies_by_plain(module: InstrumentedModule):
 
 def _collect_infos(canonical, original, copy, module, infos: dict[int, CopyInfo]) -> None:
     """Register ``copy`` and its nested copies against the live originals they replace."""
-    from .compiler import walk_pairs
-
     for live, instrumented in walk_pairs(original, copy):
         if id(instrumented) not in infos:
             infos[id(instrumented)] = CopyInfo.of(canonical, live, instrumented, module)

@@ -1,0 +1,151 @@
+"""A cache on disk of what the debugger derives from a source file's text (its executable
+lines, the instrumented copies of its code), so that the processes of a session and the
+runs after it do not derive it again while the file stays the same.
+
+An entry is found by a key (what else the result depends on: the file's path, the
+breakpoints, the options) and holds the file's whole text: it is served only when the
+key and the text are both byte for byte what the caller has now, so a changed file is
+never answered from it, whatever its modification time says. Values are ``marshal``
+data (code objects, tuples, dicts, sets, numbers, strings); the interpreter's cache tag
+and version are part of every entry, so another Python never reads it.
+
+The folder is the user's (``DAPPER_CACHE_DIR``, else ``$XDG_CACHE_HOME/dapper``, else
+``~/.cache/dapper``), one subfolder per kind of entry and interpreter, and is used only
+when it belongs to the user and no one else may write to it: code read from a folder
+others could write to would run their code. Where it cannot be used nothing is cached,
+and every caller derives its result as it would without a cache. At most
+``_MAX_ENTRIES`` entries are kept per subfolder, the least recently written dropped
+first. Writes go to a temporary file renamed into place, so that processes writing the
+same entry at once never leave a torn one.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+
+try:
+    from _imp import source_hash
+except ImportError:  # Not CPython: no cache.
+    source_hash = None
+
+_FORMAT = 1
+_MAX_ENTRIES = 2000
+_HEADER = f"dapper-cache {_FORMAT} {sys.implementation.cache_tag} {sys.version}\n".encode()
+# A key for the file-name hash (any number: the hash only spreads the entries).
+_NAME_HASH_KEY = 0x6461707065
+
+# kind -> its folder, or None where nothing is cached.
+_folders: dict[str, str | None] = {}
+
+
+def folder_for(kind: str) -> str | None:
+    """The folder of ``kind``'s entries, made if needed; None where there is none (no
+    home, not the user's, open to others, or not CPython)."""
+    if kind in _folders:
+        return _folders[kind]
+    folder = None
+    if source_hash is not None and sys.implementation.cache_tag is not None:
+        root = os.environ.get("DAPPER_CACHE_DIR")
+        if not root:
+            base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+                os.path.expanduser("~"), ".cache")
+            root = os.path.join(base, "dapper")
+        candidate = os.path.join(root, f"{kind}-{sys.implementation.cache_tag}")
+        try:
+            os.makedirs(candidate, mode=0o700, exist_ok=True)
+            folder = candidate if _private(candidate) else None
+        except (OSError, ValueError):
+            folder = None
+    _folders[kind] = folder
+    return folder
+
+
+def _private(folder: str) -> bool:
+    """Whether only this user can write to ``folder`` (and it is no link elsewhere)."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:
+        return True  # Windows: the profile's folders are the user's.
+    import stat
+
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return False
+    return (stat.S_ISDIR(info.st_mode) and info.st_uid == getuid()
+            and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+
+
+def _entry_path(folder: str, name: str, key: bytes) -> str:
+    digest = source_hash(_NAME_HASH_KEY, key).hex()
+    # The file's name, with what some systems refuse in a name (``<`` on Windows) left out.
+    readable = "".join(c for c in os.path.basename(name)[:40] if c.isalnum() or c in "._-")
+    return os.path.join(folder, f"{readable}-{digest}.entry")
+
+
+def _prefix(key: bytes, text: bytes) -> bytes:
+    return b"".join((_HEADER, len(key).to_bytes(4, "little"), key,
+                     len(text).to_bytes(8, "little"), text))
+
+
+def load(kind: str, name: str, key: bytes, text: bytes):
+    """The value stored for ``key`` and ``text``, or None. ``name`` (a file's path) only
+    names the entry's file, for whoever looks into the folder."""
+    folder = folder_for(kind)
+    if folder is None:
+        return None
+    try:
+        with open(_entry_path(folder, name, key), "rb") as file:
+            data = file.read()
+    except OSError:
+        return None
+    expected = _prefix(key, text)
+    if not data.startswith(expected):
+        return None
+    try:
+        return marshal.loads(memoryview(data)[len(expected):])
+    except (ValueError, EOFError, TypeError):
+        return None
+
+
+def store(kind: str, name: str, key: bytes, text: bytes, value) -> None:
+    """Keep ``value`` for ``key`` and ``text`` (silently nothing where it cannot)."""
+    folder = folder_for(kind)
+    if folder is None:
+        return
+    try:
+        data = marshal.dumps(value)
+    except ValueError:
+        return  # Not marshal data: a caller's bug, but never the program's failure.
+    path = _entry_path(folder, name, key)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(_prefix(key, text))
+            file.write(data)
+        os.replace(temporary, path)
+    except OSError:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        return
+    _trim(folder)
+
+
+def _trim(folder: str) -> None:
+    """At most ``_MAX_ENTRIES`` entries: past that, the oldest quarter goes."""
+    try:
+        entries = [entry for entry in os.scandir(folder) if entry.name.endswith(".entry")]
+        if len(entries) <= _MAX_ENTRIES:
+            return
+        entries.sort(key=lambda entry: entry.stat().st_mtime)
+        for entry in entries[:len(entries) - _MAX_ENTRIES * 3 // 4]:
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                pass
+    except OSError:
+        return
