@@ -1,6 +1,6 @@
-# Thread a steps over time.sleep(1.5); thread b hits a breakpoint meanwhile, and a's sleep
-# ends while b is stopped (the margins are wide for a loaded machine). After continue a's step ends where it would have: on the line
-# after the sleep, not one later.
+# Thread a steps over a line that sleeps 1.5 s; thread b, which waits for that line to
+# begin, hits a breakpoint meanwhile, and a's sleep ends while b is stopped. After continue
+# a's step ends where it would have: on the line after the sleep, not one later.
 # break: a_sleep
 # break: b_stop
 # start -> breakpoint@run_a:a_sleep (a)
@@ -11,15 +11,18 @@
 import threading
 import time
 
+sleeping = threading.Event()
+
 
 def run_a():
-    time.sleep(1.5)  # @a_sleep
+    sleeping.set() or time.sleep(1.5)  # @a_sleep
     x = 1  # @a_next
     x += 1
     return x
 
 
 def run_b():
+    sleeping.wait()
     time.sleep(0.1)
     y = 2  # @b_stop
     return y
