@@ -101,15 +101,19 @@ def executable_lines_of_source(source: bytes | str, filename: str) -> tuple[int,
     if not isinstance(source, bytes):
         return _compiled_lines(source, filename)
     from .code_cache import load, store
-    from .pyc_files import cached_module_code
+    from .pyc_files import plain_module_code
 
     key = filename.encode("utf-8", "surrogatepass")
     lines = load("lines", filename, key, source)
     if isinstance(lines, tuple):
         return lines
-    code = cached_module_code(filename, source)
-    lines = (tuple(sorted(code_tree_lines(code))) if code is not None
-             else _compiled_lines(source, filename))
+    try:
+        code = plain_module_code(filename, source)
+    except SyntaxError as error:
+        raise _source_error(filename, error) from None
+    except (ValueError, TypeError) as error:
+        raise SourceError(f"{os.path.basename(filename)} does not compile: {error}") from None
+    lines = tuple(sorted(code_tree_lines(code)))
     store("lines", filename, key, source, lines)
     return lines
 
@@ -118,12 +122,15 @@ def _compiled_lines(source: bytes | str, filename: str) -> tuple[int, ...]:
     try:
         code = compile(source, filename, "exec", dont_inherit=True)
     except SyntaxError as error:
-        where = f" (line {error.lineno})" if error.lineno else ""
-        raise SourceError(f"{os.path.basename(filename)} does not compile: "
-                          f"{error.msg}{where}") from None
+        raise _source_error(filename, error) from None
     except (ValueError, TypeError) as error:
         raise SourceError(f"{os.path.basename(filename)} does not compile: {error}") from None
     return tuple(sorted(code_tree_lines(code)))
+
+
+def _source_error(filename: str, error: SyntaxError) -> SourceError:
+    where = f" (line {error.lineno})" if error.lineno else ""
+    return SourceError(f"{os.path.basename(filename)} does not compile: {error.msg}{where}")
 
 
 class Resolution(Record, frozen=True):

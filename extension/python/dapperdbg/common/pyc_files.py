@@ -1,6 +1,7 @@
 """The plain code of a source file read from the import system's bytecode cache (the
 ``.pyc`` in ``__pycache__``), where the import system itself would read it for that
-source: without compiling, and without writing anything.
+source: without compiling, and without writing anything; and, where there is none, from
+the debugger's cache of compiles (code_cache.py), else compiled and kept there.
 
 A line breakpoint needs the plain code of its file: its executable lines, where its
 functions start and end, what live functions must equal. Compiling a 3,000-line module
@@ -78,4 +79,22 @@ def cached_module_code(path: str, source: bytes,
     if not isinstance(code, types.CodeType):
         return None
     _imp._fix_co_filename(code, path)
+    return code
+
+
+def plain_module_code(path: str, source: bytes) -> types.CodeType:
+    """The module code of ``source`` (the text of ``path``) compiled as the import system
+    compiles it: from its ``.pyc``, the debugger's cache, or compiled now (and kept).
+    Raises what ``compile`` raises for a source that does not compile."""
+    code = cached_module_code(path, source)
+    if code is not None:
+        return code
+    from . import code_cache
+
+    key = path.encode("utf-8", "surrogatepass")
+    code = code_cache.load("plain", path, key, source)
+    if isinstance(code, types.CodeType):
+        return code
+    code = compile(source, path, "exec", dont_inherit=True)
+    code_cache.store("plain", path, key, source, code)
     return code

@@ -1,9 +1,10 @@
 """The plain module code of a file (no probes; with restartable functions where the file
 is loaded so), which matching live functions and the copies' originals need: read from
 the file's ``.pyc`` where the import system would read it, else from the debugger's
-cache of compiles (common/code_cache.py), else compiled and kept there. A file with
-restartable functions has that compile in the cache restart_loading.py loads the user's
-modules from (the same compile, kept once).
+cache of compiles (common/code_cache.py, the entry the executable lines were found
+from), else compiled and kept there. A file with restartable functions has that compile
+in the cache restart_loading.py loads the user's modules from (the same compile, kept
+once).
 
 Entries are keyed by the text of the package's files that decide what a compile makes
 (``compiler_version``), so a changed compiler never reads what an earlier one kept.
@@ -15,7 +16,7 @@ import os
 import types
 
 from ..common import code_cache
-from ..common.pyc_files import cached_module_code
+from ..common.pyc_files import plain_module_code
 from .copies import InstrumentationError
 
 # The package's files whose code decides what a copy or a plain compile is.
@@ -59,12 +60,13 @@ def compile_plain(source: bytes | str, filename: str, optimize: int = -1,
     """The source compiled without probes (with restartable functions if asked), from
     the file's ``.pyc`` or a cache where one has it. Raises InstrumentationError if it
     does not compile."""
-    if restartable and optimize == -1 and isinstance(source, bytes):
-        return _restartable_loaded(source, filename)
-    if isinstance(source, bytes) and not restartable:
-        code = cached_module_code(filename, source, optimize)
-        if code is not None:
-            return code
+    if optimize == -1 and isinstance(source, bytes):
+        if restartable:
+            return _restartable_loaded(source, filename)
+        try:
+            return plain_module_code(filename, source)
+        except _COMPILE_ERRORS as error:
+            raise InstrumentationError(f"{filename} does not compile: {error}") from None
     key = cache_key(filename, optimize, restartable)
     code = code_cache.load("plain", filename, key, as_bytes(source))
     if isinstance(code, types.CodeType):
