@@ -281,13 +281,26 @@ def test_what_changed_is_never_served_from_the_cache(compiles, monkeypatch, chan
     assert_same_module(instrument_source(source, "/virtual/program.py", probes), module)
 
 
-def test_a_broken_entry_is_a_miss(compiles, fresh_cache):
+WRONG_ENTRIES = {
+    "cut short": None,
+    "a site past the code": (compile("x = 1", "/virtual/program.py", "exec"),
+                             ((99, (), (), ()),), (), {}),
+    "a line without a probe": (compile("x = 1", "/virtual/program.py", "exec"), (), (7,), {}),
+    "no tuple": ["code", (), (), {}],
+}
+
+
+@pytest.mark.parametrize("wrong", WRONG_ENTRIES)
+def test_a_broken_entry_is_a_miss(compiles, fresh_cache, monkeypatch, wrong):
     probes = {4: Probe(1)}
     copy_cache.instrument_file(PROGRAM, "/virtual/program.py", probes)
-    folder = fresh_cache / f"copies-{sys.implementation.cache_tag}"
-    [entry] = [entry for entry in os.scandir(folder) if "program" in entry.name]
-    with open(entry.path, "r+b") as file:
-        file.truncate(os.path.getsize(entry.path) - 40)
+    if WRONG_ENTRIES[wrong] is None:
+        folder = fresh_cache / f"copies-{sys.implementation.cache_tag}"
+        [entry] = [entry for entry in os.scandir(folder) if "program" in entry.name]
+        with open(entry.path, "r+b") as file:
+            file.truncate(os.path.getsize(entry.path) - 40)
+    else:
+        monkeypatch.setattr(code_cache, "load", lambda *arguments: WRONG_ENTRIES[wrong])
     module = copy_cache.instrument_file(PROGRAM, "/virtual/program.py", probes)
     assert compiles() == 2 and probe_calls(module) == [1]
 

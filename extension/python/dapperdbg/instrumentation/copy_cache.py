@@ -41,34 +41,29 @@ def instrument_file(source: bytes | str, filename: str, probes: Mapping[int, Pro
     key = plain_code.cache_key(filename, optimize, restartable,
                                tuple((line, probe.condition) for line, probe in ordered))
     text = plain_code.as_bytes(source)
-    entry = _entry(code_cache.load("copies", filename, key, text))
-    plain = None
-    if entry is None:
+
+    def plain_of() -> types.CodeType:
+        return plain_code.compile_plain(source, filename, optimize, restartable)
+
+    ids = {_PLACEHOLDER - number: probe.probe_id for number, (_, probe) in enumerate(ordered)}
+    kept = code_cache.load("copies", filename, key, text)
+    module = _module_of(kept, filename, probes, ids, plain_of, None, restartable)
+    if module is None:
         from .compiler import instrument_source
         from .probes import Probe
         from .segments import instrument_parts
 
         stand_ins = {line: Probe(_PLACEHOLDER - number, probe.condition)
                      for number, (line, probe) in enumerate(ordered)}
-        module = instrument_parts(
-            source, filename, stand_ins,
-            lambda: plain_code.compile_plain(source, filename, optimize, restartable), optimize,
-            restartable)
-        if module is not None:
-            plain = module.plain
-        else:
-            module = instrument_source(source, filename, stand_ins, optimize, restartable)
-        entry = _entry_of(module)
-        code_cache.store("copies", filename, key, text, entry)
-    ids = {_PLACEHOLDER - number: probe.probe_id for number, (_, probe) in enumerate(ordered)}
-    code, sites, accepted, refused = entry
-    codes = _relocated(code, {position for position, *_ in sites}, ids)
-    return InstrumentedModule(
-        filename, codes[0], {line: probes[line] for line in accepted}, dict(refused),
-        tuple((codes[position], ProbeSites(lines, quiet, offsets))
-              for position, lines, quiet, offsets in sites),
-        lambda: plain_code.compile_plain(source, filename, optimize, restartable), plain,
-        restartable, codes)
+        compiled = instrument_parts(source, filename, stand_ins, plain_of, optimize,
+                                    restartable)
+        plain = compiled.plain if compiled is not None else None
+        if compiled is None:
+            compiled = instrument_source(source, filename, stand_ins, optimize, restartable)
+        kept = _entry_of(compiled)
+        code_cache.store("copies", filename, key, text, kept)
+        module = _module_of(kept, filename, probes, ids, plain_of, plain, restartable)
+    return module
 
 
 def _entry_of(module: InstrumentedModule) -> tuple:
@@ -80,15 +75,22 @@ def _entry_of(module: InstrumentedModule) -> tuple:
     return module.code, sites, tuple(sorted(module.accepted)), dict(module.refused)
 
 
-def _entry(value) -> tuple | None:
-    """A kept entry, checked for shape (anything else is a miss)."""
-    if not (isinstance(value, tuple) and len(value) == 4):
+def _module_of(kept, filename: str, probes: Mapping[int, Probe], ids: dict[int, int],
+               plain_of, plain: types.CodeType | None,
+               restartable: bool) -> InstrumentedModule | None:
+    """The module a kept entry stands for, with the real probe ids; None for anything
+    that is no such entry (a miss)."""
+    try:
+        code, sites, accepted, refused = kept
+        codes = _relocated(code, {position for position, *_ in sites}, ids)
+        return InstrumentedModule(
+            filename, codes[0], {line: probes[line] for line in accepted}, dict(refused),
+            tuple((codes[position], ProbeSites(frozenset(lines), frozenset(quiet),
+                                               frozenset(offsets)))
+                  for position, lines, quiet, offsets in sites),
+            plain_of, plain, restartable, codes)
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError):
         return None
-    code, sites, accepted, refused = value
-    if not (isinstance(code, types.CodeType) and isinstance(sites, tuple)
-            and isinstance(accepted, tuple) and isinstance(refused, dict)):
-        return None
-    return value
 
 
 def _relocated(code: types.CodeType, holding_probes: set[int],
