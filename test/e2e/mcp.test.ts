@@ -127,12 +127,11 @@ for (const python of pythons()) {
     try {
       const source = fs.readFileSync(path.join(fixtures, "agent", "buggy.py"), "utf8").split("\n");
       const lineOf = (text: string) => source.findIndex((l) => l.includes(text)) + 1;
+      // The user's own breakpoint on the line to run to, one that would never stop, set
+      // before the start; runTo makes it a plain one for the run, on that same line.
+      ok(await mcp.call("set_breakpoint", { file: "buggy.py", text: "result = average(scores)", condition: "False" }));
       let text = ok(await mcp.call("start", { program: "buggy.py", python: python.executable, stopOnEntry: true, wait: 60 }));
       assert.match(text, /stopped \(entry\)/);
-      // The user's own breakpoint on the line to run to, one that would never stop. (Set
-      // once the program runs: one set before the start hides the breakpoints set in the
-      // same file later on, a debuggee bug of its own.)
-      ok(await mcp.call("set_breakpoint", { file: "buggy.py", text: "result = average(scores)", condition: "False" }));
       text = ok(await mcp.call("control", { action: "runTo", file: "buggy.py", text: "result = average(scores)", wait: 60 }));
       assert.match(text, new RegExp(`^Ran to buggy.py:${lineOf("result = average(scores)")}\\.`));
       assert.match(text, /At main in buggy.py/);

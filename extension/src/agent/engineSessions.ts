@@ -94,9 +94,16 @@ interface Entry {
   client: EngineClient;
   /** Its configuration is done: breakpoint changes go to it. */
   configured: boolean;
-  /** Files it was given breakpoints for, so that removing a file's last one clears it there. */
-  files: Set<string>;
+  /**
+   * What it was last sent, as the request's arguments in JSON: a file's setBreakpoints by
+   * its path, setFunctionBreakpoints by FUNCTIONS. A file stays after its last breakpoint
+   * goes, so that the empty list clears it there.
+   */
+  sent: Map<string, string>;
 }
+
+/** The key of setFunctionBreakpoints in Entry.sent (a file's key is its absolute path). */
+const FUNCTIONS = "";
 
 export class EngineSessions implements AgentBackend {
   private readonly entries: Entry[] = [];
@@ -164,7 +171,7 @@ export class EngineSessions implements AgentBackend {
       (request) => this.reverseRequest(ref.entry, request),
     );
     const session = new AgentSession(id, configuration.name, parentId, (command, args) => client.request(command, args));
-    const entry: Entry = { session, client, configured: false, files: new Set() };
+    const entry: Entry = { session, client, configured: false, sent: new Map() };
     ref.entry = entry;
     this.entries.push(entry);
     this.forgetOldSessions();
@@ -215,21 +222,40 @@ export class EngineSessions implements AgentBackend {
     await Promise.all(this.entries.filter((e) => e.configured && !e.session.ended).map((e) => this.apply(e).catch((error: Error) => this.logger.debug(`breakpoints not applied: ${error.message}`))));
   }
 
-  /** Sends the whole breakpoint list to one session, and notes what its debuggee said of each. */
+  /**
+   * Brings one session's breakpoints up to the list, and notes what its debuggee said of
+   * each. As an editor does, only what changed is sent: a file whose breakpoints are as
+   * they were, or function breakpoints that are, are not sent again. Every request makes
+   * the debuggee apply its breakpoints anew, and that is not free of effects: a Python
+   * 3.9-3.12 debuggee stopped at its entry, its file's conditional breakpoint just made a
+   * plain one, lost it when the unchanged function breakpoints came after.
+   */
   private async apply(entry: Entry): Promise<void> {
     const byFile = new Map<string, ListedBreakpoint[]>();
-    for (const file of entry.files) byFile.set(file, []);
+    for (const [key] of entry.sent) if (key !== FUNCTIONS) byFile.set(key, []);
     for (const b of this.breakpoints) if (b.kind === "line") byFile.set(b.file, [...(byFile.get(b.file) ?? []), b]);
     const options = (b: Breakpoint) => ({ condition: b.condition, hitCondition: b.hitCondition, logMessage: b.logMessage });
     const requests: Promise<unknown>[] = [];
-    for (const [file, list] of byFile) {
-      entry.files.add(file);
-      requests.push(
-        entry.client.request("setBreakpoints", { source: { path: file }, breakpoints: list.map((b) => ({ line: b.kind === "line" ? b.line : 0, ...options(b) })) }).then((body) => noteVerified(list, body)),
+    const send = (key: string, command: string, args: Record<string, unknown>, list: ListedBreakpoint[]) => {
+      const text = JSON.stringify(args);
+      if (entry.sent.get(key) === text) return;
+      entry.sent.set(key, text);
+      const answered = entry.client.request(command, args).then(
+        (body) => noteVerified(list, body),
+        (error: unknown) => {
+          // Not applied: the next change sends it again (the key stays, so that a file
+          // is still cleared when its last breakpoint goes).
+          if (entry.sent.get(key) === text) entry.sent.set(key, "");
+          throw error;
+        },
       );
+      requests.push(answered);
+    };
+    for (const [file, list] of byFile) {
+      send(file, "setBreakpoints", { source: { path: file }, breakpoints: list.map((b) => ({ line: b.kind === "line" ? b.line : 0, ...options(b) })) }, list);
     }
     const functions = this.breakpoints.filter((b) => b.kind === "function");
-    requests.push(entry.client.request("setFunctionBreakpoints", { breakpoints: functions.map((b) => ({ name: b.kind === "function" ? b.name : "", ...options(b) })) }).then((body) => noteVerified(functions, body)));
+    send(FUNCTIONS, "setFunctionBreakpoints", { breakpoints: functions.map((b) => ({ name: b.kind === "function" ? b.name : "", ...options(b) })) }, functions);
     await Promise.all(requests);
   }
 
