@@ -1,10 +1,11 @@
-"""Play the stepping cases (stepping_cases/*.py) against debugpy and against Dapper, each
-through its adapter over TCP, and print the two stop sequences side by side with the
-expected one. Not part of the test suite: debugpy is no dependency of this project, and
-the point is to find the next place where the two disagree (docs/stepping.md).
+"""Play the stepping cases (stepping_cases/*.py), or with --async the asyncio cases
+(async_cases/*.py), against debugpy and against Dapper, each through its adapter over
+TCP, and print the two stop sequences side by side with the expected one. Not part of
+the test suite: debugpy is no dependency of this project, and the point is to find the
+next place where the two disagree (docs/stepping.md).
 
     python stepping_compare.py --debugpy-python /tmp/debugpy-venv/bin/python \\
-        [--python /path/to/python3.12] [--tracer settrace|monitoring] [CASE ...]
+        [--python /path/to/python3.12] [--tracer settrace|monitoring] [--async] [CASE ...]
 
 Only the standard library is used: a DAP client is a socket and some JSON.
 """
@@ -24,7 +25,8 @@ import threading
 import time
 from pathlib import Path
 
-from stepping_format import Player, case_names, load_case, matches, render
+import async_format
+import stepping_format
 
 ROOT = Path(__file__).resolve().parents[3]
 CONNECT_TIMEOUT = 15.0
@@ -54,6 +56,8 @@ class AdapterSession:
         self.events: list = []
         self.responses: dict = {}
         self.launch_seq = None
+        # The description of the last stopped event (it names the task that stopped).
+        self.last_description = None
         threading.Thread(target=self._read, daemon=True).start()
 
     def _connect(self):
@@ -153,8 +157,9 @@ class AdapterSession:
             "supportsVariableType": True, "supportsRunInTerminalRequest": False})
         # The launch is answered after configurationDone by some adapters: send it, and
         # configure once the adapter says it is initialized.
-        self.launch_seq = self.send("launch", {**self.launch_config, "program": str(path),
-                                               "cwd": str(self.workdir)})
+        self.launch_seq = self.send("launch", {**self.launch_config,
+                                               **getattr(case, "options", {}),
+                                               "program": str(path), "cwd": str(self.workdir)})
         initialized = self._pump(lambda m: m.get("event") == "initialized", CONNECT_TIMEOUT)
         if not initialized or initialized.get("type") == "closed":
             raise RuntimeError(f"{self.name}: no initialized event")
@@ -172,6 +177,7 @@ class AdapterSession:
         if message is None:
             return None
         if message.get("event") == "stopped":
+            self.last_description = message["body"].get("description")
             return "stopped", message["body"]
         if message.get("event") == "exited":
             return "exit", message["body"].get("exitCode")
@@ -194,8 +200,8 @@ class AdapterSession:
         self.log.close()
 
 
-def run_case(name, adapter, argv, launch_config, version, tracer, workdir):
-    case = load_case(name, version, tracer)
+def run_case(cases, name, adapter, argv, launch_config, version, tracer, workdir):
+    case = cases.load_case(name, version, tracer)
     casedir = workdir / f"{name}-{adapter}"
     casedir.mkdir(parents=True, exist_ok=True)
     try:
@@ -203,7 +209,8 @@ def run_case(name, adapter, argv, launch_config, version, tracer, workdir):
     except RuntimeError as error:
         return case, [(case.steps[0], {"kind": "error", "value": str(error)}, False)]
     try:
-        player = Player(case, session)
+        player = (async_format.AsyncPlayer if cases is async_format
+                  else stepping_format.Player)(case, session)
         try:
             results = player.play(keep_going=True)
         except RuntimeError as error:
@@ -219,7 +226,7 @@ def python_version(python) -> tuple:
     return int(out[0]), int(out[1])
 
 
-def side_by_side(case, dapper, debugpy) -> tuple:
+def side_by_side(cases, case, dapper, debugpy) -> tuple:
     """The case's table (request, expected, Dapper, debugpy, marks) and whether the two
     debuggers differ. Marks: `D` Dapper is not as expected, `d` debugpy is not, `<>` they
     differ from each other."""
@@ -231,8 +238,8 @@ def side_by_side(case, dapper, debugpy) -> tuple:
         for results in (dapper, debugpy):
             if index < len(results):
                 _, seen, ok = results[index]
-                cells.append(render(case, step.expect, seen))
-                oks.append(ok or matches(step.expect, seen))
+                cells.append(cases.render(case, step.expect, seen))
+                oks.append(ok or cases.matches(step.expect, seen))
             else:
                 cells.append("(not played)")
                 oks.append(None)
@@ -264,11 +271,14 @@ def main(argv=None) -> int:
     parser.add_argument("--tracer", choices=("settrace", "monitoring"),
                         help="Dapper's tracer (default: Dapper's own choice)")
     parser.add_argument("--keep", action="store_true", help="keep the adapters' logs")
+    parser.add_argument("--async", dest="asyncio", action="store_true",
+                        help="play the asyncio cases (async_cases/) instead")
     options = parser.parse_args(argv)
 
     version = python_version(options.python)
     tracer = options.tracer or ("monitoring" if version >= (3, 12) else "settrace")
-    names = options.cases or case_names()
+    cases = async_format if options.asyncio else stepping_format
+    names = options.cases or cases.case_names()
     workdir = Path(tempfile.mkdtemp(prefix="stepping-compare-"))
     common = {"type": "python", "request": "launch", "python": options.python,
               "console": "internalConsole", "justMyCode": True}
@@ -285,9 +295,9 @@ def main(argv=None) -> int:
     for name in names:
         played = {}
         for adapter, (command, config) in adapters.items():
-            case, played[adapter] = run_case(name, adapter, command, config, version, tracer,
-                                             workdir)
-        text, differ = side_by_side(case, played["dapper"], played["debugpy"])
+            case, played[adapter] = run_case(cases, name, adapter, command, config, version,
+                                             tracer, workdir)
+        text, differ = side_by_side(cases, case, played["dapper"], played["debugpy"])
         dapper_ok = all(ok for *_, ok in played["dapper"]) and len(
             played["dapper"]) == len(case.steps)
         debugpy_ok = all(ok for *_, ok in played["debugpy"]) and len(

@@ -393,11 +393,15 @@ class Player:
                 seen = self.play_step(step)
             except (RuntimeError, KeyError) as error:
                 seen = {"kind": "error", "value": str(error)}
-            ok = matches(step.expect, seen)
+            ok = self.matches(step.expect, seen)
             results.append((step, seen, ok))
             if not ok and (not keep_going or seen is None or seen["kind"] in ("error", "exit")):
                 break
         return results
+
+    @staticmethod
+    def matches(expect: Expect, seen: dict | None) -> bool:
+        return matches(expect, seen)
 
 
 def table(case: Case, results: list, columns=("expected", "seen")) -> str:

@@ -410,9 +410,9 @@ print("end")
     # The coroutine is cancelled while the step waits at its await: the step ends in
     # its finally block,
     (4, ("worker", 6)),
-    # or, with nothing to run in it, on the next line of the user's code above the
-    # event loop (asyncio.run's line has returned by then).
-    (8, ("<module>", 20)),
+    # or, with nothing to run in it, in the task that awaits the cancelled task, where
+    # its except block takes the cancellation (not in the event loop, nor after it).
+    (8, ("main", 17)),
 ])
 def test_a_step_over_an_await_whose_task_is_cancelled(launch, write, backend, start, expected):
     path = write("cancelled.py", CANCELLED)

@@ -526,6 +526,43 @@ class AsyncSnapshot:
         return found
 
 
+def task_of_returning_coroutine(frame: types.FrameType):
+    """The task whose own coroutine ``frame`` is, while it returns (or unwinds) on this
+    thread, its loop's current task; None for a coroutine no task runs that way."""
+    task = current_task(running_loop())
+    if task is None or root_frame(task) is not frame:
+        return None
+    return task
+
+
+def awaited_by_loop(task) -> bool:
+    """Whether a ``run_until_complete`` waits for ``task`` (the task ``asyncio.run``
+    runs): the code under the loop on the thread's stack goes on when it ends."""
+    return any(_qualified_name(callback) == "_run_until_complete_cb"
+               for callback in _callbacks(task))
+
+
+def awaiting_frame(task, is_user_frame) -> types.FrameType | None:
+    """The innermost frame that ``is_user_frame`` accepts of the first task that awaits
+    ``task`` (where it waits), following awaiters up through tasks with no such frame;
+    None when no task awaits it. Asked on the loop's thread, as ``task`` ends."""
+    loop = running_loop()
+    snapshot = AsyncSnapshot([LoopOnThread(loop, 0, "")])
+    seen = {id(task)}
+    for _ in range(_MAX_FUTURE_LINKS):
+        awaiters = snapshot.awaiters(task)
+        if not awaiters:
+            return None
+        task = awaiters[0].task
+        if id(task) in seen:
+            return None
+        seen.add(id(task))
+        frame = next((frame for frame in suspended_frames(task) if is_user_frame(frame)), None)
+        if frame is not None:
+            return frame
+    return None
+
+
 def snapshot_loops(stopped: list[tuple[int, str, object, types.FrameType | None]]
                    ) -> list[LoopOnThread]:
     """The loops of the program's threads: ``stopped`` lists (DAP thread id, thread

@@ -27,7 +27,7 @@ from ..instrumentation.probes import StopAtLineEvent
 from ..ipc.connection import Connection
 from ..tracing import StepState, choose_backend_name, create_tracer
 from ..tracing.fast_paths import copies_notice
-from ..tracing.steps import STEP_ENTRY, STEP_PARK, STEP_PAUSE, STEP_RAISE, STEP_RESTART
+from ..tracing.steps import STEP_ENTRY, STEP_PARK, STEP_PAUSE, STEP_RAISE, STEP_RESTART, AfterTask
 from . import breakpoint_hook, program
 from .exception_breakpoints import ExceptionBreakpoints
 from .stops import Stops
@@ -466,6 +466,20 @@ class Debugger:
         ends in shows it as ``(return) name`` when showReturnValue is on."""
         thread_id = self.threads.id_for(threading.current_thread())
         self.inspector.record_return_value(thread_id, frame.f_code, value)
+
+    def task_coroutine_left(self, frame: types.FrameType) -> AfterTask | None:
+        if "asyncio.tasks" not in sys.modules:
+            return None
+        from ..inspection.async_tasks import (
+            awaited_by_loop,
+            awaiting_frame,
+            task_of_returning_coroutine,
+        )
+
+        task = task_of_returning_coroutine(frame)
+        if task is None or awaited_by_loop(task):
+            return None
+        return AfterTask(awaiting_frame(task, self.tracer.is_user_frame))
 
     def step_ended(self, frame: types.FrameType, step: StepState,
                    mid_line: bool = False) -> None:

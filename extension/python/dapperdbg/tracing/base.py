@@ -35,6 +35,8 @@ from .steps import (
     STEP_RAISE,
     STEPS_ENTERING_CALLS,
     SUSPENDING_FLAGS,
+    TASK_FLAGS,
+    AfterTask,
     StepState,
     step_ends_here,
 )
@@ -92,6 +94,12 @@ class TracerHost(_Protocol):
 
     def data_frames_ended(self, breakpoints: list) -> None:
         """The frames of these data breakpoints' locals returned: tell the client."""
+
+    def task_coroutine_left(self, frame: types.FrameType) -> AfterTask | None:
+        """A step's coroutine ``frame`` returns or unwinds into code that is not the
+        user's: if it is the coroutine an asyncio task runs, where the step goes on
+        (the task that awaits it, or nowhere); None when the usual rule applies (no
+        task's, or one that a ``run_until_complete`` under the loop waits for)."""
 
 
 def _shows_its_value(code: types.CodeType) -> bool:
@@ -520,6 +528,8 @@ class Tracer(ProbeStops):
             self._step_finished()
             self._host.step_ended(caller, step, mid_line=True)
             return
+        if frame.f_code.co_flags & TASK_FLAGS and self._step_follows_task(step, frame):
+            return
         if entering:
             return
         while caller is not None and not self.is_user_frame(caller):
@@ -536,6 +546,33 @@ class Tracer(ProbeStops):
         step.kind, step.frame, step.line = STEP_OVER, caller, _line_now(caller) or 0
         step.suspended = False
         self._step_retargeted(step)
+
+    def _step_follows_task(self, step: StepState, frame: types.FrameType) -> bool:
+        """The step's coroutine left into the event loop (or other code not the user's):
+        if an asyncio task ran it, the step goes on in the task that awaits that one,
+        ending on its next line once it resumes (not in the loop, nor in the other tasks
+        that run meanwhile), or, when no task awaits it, the thread runs on. False: no
+        task's coroutine, the usual rule applies."""
+        after = self._host.task_coroutine_left(frame)
+        if after is None:
+            return False
+        thread_ident = threading.get_ident()
+        awaiter = after.awaiter
+        if awaiter is None:
+            self._steps.pop(thread_ident, None)
+            self._step_finished()
+            self.settle_tracing()
+            return True
+        step.kind, step.frame, step.line = STEP_OVER, awaiter, _line_now(awaiter) or 0
+        step.target = None
+        step.suspended = True
+        self._watch_suspended_frame(awaiter)
+        self._step_retargeted(step)
+        return True
+
+    def _watch_suspended_frame(self, frame: types.FrameType) -> None:
+        """A step now waits for ``frame``, a coroutine's frame not on any stack, to
+        resume: backends that trace frame by frame give it their line events."""
 
     def _step_retargeted(self, step: StepState) -> None:
         """Backends that enable events per code object extend them to the new frame."""

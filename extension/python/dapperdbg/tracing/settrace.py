@@ -381,6 +381,13 @@ class SettraceTracer(Tracer):
                 frame.f_trace = self._local
             frame = frame.f_back
 
+    def _watch_suspended_frame(self, frame) -> None:
+        # Resumed, it calls its f_trace: the global function's None on its call event
+        # leaves it there.
+        frame.f_trace_lines = True
+        frame.f_trace = None  # Unset first, as in _watch_frame_events.
+        frame.f_trace = self._local
+
     def set_watch_exceptions(self, enabled: bool) -> None:
         super().set_watch_exceptions(enabled)
         self.ensure_tracing()

@@ -42,6 +42,8 @@ FRAME_SUSPENDED = "suspended"
 FRAME_UNWOUND = "unwound"
 
 _AWAITING_FLAGS = CO_COROUTINE | CO_ITERABLE_COROUTINE
+# Code an asyncio task can run as its own coroutine.
+TASK_FLAGS = _AWAITING_FLAGS
 # Code whose frames can leave and come back (a return event may be a yield).
 SUSPENDING_FLAGS = CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
 
@@ -74,6 +76,15 @@ class StepState(Record):
     suspended: bool = False
     # STEP_RAISE: makes the exception to raise.
     raises: object = None
+
+
+class AfterTask(Record, frozen=True):
+    """Where a step goes when the coroutine a task runs returns or unwinds into the event
+    loop (TracerHost.task_coroutine_left). ``awaiter``: the frame where a task that
+    awaits it waits, in which the step goes on once that task resumes; None: no task
+    awaits it, and the thread runs on."""
+
+    awaiter: types.FrameType | None = None
 
 
 def step_ends_here(step: StepState, frame: types.FrameType) -> bool:
