@@ -77,6 +77,8 @@ export class TreeClient extends RecordingClient {
         this.laterBreakpoints.push(bp);
       }
     }
+    // VS Code gives every session the exception breakpoints of its Breakpoints view.
+    if (this.tree.exceptionFilters.length > 0) await this.setExceptionBreakpointsRequest({ filters: this.tree.exceptionFilters });
     await this.configurationDoneRequest();
     await attached;
     this.ready = true;
@@ -117,6 +119,8 @@ export class SessionTree {
   readonly sessions: TreeClient[] = [];
   readonly failures: unknown[] = [];
   readonly root: TreeClient;
+  /** The exception filters every child session sets (none: it sends no request). */
+  exceptionFilters: string[] = [];
   private taken = 0;
 
   constructor(
