@@ -283,7 +283,8 @@ class SettraceTracer(Tracer):
                     if not (self._steps or self._entries or self._deferred_stops
                             or self._store.lines_by_file):
                         return self._local  # Nothing else can happen on this line.
-            self._line_hit(frame, code, frame.f_lineno)
+            if self._line_hit(frame, code, frame.f_lineno):
+                return None  # Stopped: see the opcode event below.
             if not self._steps:
                 entry = self._verdicts.get(_identity(code))
                 if not (entry[1] if entry is not None else self._code_has_breakpoints(code)):
@@ -310,6 +311,15 @@ class SettraceTracer(Tracer):
             # Only asked for by stop_at_next_event, for one event.
             frame.f_trace_opcodes = False
             self._opcode_hit(frame)
+            # The thread may have stopped here, and the resume taken tracing off every
+            # frame (settle_tracing) while this call waited: the interpreter stores what a
+            # local trace function returns as the frame's f_trace, so returning this
+            # function would put it back, on a thread that no longer traces. On 3.9 a
+            # frame with an f_trace reports as f_lineno the line of its last trace event,
+            # which no line event would update: a caller, or a coroutine waiting at an
+            # await, would be shown on the line where it stopped. None keeps the f_trace
+            # the frame has now.
+            return None
         elif event == "exception" and self.watch_exceptions:
             if self.copies is not None and self.is_probe_exception(frame, frame.f_lasti):
                 return self._local  # A breakpoint condition's: its probe reports it.
