@@ -2,7 +2,7 @@
 // tool names are global) and the package.json contribution that declares them, which a
 // test keeps equal to the table.
 
-import type { AgentTool } from "./tools";
+import type { AgentTool } from "./toolDefinition";
 
 export const VSCODE_TOOL_PREFIX = "dapper_";
 

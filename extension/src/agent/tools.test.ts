@@ -11,7 +11,8 @@ import { test } from "node:test";
 import type { AgentBackend, Breakpoint, ListedBreakpoint } from "./backend";
 import { looksSecret, parsePythonCommand } from "./render";
 import { AgentSession, withLocalPaths } from "./session";
-import { AGENT_TOOLS, runTool, startConfiguration } from "./tools";
+import { startConfiguration } from "./sessionTools";
+import { AGENT_TOOLS, runTool } from "./tools";
 
 type Answers = Record<string, (args: Record<string, unknown>) => Record<string, unknown>>;
 
