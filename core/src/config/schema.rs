@@ -203,14 +203,14 @@ const DJANGO: Key = Key {
     name: "django",
     kind: Kind::Boolean,
     default: Default::Boolean(false),
-    description: "Stop at breakpoints in Django templates (.html, .txt and the other template files): when the template renders that line, with the template's context as the frame's variables; an exception raised while rendering stops in the template (with the userUnhandled exception breakpoint).",
+    description: "Stop at breakpoints in Django templates (.html, .txt and the other template files): when the template renders that line, with the template's context as the frame's variables; an exception raised while rendering stops in the template (with the userUnhandled or raised exception breakpoint).",
 };
 
 const JINJA: Key = Key {
     name: "jinja",
     kind: Kind::Boolean,
     default: Default::Boolean(false),
-    description: "Stop at breakpoints in Jinja templates (Flask's; .html, .jinja, .j2 and the other template files): when the template renders that line, with the template's variables as the frame's; an exception raised while rendering stops in the template (with the userUnhandled exception breakpoint).",
+    description: "Stop at breakpoints in Jinja templates (Flask's; .html, .jinja, .j2 and the other template files): when the template renders that line, with the template's variables as the frame's; an exception raised while rendering stops in the template (with the userUnhandled or raised exception breakpoint).",
 };
 
 const KEEP_EXEC_SOURCES: Key = Key {

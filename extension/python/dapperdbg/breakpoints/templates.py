@@ -24,9 +24,10 @@ line (Jinja's own ``debug_info`` says which), which runs the same kind of code o
 Django's when that line has a breakpoint. The template keeps its real file name
 (``Template._from_namespace`` is given it back). An exception in a Jinja template needs
 nothing: Jinja itself raises it again through code compiled with the template's path at
-its line (jinja2/debug.py), which the exception filters see as they do Django's. A
-template environment with a bytecode cache is left as it is: the cache would keep the
-checks for runs without the debugger.
+its line (jinja2/debug.py), which the exception filters see as they do Django's. The
+checks reach macros too (functions nested in the render functions), and items of the
+output a macro collects. A bytecode cache gives no code while the session debugs Jinja
+and is never given code with checks, which a run without the debugger could not run.
 
 Neither framework is ever imported by the debugger: each patch waits for the program's
 own import (``common/import_hooks.py``, handed in by the request layer). The patched
@@ -102,6 +103,7 @@ class Templates:
         if self.jinja and "jinja" not in self._patched:
             self._patched.add("jinja")
             self._when_imported("jinja2.environment", self._patch_jinja)
+            self._when_imported("jinja2.bccache", self._patch_jinja_cache)
 
     @staticmethod
     def lines(path: str) -> tuple[int, ...]:
@@ -161,8 +163,7 @@ class Templates:
         templates = self
 
         def _compile(environment, source, filename):
-            if (templates.jinja and getattr(environment, "bytecode_cache", None) is None
-                    and isinstance(filename, str) and os.path.isabs(filename)):
+            if templates.jinja and isinstance(filename, str) and os.path.isabs(filename):
                 code = templates._compile_jinja(source, filename)
                 if code is not None:
                     return code
@@ -177,6 +178,35 @@ class Templates:
         _compile.__wrapped__ = original_compile  # type: ignore[attr-defined]
         environment_class._compile = _compile
         template_class._from_namespace = classmethod(_from_namespace)
+
+    def _patch_jinja_cache(self, module) -> None:
+        """A bytecode cache (``Environment(bytecode_cache=...)``) hands the loader the
+        code of a template compiled by an earlier run, and keeps what the loader
+        compiles for later runs. While the session debugs Jinja, the loader gets no code
+        from it, so that every template is compiled with its checks, and code compiled
+        with checks is never stored: a run without the debugger would call into a
+        debugger that is not there. The cache keeps the plain code of earlier runs."""
+        cache_class = module.BytecodeCache
+        original_get = cache_class.get_bucket
+        original_set = cache_class.set_bucket
+        templates = self
+
+        def get_bucket(cache, environment, name, filename, source):
+            bucket = original_get(cache, environment, name, filename, source)
+            if templates.jinja and isinstance(filename, str) and os.path.isabs(filename):
+                bucket.reset()
+            return bucket
+
+        def set_bucket(cache, bucket):
+            code = getattr(bucket, "code", None)
+            if code is not None and code.co_filename in templates._jinja_files:
+                return None
+            return original_set(cache, bucket)
+
+        get_bucket.__wrapped__ = original_get  # type: ignore[attr-defined]
+        set_bucket.__wrapped__ = original_set  # type: ignore[attr-defined]
+        cache_class.get_bucket = get_bucket
+        cache_class.set_bucket = set_bucket
 
     def _compile_jinja(self, source: str, filename: str) -> types.CodeType | None:
         """Jinja's generated module, with a check before each statement that starts a
@@ -299,7 +329,14 @@ def _jinja_line_starts(tree: ast.Module) -> dict[int, int] | None:
 
 class _JinjaChecks(ast.NodeTransformer):
     """Puts ``if check(canonical, line): stop(path, line, context, locals())`` before
-    each statement of a render function that starts a template line."""
+    each statement of a render function that starts a template line.
+
+    The render functions are those that take the template's ``context`` (the template's
+    ``root`` and its blocks) and the functions nested in them (macros, and the bodies of
+    ``{% call %}`` blocks), which reach it as a closure. Output collected into a list
+    (in a macro, or a ``{% set %}`` or ``{% filter %}`` block) is one
+    ``t.extend((item, item, ...))`` statement whose items start template lines: such an
+    item becomes ``(check and stop, item)[1]``, which runs the check before the item."""
 
     def __init__(self, starts: dict[int, int], canonical: str, path: str,
                  module: str) -> None:
@@ -307,6 +344,7 @@ class _JinjaChecks(ast.NodeTransformer):
         self._canonical = canonical
         self._path = path
         self._module = module
+        self._inside = False  # in a function that reaches the template's context
 
     def _hooks(self, name: str) -> ast.expr:
         # sys.modules[module].name: the generated module imports nothing of the debugger.
@@ -315,15 +353,36 @@ class _JinjaChecks(ast.NodeTransformer):
         owner = ast.Subscript(modules, ast.Constant(self._module), ast.Load())
         return ast.Attribute(owner, name, ast.Load())
 
-    def _check(self, statement: ast.stmt, line: int) -> ast.stmt:
+    def _test_and_stop(self, line: int) -> tuple[ast.expr, ast.expr]:
         test = ast.Call(self._hooks("jinja_check"),
                         [ast.Constant(self._canonical), ast.Constant(line)], [])
         stop = ast.Call(self._hooks("jinja_stop"),
                         [ast.Constant(self._path), ast.Constant(line),
                          ast.Name("context", ast.Load()),
                          ast.Call(ast.Name("locals", ast.Load()), [], [])], [])
+        return test, stop
+
+    def _check(self, statement: ast.stmt, line: int) -> ast.stmt:
+        test, stop = self._test_and_stop(line)
         check = ast.If(test, [ast.Expr(stop)], [])
         return ast.copy_location(check, statement)
+
+    def _checked_item(self, item: ast.expr, line: int) -> ast.expr:
+        test, stop = self._test_and_stop(line)
+        checked = ast.Subscript(
+            ast.Tuple([ast.BoolOp(ast.And(), [test, stop]), item], ast.Load()),
+            ast.Constant(1), ast.Load())
+        return ast.copy_location(checked, item)
+
+    def _check_items(self, statement: ast.stmt) -> None:
+        """The items of the output tuples of an expression statement that start a
+        template line (a buffered frame's ``t.extend((...))``)."""
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Tuple) and isinstance(node.ctx, ast.Load):
+                for index, item in enumerate(node.elts):
+                    line = self._starts.pop(item.lineno, None)
+                    if line is not None:
+                        node.elts[index] = self._checked_item(item, line)
 
     def _body(self, statements: list[ast.stmt]) -> list[ast.stmt]:
         result: list[ast.stmt] = []
@@ -331,13 +390,17 @@ class _JinjaChecks(ast.NodeTransformer):
             line = self._starts.pop(statement.lineno, None)
             if line is not None:
                 result.append(self._check(statement, line))
+            if isinstance(statement, ast.Expr):
+                self._check_items(statement)
             result.append(self.visit(statement))
         return result
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
         arguments = [argument.arg for argument in node.args.args]
-        if "context" in arguments:
+        if self._inside or "context" in arguments:
+            inside, self._inside = self._inside, True
             node.body = self._body(node.body)
+            self._inside = inside
         return node
 
     def generic_visit(self, node):
