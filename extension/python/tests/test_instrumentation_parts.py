@@ -351,3 +351,25 @@ def test_a_hash_based_pyc_is_read_only_for_its_source(tmp_path):
     path = write_module(tmp_path, PROGRAM, py_compile.PycInvalidationMode.UNCHECKED_HASH)
     assert cached_module_code(path, PROGRAM) is not None
     assert cached_module_code(path, PROGRAM.replace(b"n * 2", b"n * 3")) is None
+
+
+def test_a_condition_is_compiled_once_across_processes(monkeypatch):
+    """A process's first compile() builds the interpreter's syntax tree types (1-2 ms):
+    a condition kept in the cache needs none."""
+    calls = []
+
+    def counting(*arguments, **keywords):
+        calls.append(arguments[0])
+        return compile(*arguments, **keywords)
+
+    monkeypatch.setattr(code_cache, "compile", counting, raising=False)
+    first = code_cache.compile_expression("n > 1", "<breakpoint condition>")
+    again = code_cache.compile_expression("n > 1", "<breakpoint condition>")
+    assert calls == ["n > 1"] and again == first and eval(again, {"n": 2}) is True
+    code_cache.compile_expression("n > 2", "<breakpoint condition>")
+    assert calls == ["n > 1", "n > 2"]
+    with pytest.raises(SyntaxError):
+        code_cache.compile_expression("n >", "<breakpoint condition>")
+    with pytest.raises(SyntaxError):
+        code_cache.compile_expression("n >", "<breakpoint condition>")
+    assert calls.count("n >") == 2  # An error is never kept.

@@ -18,9 +18,17 @@ class ExpressionError(RequestError):
     """A condition, hit condition or log message cannot be compiled."""
 
 
+def compile_expression(text: str, filename: str) -> types.CodeType:
+    """The expression compiled for ``eval``, from the debugger's cache where it can
+    (common/code_cache.py says why)."""
+    from ..common.code_cache import compile_expression as compile_cached
+
+    return compile_cached(text, filename)
+
+
 def compile_condition(text: str) -> types.CodeType:
     try:
-        return compile(text, "<breakpoint condition>", "eval", dont_inherit=True)
+        return compile_expression(text, "<breakpoint condition>")
     except SyntaxError as error:
         raise ExpressionError(f"Invalid condition {text!r}: {error.msg}") from None
 
@@ -113,7 +121,7 @@ def parse_log_message(text: str) -> LogTemplate:
             if not expression:
                 raise ExpressionError(f"Invalid log message {text!r}: empty {{}}")
             try:
-                code = compile(expression, "<log message>", "eval", dont_inherit=True)
+                code = compile_expression(expression, "<log message>")
             except SyntaxError as error:
                 raise ExpressionError(
                     f"Invalid log message expression {expression!r}: {error.msg}"

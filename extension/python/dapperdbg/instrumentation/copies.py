@@ -46,7 +46,7 @@ class InstrumentedModule:
                  sites: tuple[tuple[types.CodeType, ProbeSites], ...],
                  plain_of: Callable[[], types.CodeType],
                  plain: types.CodeType | None = None, restartable: bool = False,
-                 copies: tuple[types.CodeType, ...] | None = None) -> None:
+                 holding: tuple[types.CodeType, ...] | None = None) -> None:
         self.filename = filename
         # Compiled with restartable functions (restartable.py): then ``plain`` is that
         # compile without probes, the code the file's functions run when they have none.
@@ -62,9 +62,10 @@ class InstrumentedModule:
         self._plain = plain
         self._pairs: tuple[tuple[types.CodeType, types.CodeType], ...] | None = None
         self._originals: dict[int, types.CodeType] | None = None
-        # Every code object of ``code``, parents before children (``walk_codes``),
-        # when the caller has them already.
-        self._copies = copies
+        self._copies: tuple[types.CodeType, ...] | None = None
+        # The copies holding probes, parents before children, when the caller has them
+        # (else found from every copy).
+        self._holding = holding
 
     @property
     def plain(self) -> types.CodeType:
@@ -113,13 +114,20 @@ class InstrumentedModule:
     def copies_holding_probes(self) -> set[int]:
         """Ids of the copies with a probe in their own code or in code nested in it:
         the functions that must run a copy. The others equal their plain code."""
-        holding: set[int] = set()
-        for copy in reversed(self.copies()):
-            if id(copy) in self._sites_by_copy or any(
-                id(child) in holding for child in nested_codes(copy)
-            ):
-                holding.add(id(copy))
-        return holding
+        return {id(copy) for copy in self.holding_copies()}
+
+    def holding_copies(self) -> tuple[types.CodeType, ...]:
+        """The copies with a probe in their own code or in code nested in it, parents
+        before children."""
+        if self._holding is None:
+            holding: set[int] = set()
+            for copy in reversed(self.copies()):
+                if id(copy) in self._sites_by_copy or any(
+                    id(child) in holding for child in nested_codes(copy)
+                ):
+                    holding.add(id(copy))
+            self._holding = tuple(copy for copy in self.copies() if id(copy) in holding)
+        return self._holding
 
 
 class ShapeMismatch(Exception):
@@ -149,15 +157,18 @@ def walk_pairs(first: types.CodeType, second: types.CodeType
     """Pairs of corresponding code objects of two compiles of the same code, parents
     before children. Raises ShapeMismatch if the trees differ in shape."""
     pending = [(first, second)]
-    while pending:
-        a, b = pending.pop(0)
+    position = 0
+    while position < len(pending):
+        a, b = pending[position]
+        position += 1
         yield a, b
         children_a, children_b = nested_codes(a), nested_codes(b)
-        if len(children_a) != len(children_b) or any(
-            x.co_name != y.co_name for x, y in zip(children_a, children_b)
-        ):
+        if len(children_a) != len(children_b):
             raise ShapeMismatch
-        pending.extend(zip(children_a, children_b))
+        for x, y in zip(children_a, children_b):
+            if x.co_name != y.co_name:
+                raise ShapeMismatch
+            pending.append((x, y))
 
 
 def same_code(first: types.CodeType, second: types.CodeType) -> bool:

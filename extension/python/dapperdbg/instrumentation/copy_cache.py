@@ -20,7 +20,7 @@ import types
 
 from ..common import code_cache
 from . import plain_code
-from .copies import InstrumentedModule, ProbeSites, nested_codes
+from .copies import InstrumentedModule, ProbeSites
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
@@ -67,11 +67,18 @@ def instrument_file(source: bytes | str, filename: str, probes: Mapping[int, Pro
 
 
 def _entry_of(module: InstrumentedModule) -> tuple:
-    """What is kept of a module: its code, where its probes run (by the position of the
-    copy in ``walk_codes`` order), the lines accepted and the refusals."""
-    position_of = {id(code): position for position, code in enumerate(module.copies())}
-    sites = tuple((position_of[id(copy)], found.lines, found.quiet_offsets,
-                   found.probe_offsets) for copy, found in module.sites)
+    """What is kept of a module: its code, where its probes run (each copy by its path
+    from the module's code: the positions among the constants, one a level), the lines
+    accepted and the refusals."""
+    path_of: dict[int, tuple[int, ...]] = {id(module.code): ()}
+    pending = [module.code]
+    for current in pending:
+        for position, const in enumerate(current.co_consts):
+            if type(const) is types.CodeType and id(const) not in path_of:
+                path_of[id(const)] = path_of[id(current)] + (position,)
+                pending.append(const)
+    sites = tuple((path_of[id(copy)], found.lines, found.quiet_offsets, found.probe_offsets)
+                  for copy, found in module.sites)
     return module.code, sites, tuple(sorted(module.accepted)), dict(module.refused)
 
 
@@ -82,46 +89,38 @@ def _module_of(kept, filename: str, probes: Mapping[int, Probe], ids: dict[int, 
     that is no such entry (a miss)."""
     try:
         code, sites, accepted, refused = kept
-        codes = _relocated(code, {position for position, *_ in sites}, ids)
+        if type(code) is not types.CodeType:
+            return None
+        made: dict[tuple[int, ...], types.CodeType] = {}
+        root = _relocated(code, (), [path for path, *_ in sites], ids, made)
         return InstrumentedModule(
-            filename, codes[0], {line: probes[line] for line in accepted}, dict(refused),
-            tuple((codes[position], ProbeSites(frozenset(lines), frozenset(quiet),
-                                               frozenset(offsets)))
-                  for position, lines, quiet, offsets in sites),
-            plain_of, plain, restartable, codes)
-    except (TypeError, ValueError, IndexError, KeyError, AttributeError):
+            filename, root, {line: probes[line] for line in accepted}, dict(refused),
+            tuple((made[path], ProbeSites(frozenset(lines), frozenset(quiet),
+                                          frozenset(offsets)))
+                  for path, lines, quiet, offsets in sites),
+            plain_of, plain, restartable, tuple(made[path] for path in sorted(made, key=len)))
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError, RecursionError):
         return None
 
 
-def _relocated(code: types.CodeType, holding_probes: set[int],
-               ids: dict[int, int]) -> tuple[types.CodeType, ...]:
-    """Every code object of ``code`` in ``walk_codes`` order, those at
-    ``holding_probes`` (positions in that order) and the ones around them with the
-    stand-in ids in their constants replaced by ``ids``."""
-    codes = [code]
-    parents = [-1]
-    position = 0
-    while position < len(codes):
-        for child in nested_codes(codes[position]):
-            codes.append(child)
-            parents.append(position)
-        position += 1
-    changed = set()
-    for position in holding_probes:
-        while position >= 0 and position not in changed:
-            changed.add(position)
-            position = parents[position]
-    new: dict[int, types.CodeType] = {}  # id(old) -> new, children first
-    relocated = list(codes)
-    for position in sorted(changed, reverse=True):
-        old = codes[position]
-        replacement = new.get(id(old))
-        if replacement is None:
-            code_type = types.CodeType
-            constants = tuple(
-                new.get(id(const), const) if type(const) is code_type
-                else ids.get(const, const) if type(const) is int else const
-                for const in old.co_consts)
-            replacement = new[id(old)] = old.replace(co_consts=constants)
-        relocated[position] = replacement
-    return tuple(relocated)
+def _relocated(code: types.CodeType, path: tuple[int, ...], paths: list[tuple[int, ...]],
+               ids: dict[int, int], made: dict) -> types.CodeType:
+    """``code`` (at ``path`` from the module's code) with the code objects on ``paths``
+    (relative to it) replaced by copies in which the stand-in ids are the real ones
+    (``ids``); the new objects are put in ``made`` by path. Only the copies holding
+    probes are rebuilt, from the module's code down."""
+    if not paths:
+        return code
+    below: dict[int, list[tuple[int, ...]]] = {}
+    for each in paths:
+        if each:
+            below.setdefault(each[0], []).append(each[1:])
+    constants = list(code.co_consts)
+    for position, rest in below.items():
+        constants[position] = _relocated(constants[position], (*path, position), rest, ids,
+                                         made)
+    if () in paths:
+        constants = [ids.get(const, const) if type(const) is int else const
+                     for const in constants]
+    made[path] = code.replace(co_consts=tuple(constants))
+    return made[path]

@@ -47,9 +47,7 @@ def register_module(registry: InstrumentationRegistry, canonical: str,
     """Register the copies of a freshly compiled module. Their originals are the plain
     compile's code objects, which no function runs but which undoing swaps in: they
     are compiled only then (``CopyInfo.original``), not on the import's path."""
-    holding = module.copies_holding_probes()
-    infos = [CopyInfo.of(canonical, None, copy, module)
-             for copy in module.copies() if id(copy) in holding]
+    infos = [CopyInfo.of(canonical, None, copy, module) for copy in module.holding_copies()]
     if infos:
         registry.add_to_file(canonical, tuple(infos))
 

@@ -88,6 +88,18 @@ class LiveInstrumenter:
             self._canonical_by_filename[filename] = canonical
         return canonical
 
+    def _is_file(self, filename: str, canonical: str) -> bool:
+        """Whether ``filename`` names the file ``canonical``. Resolving a path costs a few
+        lstat calls (5 ms for the 80 files of a small program's modules and frames): only
+        a file of the same name, or a link, can be that file."""
+        if filename == canonical:
+            return True
+        if (os.path.normcase(os.path.basename(filename))
+                != os.path.normcase(os.path.basename(canonical))
+                and not os.path.islink(filename)):
+            return False
+        return self._canonical(filename) == canonical
+
     def apply(self, filename: str, probes: Mapping[int, Probe]) -> SwapResult:
         """Make the live functions of ``filename`` run exactly ``probes`` ({line: Probe});
         an empty mapping restores the original code."""
@@ -173,7 +185,7 @@ class LiveInstrumenter:
         old_codes = [info.original for info in new_infos if info.probe_lines]
         old_codes += [info.copy for info in previous]
         defined = {self.registry.original_of(function.__code__) for function, _ in swaps}
-        result.stale_frames = _stale_frames(canonical, module, self._canonical,
+        result.stale_frames = _stale_frames(canonical, module, self._is_file,
                                             _suspended_running(old_codes), new_infos, previous,
                                             defined)
         return None
@@ -207,16 +219,10 @@ class LiveInstrumenter:
         module of the file is loaded any more."""
         targets: list = []
         filenames: list[str] = []
-        # Resolving every module's path costs a few lstat calls a module (5 ms for 80
-        # modules): only a file of the same name, or a link, can be this one.
-        name = os.path.normcase(os.path.basename(canonical))
         for module in list(sys.modules.values()):
             namespace = getattr(module, "__dict__", None)
             filename = namespace.get("__file__") if isinstance(namespace, dict) else None
-            if isinstance(filename, str) and (
-                    filename == canonical
-                    or os.path.normcase(os.path.basename(filename)) == name
-                    or os.path.islink(filename)) and self._canonical(filename) == canonical:
+            if isinstance(filename, str) and self._is_file(filename, canonical):
                 targets.append(namespace)
                 filenames.append(filename)
         if not targets:
@@ -225,11 +231,10 @@ class LiveInstrumenter:
         if not targets:
             return []
         functions = {}
-        canonical_of = self._canonical
         thaw_start_objects(filenames)  # A module imported before the program is frozen.
         for obj in gc.get_referrers(*targets):
-            if type(obj) is types.FunctionType and canonical_of(
-                    obj.__code__.co_filename) == canonical:
+            if type(obj) is types.FunctionType and self._is_file(
+                    obj.__code__.co_filename, canonical):
                 functions[id(obj)] = obj
         return list(functions.values())
 
@@ -301,7 +306,7 @@ def _running_frames(suspended) -> list[types.FrameType]:
     return frames
 
 
-def _stale_frames(canonical, module: InstrumentedModule, canonical_of, suspended,
+def _stale_frames(canonical, module: InstrumentedModule, is_file, suspended,
                   current: tuple[CopyInfo, ...], previous: tuple[CopyInfo, ...],
                   defined: set[types.CodeType]) -> list[types.FrameType]:
     """Frames of the file that run code without probes it should have: code whose copy
@@ -315,7 +320,7 @@ def _stale_frames(canonical, module: InstrumentedModule, canonical_of, suspended
     stale = []
     for frame in _running_frames(suspended):
         code = frame.f_code
-        if id(code) in current_ids or canonical_of(code.co_filename) != canonical:
+        if id(code) in current_ids or not is_file(code.co_filename, canonical):
             continue
         if plain_with_lines is None:
             # Only now, with a frame of the file running: it needs the plain compile.
