@@ -9,6 +9,7 @@ import { run, step } from "../scripts/lib.mjs";
 import { describeActivation, measureActivation, renderActivation } from "./lib/activation.mjs";
 import { describeAutoAttach, measureAutoAttach, renderAutoAttach } from "./lib/autoattach.mjs";
 import { measureSuite, renderSuite } from "./lib/suite.mjs";
+import { describeSetup, measureSetup, renderSetup } from "./lib/setup.mjs";
 import { describeDataBreakpoints, measureDataBreakpoints, renderDataBreakpoints } from "./lib/databreakpoints.mjs";
 import { describeHotReload, measureHotReload, renderHotReload } from "./lib/hotreload.mjs";
 import { DAPPER, DEBUGPY } from "./lib/adapters.mjs";
@@ -69,10 +70,11 @@ async function main() {
   let autoAttach;
   let suite;
   const dataBreakpoints = [];
+  const setups = [];
   // The results are written after every part, so that a run cut short still leaves what
   // it measured (marked unfinished until the end).
   const save = (partial) => {
-    const text = renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes: partial ? ["**Unfinished run**: the parts not shown were still running.", ...notes] : notes }) + renderActivation(activation) + renderHotReload(newest.version, hotReload) + renderAutoAttach(newest.version, autoAttach) + renderSuite(suite) + renderDataBreakpoints(dataBreakpoints);
+    const text = renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes: partial ? ["**Unfinished run**: the parts not shown were still running.", ...notes] : notes }) + renderActivation(activation) + renderHotReload(newest.version, hotReload) + renderAutoAttach(newest.version, autoAttach) + renderSuite(suite) + renderSetup(setups) + renderDataBreakpoints(dataBreakpoints);
     mkdirSync(path.dirname(output), { recursive: true });
     writeFileSync(output, text);
     return text;
@@ -196,6 +198,23 @@ async function main() {
       log(`failed: ${suite.error}`);
     }
     save(true);
+  }
+
+  if (selected(options, "setup")) {
+    // Every chosen Python: what a breakpoint costs to set up depends on its compiler.
+    for (const python of pythons) {
+      const rounds = options.quick ? 1 : Math.max(options.nearRuns, 15);
+      step(`Breakpoint set-up on Python ${python.version}: whole processes, ${rounds} rounds`);
+      let result;
+      try {
+        result = await measureSetup({ python: python.version, venvPython: python.venvPython, rounds, log });
+      } catch (error) {
+        result = { python: python.version, error: error.message.split("\n")[0] };
+      }
+      log(describeSetup(result));
+      setups.push(result);
+      save(true);
+    }
   }
 
   if (selected(options, "autoattach")) {

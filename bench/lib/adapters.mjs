@@ -69,11 +69,12 @@ export function adapterSpec(kind, { python }) {
  * breakpoints, configuration done. Resolves once the launch succeeded.
  *
  * @param breakpoints Array of {path, line, condition?, logMessage?}
+ * @param defaultExceptionFilters set the exception filters the adapter marks as defaults
  * @param client an already connected DapClient (a server-mode adapter); without it the
  *   adapter process is started here, and the session owns it
  * @returns {{client: DapClient, startedAt: number, debuggeePid: number|undefined}}
  */
-export async function startSession(spec, { program, args = [], breakpoints = [], timeoutMs = 60000, launchExtra = {}, client, launchArguments }) {
+export async function startSession(spec, { program, args = [], breakpoints = [], timeoutMs = 60000, launchExtra = {}, client, launchArguments, defaultExceptionFilters = false }) {
   const startedAt = performance.now();
   client ??= DapClient.spawnAdapter(spec.command, spec.args, { env: spec.env, cwd: root, name: spec.label });
   const session = { client, startedAt, debuggeePid: undefined };
@@ -125,6 +126,11 @@ export async function startSession(spec, { program, args = [], breakpoints = [],
       // without a message, Dapper with DAP's reason "pending". Anything else is a refusal.
       const explained = refused.filter((bp) => bp.message && bp.reason !== "pending");
       if (explained.length > 0) throw new Error(`${spec.label} refused a breakpoint in ${file}: ${explained[0].message}`);
+    }
+    if (defaultExceptionFilters) {
+      // What VS Code sends before configurationDone: the filters the adapter marks default.
+      const filters = (initializeResponse.body?.exceptionBreakpointFilters ?? []).filter((f) => f.default).map((f) => f.filter);
+      await client.request("setExceptionBreakpoints", { filters }, timeoutMs);
     }
     const configured = await client.request("configurationDone", {}, timeoutMs);
     session.phases.configurationDone = configured.receivedAt - startedAt;

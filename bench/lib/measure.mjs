@@ -59,14 +59,15 @@ export function runPlain({ python, program, args, timeoutMs }) {
 /**
  * Runs the program under a debugger to its end. No stop is allowed (in these
  * configurations a stop means a breakpoint misbehaved); with `expectLogLines`, the log
- * lines that reached the client are counted. `server`: an adapter server to connect to
+ * lines that reached the client are counted; with `defaultExceptionFilters`, the
+ * exception filters the adapter marks as defaults are set, as VS Code sets them. `server`: an adapter server to connect to
  * (from adapters.mjs `startServer`) instead of starting an adapter for this run.
  */
-export async function runDebugged({ kind, python, program, args, breakpoints, timeoutMs, expectLogLines, server }) {
+export async function runDebugged({ kind, python, program, args, breakpoints, timeoutMs, expectLogLines, server, defaultExceptionFilters }) {
   const spec = adapterSpec(kind, { python });
   // Through an adapter already running when `server` is given, else a fresh adapter.
   const connected = server ? await connectWithRetry(server, `${spec.label} (server)`) : undefined;
-  const session = await startSession(spec, { program, args, breakpoints, timeoutMs, client: connected, launchExtra: { env: { PYTHONDONTWRITEBYTECODE: "1" } } });
+  const session = await startSession(spec, { program, args, breakpoints, timeoutMs, client: connected, defaultExceptionFilters, launchExtra: { env: { PYTHONDONTWRITEBYTECODE: "1" } } });
   const { client } = session;
   try {
     const stopped = client.nextEvent("stopped", timeoutMs).then((event) => {

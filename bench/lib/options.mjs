@@ -8,8 +8,10 @@ Options:
   --quick            one run, the smallest sizes, few latency repetitions (a smoke test)
   --python V[,V…]    only these Python versions (e.g. 3.12); default: 3.11 and newer
   --only A[,B…]      only these parts: program names (fib, loop, calls, threads,
-                     deepcopy, bigdict, logpoint) and/or latency, throughput, memory, child,
-                     activation, hotreload, attachpid, autoattach, databreakpoints
+                     deepcopy, exceptions, bigdict, logpoint) and/or latency, throughput,
+                     memory, child, activation, hotreload, attachpid, autoattach,
+                     databreakpoints, setup (what a session and a breakpoint add to a
+                     whole process)
   --no-debugpy       measure Dapper and plain python only
   --cold-adapter     slowdown runs start a fresh Dapper adapter each (default: one
                      adapter server for all of them, as VS Code hosts one engine)
@@ -25,7 +27,7 @@ Options:
 /** The default runs per cell for cells whose target is near 1× (see `--near-runs`). */
 export const NEAR_RUNS = 15;
 
-export const PARTS = ["latency", "throughput", "memory", "child", "suite", "activation", "hotreload", "attachpid", "autoattach", "databreakpoints"];
+export const PARTS = ["latency", "throughput", "memory", "child", "suite", "activation", "hotreload", "attachpid", "autoattach", "databreakpoints", "setup"];
 
 /** Parses argv (without node and the script); throws an Error with a clear message on bad input. */
 export function parseOptions(argv, { programNames }) {

@@ -117,6 +117,7 @@ async function runOnce({ mode, python, program, config, size, server }) {
       breakpoints: breakpointsFor(program, config, generatedDir),
       timeoutMs: RUN_TIMEOUT_MS,
       expectLogLines: config === "logpoint" ? size : undefined,
+      defaultExceptionFilters: program.defaultExceptionFilters === true,
       server,
     });
   } finally {

@@ -139,6 +139,8 @@ describe("targets", () => {
     { python: "3.13", program: "loop", config: "conditional", debugpyMedian: 84, limit: 8.4 },
     { python: "3.12", program: "logpoint", config: "logpoint", limit: null },
     { python: "3.10", program: "fib", config: "none", limit: null },
+    { python: "3.11", program: "exceptions", config: "none", limit: 1.05 },
+    { python: "3.13", program: "exceptions", config: "elsewhere", limit: 1.05 },
   ];
   for (const { limit, ...cell } of cases) {
     test(`${cell.python} ${cell.program} ${cell.config}`, () => {
