@@ -69,33 +69,62 @@ def render(inspector: Inspector, thread_id: int, items: list, start: int,
 
 
 def thread_items(inspector: Inspector, snapshot: AsyncSnapshot, thread_id: int,
-                 top: types.FrameType, lines: dict[int, int] | None = None) -> list | None:
+                 top: types.FrameType, lines: dict[int, int] | None = None,
+                 from_task=None) -> list | None:
     """The items of the stack of a thread stopped in ``top`` while its event loop runs a
-    task; None when it runs none (its stack is the plain one)."""
+    task; None when it runs none (its stack is the plain one). ``from_task``: a task that
+    is starting the running one eagerly (its frames are on this stack, further down):
+    the items from its frames on; None if it is not."""
     loop = snapshot.loop_of_thread(thread_id)
     task = snapshot.current_task(loop) if loop is not None else None
     if task is None:
         return None
-    frames = visible_frames(top, inspector.paths, lines)
-    # The task's own frames: from the top down to the coroutine the task runs. Below it
-    # are the frames that run the loop (or, for a task started eagerly, the code that
-    # created it).
-    root = root_frame(task)
-    own = set()
-    frame: types.FrameType | None = top
-    while frame is not None:
-        own.add(id(frame))
-        if frame is root:
+    # The tasks whose frames are on the stack, innermost first: the running one, then
+    # each that is starting the one before it eagerly.
+    chain = [task]
+    while len(chain) < _MAX_AWAITERS:
+        starter = snapshot.eager_starter(chain[-1])
+        if starter is None or any(starter is known for known in chain):
             break
+        chain.append(starter)
+    # Which of them each frame is of: a task's frames go down to the coroutine it runs;
+    # below the last are the frames that run the loop (or, for a task started eagerly
+    # by no task, the code that created it).
+    owner: dict[int, int] = {}
+    frame: types.FrameType | None = top
+    index = 0
+    while frame is not None and index < len(chain):
+        owner[id(frame)] = index
+        if frame is root_frame(chain[index]):
+            index += 1
         frame = frame.f_back
-    if frame is None:
+    if index == 0:
         return None  # Not inside the task's coroutine (a callback it runs synchronously).
+    if index < len(chain):  # A starter's coroutine not found: its frames are the loop's.
+        owner = {key: value for key, value in owner.items() if value < index}
+        chain = chain[:index]
+    first = 0
+    if from_task is not None:
+        first = next((i for i, known in enumerate(chain) if known is from_task), -1)
+        if first <= 0:
+            return None
+    frames = visible_frames(top, inspector.paths, lines)
     hide = inspector.settings.just_my_code
-    items: list = [FrameItem(frame, lines.get(id(frame)) if lines else None, index == 0)
-                   for index, frame in enumerate(frames)
-                   if id(frame) in own and not (hide and index and is_asyncio_code(frame.f_code))]
-    items.extend(awaiter_items(snapshot, task, hide))
-    below = [frame for frame in frames if id(frame) not in own]
+    items: list = []
+    for index in range(first, len(chain)):
+        # A starter's frames cannot be restarted: the restart's exception would end the
+        # task it starts, never reaching them.
+        own = [FrameItem(frame, lines.get(id(frame)) if lines else None, position == 0,
+                         index == 0)
+               for position, frame in enumerate(frames)
+               if owner.get(id(frame)) == index
+               and not (hide and position and is_asyncio_code(frame.f_code))]
+        if index > first and own:
+            items.append(LabelItem(f"started eagerly by Task '{task_name(chain[index])}'",
+                                   own[0].frame))
+        items.extend(own)
+        items.extend(awaiter_items(snapshot, chain[index], hide))
+    below = [frame for frame in frames if id(frame) not in owner]
     label = _below_label(below)
     if hide:
         below = [frame for frame in below if not is_asyncio_code(frame.f_code)]

@@ -63,6 +63,9 @@ _LINK_FRAMES = {
 _WRAPPER_TYPES = frozenset({"coroutine_wrapper", "async_generator_asend",
                             "async_generator_athrow"})
 _SUSPENDABLE = (types.CoroutineType, types.GeneratorType, types.AsyncGeneratorType)
+# The code flags of what a task can run: a coroutine, or a generator made one by
+# types.coroutine (inspect.CO_COROUTINE, CO_ITERABLE_COROUTINE).
+_COROUTINE_FLAGS = 0x80 | 0x100
 
 # Task states, as the tasks request gives them.
 RUNNING = "running"
@@ -245,6 +248,12 @@ def _not_started(coroutine) -> bool:
     return frame.f_lasti < 0
 
 
+def _executing(coroutine) -> bool:
+    """Whether the coroutine's code runs now (on some thread's stack), not suspended."""
+    return bool(getattr(coroutine, "cr_running", False)
+                or getattr(coroutine, "gi_running", False))
+
+
 def _callbacks(future) -> list:
     try:
         callbacks = future._callbacks
@@ -337,6 +346,8 @@ class AsyncSnapshot:
         self._waiting_on: dict[int, list] | None = None
         # id(future) -> (task, link) for the tasks whose callbacks complete it.
         self._fed_by: dict[int, list] | None = None
+        # id(task) -> the task starting it eagerly, and the reverse (eager_starter).
+        self._eager: tuple[dict, dict] | None = None
 
     def loop_of_thread(self, thread_id: int):
         return next((entry.loop for entry in self.loops if entry.thread_id == thread_id), None)
@@ -450,6 +461,54 @@ class AsyncSnapshot:
                 return _LINK_FRAMES[name]
         return None
 
+    # Tasks started eagerly (3.12+): ``asyncio.Task(coro, eager_start=True)``, or any
+    # task of a loop whose task factory is ``asyncio.eager_task_factory``, runs its first
+    # step at once, inside the code that creates it (aiohttp starts each request's
+    # handler so). While it does, the task that creates it is in the middle of its own
+    # step, further down the same thread's stack.
+
+    def eager_starter(self, task):
+        """The task that is starting ``task`` eagerly (whose frames are below its own on
+        the thread's stack), or None."""
+        frame = root_frame(task)
+        frame = frame.f_back if frame is not None else None
+        # Cheap for the usual stack, where only the loop's plain functions are below.
+        while frame is not None and not frame.f_code.co_flags & _COROUTINE_FLAGS:
+            frame = frame.f_back
+        if frame is None:
+            return None
+        return self._eager_links()[0].get(id(task))
+
+    def eagerly_started(self, task):
+        """The task that ``task`` is starting eagerly now, or None."""
+        if not _executing(task_coroutine(task)):
+            return None
+        return self._eager_links()[1].get(id(task))
+
+    def _eager_links(self) -> tuple[dict, dict]:
+        if self._eager is None:
+            starter_of: dict[int, object] = {}
+            started_by: dict[int, object] = {}
+            for entry in self.loops:
+                # The tasks whose coroutine executes: the one the loop runs, and each
+                # that is starting the one above it on the stack.
+                executing = [task for task in self.tasks(entry.loop)
+                             if _executing(task_coroutine(task))]
+                if len(executing) < 2:
+                    continue
+                roots = {id(root_frame(task)): task for task in executing}
+                for task in executing:
+                    frame = root_frame(task)
+                    frame = frame.f_back if frame is not None else None
+                    while frame is not None and id(frame) not in roots:
+                        frame = frame.f_back
+                    if frame is not None:
+                        starter = roots[id(frame)]
+                        starter_of[id(task)] = starter
+                        started_by[id(starter)] = task
+            self._eager = (starter_of, started_by)
+        return self._eager
+
     # What a task is doing.
 
     def state(self, task) -> tuple[str, str]:
@@ -467,6 +526,9 @@ class AsyncSnapshot:
             return DONE, "done"
         if self.is_running(task):
             return RUNNING, "running"
+        started = self.eagerly_started(task)
+        if started is not None:
+            return RUNNING, f"starting Task '{task_name(started)}' eagerly"
         coroutine = task_coroutine(task)
         if _not_started(coroutine):
             return NOT_STARTED, "not started"

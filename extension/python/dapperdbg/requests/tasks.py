@@ -78,6 +78,15 @@ def stack_items(debugger: Debugger, thread_id: int
     if task is not None and not tasks_snapshot.is_running(task):
         loop_thread = tasks_snapshot.thread_of_task(task)
         owner = loop_thread.thread_id if loop_thread is not None else thread_id
+        if tasks_snapshot.eagerly_started(task) is not None:
+            # Starting a task eagerly: its frames are on its thread's stack, below that
+            # task's.
+            stopped = next((entry for entry in debugger.stops.stopped_threads()
+                            if entry.thread_id == owner), None)
+            items = thread_items(inspector, tasks_snapshot, owner, stopped.frame,
+                                 from_task=task) if stopped is not None else None
+            if items:
+                return owner, items, None
         return owner, task_items(tasks_snapshot, task, inspector.settings.just_my_code), None
     stopped = debugger.stops.stopped_thread(thread_id)
     exception = stopped.exception
@@ -165,10 +174,15 @@ def _task_body(debugger: Debugger, tasks_snapshot: AsyncSnapshot, task,
             for awaiter in awaiters]
     settings = debugger.inspection
     frame = None
-    if state == RUNNING:
+    if state == RUNNING and tasks_snapshot.is_running(task):
         stopped = next((entry for entry in debugger.stops.stopped_threads()
                         if entry.thread_id == thread_id), None)
         frame = stopped.frame if stopped is not None else None
+    elif state == RUNNING:
+        # Starting a task eagerly: where its own stack begins, on its thread's.
+        found = stack_items(debugger, body["id"])
+        frame = next((item.frame for item in found[1] if type(item) is FrameItem),
+                     None) if found is not None else None
     else:
         # Where its stack shows it (under justMyCode, not in asyncio's sleep).
         frames = shown_frames(suspended_frames(task), settings.just_my_code)
