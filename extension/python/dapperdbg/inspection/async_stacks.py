@@ -17,7 +17,6 @@ import types
 from .async_tasks import (
     AsyncSnapshot,
     is_asyncio_code,
-    qualified_name,
     root_frame,
     suspended_frames,
     task_name,
@@ -187,7 +186,15 @@ def _below_label(below: list[types.FrameType]) -> str:
     run_until_complete)."""
     for frame in reversed(below):
         code = frame.f_code
-        entry = _LOOP_ENTRIES.get(qualified_name(frame))
-        if entry is not None and is_asyncio_code(code):
+        if not is_asyncio_code(code):
+            continue
+        name = getattr(code, "co_qualname", None)
+        if name is None:
+            # Before 3.11: a method is the event loop's, named after the class that
+            # defines it (qualified_name would give the loop's own subclass).
+            method = code.co_argcount and code.co_varnames[0] == "self"
+            name = f"BaseEventLoop.{code.co_name}" if method else code.co_name
+        entry = _LOOP_ENTRIES.get(name)
+        if entry is not None:
             return f"event loop ({entry})"
     return "started by"
