@@ -13,7 +13,10 @@
 // terminal.
 //
 // Scenario 6 (debugTestScenario.mjs): the Testing view's Debug Test, started by the
-// stand-in Python extension as a `debugpy` configuration, runs under Dapper.
+// stand-in Python extension as a `debugpy` configuration, runs under Dapper once the user
+// answers Dapper's one question (the stand-in Python Debugger is installed); then a
+// breakpoint set in a jinja-html template's gutter stops a `debugpy` launch.json
+// configuration with "jinja": true, which starts without asking again.
 //
 // Scenario 5 (presentersScenario.mjs): a DataFrame and a numpy array in the Variables view,
 // and completions in the debug console.
@@ -203,13 +206,18 @@ async function main() {
   begin("install the .vsix");
   try {
     log(`${step}`);
-    const standIn = path.join(scratch, "ms-python.python-stand-in.vsix");
-    runBounded(
-      path.join(root, "node_modules", ".bin", "vsce"),
-      ["package", "--no-dependencies", "--allow-missing-repository", "--skip-license", "--out", standIn],
-      { timeoutMs: LIMITS.install, env: process.env, cwd: path.join(here, "fake-python-extension") },
-    );
-    runBounded(tools.node, [tools.codeServer, ...common, "--install-extension", vsix, "--install-extension", standIn], {
+    // The stand-ins, packaged on the fly: the Python extension, the Python Debugger (so
+    // that Dapper asks who runs debugpy configurations) and the template languages.
+    const standIns = ["fake-python-extension", "fake-debugpy-extension", "fake-template-languages"].map((folder) => {
+      const standIn = path.join(scratch, `${folder}.vsix`);
+      runBounded(
+        path.join(root, "node_modules", ".bin", "vsce"),
+        ["package", "--no-dependencies", "--allow-missing-repository", "--skip-license", "--out", standIn],
+        { timeoutMs: LIMITS.install, env: process.env, cwd: path.join(here, folder) },
+      );
+      return standIn;
+    });
+    runBounded(tools.node, [tools.codeServer, ...common, "--install-extension", vsix, ...standIns.flatMap((standIn) => ["--install-extension", standIn])], {
       timeoutMs: LIMITS.install,
       env: serverEnv,
     });
@@ -280,27 +288,39 @@ async function main() {
       printTally(tally);
       return 0;
     };
-    const presenters = async () => {
-      // numpy and pandas come from the pytest suites' environment (extension/python/
-      // requirements-test.txt) of the newest Python of the machine itself: made once.
+    // The pytest suites' environment (extension/python/requirements-test.txt: numpy,
+    // pandas, Jinja2) of the newest Python of the machine itself: made once. Undefined,
+    // saying why, when it cannot be made.
+    const testEnvironment = (what) => {
       const host = findPythons({ minimum: "3.9" }).filter((python) => !isSidWrapper(python.executable)).at(-1);
-      let python;
       try {
-        python = ensurePythonTestEnv(host);
+        return ensurePythonTestEnv(host);
       } catch (error) {
         begin(undefined);
         tally.skipped++;
-        log(`SKIPPED scenario 5: the Python test environment with numpy and pandas could not be made: ${error.message}`);
-        return;
+        log(`SKIPPED ${what}: the Python test environment could not be made: ${error.message}`);
+        return undefined;
       }
-      await scenarioPresenters(page, { begin, log, python, workspace: dirs.workspace, artifacts, stepMs: LIMITS.step, waitForDebugger });
+    };
+    const presenters = async () => {
+      const python = testEnvironment("scenario 5 (numpy and pandas)");
+      if (python) await scenarioPresenters(page, { begin, log, python, workspace: dirs.workspace, artifacts, stepMs: LIMITS.step, waitForDebugger });
     };
     const agentTools = () => scenarioAgentTools(page, { begin, log, workspace: dirs.workspace, artifacts, stepMs: LIMITS.step, waitForDebugger });
     if (process.argv.includes("--only-agent-tools")) {
       await agentTools();
       return passed();
     }
-    const debugTest = () => scenarioDebugTest(page, { begin, log, workspace: dirs.workspace, artifacts, stepMs: LIMITS.step, waitForDebugger });
+    const debugTest = () =>
+      scenarioDebugTest(page, {
+        begin,
+        log,
+        workspace: dirs.workspace,
+        artifacts,
+        stepMs: LIMITS.step,
+        waitForDebugger,
+        templatePython: () => testEnvironment("the template breakpoint of scenario 6 (Jinja2)"),
+      });
     if (process.argv.includes("--only-debug-test")) {
       await debugTest();
       return passed();

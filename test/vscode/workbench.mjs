@@ -169,6 +169,11 @@ export async function dialogText(page) {
   });
 }
 
+/** Clicks the button `label` of the modal dialog on screen. */
+export async function clickDialogButton(page, label) {
+  await page.locator(".monaco-dialog-box .monaco-button", { hasText: label }).first().click({ timeout: 10_000 });
+}
+
 /**
  * Expands the scope row `name` (e.g. "Locals") of the Variables view when it is shown
  * collapsed, as a user would click it. Returns whether it clicked.
