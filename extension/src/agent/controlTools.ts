@@ -8,14 +8,14 @@ import { lineOf } from "./breakpointTools";
 import { readLines, shortPath } from "./render";
 import type { AgentSession } from "./session";
 import { sessionProperty, waitProperty, type AgentTool } from "./toolDefinition";
-import { afterWait, DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, secondsOf } from "./waiting";
+import { afterWait, DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, othersOf, secondsOf, stopCounts, waitForProgram } from "./waiting";
 import { describeStatus, sessionArgument, stoppedThread } from "./where";
 
 export const control: AgentTool = {
   name: "control",
   title: "Continue, step, run to a line or pause",
   description:
-    "Resumes or pauses a session: continue, next (step over), stepIn, stepOut, runTo (run until file's line, given by line or text; stops earlier at a breakpoint on the way), or pause. Then waits until it stops or ends and says where it is.",
+    "Resumes or pauses a session: continue, next (step over), stepIn, stepOut, runTo (run until file's line, given by line or text; stops earlier at a breakpoint on the way), or pause. Then waits until it, or a child process's session of its program, stops, or it ends, and says where.",
   inputSchema: {
     type: "object",
     properties: {
@@ -35,17 +35,17 @@ export const control: AgentTool = {
     const action = str(args, "action") as string;
     if (action === "runTo") return runTo(session, args, backend, baseDirectory);
     if (args.file !== undefined || args.line !== undefined || args.text !== undefined) throw new ToolError("file, line and text go with action runTo only.");
-    const before = session.stopCount;
+    const before = stopCounts(backend, session);
     if (action === "pause") {
       if (session.status.kind === "stopped") return `${await describeStatus(session, baseDirectory)}\nIt is already stopped.`;
       const threads = (await session.request("threads")).threads as { id: number }[] | undefined;
       await session.request("pause", { threadId: num(args, "thread") ?? threads?.[0]?.id ?? 0 });
-      return afterWait(session, before, Math.max(secondsOf(args), 5000), baseDirectory);
+      return afterWait(backend, session, before, Math.max(secondsOf(args), 5000), baseDirectory);
     }
     const threadId = num(args, "thread") ?? stoppedThread(session);
     session.markRunning();
     await session.request(action, { threadId });
-    return afterWait(session, before, secondsOf(args), baseDirectory);
+    return afterWait(backend, session, before, secondsOf(args), baseDirectory);
   },
 };
 
@@ -81,7 +81,7 @@ async function runTo(session: AgentSession, args: Arguments, backend: AgentBacke
       else await backend.removeBreakpoints(here);
     };
   }
-  const before = session.stopCount;
+  const before = stopCounts(backend, session);
   session.markRunning();
   try {
     await session.request("continue", { threadId });
@@ -89,17 +89,17 @@ async function runTo(session: AgentSession, args: Arguments, backend: AgentBacke
     await restore();
     throw error;
   }
-  const outcome = await session.waitForStop(before, secondsOf(args));
-  if (outcome === "timeout") {
-    void session.settled(before).then(restore, restore);
+  const waited = await waitForProgram(backend, session, before, secondsOf(args));
+  if (waited === "timeout") {
+    void waitForProgram(backend, session, before, Infinity).then(restore, restore);
     const kept = stopsAlways ? "" : ` The temporary breakpoint at ${place} stays until the program stops, then goes.`;
     return `Session "${session.name}" is still running after ${secondsOf(args) / 1000} s.${kept} Call wait to wait longer, or control with action pause to stop it now.`;
   }
   await restore();
-  const status = await describeStatus(session, base);
+  const status = `${await describeStatus(waited.session, base)}${othersOf(backend, waited.session, base)}`;
   const removed = stopsAlways ? "" : " (its temporary breakpoint is removed)";
-  if (outcome === "ended") return `Did not reach ${place}${removed}.\n${status}`;
-  const arrived = session.lastLocation?.file === file && session.lastLocation.line === line;
+  if (waited.outcome === "ended") return `Did not reach ${place}${removed}.\n${status}`;
+  const arrived = waited.session === session && session.lastLocation?.file === file && session.lastLocation.line === line;
   return `${arrived ? `Ran to ${place}.` : `Stopped before reaching ${place}${removed}.`}\n${status}`;
 }
 
@@ -116,7 +116,7 @@ function asAsked(b: ListedBreakpoint): Breakpoint {
 export const wait: AgentTool = {
   name: "wait",
   title: "Wait for the program to stop",
-  description: "Waits until the session stops (a breakpoint, a step, an exception) or ends, at most timeout seconds, and says where it is. Answers at once if it is stopped already.",
+  description: "Waits until the session or a child process's session of its program stops (a breakpoint, a step, an exception), or the session ends, at most timeout seconds, and says where. Answers at once if the session is stopped already.",
   inputSchema: {
     type: "object",
     properties: { session: sessionProperty, timeout: { ...waitProperty, description: `Seconds to wait at most (default ${DEFAULT_WAIT_SECONDS}, at most ${MAX_WAIT_SECONDS}).` } },
@@ -125,6 +125,6 @@ export const wait: AgentTool = {
   async run(args, { backend, baseDirectory }) {
     const session = sessionArgument(backend, str(args, "session"));
     if (session.status.kind === "stopped") return describeStatus(session, baseDirectory);
-    return afterWait(session, session.stopCount, secondsOf(args, "timeout"), baseDirectory);
+    return afterWait(backend, session, stopCounts(backend, session), secondsOf(args, "timeout"), baseDirectory);
   },
 };

@@ -153,7 +153,7 @@ export class EngineSessions implements AgentBackend {
     for (const entry of this.entries) entry.client.close();
   }
 
-  private async startSession(configuration: DebugConfiguration, parentId: string | undefined): Promise<AgentSession> {
+  private async startSession(configuration: DebugConfiguration, parent: AgentSession | undefined): Promise<AgentSession> {
     const id = String(this.nextId++);
     // The client's callbacks need the entry, which needs the client.
     const ref = {} as { entry: Entry };
@@ -170,7 +170,7 @@ export class EngineSessions implements AgentBackend {
       },
       (request) => this.reverseRequest(ref.entry, request),
     );
-    const session = new AgentSession(id, configuration.name, parentId, (command, args) => client.request(command, args));
+    const session = new AgentSession(id, configuration.name, parent, (command, args) => client.request(command, args));
     const entry: Entry = { session, client, configured: false, sent: new Map() };
     ref.entry = entry;
     this.entries.push(entry);
@@ -215,7 +215,7 @@ export class EngineSessions implements AgentBackend {
     entry.client.respond(request, true);
     const configuration = { type: "dapper", ...args.configuration, request: args.request === "launch" ? "launch" : "attach" } as DebugConfiguration;
     if (typeof configuration.name !== "string") configuration.name = `child of ${entry.session.name}`;
-    this.startSession(configuration, entry.session.id).catch((error: Error) => this.logger.warn(error.message));
+    this.startSession(configuration, entry.session).catch((error: Error) => this.logger.warn(error.message));
   }
 
   private async applyToAll(): Promise<void> {

@@ -5,7 +5,7 @@ import * as path from "path";
 import { num, str } from "./arguments";
 import { clip, shortPath } from "./render";
 import { frameProperty, sessionProperty, waitProperty, type AgentTool } from "./toolDefinition";
-import { afterWait, secondsOf } from "./waiting";
+import { afterWait, secondsOf, stopCounts } from "./waiting";
 import { frameIdOf, sessionArgument } from "./where";
 
 export const hotReload: AgentTool = {
@@ -29,8 +29,8 @@ export const restartFrame: AgentTool = {
   async run(args, { backend, baseDirectory }) {
     const session = sessionArgument(backend, str(args, "session"));
     const frameId = await frameIdOf(session, num(args, "frame") ?? 0);
-    const before = session.stopCount;
+    const before = stopCounts(backend, session);
     await session.request("restartFrame", { frameId });
-    return afterWait(session, before, secondsOf(args), baseDirectory);
+    return afterWait(backend, session, before, secondsOf(args), baseDirectory);
   },
 };

@@ -8,11 +8,13 @@ import { frameProperty, maxCharsProperty, sessionProperty, type AgentTool } from
 import { frameIdOf, sessionArgument, stoppedThread } from "./where";
 
 const MAX_FRAMES = 100;
+/** Other threads named under a stack, at most. */
+const MAX_THREADS_LISTED = 20;
 
 export const stack: AgentTool = {
   name: "stack",
   title: "Show the call stack",
-  description: "Where the stopped program is: its frames, innermost first, each with function, file:line and that line's source.",
+  description: "Where the stopped program is: its frames, innermost first, each with function, file:line and that line's source, and the process's other threads.",
   inputSchema: {
     type: "object",
     properties: {
@@ -28,7 +30,7 @@ export const stack: AgentTool = {
     const threadId = num(args, "thread") ?? stoppedThread(session);
     const startFrame = num(args, "start") ?? 0;
     const levels = num(args, "levels") ?? 20;
-    const body = await session.request("stackTrace", { threadId, startFrame, levels });
+    const [body, threads] = await Promise.all([session.request("stackTrace", { threadId, startFrame, levels }), session.request("threads")]);
     const frames = (body.stackFrames ?? []) as { name: string; line: number; source?: { path?: string; name?: string } }[];
     const total = typeof body.totalFrames === "number" ? body.totalFrames : undefined;
     const lines = frames.map((frame, i) => {
@@ -39,7 +41,13 @@ export const stack: AgentTool = {
     });
     const shown = `frames ${startFrame}–${startFrame + frames.length - 1}${total !== undefined ? ` of ${total}` : ""}`;
     const more = total !== undefined && startFrame + frames.length < total ? `; more with start=${startFrame + frames.length}` : "";
-    return [`Thread ${threadId}, ${shown}${more}:`, ...lines].join("\n");
+    const all = (threads.threads ?? []) as { id: number; name: string }[];
+    const named = (thread: { id: number; name: string }) => `${thread.id} ${JSON.stringify(clip(thread.name, 60, ""))}`;
+    const own = all.find((thread) => thread.id === threadId);
+    const others = all.filter((thread) => thread.id !== threadId);
+    const listed = others.slice(0, MAX_THREADS_LISTED).map(named).join(", ") + (others.length > MAX_THREADS_LISTED ? `, … and ${others.length - MAX_THREADS_LISTED} more` : "");
+    const otherLine = others.length > 0 ? [`Other threads: ${listed}; give thread for one's stack.`] : [];
+    return [`Thread ${own !== undefined ? named(own) : threadId}, ${shown}${more}:`, ...lines, ...otherLine].join("\n");
   },
 };
 

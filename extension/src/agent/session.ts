@@ -19,6 +19,7 @@ export type WaitOutcome = "stopped" | "ended" | "timeout";
 
 export class AgentSession {
   status: SessionStatus = { kind: "starting" };
+  readonly parentId: string | undefined;
   /** Counts stops, so a wait after a step sees the next stop and not the one before it. */
   stopCount = 0;
   /** The innermost frame's place at the last stop described, for the session list. */
@@ -28,15 +29,32 @@ export class AgentSession {
   private outputStart = 0;
   private readonly waiters = new Set<() => void>();
 
+  /**
+   * `parent`: the session of the process that started this one's (a child process), whose
+   * waiters hear of this one's changes too: a wait on a program sees its children stop.
+   */
   constructor(
     readonly id: string,
     readonly name: string,
-    readonly parentId: string | undefined,
+    readonly parent: AgentSession | undefined,
     readonly request: DapRequester,
-  ) {}
+  ) {
+    this.parentId = parent?.id;
+  }
 
   get ended(): boolean {
     return this.status.kind === "ended";
+  }
+
+  /** The session of the process that began it all: this one's topmost parent. */
+  get root(): AgentSession {
+    return this.parent?.root ?? this;
+  }
+
+  /** Wakes the waits on this session and on every session above it. */
+  private changed(): void {
+    for (const wake of [...this.waiters]) wake();
+    this.parent?.changed();
   }
 
   /** A DAP event the session sent (the client saw it, or VS Code's tracker did). */
@@ -69,7 +87,7 @@ export class AgentSession {
       default:
         return;
     }
-    for (const wake of [...this.waiters]) wake();
+    this.changed();
   }
 
   /** The session was told to run (continue, a step): it is running until it says otherwise. */
@@ -81,7 +99,7 @@ export class AgentSession {
   markEnded(): void {
     if (this.status.kind === "ended") return;
     this.status = { kind: "ended" };
-    for (const wake of [...this.waiters]) wake();
+    this.changed();
   }
 
   private appendOutput(text: string): void {
@@ -107,21 +125,33 @@ export class AgentSession {
   }
 
   /**
-   * Resolves at the first stop after `afterStop` stops, or the end, however long that
-   * takes: for what must follow the stop (a temporary breakpoint's removal) after the
-   * tool that waited has answered. It holds no timer, so it keeps no process alive.
+   * Resolves with what `check` gives once it gives something: checked now and at every
+   * change of this session or of one under it (a child's stop too), or "timeout" after
+   * timeoutMs. An infinite timeoutMs holds no timer, so it keeps no process alive.
    */
-  settled(afterStop: number): Promise<"stopped" | "ended"> {
+  waitFor<T>(check: () => T | undefined, timeoutMs: number): Promise<T | "timeout"> {
+    const now = check();
+    if (now !== undefined) return Promise.resolve(now);
     return new Promise((resolve) => {
-      const check = () => {
-        if (this.status.kind === "ended") resolve("ended");
-        else if (this.status.kind === "stopped" && this.stopCount > afterStop) resolve("stopped");
-        else return;
-        this.waiters.delete(check);
+      const finish = (outcome: T | "timeout") => {
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+        resolve(outcome);
       };
-      this.waiters.add(check);
-      check();
+      const wake = () => {
+        const outcome = check();
+        if (outcome !== undefined) finish(outcome);
+      };
+      const timer = Number.isFinite(timeoutMs) ? setTimeout(() => finish("timeout"), Math.max(0, timeoutMs)) : undefined;
+      this.waiters.add(wake);
     });
+  }
+
+  /** Whether it has stopped after `afterStop` stops (a new stop), or ended; undefined while neither. */
+  private settledAfter(afterStop: number): "stopped" | "ended" | undefined {
+    if (this.status.kind === "ended") return "ended";
+    if (this.status.kind === "stopped" && this.stopCount > afterStop) return "stopped";
+    return undefined;
   }
 
   /**
@@ -129,26 +159,7 @@ export class AgentSession {
    * timeoutMs passes; never longer.
    */
   waitForStop(afterStop: number, timeoutMs: number): Promise<WaitOutcome> {
-    const settled = (): WaitOutcome | undefined => {
-      if (this.status.kind === "ended") return "ended";
-      if (this.status.kind === "stopped" && this.stopCount > afterStop) return "stopped";
-      return undefined;
-    };
-    const now = settled();
-    if (now !== undefined) return Promise.resolve(now);
-    return new Promise((resolve) => {
-      const finish = (outcome: WaitOutcome) => {
-        clearTimeout(timer);
-        this.waiters.delete(check);
-        resolve(outcome);
-      };
-      const check = () => {
-        const outcome = settled();
-        if (outcome !== undefined) finish(outcome);
-      };
-      const timer = setTimeout(() => finish("timeout"), Math.max(0, timeoutMs));
-      this.waiters.add(check);
-    });
+    return this.waitFor(() => this.settledAfter(afterStop), timeoutMs);
   }
 }
 

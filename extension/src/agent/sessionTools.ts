@@ -8,7 +8,7 @@ import { breakpointList } from "./breakpointTools";
 import { clip, parsePythonCommand } from "./render";
 import type { AgentSession } from "./session";
 import { sessionProperty, waitProperty, type AgentTool } from "./toolDefinition";
-import { afterWait, secondsOf } from "./waiting";
+import { afterWait, othersOf, secondsOf } from "./waiting";
 import { describeSession, sessionArgument } from "./where";
 
 export const sessions: AgentTool = {
@@ -27,7 +27,7 @@ export const start: AgentTool = {
   name: "start",
   title: "Start debugging a Python program",
   description:
-    "Starts a debug session: give exactly one of program (a .py file), module, pytest (a test's node id), command (a command line such as 'python -m app --port 1') or pid (attach to a running Python). Set breakpoints first: they apply from the first line. Waits until the program stops or ends.",
+    "Starts a debug session: give exactly one of program (a .py file), module, pytest (a test's node id), command (a command line such as 'python -m app --port 1') or pid (attach to a running Python). Set breakpoints first: they apply from the first line, in child processes too. Waits until the program or a child process it starts stops, or the program ends.",
   inputSchema: {
     type: "object",
     properties: {
@@ -49,7 +49,7 @@ export const start: AgentTool = {
   async run(args, { backend, baseDirectory }) {
     const configuration = startConfiguration(args, baseDirectory, backend.sessions());
     const session = await backend.start(configuration);
-    return afterWait(session, 0, secondsOf(args), baseDirectory);
+    return afterWait(backend, session, new Map(), secondsOf(args), baseDirectory);
   },
 };
 
@@ -128,10 +128,11 @@ export const stop: AgentTool = {
   title: "End a debug session",
   description: "Ends a session: a program it started is stopped, one it attached to is left running.",
   inputSchema: { type: "object", properties: { session: sessionProperty }, additionalProperties: false },
-  async run(args, { backend }) {
+  async run(args, { backend, baseDirectory }) {
     const session = sessionArgument(backend, str(args, "session"));
     await backend.end(session).catch(() => undefined);
     const outcome = await session.waitForStop(Number.MAX_SAFE_INTEGER, 5000);
-    return outcome === "ended" ? `Session "${session.name}" ended.` : `Session "${session.name}" was told to end and has not yet; sessions shows when it has.`;
+    const said = outcome === "ended" ? `Session "${session.name}" ended.` : `Session "${session.name}" was told to end and has not yet; sessions shows when it has.`;
+    return `${said}${othersOf(backend, session, baseDirectory)}`;
   },
 };

@@ -35,8 +35,8 @@ function backendWith(sessions: AgentSession[], maskSecrets = true, initial: List
   };
 }
 
-function sessionAnswering(name: string, answers: Answers): AgentSession {
-  return new AgentSession(name, name, undefined, async (command, args) => {
+function sessionAnswering(name: string, answers: Answers, parent?: AgentSession): AgentSession {
+  return new AgentSession(name, name, parent, async (command, args) => {
     const answer = answers[command];
     if (answer === undefined) throw new Error(`unexpected ${command}`);
     return answer(args ?? {});
@@ -59,6 +59,7 @@ const environRepr = "environ({'HOME': '/home/ann', 'GH_PAT': 'ghp_abc123'})";
 // A stopped program with a 100,000-key dict, a password and os.environ, as the debuggee pages them.
 const bigDict = Array.from({ length: 100_000 }, (_, i) => ({ name: `'k${i}'`, value: String(i), type: "int", variablesReference: 0 }));
 const stoppedProgram: Answers = {
+  threads: () => ({ threads: [{ id: 1, name: "MainThread" }, { id: 2, name: "worker" }] }),
   stackTrace: () => ({ stackFrames: [{ id: 7, name: "main", line: 3, source: { path: "/work/app.py" } }], totalFrames: 1 }),
   scopes: () => ({ scopes: [{ name: "Locals", variablesReference: 1, namedVariables: 2 }] }),
   variables: (args) => {
@@ -104,9 +105,10 @@ const cases: { name: string; tool: string; args: Record<string, unknown>; sessio
   { name: "evaluate cuts at maxChars", tool: "evaluate", args: { expression: "s", maxChars: 100 }, sessions: () => [stopped("app")], says: [/^x{100}… \[49900 more chars cut; raise maxChars to see more\]$/] },
   { name: "an expression's error comes back with its message", tool: "evaluate", args: { expression: "1/0" }, sessions: () => [stopped("app")], error: true, says: [/Evaluating 1\/0 failed: ZeroDivisionError: division by zero/] },
   { name: "the one stopped session is the one meant", tool: "stack", args: {}, sessions: () => [stopped("app"), running("server")], says: [/#0 main {2}app.py:3/] },
+  { name: "a stack names its thread and the others", tool: "stack", args: {}, sessions: () => [stopped("app")], says: [/^Thread 1 "MainThread", frames 0–0 of 1:/, /\nOther threads: 2 "worker"; give thread for one's stack\.$/] },
   { name: "two running sessions must be named", tool: "stack", args: {}, sessions: () => [running("a"), running("b")], error: true, says: [/2 sessions are live: "a", "b"\. Name the one you mean with session\./] },
   { name: "a running session cannot show its stack", tool: "stack", args: { session: "a" }, sessions: () => [running("a")], error: true, says: [/is running, not stopped\. Call wait/] },
-  { name: "the sessions list names children's parents", tool: "sessions", args: {}, sessions: () => { const parent = running("web"); return [parent, new AgentSession("2", "worker 41", parent.id, async () => ({}))]; }, says: [/"web": running/, /"worker 41", child of "web": starting/, /No breakpoints\./] },
+  { name: "the sessions list names children's parents", tool: "sessions", args: {}, sessions: () => { const parent = running("web"); return [parent, new AgentSession("2", "worker 41", parent, async () => ({}))]; }, says: [/"web": running/, /"worker 41", child of "web": starting/, /No breakpoints\./] },
 ];
 
 function running(name: string): AgentSession {
@@ -140,6 +142,53 @@ test("a session follows the events it is sent: the user's continue is seen, a wa
   session.onEvent("terminated", {});
   assert.deepEqual(session.status, { kind: "ended", exitCode: 3 });
 });
+
+// A program is its session and its child processes' sessions: a wait on it ends at a stop
+// in any of them (a new one, not one from before), or at its own end; another program's
+// stops are not its. Each case: the sessions before the call (a parent's name after
+// "<"), the call, what happens while it waits, and the answer.
+const programWaitCases: {
+  name: string;
+  before: { name: string; parent?: string; stopped?: boolean }[];
+  tool: string;
+  args: Record<string, unknown>;
+  /** Events once the call waits: a session's name, or a new child "name<parent" that begins, then its events. */
+  then: { session: string; events: [string, Record<string, unknown>][] }[];
+  says: RegExp[];
+}[] = [
+  { name: "a child's stop ends a wait on its parent, and says whose child it is", before: [{ name: "web" }, { name: "worker", parent: "web" }], tool: "wait", args: { session: "web" }, then: [{ session: "worker", events: [["stopped", { reason: "breakpoint", threadId: 1 }]] }], says: [/^Session "worker", child of "web", stopped \(breakpoint\) in thread 1\.\nAt main in app\.py:3/, /\nOther sessions of this program:\n {2}"web": running$/] },
+  { name: "a child that begins during the wait and stops ends it", before: [{ name: "web" }], tool: "wait", args: { session: "web" }, then: [{ session: "worker<web", events: [["stopped", { reason: "breakpoint", threadId: 1 }]] }], says: [/^Session "worker", child of "web", stopped \(breakpoint\)/] },
+  { name: "a grandchild's stop ends it too", before: [{ name: "web" }, { name: "pool", parent: "web" }, { name: "task", parent: "pool" }], tool: "wait", args: { session: "web" }, then: [{ session: "task", events: [["stopped", { reason: "breakpoint", threadId: 1 }]] }], says: [/^Session "task", child of "pool", stopped/, /"web": running\n {2}"pool", child of "web": running$/] },
+  { name: "a child stopped before the wait does not end it", before: [{ name: "web" }, { name: "worker", parent: "web", stopped: true }], tool: "wait", args: { session: "web", timeout: 0.05 }, then: [], says: [/^Session "web" is still running after 0\.05 s\./] },
+  { name: "another program's stop is not this one's", before: [{ name: "web" }, { name: "cli" }], tool: "wait", args: { session: "web", timeout: 0.05 }, then: [{ session: "cli", events: [["stopped", { reason: "breakpoint", threadId: 1 }]] }], says: [/^Session "web" is still running after 0\.05 s\./] },
+  { name: "a child continued to its end: the answer is its end and its parent's state", before: [{ name: "web" }, { name: "worker", parent: "web", stopped: true }], tool: "control", args: { action: "continue", session: "worker" }, then: [{ session: "worker", events: [["exited", { exitCode: 3 }], ["terminated", {}]] }], says: [/^Session "worker", child of "web", ended with exit code 3\.\nOther sessions of this program:\n {2}"web": running$/] },
+];
+
+for (const c of programWaitCases) {
+  test(`agent tools, waits on a program: ${c.name}`, async () => {
+    const sessions: AgentSession[] = [];
+    const add = (name: string, parent: string | undefined) => {
+      const session = sessionAnswering(name, { ...stoppedProgram, continue: () => ({}) }, sessions.find((s) => s.name === parent));
+      session.markRunning();
+      sessions.push(session);
+      return session;
+    };
+    for (const b of c.before) {
+      const session = add(b.name, b.parent);
+      if (b.stopped) session.onEvent("stopped", { reason: "breakpoint", threadId: 1 });
+    }
+    const answer = call(c.tool, c.args, backendWith(sessions));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    for (const step of c.then) {
+      const [name, parent] = step.session.split("<");
+      const session = sessions.find((s) => s.name === name) ?? add(name, parent);
+      for (const [event, body] of step.events) session.onEvent(event, body);
+    }
+    const result = await answer;
+    assert.equal(result.isError, false, result.text);
+    for (const pattern of c.says) assert.match(result.text, pattern);
+  });
+}
 
 test("paths a remote VS Code hands back as URIs are the debuggee's paths again; others are left alone", () => {
   const body = {

@@ -25,7 +25,8 @@ export function sessionArgument(backend: AgentBackend, name: string | undefined,
   const stopped = live.filter((s) => s.status.kind === "stopped");
   if (stopped.length === 1) return stopped[0];
   if (live.length === 0) {
-    if (endedToo && all.length > 0) return all[all.length - 1];
+    // The last program's own session: a child's output mostly goes to its parent's.
+    if (endedToo && all.length > 0) return all.filter((s) => s.parent === undefined).at(-1) ?? all[all.length - 1];
     throw new ToolError(all.length > 0 ? `Every session has ended (${names()}). Start a new one with start.` : "No debug session. Start one with start.");
   }
   throw new ToolError(`${live.length} sessions are live: ${names()}. Name the one you mean with session.`);
@@ -77,13 +78,15 @@ function statusWord(session: AgentSession): string {
 /** Where a session is, for the tools that move it: the stop's reason and the innermost frame with its line. */
 export async function describeStatus(session: AgentSession, base: string): Promise<string> {
   const status = session.status;
+  // A child process's session says whose child it is: its name alone may not.
+  const named = `Session "${session.name}"${session.parent !== undefined ? `, child of "${session.parent.name}",` : ""}`;
   if (status.kind === "ended") {
     const tail = session.outputSince(Math.max(0, session.outputEnd - 1000), 1000);
     const printed = tail.text.trim() === "" ? "" : `\nLast output:\n${tail.text.trimEnd()}`;
-    return `Session "${session.name}" ${statusWord(session)}.${printed}`;
+    return `${named} ${statusWord(session)}.${printed}`;
   }
-  if (status.kind !== "stopped") return `Session "${session.name}" is ${statusWord(session)}.`;
-  const lines = [`Session "${session.name}" ${statusWord(session)}${status.description && status.description !== status.reason ? `: ${clip(status.description, 300, "")}` : ""}.`];
+  if (status.kind !== "stopped") return `${named} is ${statusWord(session)}.`;
+  const lines = [`${named} ${statusWord(session)}${status.description && status.description !== status.reason ? `: ${clip(status.description, 300, "")}` : ""}.`];
   if (status.text) lines.push(clip(status.text, 1000, "evaluate the exception for more"));
   if (status.threadId !== undefined) {
     try {

@@ -124,7 +124,9 @@ export class VsCodeSessions implements AgentBackend {
   private track(session: vscode.DebugSession): AgentSession {
     const known = this.tracked.find((s) => s.id === session.id);
     if (known !== undefined) return known;
-    const agent = new AgentSession(session.id, session.name, session.parentSession?.id, async (command, args) => withLocalPaths((await session.customRequest(command, args)) ?? {}, uriPath));
+    // VS Code tracks a child process's session after its parent's: the parent is known.
+    const parent = this.tracked.find((s) => s.id === session.parentSession?.id);
+    const agent = new AgentSession(session.id, session.name, parent, async (command, args) => withLocalPaths((await session.customRequest(command, args)) ?? {}, uriPath));
     this.tracked.push(agent);
     this.debugSessions.set(session.id, session);
     const ended = this.tracked.filter((s) => s.ended);
