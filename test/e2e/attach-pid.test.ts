@@ -8,14 +8,13 @@
 // needs), and each skip says why.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
-import { attachWith, startRunning, type RunningProgram } from "./attach-support";
+import { attachWith, cannotAttach, startRunning, useSidGdb, type RunningProgram } from "./attach-support";
 import { SessionTree } from "./children-support";
-import { pickMethod } from "../../extension/src/host/executors/injectTarget";
-import { fixtures, isAlive, marker, pythons, RecordingClient, root, startServer, waitUntil, type Python } from "./support";
+import { fixtures, isAlive, marker, pythons, RecordingClient, startServer, waitUntil, type Python } from "./support";
 
 const WORKER = path.join(fixtures, "children", "worker.py");
 const workerLine = marker("children/worker.py", "worker");
@@ -25,49 +24,9 @@ const tickLine = marker(RUNNING, "tick");
 const beatLine = marker(RUNNING, "beat");
 const all = pythons();
 
-/**
- * Debian 12's gdb 13.1 kills the target on this machine's CPU (AMX state), so the tests
- * inject with Debian sid's gdb through a wrapper (DAPPER_INJECT_DEBUGGER, which the
- * product documents); without a sid root they use whatever gdb is on PATH.
- */
-function sidGdb(): string | undefined {
-  const sidBin = path.join(root, ".cache", "sid", "bin");
-  const candidates = [
-    ...all.map((python) => path.join(path.dirname(python.executable), "sid-run")),
-    ...(existsSync(sidBin) ? readdirSync(sidBin).map((name) => path.join(sidBin, name, "sid-run")) : []),
-  ];
-  for (const sidRun of candidates) {
-    if (existsSync(sidRun)) {
-      const dir = mkdtempSync(path.join(os.tmpdir(), "dapper-e2e-gdb-"));
-      const wrapper = path.join(dir, "gdb");
-      writeFileSync(wrapper, `#!/bin/sh\nexec ${JSON.stringify(sidRun)} gdb "$@"\n`);
-      chmodSync(wrapper, 0o755);
-      return wrapper;
-    }
-  }
-  return undefined;
-}
-/**
- * Why this machine cannot attach to `python` by process id, or false: the product's own
- * choice (pickMethod) for a Python of that version on this platform, and on macOS root.
- */
-function cannotAttach(python: Python): string | false {
-  const minor = Number(python.version.split(".")[1]);
-  try {
-    pickMethod({ pid: 1, version: { major: 3, minor, freeThreaded: false } }, undefined, (name) => `/usr/bin/${name}`);
-  } catch (error) {
-    return `${process.platform}: ${(error as Error).message}`;
-  }
-  if (process.platform === "darwin" && process.getuid?.() !== 0) {
-    return "macOS lets only root read another process's memory (sys.remote_exec and lldb alike); npm test run with sudo includes these";
-  }
-  return false;
-}
-
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-const gdb = process.env.DAPPER_INJECT_DEBUGGER ?? sidGdb();
-if (gdb !== undefined) process.env.DAPPER_INJECT_DEBUGGER = gdb;
+useSidGdb(all);
 
 const programs: RunningProgram[] = [];
 after(() => {

@@ -2,8 +2,11 @@
 // and the attach half of a session (the launch half is RecordingClient.launchWith).
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
+import { pickMethod } from "../../extension/src/host/executors/injectTarget";
 import { fixtures, root, type InitializeArguments, type Python, type RecordingClient } from "./support";
 
 /** A program listening for a debugger, with what it printed. */
@@ -125,4 +128,50 @@ export async function startRunning(python: Python, file: string, ready: RegExp, 
     child.once("exit", () => reject(new Error(`${file} exited before it was ready; stderr: ${stderr}`)));
   });
   return { process: child, pid: child.pid ?? 0, stdout: () => stdout, stderr: () => stderr };
+}
+
+/**
+ * Debian 12's gdb 13.1 kills the target on this machine's CPU (AMX state), so the tests
+ * inject with Debian sid's gdb through a wrapper (DAPPER_INJECT_DEBUGGER, which the
+ * product documents); without a sid root they use whatever gdb is on PATH.
+ */
+function sidGdb(pythons: readonly Python[]): string | undefined {
+  const sidBin = path.join(root, ".cache", "sid", "bin");
+  const candidates = [
+    ...pythons.map((python) => path.join(path.dirname(python.executable), "sid-run")),
+    ...(existsSync(sidBin) ? readdirSync(sidBin).map((name) => path.join(sidBin, name, "sid-run")) : []),
+  ];
+  for (const sidRun of candidates) {
+    if (existsSync(sidRun)) {
+      const dir = mkdtempSync(path.join(os.tmpdir(), "dapper-e2e-gdb-"));
+      const wrapper = path.join(dir, "gdb");
+      writeFileSync(wrapper, `#!/bin/sh\nexec ${JSON.stringify(sidRun)} gdb "$@"\n`);
+      chmodSync(wrapper, 0o755);
+      return wrapper;
+    }
+  }
+  return undefined;
+}
+
+/** Sets DAPPER_INJECT_DEBUGGER to sid's gdb (above) for the attaches of this process, unless it is set. */
+export function useSidGdb(pythons: readonly Python[]): void {
+  const gdb = process.env.DAPPER_INJECT_DEBUGGER ?? sidGdb(pythons);
+  if (gdb !== undefined) process.env.DAPPER_INJECT_DEBUGGER = gdb;
+}
+
+/**
+ * Why this machine cannot attach to `python` by process id, or false: the product's own
+ * choice (pickMethod) for a Python of that version on this platform, and on macOS root.
+ */
+export function cannotAttach(python: Python): string | false {
+  const minor = Number(python.version.split(".")[1]);
+  try {
+    pickMethod({ pid: 1, version: { major: 3, minor, freeThreaded: false } }, undefined, (name) => `/usr/bin/${name}`);
+  } catch (error) {
+    return `${process.platform}: ${(error as Error).message}`;
+  }
+  if (process.platform === "darwin" && process.getuid?.() !== 0) {
+    return "macOS lets only root read another process's memory (sys.remote_exec and lldb alike); npm test run with sudo includes these";
+  }
+  return false;
 }

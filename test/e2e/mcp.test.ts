@@ -3,33 +3,13 @@
 // of a buggy program to its fix (break, inspect, evaluate, edit, hot reload, restart the
 // frame, confirm the output), bounded answers on a 100,000-key dict, waits that time out
 // instead of hanging, and bad calls that come back as one clear sentence.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { adapterScript, fixtures, marker, pythons, root } from "./support";
-
-type Answer = { text: string; isError: boolean };
-
-/** An MCP client connected to a fresh `dist/adapter.js --mcp`, working in `cwd`. */
-async function connect(cwd: string, env: Record<string, string> = {}): Promise<{ call(name: string, args?: Record<string, unknown>): Promise<Answer>; client: Client; close(): Promise<void> }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [adapterScript, "--mcp"], cwd, env: { ...process.env, DAPPER_LOG_LEVEL: "warn", ...env } as Record<string, string>, stderr: "inherit" });
-  const client = new Client({ name: "dapper-e2e", version: "1.0.0" });
-  await client.connect(transport);
-  const call = async (name: string, args: Record<string, unknown> = {}): Promise<Answer> => {
-    const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as { content: { type: string; text: string }[]; isError?: boolean };
-    return { text: result.content.map((part) => part.text).join(""), isError: result.isError === true };
-  };
-  return { call, client, close: () => client.close() };
-}
-
-const ok = (answer: Answer): string => {
-  assert.equal(answer.isError, false, `the tool failed: ${answer.text}`);
-  return answer.text;
-};
+import { connect, ok } from "./mcp-support";
+import { fixtures, marker, pythons, root } from "./support";
 
 const EXPECTED_TOOLS = ["sessions", "start", "set_breakpoint", "remove_breakpoint", "control", "wait", "stack", "variables", "evaluate", "output", "hot_reload", "restart_frame", "stop"];
 
