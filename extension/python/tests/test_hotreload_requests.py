@@ -171,7 +171,8 @@ def test_reload_while_running(launch, write, backend):
 
         print("running", flush=True)
         out = []
-        while len(out) < 400 and "new" not in out:
+        # Until the reload shows (a minute at most: a loaded machine may take seconds).
+        while len(out) < 12000 and "new" not in out:
             out.append(work())
             time.sleep(0.005)
         print(out[-1])
