@@ -24,7 +24,10 @@
 // Scenario 7 (editContinueScenario.mjs): edit a paused function, Ctrl+Alt+R, Restart Frame
 // from the Call Stack's context menu, step through the new code.
 //
-// Usage: node test/vscode/run.mjs [--vsix PATH] [--readme-screenshot] [--keep] [--only-auto-attach] [--only-debug-test] [--only-presenters] [--only-edit-continue]
+// Scenario 9 (asyncScenario.mjs): asyncio's call stack through the awaiting task, and the
+// Tasks view.
+//
+// Usage: node test/vscode/run.mjs [--vsix PATH] [--readme-screenshot] [--keep] [--only-auto-attach] [--only-debug-test] [--only-presenters] [--only-edit-continue] [--only-async]
 //   --vsix PATH            the .vsix to test (default: dapper-<version>.vsix at the root,
 //                          made by `npm run package`)
 //   --readme-screenshot    also writes the paused state to images/screenshot-paused.png
@@ -34,6 +37,7 @@
 //   --only-presenters      runs scenario 5 alone
 //   --only-edit-continue   runs scenario 7 alone
 //   --only-agent-tools     runs scenario 8 (agentToolsScenario.mjs) alone
+//   --only-async           runs scenario 9 alone
 // Environment: DAPPER_VSCODE_PYTHON, the interpreter the session must run under: the
 // stand-in Python extension (fake-python-extension/) names it, while `dapper.python`
 // names another, which must lose (default: the newest CPython that is not python3 on PATH).
@@ -45,6 +49,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { ensurePythonTestEnv, findPythons, isSidWrapper } from "../../scripts/lib.mjs";
 import { sidGdb } from "../../scripts/sid.mjs";
 import { scenarioAgentTools } from "./agentToolsScenario.mjs";
+import { scenarioAsyncio } from "./asyncScenario.mjs";
 import { scenarioAttachToProcess } from "./attachScenario.mjs";
 import { scenarioAutoAttach } from "./autoAttachScenario.mjs";
 import { scenarioDebugTest } from "./debugTestScenario.mjs";
@@ -334,6 +339,11 @@ async function main() {
       await editAndContinue();
       return passed();
     }
+    const asyncio = () => scenarioAsyncio(page, { begin, log, artifacts, stepMs: LIMITS.step, waitForDebugger });
+    if (process.argv.includes("--only-async")) {
+      await asyncio();
+      return passed();
+    }
     if (process.argv.includes("--only-presenters")) {
       await presenters();
       return passed();
@@ -480,6 +490,7 @@ async function main() {
     await debugTest();
     await editAndContinue();
     await agentTools();
+    await asyncio();
     return passed();
   } catch (error) {
     console.error(`\n[vscode-test] FAILED at step "${step}": ${error.message}`);
