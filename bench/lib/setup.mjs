@@ -292,7 +292,7 @@ export function renderSetup(results) {
   if (results.length === 0) return "";
   const lines = ["", "## Breakpoint set-up", ""];
   lines.push(
-    "What a session and one line breakpoint add to a whole process, from its start to its exit (bench/lib/setup.mjs). Every figure is a median over rounds of the difference between two runs of the same round, in the CPU time of the debuggee (`time.process_time()` printed as the program ends: every thread) / in wall time (plain: spawn to exit; Dapper: the `launch` request to the `exited` event, through an adapter server already running). plain÷plain: the median difference between two plain runs of the same round, the machine's own spread. Targets are judged on CPU time, which the other work on this 2-core machine disturbs far less than the wall clock.",
+    "What a session and one line breakpoint add to a whole process, from its start to its exit (bench/lib/setup.mjs). Every figure is a median over rounds of the difference between two runs of the same round, in the CPU time of the debuggee (`time.process_time()` printed as the program ends: every thread) / in wall time (plain: spawn to exit; Dapper: the `launch` request to the `exited` event, through an adapter server already running). plain÷plain: the median difference between two plain runs of the same round, the machine's own spread. Targets are judged on CPU time, which the other work on this 2-core machine disturbs far less than the wall clock. Where the cost goes: docs/instrumentation.md (*Compiling only what holds probes, and keeping it*).",
     "",
   );
   for (const result of results) {
