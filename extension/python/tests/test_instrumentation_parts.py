@@ -376,3 +376,17 @@ def test_a_condition_is_compiled_once_across_processes(monkeypatch):
     with pytest.raises(SyntaxError):
         code_cache.compile_expression("n >", "<breakpoint condition>")
     assert calls.count("n >") == 2  # An error is never kept.
+
+
+def test_the_cache_keeps_to_its_limits(monkeypatch, fresh_cache):
+    monkeypatch.setattr(code_cache, "_MAX_ENTRIES", 8)
+    monkeypatch.setattr(code_cache, "_MAX_BYTES", 10_000)
+    for number in range(12):
+        code_cache.store("trim", f"file{number}.py", b"key", b"x" * 100, number)
+    kept = [number for number in range(12)
+            if code_cache.load("trim", f"file{number}.py", b"key", b"x" * 100) == number]
+    assert 6 <= len(kept) <= 8 and kept[-1] == 11  # The newest are kept.
+    code_cache.store("trim", "large.py", b"key", b"y" * 9_000, "large")
+    folder = code_cache.folder_for("trim")
+    assert sum(os.path.getsize(os.path.join(folder, name)) for name in os.listdir(folder)) \
+        <= 10_000

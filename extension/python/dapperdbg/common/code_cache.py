@@ -14,9 +14,9 @@ The folder is the user's (``DAPPER_CACHE_DIR``, else ``$XDG_CACHE_HOME/dapper``,
 when it belongs to the user and no one else may write to it: code read from a folder
 others could write to would run their code. Where it cannot be used nothing is cached,
 and every caller derives its result as it would without a cache. At most
-``_MAX_ENTRIES`` entries are kept per subfolder, the least recently written dropped
-first. Writes go to a temporary file renamed into place, so that processes writing the
-same entry at once never leave a torn one.
+``_MAX_ENTRIES`` entries and ``_MAX_BYTES`` are kept per subfolder, the least recently
+written dropped first. Writes go to a temporary file renamed into place, so that
+processes writing the same entry at once never leave a torn one.
 """
 
 from __future__ import annotations
@@ -32,7 +32,10 @@ except ImportError:  # Not CPython: no cache.
     source_hash = None
 
 _FORMAT = 1
+# Per folder: an entry holds a file's whole text and code, up to a megabyte for a large
+# module, and every set of breakpoints in it is an entry of its own.
 _MAX_ENTRIES = 2000
+_MAX_BYTES = 256 * 2**20
 _HEADER = f"dapper-cache {_FORMAT} {sys.implementation.cache_tag} {sys.version}\n".encode()
 # A key for the file-name hash (any number: the hash only spreads the entries).
 _NAME_HASH_KEY = 0x6461707065
@@ -133,7 +136,7 @@ def store(kind: str, name: str, key: bytes, text: bytes, value) -> None:
         except OSError:
             pass
         return
-    _trim(folder)
+    _trim(folder, path)
 
 
 def compile_expression(text: str, filename: str) -> types.CodeType:
@@ -152,17 +155,28 @@ def compile_expression(text: str, filename: str) -> types.CodeType:
     return code
 
 
-def _trim(folder: str) -> None:
-    """At most ``_MAX_ENTRIES`` entries: past that, the oldest quarter goes."""
+def _trim(folder: str, written: str) -> None:
+    """At most ``_MAX_ENTRIES`` entries and ``_MAX_BYTES``: past either, the least
+    recently written go until three quarters of both are left (never ``written``, the
+    entry just written, whatever a coarse clock says of its time)."""
     try:
-        entries = [entry for entry in os.scandir(folder) if entry.name.endswith(".entry")]
-        if len(entries) <= _MAX_ENTRIES:
-            return
-        entries.sort(key=lambda entry: entry.stat().st_mtime)
-        for entry in entries[:len(entries) - _MAX_ENTRIES * 3 // 4]:
-            try:
-                os.unlink(entry.path)
-            except OSError:
-                pass
+        entries = [(entry.stat(), entry.path) for entry in os.scandir(folder)
+                   if entry.name.endswith(".entry")]
     except OSError:
         return
+    total = sum(info.st_size for info, _ in entries)
+    if len(entries) <= _MAX_ENTRIES and total <= _MAX_BYTES:
+        return
+    entries.sort(key=lambda item: item[0].st_mtime_ns)
+    count = len(entries)
+    for info, path in entries:
+        if count <= _MAX_ENTRIES * 3 // 4 and total <= _MAX_BYTES * 3 // 4:
+            break
+        if path == written:
+            continue
+        try:
+            os.unlink(path)
+        except OSError:
+            continue
+        count -= 1
+        total -= info.st_size
