@@ -25,6 +25,7 @@ import types
 
 import pytest
 from test_instrumentation import CASES, parse_markers
+from test_instrumentation_reading import Counting
 
 from dapperdbg.common import code_cache
 from dapperdbg.common.pyc_files import cached_module_code
@@ -199,16 +200,6 @@ class Holder:
         value = n + 1
         return value
 """
-
-
-class Counting:
-    def __init__(self, function):
-        self.function = function
-        self.calls = 0
-
-    def __call__(self, *args, **kwargs):
-        self.calls += 1
-        return self.function(*args, **kwargs)
 
 
 @pytest.fixture
