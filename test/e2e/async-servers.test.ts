@@ -16,14 +16,13 @@
 // The packages come from PyPI into the venv the uvicorn fixture shares with
 // devservers.test.ts (wheels only); without them a test is skipped, saying why. Each test
 // is one server start and one request (2-4 s).
-import http from "node:http";
 import path from "node:path";
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { freePort } from "./attach-support";
 import { SessionTree, type TreeClient } from "./children-support";
-import { fixtures, marker, pythons, startServer, venvWith, waitUntil } from "./support";
+import { fixtures, getWhenServing, marker, pythons, startServer, venvWith, waitUntil } from "./support";
 
 const fixture = "uvicorn";
 const dir = path.join(fixtures, fixture);
@@ -119,28 +118,6 @@ const servers: AsyncServer[] = [
 /** Whether a frame's or location's name is `qualified` (3.11+) or its last part (before). */
 const named = (name: string | undefined, qualified: string) => name === qualified || name === qualified.split(".").pop();
 
-/** GET path on loopback, tried again while the server does not listen yet (30 s). */
-async function get(port: number, urlPath: string): Promise<{ status: number; body: string }> {
-  const deadline = Date.now() + 30000;
-  for (;;) {
-    try {
-      return await new Promise((resolve, reject) => {
-        const request = http.get({ host: "127.0.0.1", port, path: urlPath, timeout: 60000 }, (response) => {
-          let body = "";
-          response.setEncoding("utf8");
-          response.on("data", (chunk: string) => (body += chunk));
-          response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
-        });
-        request.on("timeout", () => request.destroy(new Error("the request timed out")));
-        request.on("error", reject);
-      });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ECONNREFUSED" || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
 /** The next stop of `session` (taken from its events), within 30 s. */
 async function nextStop(session: TreeClient, tree: SessionTree): Promise<DebugProtocol.StoppedEvent["body"]> {
   await waitUntil(() => session.events.some((e) => e.event === "stopped") || tree.failures.length > 0, 30000, "a stop in the app");
@@ -229,7 +206,7 @@ for (const python of pythons()) {
             { supportsStartDebuggingRequest: true },
           );
           const session = server.child ? await tree.nextChild(60000) : tree.root;
-          const response = get(port, "/items/21");
+          const response = getWhenServing(port, "/items/21");
           response.catch(() => undefined);
           for (const at of ["handler", "lookup"] as const) {
             const threadId = await checkStop(tree, session, server, python.version, at);

@@ -9,36 +9,13 @@
 // and sudo runs where `sudo -n` may.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import http from "node:http";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { ensureGone, freePort, startListening, attachWith } from "./attach-support";
 import { SessionTree } from "./children-support";
-import { fixtures, marker, pythons, RecordingClient, startServer, venvWith, waitUntil } from "./support";
+import { fixtures, getWhenServing, marker, pythons, RecordingClient, startServer, venvWith, waitUntil } from "./support";
 
 const MAIN_BP = marker("main.py", "main");
-
-/** GET / once the server answers, within 30 s. */
-async function getWhenServing(port: number): Promise<{ status: number; body: string }> {
-  const deadline = Date.now() + 30000;
-  for (;;) {
-    try {
-      return await new Promise((resolve, reject) => {
-        const request = http.get({ host: "127.0.0.1", port, path: "/", timeout: 30000 }, (response) => {
-          let body = "";
-          response.setEncoding("utf8");
-          response.on("data", (chunk: string) => (body += chunk));
-          response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
-        });
-        request.on("timeout", () => request.destroy(new Error("the request timed out")));
-        request.on("error", reject);
-      });
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-}
 
 /** Whether `sudo` runs here without asking for a password. */
 function sudoWorks(): boolean {

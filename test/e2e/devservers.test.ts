@@ -9,13 +9,12 @@
 //   session each, one of them serves the request).
 // The frameworks come from PyPI into a venv each, cached under .cache/e2e-NAME; without
 // the network a test is skipped, saying why.
-import http from "node:http";
 import path from "node:path";
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { freePort } from "./attach-support";
 import { SessionTree } from "./children-support";
-import { fixtures, marker, pythons, startServer, venvWith, waitUntil } from "./support";
+import { fixtures, getWhenServing, marker, pythons, startServer, venvWith, waitUntil } from "./support";
 
 interface DevServer {
   name: string;
@@ -56,33 +55,6 @@ const servers: DevServer[] = [
     children: 2,
   },
 ];
-
-/** GET / on loopback; rejects when nothing answers. */
-function get(port: number): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.get({ host: "127.0.0.1", port, path: "/", timeout: 30000 }, (response) => {
-      let body = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => (body += chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
-    });
-    request.on("timeout", () => request.destroy(new Error("the request timed out")));
-    request.on("error", reject);
-  });
-}
-
-/** GET / once the server answers (it starts after the reloader's restart), within 30 s. */
-async function getWhenServing(port: number): Promise<{ status: number; body: string }> {
-  const deadline = Date.now() + 30000;
-  for (;;) {
-    try {
-      return await get(port);
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-}
 
 for (const python of pythons()) {
   describe(`Python ${python.version}: development servers with their reloaders`, () => {

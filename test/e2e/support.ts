@@ -4,6 +4,7 @@
 import { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import http from "node:http";
 import type { Socket } from "node:net";
 import type { Writable } from "node:stream";
 import assert from "node:assert/strict";
@@ -59,6 +60,32 @@ export function venvWith(python: Python, name: string, requirements: string): { 
   }
   writeFileSync(stamp, wanted);
   return { executable };
+}
+
+/**
+ * GET `urlPath` on loopback `port` once the server answers: tried again every 200 ms for
+ * 30 s while it fails (the server, or a reloader's restart of it, may not listen yet).
+ * The request itself may wait 60 s for its response (it may stop at breakpoints).
+ */
+export async function getWhenServing(port: number, urlPath = "/"): Promise<{ status: number; body: string }> {
+  const deadline = Date.now() + 30000;
+  for (;;) {
+    try {
+      return await new Promise((resolve, reject) => {
+        const request = http.get({ host: "127.0.0.1", port, path: urlPath, timeout: 60000 }, (response) => {
+          let body = "";
+          response.setEncoding("utf8");
+          response.on("data", (chunk: string) => (body += chunk));
+          response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+        });
+        request.on("timeout", () => request.destroy(new Error("the request timed out")));
+        request.on("error", reject);
+      });
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
 }
 
 /**

@@ -6,35 +6,12 @@
 // it is without the debugger. It reuses the venvs devservers.test.ts caches
 // (.cache/e2e-django, .cache/e2e-flask): one server start and one request per server
 // and Python.
-import http from "node:http";
 import path from "node:path";
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { freePort } from "./attach-support";
 import { SessionTree } from "./children-support";
-import { fixtures, pythons, startServer, venvWith, waitUntil } from "./support";
-
-/** GET path on loopback, retried until the server answers (after the reloader's restart). */
-async function getWhenServing(port: number, urlPath: string): Promise<{ status: number; body: string }> {
-  const deadline = Date.now() + 30000;
-  for (;;) {
-    try {
-      return await new Promise((resolve, reject) => {
-        const request = http.get({ host: "127.0.0.1", port, path: urlPath, timeout: 60000 }, (response) => {
-          let body = "";
-          response.setEncoding("utf8");
-          response.on("data", (chunk: string) => (body += chunk));
-          response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
-        });
-        request.on("timeout", () => request.destroy(new Error("the request timed out")));
-        request.on("error", reject);
-      });
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-}
+import { fixtures, getWhenServing, pythons, startServer, venvWith, waitUntil } from "./support";
 
 interface TemplateServer {
   name: string;
