@@ -26,7 +26,8 @@ in brackets), a case may have:
     # evaluate EXPR -> ! TEXT      the request fails with a message containing TEXT
 
 A stop's ``(name)`` is the task that stopped: the stopped thread when tasks are threads
-("Task 'fetch-1' (running)"), else as the stopped event's description says ("Paused on
+("Task 'fetch-1' (running)"; a greenlet's, "Greenlet 'worker-1' (worker)", likewise),
+else as the stopped event's description says ("Paused on
 breakpoint in Task 'fetch-1'"); the thread's name when no task runs.
 """
 
@@ -58,7 +59,7 @@ CASES_DIR = Path(__file__).resolve().parent / "async_cases"
 LIST_ACTIONS = {"stack", "tasks", "threads"}
 _IN_FRAME = re.compile(r"^(evaluate|set)@(\S+)$")
 _TASK_IN_DESCRIPTION = re.compile(r" in Task '(.*)'$")
-_TASK_THREAD = re.compile(r"^Task '(.*)' \(")
+_TASK_THREAD = re.compile(r"^(?:Task|Greenlet) '(.*)' \(")
 
 
 @dataclass
@@ -73,8 +74,8 @@ class ListExpect(Expect):
     entries: tuple = ()
 
 
-def case_names() -> list:
-    return sorted(p.stem for p in CASES_DIR.glob("*.py") if not p.stem.startswith("_"))
+def case_names(directory: Path = CASES_DIR) -> list:
+    return sorted(p.stem for p in directory.glob("*.py") if not p.stem.startswith("_"))
 
 
 def _stack_entry(text: str, markers: dict):
@@ -100,8 +101,9 @@ def _parse_outcome(action: str, text: str, markers: dict) -> Expect:
     return parse_expect(text, markers)
 
 
-def load_case(name: str, version: tuple, backend: str) -> AsyncCase:
-    path = CASES_DIR / f"{name}.py"
+def load_case(name: str, version: tuple, backend: str,
+              directory: Path = CASES_DIR) -> AsyncCase:
+    path = directory / f"{name}.py"
     lines = path.read_text(encoding="utf-8").splitlines()
     markers = read_markers(name, lines)
     breakpoints, filters, steps, options = [], [], [], {}
@@ -231,6 +233,10 @@ class AsyncPlayer(Player):
             return super().thread_id(None)
         names = self.thread_names()
         found = next((i for i, n in names.items() if n == name), None)
+        if found is None:
+            # A task's or greenlet's thread by the name it quotes ("Greenlet 'w-1' (w)").
+            found = next((i for i, n in names.items() if (quoted := _TASK_THREAD.match(n))
+                          and quoted[1] == name), None)
         if found is not None:
             return found
         for loop in self.ask("dapper/tasks")["loops"]:

@@ -36,6 +36,7 @@ import threading
 import types
 
 from ..common.errors import RequestError
+from ..common.native import allocate_lock
 from ..common.records import Factory, Record
 from ..common.stop_imports import import_at_first_stop
 from .expressions import ExpressionError, HitCondition, compile_expressions
@@ -295,7 +296,7 @@ class DataBreakpoints(Record):
     _targets: dict = Factory(dict)
     _ids_by_identity: dict = Factory(dict)
     _breakpoint_ids: dict = Factory(dict)
-    _lock: threading.Lock = Factory(threading.Lock)
+    _lock: threading.Lock = Factory(allocate_lock)
 
     def data_id(self, target: Target) -> str:
         """The ``dataId`` of ``target`` (the same one for the same binding)."""

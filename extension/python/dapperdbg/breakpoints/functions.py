@@ -17,9 +17,9 @@ from __future__ import annotations
 import gc
 import os
 import sys
-import threading
 import types
 
+from ..common.native import allocate_lock
 from ..common.paths import canonical_path, is_debugger_path
 from ..common.records import Record
 from ..common.start_freeze import thaw_start_objects
@@ -91,7 +91,7 @@ class FunctionBreakpointStore:
     def __init__(self, allocate_id) -> None:
         self._allocate_id = allocate_id
         self._ids: dict[str, int] = {}
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self.active: tuple[FunctionBreakpoint, ...] = ()
         self._modules_by_file: dict[str, set[str]] = {}
 

@@ -40,12 +40,12 @@ file's first code never slips between the two unannounced.
 from __future__ import annotations
 
 import os
-import threading
 import time
 import types
 
 from ..common.code_lines import ExecutableLinesCache, SourceError, resolve_line
 from ..common.errors import RequestError
+from ..common.native import Condition, RLock
 from ..common.paths import canonical_path, is_debugger_path
 from ..common.records import Record
 from .data import DataBreakpoints
@@ -123,8 +123,8 @@ class BreakpointStore:
         self._lines_cache = lines_cache or ExecutableLinesCache()
         # Reentrant: code run under it (path functions, compiling a condition) may
         # reach the tracer on the same thread.
-        self._lock = threading.RLock()
-        self._answered = threading.Condition(self._lock)
+        self._lock = RLock()
+        self._answered = Condition(self._lock)
         self._ids: dict[tuple[str, int], int] = {}
         self._next_id = 1
         self._by_file: dict[str, list[Breakpoint]] = {}

@@ -41,9 +41,9 @@ import ast
 import builtins
 import os
 import sys
-import threading
 
 from ..common.code_lines import SourceError, read_source_bytes
+from ..common.native import allocate_lock
 from ..common.paths import canonical_path, is_debugger_path
 from .template_files import is_template_path
 
@@ -83,7 +83,7 @@ class Templates:
         self._when_imported = when_imported
         self.django = False
         self.jinja = False
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         # (path, line, raising) -> the code object that stands for that template line.
         self._codes: dict[tuple[str, int, bool], types.CodeType] = {}
         self._canonical: dict[str, str] = {}

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 
 from ..common.import_hooks import when_imported
+from ..common.native import allocate_lock
 from .planning import plan_argv
 from .state import ACTIVE, PACKAGE_DIR
 
-_environment_lock = threading.Lock()
+_environment_lock = allocate_lock()
 _installed = False
 _HELPERS = ("resource_tracker",)
 
@@ -98,7 +98,7 @@ def _new_lock_after_fork() -> None:
     # A thread of the parent may have held the lock at the fork; it is not here to
     # release it.
     global _environment_lock
-    _environment_lock = threading.Lock()
+    _environment_lock = allocate_lock()
 
 
 def _hook_util(util) -> None:

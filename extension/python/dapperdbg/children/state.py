@@ -14,8 +14,8 @@ from __future__ import annotations
 import atexit
 import itertools
 import os
-import threading
 
+from ..common.native import allocate_lock, local
 from ..session.link import PARENT_SESSION_VARIABLE, SessionLink
 from .planning import Plan
 from .watcher import ExitWatcher
@@ -38,7 +38,7 @@ class ChildHooks:
         self.ipc = ipc
         self.ipc_port = ipc_port
         self._counter = itertools.count(1)
-        self._counter_lock = threading.Lock()
+        self._counter_lock = allocate_lock()
         self.watcher = ExitWatcher(self._child_exited)
 
     def next_session_id(self) -> str:
@@ -125,7 +125,7 @@ class _Active:
 
     def __init__(self) -> None:
         self.hooks: ChildHooks | None = None
-        self.local = threading.local()
+        self.local = local()
 
     def usable(self) -> ChildHooks | None:
         hooks = self.hooks

@@ -12,10 +12,10 @@ the next child starts another.
 from __future__ import annotations
 
 import os
-import select
-import threading
 
 from ..common.debugger_threads import DebuggerThread, start_debugger_thread
+from ..common.native import RLock, allocate_lock
+from ..common.native import select as native_select
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
@@ -28,11 +28,11 @@ _POLL_SECONDS = 0.5
 class ExitWatcher:
     def __init__(self, on_exit: Callable[[int, str], None]) -> None:
         self._on_exit = on_exit
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         # Held while a child is reported, and by flush() throughout: when flush() returns,
         # every ended child has been reported, including one the watcher thread was
         # reporting at that moment; and no pidfd flush() selects on is closed meanwhile.
-        self._reporting = threading.RLock()
+        self._reporting = RLock()
         self._children: dict[int, tuple[str, int | None]] = {}  # pid -> (name, pidfd)
         self._thread: DebuggerThread | None = None
         self._wake_read, self._wake_write = None, None
@@ -73,7 +73,7 @@ class ExitWatcher:
             readable: list[int] = []
             if pidfds:
                 try:
-                    readable, _, _ = select.select(pidfds, [], [], 0)
+                    readable, _, _ = native_select(pidfds, [], [], 0)
                 except (OSError, ValueError):
                     readable = []
             for pid, (_, fd) in children.items():
@@ -127,7 +127,7 @@ class ExitWatcher:
             polled = [pid for pid, (_, fd) in children.items() if fd is None]
             timeout = _POLL_SECONDS if polled else None
             try:
-                readable, _, _ = select.select([self._wake_read, *pidfds], [], [], timeout)
+                readable, _, _ = native_select([self._wake_read, *pidfds], [], [], timeout)
             except (OSError, ValueError):
                 readable = []
             if self._wake_read in readable:

@@ -1,5 +1,7 @@
 """The debugger's own threads (its connection's reader, the child watcher, a listener…),
-started with ``_thread`` rather than ``threading`` so that the program does not see them:
+started with ``_thread`` rather than ``threading`` so that the program does not see them
+(the interpreter's own, as common/native.py keeps them, so that they stay threads when
+gevent patches ``_thread``):
 ``threading.enumerate()``, ``active_count()`` and the thread start and exit
 notifications hold the program's threads only, as they do when it runs plain (CPython's
 own test_threading counts them); and, once ``hide_from_program`` ran,
@@ -18,11 +20,11 @@ would lose it (CPython's test_signal).
 from __future__ import annotations
 
 import _signal
-import _thread
 import os
 import sys
 
 from .errors import report_internal_error
+from .native import allocate_lock, get_ident, start_new_thread
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
@@ -54,11 +56,11 @@ def start_debugger_thread(name: str, target: Callable[..., object], *args) -> De
     ``ident`` is set). An exception that escapes ``target`` is printed as a debugger
     bug, never raised into the program."""
     thread = DebuggerThread(name)
-    started = _thread.allocate_lock()
+    started = allocate_lock()
     started.acquire()
 
     def run() -> None:
-        ident = _thread.get_ident()
+        ident = get_ident()
         thread.ident = ident
         running[ident] = thread
         started.release()
@@ -81,11 +83,11 @@ _BLOCKABLE = _signal.valid_signals() if hasattr(_signal, "pthread_sigmask") else
 
 def _start_with_signals_blocked(run: Callable[[], None]) -> None:
     if _BLOCKABLE is None:
-        _thread.start_new_thread(run, ())
+        start_new_thread(run, ())
         return
     previous = _signal.pthread_sigmask(_signal.SIG_BLOCK, _BLOCKABLE)
     try:
-        _thread.start_new_thread(run, ())
+        start_new_thread(run, ())
     finally:
         _signal.pthread_sigmask(_signal.SIG_SETMASK, previous)
 
@@ -106,7 +108,7 @@ def _without_debugger_threads(listing: Callable[[], dict]) -> Callable[[], dict]
             found.pop(ident, None)
         if listing is _current_frames:
             # The calling thread runs this function: its frame is the caller's.
-            me = _thread.get_ident()
+            me = get_ident()
             frame = found.get(me)
             if frame is not None and frame.f_code is program_listing.__code__:
                 found[me] = frame.f_back

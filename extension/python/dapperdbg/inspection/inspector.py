@@ -11,12 +11,12 @@ requests/inspection.py); ``stack_trace`` runs none and is answered on the IPC th
 
 from __future__ import annotations
 
-import threading
 import types
 from json.encoder import encode_basestring
 
 from ..common.errors import RequestError
 from ..common.library_code import is_library_canonical
+from ..common.native import allocate_lock
 from ..common.paths import PathCache, is_debugger_path, is_runpy_path
 from ..instrumentation.restarts import (
     LOCAL_PREFIX,
@@ -51,7 +51,7 @@ class Handles:
     """Small integer ids for objects, valid until ``clear``."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self._items: dict[int, object] = {}
         self._next = 1
 

@@ -11,7 +11,8 @@ is true, or when it is written by code the user runs from the debug console (so 
 from __future__ import annotations
 
 import sys
-import threading
+
+from ..common.native import get_ident
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ class StreamTee:
     def write(self, text):
         written = self._original.write(text)
         if isinstance(text, str) and text and (
-            self._always or threading.get_ident() in self._capturing
+            self._always or get_ident() in self._capturing
         ):
             # Reporting must never break the program's own write.
             try:
@@ -95,7 +96,7 @@ class _Capturing:
         self._ident = 0
 
     def __enter__(self) -> None:
-        self._ident = threading.get_ident()
+        self._ident = get_ident()
         self._capturing.add(self._ident)
 
     def __exit__(self, *exc_info) -> None:

@@ -18,5 +18,7 @@ class InspectionSettings:
         self.just_my_code = True
         # asyncioTasksAsThreads: each asyncio task is a thread of its own (docs/async.md).
         self.tasks_as_threads = False
+        # gevent: greenlets are threads (docs/gevent.md), also without monkey-patching.
+        self.gevent = False
         # The stdout/stderr tees (output_capture), set up by dapper/configure.
         self.output = None

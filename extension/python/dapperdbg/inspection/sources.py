@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 import types
 
 from ..common.code_lines import SourceError as UnreadableSource
 from ..common.code_lines import read_source_bytes
 from ..common.errors import RequestError
+from ..common.native import allocate_lock
 from ..common.paths import canonical_path, is_debugger_path, is_synthetic_filename
 from ..common.stop_imports import import_at_first_stop
 
@@ -31,7 +31,7 @@ class SourceError(RequestError):
 
 class SourceRegistry:
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self._references: dict[tuple[str, str], int] = {}
         self._texts: dict[int, tuple[str, str]] = {}
         # Texts known without linecache, by filename: the launch's ``code``.

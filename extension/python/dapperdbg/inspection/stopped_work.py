@@ -14,10 +14,10 @@ further work for that thread until the stuck item ends.
 
 from __future__ import annotations
 
-import threading
 import time
 
 from ..common.debugger_threads import start_debugger_thread
+from ..common.native import Condition, Event, allocate_lock, get_ident, local
 from ..common.stop_imports import import_at_first_stop
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
@@ -67,13 +67,13 @@ class Interrupted(BaseException):
 class _Item:
     def __init__(self, function: Callable[[], object]) -> None:
         self.function = function
-        self.done = threading.Event()
+        self.done = Event()
         self.result: object = None
         self.error: BaseException | None = None
         self.ident: int | None = None
         # Guards the fields below: an interruption is only ever sent while a deadline
         # is active, and a sent one is cleared when the code it targeted already ended.
-        self.lock = threading.Lock()
+        self.lock = allocate_lock()
         self.section_deadline: float | None = None
         self.interrupt_sent = False
         # When the time for user code (reprs, properties) inside this item runs out,
@@ -82,7 +82,7 @@ class _Item:
         self.user_code_until: float | None = None
 
 
-_current = threading.local()
+_current = local()
 
 
 def _interrupt(item: _Item) -> None:
@@ -176,7 +176,7 @@ class ResumeSignal:
     whose ``wait`` also runs the work items handed to the thread meanwhile."""
 
     def __init__(self) -> None:
-        self._condition = threading.Condition()
+        self._condition = Condition()
         self._set = False
         # A list, not a deque: it holds an item or two, and collections costs every
         # debugged process.
@@ -237,7 +237,7 @@ class ResumeSignal:
 
 
 def _run(item: _Item) -> None:
-    item.ident = threading.get_ident()
+    item.ident = get_ident()
     _current.item = item
     try:
         try:
@@ -291,7 +291,7 @@ class InspectionWorker:
     THREAD_NAME = "dapper.inspect"
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self._signal: ResumeSignal | None = None
 
     def _start(self) -> ResumeSignal:

@@ -10,9 +10,9 @@ thread must never raise or block because the debugger went away.
 from __future__ import annotations
 
 import _socket
-import threading
 import time
 
+from ..common.native import Event, allocate_lock, get_ident
 from .dial import AddressError, connect, parse_address
 from .frames import KIND_FROM_DEBUGGEE, KIND_TO_DEBUGGEE, FrameDecoder, FrameError, encode_frame
 
@@ -32,8 +32,8 @@ class Connection:
     def __init__(self, sock: _socket.socket, sent: int = 0) -> None:
         """``sent``: how many messages went out on ``sock`` before (dial.send_first)."""
         self._sock = sock
-        self._write_lock = threading.Lock()
-        self._seq_lock = threading.Lock()
+        self._write_lock = allocate_lock()
+        self._seq_lock = allocate_lock()
         self._next_seq = sent + 1
         self._closed = False
         # Whether read_loop ended because the other end closed (or reset) the connection,
@@ -44,7 +44,7 @@ class Connection:
         # The thread in read_loop (its ident: the debugger's threads are not threading's,
         # and must not become so), and whether it has seen the end of the stream.
         self._reader: int | None = None
-        self._read_to_end = threading.Event()
+        self._read_to_end = Event()
 
     @property
     def closed(self) -> bool:
@@ -97,7 +97,7 @@ class Connection:
         for each request. Returns None on a clean close, else the reason it stopped."""
         decoder = FrameDecoder()
         reason = None
-        self._reader = threading.get_ident()
+        self._reader = get_ident()
         try:
             while True:
                 try:
@@ -154,7 +154,7 @@ class Connection:
             pass
         if self._reader is None:
             self._drain()
-        elif self._reader != threading.get_ident():
+        elif self._reader != get_ident():
             self._read_to_end.wait(CLOSE_LINGER_SECONDS)
         try:
             self._sock.shutdown(_socket.SHUT_RDWR)

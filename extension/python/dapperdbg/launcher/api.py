@@ -13,15 +13,15 @@ import functools
 import os
 import socket
 import sys
-import threading
 
+from ..common.native import allocate_lock
 from ..common.package import restore_bytecode_setting
 from ..session.breakpoint_hook import current_debugger
 from ..session.lifecycle import ExitState, start_tracing
 from .listen import CONNECT_TIMEOUT_S, AttachedProgram, open_server, start_attached_program
 from .listen_cli import DEFAULT_HOST, UsageError, parse_endpoint
 
-_lock = threading.Lock()
+_lock = allocate_lock()
 _session: AttachedProgram | None = None
 
 

@@ -24,11 +24,11 @@ import atexit
 import contextlib
 import os
 import sys
-import threading
 
 from .. import children
 from ..children import fork_safety
 from ..common.debugger_threads import start_debugger_thread
+from ..common.native import Event, allocate_lock
 from ..common.package import restore_bytecode_setting
 from ..requests.dispatch import dispatch
 from ..session.lifecycle import ExitState, Session, finish_session, start_reader, start_tracing
@@ -38,7 +38,7 @@ from .environment import DapperEnvironment
 
 THREAD_NAME = "dapper.attach"
 # Taken while an attach checks that no other session debugs the process and claims it.
-_CLAIM = threading.Lock()
+_CLAIM = allocate_lock()
 
 
 def _say(message: str) -> None:
@@ -107,7 +107,7 @@ def _session(address: str, token: str, session_id: str) -> None:
         fork_safety.uninstall()
         debugger.connection.close()
         return
-    ended = threading.Event()
+    ended = Event()
 
     def on_message(message: dict) -> None:
         link.observe(message)
@@ -123,7 +123,7 @@ def _session(address: str, token: str, session_id: str) -> None:
         ended.set()
 
     # configurationDone is answered once tracing has started (requests/configuration.py).
-    tracing_ready = debugger.tracing_ready = threading.Event()
+    tracing_ready = debugger.tracing_ready = Event()
     # The program's exit while attached is reported as a launched program's is.
     atexit.register(finish_session, debugger, exit_state)
     start_reader(debugger, debugger.connection, on_message, on_end)

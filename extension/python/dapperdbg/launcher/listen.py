@@ -22,11 +22,11 @@ import contextlib
 import os
 import socket
 import sys
-import threading
 
 from .. import children
 from ..breakpoints.exception_filters import DEFAULT_FILTERS
 from ..common.debugger_threads import start_debugger_thread
+from ..common.native import Event, allocate_lock
 from ..common.package import restore_bytecode_setting
 from ..ipc.connection import Connection
 from ..ipc.frames import KIND_FROM_DEBUGGEE, encode_frame
@@ -134,12 +134,12 @@ class AttachedProgram:
         # Where this program connected to the debugger (--connect): its children connect
         # to the same place.
         self.connected_to: tuple[str, int] | None = None
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self._attached = False
         # Set while a debugger is configured (wait_for_client waits for it).
-        self.configured = threading.Event()
+        self.configured = Event()
         # Set when a debugger leaves, configured or not.
-        self.detached = threading.Event()
+        self.detached = Event()
         # How many debuggers the children were told of (the reattach file's generation).
         self._generation = 0
 
@@ -206,7 +206,7 @@ class AttachedProgram:
         debugger = self.debugger
         connection = Connection(sock)
         self.detached.clear()
-        debugger.configuration_done = threading.Event()
+        debugger.configuration_done = Event()
         debugger.set_exception_filters(DEFAULT_FILTERS)
         # The hello first: what the program's threads send goes to the bound client, and
         # nothing may reach the debugger before the hello (the program's first notice

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
 
 from ..common.debugger_threads import start_debugger_thread
+from ..common.native import Event
 from ..ipc.connection import AddressError, connect
 from ..session.debugger import Debugger
 from ..session.link import SessionLink
@@ -37,7 +37,7 @@ def _watch(path: str, seen, link: SessionLink, debugger: Debugger, name: str,
            program: str | None) -> None:
     first = debugger.connection
     session: AttachedProgram | None = None
-    stop = threading.Event()
+    stop = Event()
     while not stop.wait(POLL_SECONDS):
         attached = first if session is None else session.client
         if not attached.closed:

@@ -46,6 +46,7 @@ def _configure_inspection(debugger: Debugger, launch: dict) -> None:
     settings.show_return_value = launch.get("showReturnValue") is True
     settings.just_my_code = launch.get("justMyCode", True) is not False
     settings.tasks_as_threads = launch.get("asyncioTasksAsThreads") is True
+    settings.gevent = launch.get("gevent") is True
     code = launch.get("code")
     if isinstance(code, str):
         settings.sources.remember_text("<string>", code)

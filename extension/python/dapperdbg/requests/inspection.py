@@ -10,6 +10,7 @@ an expression, and thread-locals read as the program sees them.
 from __future__ import annotations
 
 import collections.abc
+import sys
 import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -86,6 +87,13 @@ def stack_trace(debugger: Debugger, arguments: dict):
     thread_id = argument(arguments, "threadId", int)
     start = argument(arguments, "startFrame", int, 0)
     levels = argument(arguments, "levels", int, 0)
+    if "greenlet" in sys.modules:
+        from .greenlets import stack_trace as greenlet_stack_trace
+
+        # A greenlet that waits (gevent): its stack from where it switched away.
+        body = greenlet_stack_trace(debugger, thread_id, max(start, 0), levels)
+        if body is not None:
+            return body
     if asyncio_loaded():
         # A task, or a thread whose event loop runs one: its awaiters follow its frames.
         body = async_stack_trace(

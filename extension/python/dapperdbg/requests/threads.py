@@ -12,6 +12,12 @@ if TYPE_CHECKING:
 
 
 def threads(debugger: Debugger, arguments: dict):
+    if "greenlet" in sys.modules:
+        from . import greenlets
+
+        if greenlets.shown(debugger):
+            # gevent: each greenlet is a thread (docs/gevent.md).
+            return {"threads": greenlets.threads(debugger)}
     threads = [{"id": thread_id, "name": thread.name}
                for thread_id, thread in debugger.user_threads()]
     if debugger.inspection.tasks_as_threads and "asyncio.tasks" in sys.modules:

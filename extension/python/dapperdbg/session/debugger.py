@@ -19,6 +19,7 @@ from ..breakpoints.exception_filters import ExceptionFilters
 from ..breakpoints.store import Breakpoint, BreakpointStore
 from ..common.debugger_threads import hide_from_program, show_to_program
 from ..common.errors import RequestError, report_internal_error
+from ..common.native import Event, allocate_lock, get_ident
 from ..common.paths import PathCache
 from ..inspection.settings import InspectionSettings
 from ..inspection.sources import observe_exec
@@ -60,13 +61,13 @@ class Debugger:
         # Frames, scopes and variables: made at first use (``inspector``), since what
         # it imports costs every process that never stops (common/stop_imports.py).
         self._inspector = None
-        self._inspector_lock = threading.Lock()
+        self._inspector_lock = allocate_lock()
         # What dapper/configure says of showing frames and values, shared with it.
         self.inspection = InspectionSettings()
         self.client_arguments: dict = {}
         self.launch_configuration: dict = {}
         # Set by configurationDone, or by the connection dropping (then `detached`).
-        self.configuration_done = threading.Event()
+        self.configuration_done = Event()
         # Where the program runs already (an attach by process id), configurationDone is
         # answered once this is set: tracing has started, so the breakpoints and the
         # child processes apply from the moment the client hears the answer.
@@ -288,7 +289,7 @@ class Debugger:
         """A probe of an instrumented copy ran (its condition, if compiled in, was true,
         or raised ``error``): the same guards and stop as ``breakpoints_reached``. The
         stop itself happens at the frame's next trace event (tracing/base.py says why)."""
-        ident = threading.get_ident()
+        ident = get_ident()
         if isinstance(error, StopAtLineEvent):
             # The probe's except block, after the stop this handler raised for.
             self.tracer.deferred_stop_missed(ident, frame)
@@ -351,7 +352,7 @@ class Debugger:
     def _breakpoints_hit(self, frame: types.FrameType, breakpoints: tuple) -> list[int]:
         """The ids of the breakpoints reached in ``frame`` that say stop (each one's hit
         counted, its log message written)."""
-        ident = threading.get_ident()
+        ident = get_ident()
         if ident in self.busy or self.tracer.is_ignored_thread(ident) or self._detached:
             return []
         self.busy.add(ident)
@@ -363,7 +364,7 @@ class Debugger:
     def data_changed(self, frame: types.FrameType, hits: list) -> bool:
         """Watched values changed (``(breakpoint, old, new)`` each) by the line that
         ``frame`` just ran: stop there if a data breakpoint says so."""
-        ident = threading.get_ident()
+        ident = get_ident()
         if ident in self.busy or self.tracer.is_ignored_thread(ident) or self._detached:
             return False
         self.busy.add(ident)
@@ -389,7 +390,7 @@ class Debugger:
 
     def breakpoint_called(self, frame: types.FrameType) -> None:
         """``breakpoint()`` ran in ``frame`` (session/breakpoint_hook.py): stop there."""
-        ident = threading.get_ident()
+        ident = get_ident()
         if (ident in self.busy or self.tracer.is_ignored_thread(ident) or self._detached
                 or not self.tracer.installed or self.tracer.inside_probe_condition(frame)):
             return
@@ -404,7 +405,7 @@ class Debugger:
     def file_loaded(self, canonical: str) -> None:
         # A debugger thread (the IPC thread among them) never waits for a response
         # that it may be the one to send.
-        ident = threading.get_ident()
+        ident = get_ident()
         wait = 0.0 if self.tracer.is_ignored_thread(ident) else ANSWER_WAIT_SECONDS
         self.store.file_loaded(canonical, self.announce_verified, wait)
 
@@ -483,7 +484,7 @@ class Debugger:
 
     def step_ended(self, frame: types.FrameType, step: StepState,
                    mid_line: bool = False) -> None:
-        ident = threading.get_ident()
+        ident = get_ident()
         if ident in self.busy or self.tracer.is_ignored_thread(ident) or self._detached:
             return
         if step.kind == STEP_PARK:

@@ -20,6 +20,7 @@ from ..breakpoints.exception_filters import (
 )
 from ..breakpoints.exception_stops import ExceptionStop, innermost_frame
 from ..common.library_code import is_library_canonical
+from ..common.native import get_ident
 from ..common.paths import is_debugger_path, is_runpy_path
 from ..instrumentation.restarts import RestartFrame
 from . import program
@@ -76,7 +77,7 @@ class ExceptionBreakpoints:
     def raised(self, frame: types.FrameType, exception: BaseException) -> None:
         """The ``raised`` filter: stop once per exception, in the first user frame that
         sees it (where it is raised, or where it comes back into the user's code)."""
-        ident = threading.get_ident()
+        ident = get_ident()
         if (exception is program.launcher_end or type(exception) is RestartFrame
                 or not self.filters.applies(RAISED, exception)
                 or not self._may_stop(ident)
@@ -91,7 +92,7 @@ class ExceptionBreakpoints:
     def unwound(self, frame: types.FrameType, exception: BaseException) -> None:
         """The ``userUnhandled`` filter: the exception leaves a frame of the user's code
         into library code."""
-        ident = threading.get_ident()
+        ident = get_ident()
         caller = frame.f_back
         if (caller is None
                 or exception is program.launcher_end or type(exception) is RestartFrame
@@ -122,7 +123,7 @@ class ExceptionBreakpoints:
         traceback is printed): with the uncaught filter on, stop where it was raised."""
         if (isinstance(exception, SystemExit)
                 or not self.filters.applies(UNCAUGHT, exception)
-                or not self._may_stop(threading.get_ident())
+                or not self._may_stop(get_ident())
                 or not self._debugger.tracer.installed):
             return
         self._stop_in_traceback(exception, traceback, UNCAUGHT)
@@ -131,7 +132,7 @@ class ExceptionBreakpoints:
         """``dapperdbg.post_mortem``: stop the calling thread where ``exception`` was
         raised, with the stack of its traceback (and the callers of the frame that caught
         it) to inspect, whatever the filters say."""
-        if (self._may_stop(threading.get_ident()) and self._debugger.tracer.installed
+        if (self._may_stop(get_ident()) and self._debugger.tracer.installed
                 and type(exception) is not RestartFrame):
             self._stop_in_traceback(exception, traceback, POST_MORTEM)
 

@@ -19,10 +19,10 @@ import _signal
 import atexit
 import os
 import sys
-import time
 
 from ..common.debugger_threads import start_debugger_thread
 from ..common.errors import report_internal_error
+from ..common.native import sleep
 from ..common.output import flush_output
 from ..ipc.connection import Connection, connect
 from ..requests.dispatch import dispatch
@@ -142,7 +142,7 @@ def end_without_engine() -> None:
         pass
 
     def last_resort() -> None:
-        time.sleep(END_WITHOUT_ENGINE_SECONDS)
+        sleep(END_WITHOUT_ENGINE_SECONDS)
         os._exit(128 + int(_signal.SIGTERM))
 
     start_debugger_thread("dapper.end", last_resort)

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 import types
 
 from ..breakpoints.exception_stops import ExceptionStop
 from ..common.debugger_threads import start_debugger_thread
 from ..common.errors import RequestError
+from ..common.native import allocate_lock, get_ident, os_ident, sleep
 from ..common.paths import is_debugger_path
 from ..common.stop_imports import import_for_stops
 from ..tracing import StepState
@@ -40,7 +40,7 @@ class Stops:
 
     def __init__(self, debugger: DebuggerParts) -> None:
         self._debugger = debugger
-        self.lock = threading.Lock()
+        self.lock = allocate_lock()
         self._stopped: dict[int, StoppedThread] = {}
         # True from the first stop until the next resume: every thread is stopped.
         self._all_stopped = False
@@ -69,14 +69,23 @@ class Stops:
         is a thread parking quietly; ``mid_line``: ``frame`` is where a call returned,
         its line not finished."""
         debugger = self._debugger
-        ident = threading.get_ident()
+        ident = get_ident()
         # Busy first: what runs below (even constructors of library classes) must never
         # reach a breakpoint and stop this thread a second time.
         debugger.busy.add(ident)
         try:
-            thread_id = debugger.threads.id_for(threading.current_thread())
+            greenlet = None
+            if "greenlet" in sys.modules:
+                # gevent: the greenlet that stops is the thread the client sees stop.
+                from .greenlet_threads import greenlet_here, thread_id_here
+
+                greenlet = greenlet_here(debugger)
+                thread_id = thread_id_here(debugger, greenlet)
+            else:
+                thread_id = debugger.threads.id_for(threading.current_thread())
             stopped = StoppedThread(thread_id, ident, frame, reason, exception,
                                     mid_line=mid_line)
+            stopped.greenlet = greenlet
             debugger.tracer.set_step(ident, None)
             body = {"reason": reason, "threadId": thread_id, "allThreadsStopped": True}
             if hit_ids:
@@ -151,8 +160,11 @@ class Stops:
         """Ask every other user thread to stop at its next line of user code. Called with
         the lock held, by the thread that stops first."""
         tracer = self._debugger.tracer
+        running = sys._current_frames()
         for thread in threading.enumerate():
-            ident = thread.ident
+            # gevent's patching makes threads greenlets (parked with the thread that
+            # runs them) and gives the main thread its main greenlet's ident.
+            ident = os_ident(thread, running)
             if (ident is None or ident == stopping_ident or tracer.is_ignored_thread(ident)
                     or thread.name.startswith(DEBUGGER_THREAD_PREFIX)):
                 continue
@@ -184,9 +196,13 @@ class Stops:
         task = self._debugger.threads.task(thread_id)
         if task is not None:
             return self._running_task_thread(task)
+        if "greenlet" in sys.modules:
+            from .greenlet_threads import refuse_suspended
+
+            refuse_suspended(self._debugger, thread_id)
         if all_stopped:
             thread = self._debugger.threads.thread(thread_id)
-            ident = thread.ident if thread is not None else None
+            ident = os_ident(thread) if thread is not None else None
             frame = sys._current_frames().get(ident) if ident is not None else None
             frame = self._outside_debugger(frame)
             if frame is not None and not self._debugger.tracer.is_ignored_thread(ident):
@@ -194,6 +210,17 @@ class Stops:
                 running.resume.set()  # It cannot run work: it is not waiting.
                 return running
         raise RequestError(f"Thread {thread_id!r} is not stopped")
+
+    def suspended_greenlet(self, thread_id: int
+                           ) -> tuple[types.FrameType, StoppedThread] | None:
+        """gevent: for a greenlet that waits (or a thread whose main greenlet waits while
+        another of its greenlets stopped), its innermost frame and the stopped thread
+        that holds it; None for any other thread (session/greenlet_threads.py)."""
+        if "greenlet" not in sys.modules:
+            return None
+        from .greenlet_threads import suspended_top
+
+        return suspended_top(self._debugger, thread_id)
 
     def _running_task_thread(self, task) -> StoppedThread:
         """The stopped thread whose event loop runs ``task``: what a request naming a
@@ -269,7 +296,8 @@ class Stops:
             if not stopped.running and self._stopped.get(stopped.thread_id) is not stopped:
                 return  # Already released (continue, or the engine went away).
             released = self._release_all()
-            step = StepState(kind, stopped.frame, target, stopped.frame.f_lineno)
+            step = StepState(kind, stopped.frame, target, stopped.frame.f_lineno,
+                             greenlet=stopped.greenlet)
             self._debugger.tracer.set_step(stopped.ident, step)
         for thread in released:
             thread.resume.set()
@@ -292,13 +320,20 @@ class Stops:
         with self.lock:
             if thread_id in self._stopped or self._all_stopped:
                 return None
+        if "greenlet" in sys.modules:
+            from .greenlet_threads import pause_ident
+
+            ident = pause_ident(self._debugger, thread_id)
+            if ident is not None:
+                return ident  # A greenlet: the thread that runs it.
         thread = self._debugger.threads.thread(thread_id)
         task = self._debugger.threads.task(thread_id) if thread is None else None
         if task is not None:
             thread = _thread_running_loop_of(task)
-        if thread is None or not thread.is_alive() or thread.ident is None:
+        ident = os_ident(thread) if thread is not None and thread.is_alive() else None
+        if ident is None:
             raise RequestError(f"Thread {thread_id!r} does not exist")
-        return thread.ident
+        return ident
 
     def pause(self, thread_ident: int) -> None:
         """Stop the thread on the next line of user code it runs (reason "pause"). A
@@ -312,12 +347,13 @@ class Stops:
     def _pause_if_blocked(self, thread_ident: int) -> None:
         debugger = self._debugger
         import_for_stops()
-        time.sleep(PAUSE_GRACE_SECONDS)
+        sleep(PAUSE_GRACE_SECONDS)
         with self.lock:
             step = debugger.tracer.step_of(thread_ident)
             if debugger.detached or self._all_stopped or step is None or step.kind != STEP_PAUSE:
                 return  # It stopped (or something else did) meanwhile.
-            thread = next((t for t in threading.enumerate() if t.ident == thread_ident), None)
+            thread = next((t for t in threading.enumerate() if os_ident(t) == thread_ident),
+                          None)
             if thread is None:
                 return
             self._all_stopped = True
@@ -329,7 +365,7 @@ class Stops:
 
     def request_entry_stop(self) -> None:
         """stopOnEntry: stop the calling (main) thread on the first line of user code."""
-        self._debugger.tracer.set_step(threading.get_ident(), StepState(STEP_ENTRY))
+        self._debugger.tracer.set_step(get_ident(), StepState(STEP_ENTRY))
 
 
 def _thread_running_loop_of(task) -> threading.Thread | None:

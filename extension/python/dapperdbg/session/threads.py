@@ -12,11 +12,15 @@ import threading
 import types
 from _weakref import ref  # weakref's own module: not imported before the program on 3.13+
 
+from ..common.native import allocate_lock
 from ..inspection.stopped_work import ResumeSignal
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+# The class of every thread, kept: gevent's patching puts a subclass of its own in its place.
+_THREAD_CLASS = threading.Thread
 
 # Threads the debugger starts for itself are named with this prefix; they are neither
 # announced nor listed.
@@ -30,13 +34,15 @@ _FIRST_SWEEP = 64
 
 class ThreadRegistry:
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         # id(thread) -> (weak reference, DAP id), and DAP id -> weak reference: an entry
         # whose reference died belongs to a thread that ended (its id() may be reused).
         self._ids: dict[int, tuple[ref, int]] = {}
         self._threads: dict[int, ref] = {}
         self._sweep_at = _FIRST_SWEEP
         self._next = 1
+        # DAP id of a thread that gevent's patching made a greenlet -> that greenlet.
+        self._greenlets: dict[int, ref] = {}
         self.id_for(threading.main_thread())
 
     def id_for(self, thread: threading.Thread) -> int:
@@ -47,6 +53,16 @@ class ThreadRegistry:
         asyncioTasksAsThreads) and their stacks asked for by these ids, which never
         collide with a thread's."""
         return self._id_for(task)
+
+    def id_for_greenlet(self, greenlet, thread: threading.Thread | None = None) -> int:
+        """The DAP thread id of a greenlet (gevent, inspection/greenlets.py): the id of
+        the ``threading.Thread`` it runs (``thread``) when gevent's patching made that
+        thread a greenlet, else its own."""
+        thread_id = self._id_for(greenlet if thread is None else thread)
+        if thread is not None:
+            with self._lock:
+                self._greenlets[thread_id] = ref(greenlet)
+        return thread_id
 
     def _id_for(self, item) -> int:
         with self._lock:
@@ -68,16 +84,26 @@ class ThreadRegistry:
         self._threads = {key: reference for key, reference in self._threads.items()
                          if reference() is not None}
         self._ids = {key: entry for key, entry in self._ids.items() if entry[0]() is not None}
+        self._greenlets = {key: reference for key, reference in self._greenlets.items()
+                           if reference() is not None}
         self._sweep_at = max(_FIRST_SWEEP, 2 * len(self._threads))
 
     def thread(self, thread_id: int) -> threading.Thread | None:
         item = self._item(thread_id)
-        return item if isinstance(item, threading.Thread) else None
+        return item if isinstance(item, _THREAD_CLASS) else None
 
     def task(self, thread_id: int):
         """The asyncio task ``thread_id`` names, if it names one that is still alive."""
         item = self._item(thread_id)
-        return None if item is None or isinstance(item, threading.Thread) else item
+        return item if callable(getattr(type(item), "get_coro", None)) else None
+
+    def greenlet(self, thread_id: int):
+        """The greenlet ``thread_id`` names (its own id, or the id of the thread it
+        runs), if it names one that is still alive."""
+        with self._lock:
+            reference = self._greenlets.get(thread_id)
+        item = reference() if reference is not None else self._item(thread_id)
+        return item if hasattr(type(item), "gr_frame") and not item.dead else None
 
     def _item(self, thread_id) -> object:
         with self._lock:
@@ -107,7 +133,7 @@ class StoppedThread:
     run: it is inside the callee's return event, so ``frame`` cannot jump (goto)."""
 
     __slots__ = ("thread_id", "ident", "frame", "reason", "exception", "running", "resume",
-                 "mid_line", "raise_on_resume", "loop")
+                 "mid_line", "raise_on_resume", "loop", "greenlet")
 
     def __init__(self, thread_id: int, ident: int, frame: types.FrameType, reason: str,
                  exception: object = None, running: bool = False,
@@ -125,6 +151,9 @@ class StoppedThread:
         # The asyncio event loop the thread runs, if any (a thread can only ask for its
         # own): docs/async.md.
         self.loop = None
+        # The greenlet that stopped, when gevent's greenlets are threads (docs/gevent.md):
+        # its steps go on in it.
+        self.greenlet = None
 
 
 def install_thread_events(

@@ -10,7 +10,6 @@ breakpoint run untraced while no thread is stepping.
 from __future__ import annotations
 
 import sys
-import threading
 import types
 
 from ..breakpoints.data import changed
@@ -19,6 +18,7 @@ from ..common import debugger_threads
 from ..common.code_lines import code_own_lines
 from ..common.errors import report_internal_error
 from ..common.library_code import is_library_canonical
+from ..common.native import get_ident
 from ..common.paths import PathCache, is_debugger_path, is_runpy_path
 from ..instrumentation.registry import InstrumentationRegistry
 from ..instrumentation.registry import identity as _identity
@@ -38,6 +38,7 @@ from .steps import (
     TASK_FLAGS,
     AfterTask,
     StepState,
+    in_stepping_greenlet,
     step_ends_here,
 )
 
@@ -342,7 +343,7 @@ class Tracer(ProbeStops):
         """A new call of a code object with function breakpoints: its first line event
         (the first line of the body) is where they are evaluated."""
         if _identity(code) in self._function_codes:
-            self._entries[threading.get_ident()] = frame
+            self._entries[get_ident()] = frame
 
     def _line_hit(self, frame: types.FrameType, code: types.CodeType, line: int) -> bool:
         """A line event worth looking at. Returns True when the thread stopped."""
@@ -355,7 +356,7 @@ class Tracer(ProbeStops):
             return False
 
     def _line_hit_unguarded(self, frame, code, line) -> bool:
-        thread_ident = threading.get_ident()
+        thread_ident = get_ident()
         if self._deferred_stops and self._deferred_stop_here(thread_ident, frame):
             return True
         if line == code.co_firstlineno and is_handler_line(code, line):
@@ -435,7 +436,7 @@ class Tracer(ProbeStops):
             if not self._data_compared(frame, breakpoints):
                 return False
             if self.copies is not None:
-                self._handled_probes[threading.get_ident()] = (frame, frame.f_lineno)
+                self._handled_probes[get_ident()] = (frame, frame.f_lineno)
             return True
         except Exception:
             report_internal_error("a data breakpoint's line event")
@@ -487,9 +488,9 @@ class Tracer(ProbeStops):
             report_internal_error("a return event")
 
     def _frame_returned_unguarded(self, frame: types.FrameType, value, exit_kind: str) -> None:
-        thread_ident = threading.get_ident()
+        thread_ident = get_ident()
         step = self._steps.get(thread_ident)
-        if step is None:
+        if step is None or (step.greenlet is not None and not in_stepping_greenlet(step)):
             return
         if step.frame is not frame:
             if (exit_kind == FRAME_RETURNED and step.kind == STEP_OVER
@@ -556,7 +557,7 @@ class Tracer(ProbeStops):
         after = self._host.task_coroutine_left(frame)
         if after is None:
             return False
-        thread_ident = threading.get_ident()
+        thread_ident = get_ident()
         awaiter = after.awaiter
         if awaiter is None:
             self._steps.pop(thread_ident, None)
@@ -574,6 +575,11 @@ class Tracer(ProbeStops):
         """A step now waits for ``frame``, a coroutine's frame not on any stack, to
         resume: backends that trace frame by frame give it their line events."""
 
+    def _see_waiting_greenlets(self) -> None:
+        """A pause: the next line of user code the thread runs may be in a greenlet that
+        waits now, whose frames are on no stack (common/greenlet_frames.py); backends
+        that give line events to the frames or code on the stacks give them those too."""
+
     def _step_retargeted(self, step: StepState) -> None:
         """Backends that enable events per code object extend them to the new frame."""
 
@@ -583,14 +589,14 @@ class Tracer(ProbeStops):
 
     def _exception_raised(self, frame: types.FrameType, exception: BaseException) -> None:
         try:
-            if not self.is_ignored_thread(threading.get_ident()):
+            if not self.is_ignored_thread(get_ident()):
                 self._host.exception_raised(frame, exception)
         except Exception:
             report_internal_error("an exception event")
 
     def _exception_unwound(self, frame: types.FrameType, exception: BaseException) -> None:
         try:
-            if not self.is_ignored_thread(threading.get_ident()):
+            if not self.is_ignored_thread(get_ident()):
                 self._host.exception_unwound(frame, exception)
         except Exception:
             report_internal_error("an unwind event")

@@ -40,9 +40,10 @@ is on (the uncaught filter needs no events).
 from __future__ import annotations
 
 import sys
-import threading
 import types
 
+from ..common.greenlet_frames import waiting_greenlet_frames
+from ..common.native import RLock, get_ident
 from ..common.paths import is_debugger_path
 from ..instrumentation.registry import identity as _identity
 from .base import ToolIdInUse, Tracer
@@ -51,6 +52,7 @@ from .steps import (
     FRAME_UNWOUND,
     STEP_INTO,
     STEP_OVER,
+    STEP_PAUSE,
     STEP_RAISE,
     STEPS_ENTERING_CALLS,
     StepState,
@@ -76,7 +78,7 @@ class MonitoringTracer(Tracer):
         self._tool = monitoring.DEBUGGER_ID
         self._events = monitoring.events
         self._disable = monitoring.DISABLE
-        self._lock = threading.RLock()
+        self._lock = RLock()
         # Code objects that currently have local events set by us, by id (base.py says
         # why: code objects of different files may compare equal).
         self._local_codes: dict[int, types.CodeType] = {}
@@ -90,7 +92,7 @@ class MonitoringTracer(Tracer):
         self._resumes_watched = False
 
     def after_fork_in_child(self) -> None:
-        self._lock = threading.RLock()
+        self._lock = RLock()
 
     def install(self) -> None:
         monitoring, events = self._monitoring, self._events
@@ -201,7 +203,7 @@ class MonitoringTracer(Tracer):
     def _on_call(self, code, instruction_offset, callee, arg0):
         # Only the code objects of steps over ask for it (showReturnValue): a function
         # the stepped line calls gets its returns watched, for the value to show.
-        step = self._steps.get(threading.get_ident()) if self._steps else None
+        step = self._steps.get(get_ident()) if self._steps else None
         if step is None or step.kind != STEP_OVER or step.frame is not sys._getframe(1):
             return None
         kind = type(callee)
@@ -383,6 +385,27 @@ class MonitoringTracer(Tracer):
             return
         self._steps[thread_ident] = step
         self._refresh_events(restart=True)
+        if step.kind == STEP_PAUSE and "greenlet" in sys.modules:
+            self._see_waiting_greenlets()
+
+    def _see_waiting_greenlets(self) -> None:
+        # Turning LINE on globally instruments the code of the frames on the threads'
+        # stacks at once, and any other code object when a call of it starts: a greenlet
+        # switched back to goes on in code instrumented as it was. Changing a code
+        # object's local events instruments it now, with the global events.
+        codes: dict[int, types.CodeType] = {}
+        for frame in waiting_greenlet_frames():
+            while frame is not None:
+                code = frame.f_code
+                if not is_debugger_path(self.canonical(code.co_filename)):
+                    codes[_identity(code)] = code
+                frame = frame.f_back
+        monitoring, tool, line = self._monitoring, self._tool, self._events.LINE
+        with self._lock:
+            for code in codes.values():
+                events = monitoring.get_local_events(tool, code)
+                monitoring.set_local_events(tool, code, events ^ line)
+                monitoring.set_local_events(tool, code, events)
 
     def _step_retargeted(self, step: StepState) -> None:
         self._refresh_events(restart=False)

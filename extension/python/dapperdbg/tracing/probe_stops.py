@@ -7,10 +7,10 @@ behalf of a breakpoint's condition. ``base.Tracer`` holds the state it reads
 from __future__ import annotations
 
 import sys
-import threading
 import types
 
 from ..common.errors import report_internal_error
+from ..common.native import get_ident
 from ..instrumentation.probes import StopAtLineEvent
 from ..instrumentation.registry import identity as _identity
 from ..instrumentation.restarts import line_now as _line_now
@@ -41,7 +41,7 @@ class ProbeStops:
         """Called by a probe's handler on the probe's thread: run ``stop`` (which blocks
         until the thread resumes) at the frame's next trace event, before the line's
         statement runs. Raises StopAtLineEvent on 3.11+, which the probe lets through."""
-        thread_ident = threading.get_ident()
+        thread_ident = get_ident()
         if not self._watch_frame_events(frame):
             stop()  # No event can come (the thread runs untraced): stop in the probe.
             return
@@ -70,7 +70,7 @@ class ProbeStops:
     def _opcode_hit(self, frame: types.FrameType) -> None:
         try:
             if self._deferred_stops:
-                self._deferred_stop_here(threading.get_ident(), frame)
+                self._deferred_stop_here(get_ident(), frame)
         except Exception:
             report_internal_error("an opcode event")
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 import sys
 import threading
 
+from ..common.greenlet_frames import waiting_greenlet_frames
+from ..common.native import RLock, get_ident
 from ..common.paths import is_debugger_path
 from ..common.stop_imports import import_at_first_stop
 from ..instrumentation.registry import identity as _identity
@@ -27,13 +29,14 @@ from .steps import (
     FRAME_RETURNED,
     FRAME_UNWOUND,
     STEP_OVER,
+    STEP_PAUSE,
     STEPS_ENTERING_CALLS,
     SUSPENDING_FLAGS,
     StepState,
     yield_kind,
 )
 
-_get_ident = threading.get_ident
+_get_ident = get_ident
 # (return instructions, yield instructions, YIELD_FROM or -1), read from ``opcode`` once.
 _exit_opcodes: tuple[frozenset[int], frozenset[int], int] | None = None
 
@@ -110,10 +113,10 @@ class SettraceTracer(Tracer):
         self._tracing = False
         # Whether any thread may trace (a thread traces itself for a stop while idle).
         self._some_traced = False
-        self._switch_lock = threading.RLock()
+        self._switch_lock = RLock()
 
     def after_fork_in_child(self) -> None:
-        self._switch_lock = threading.RLock()
+        self._switch_lock = RLock()
 
     def install(self) -> None:
         self.installed = True
@@ -384,12 +387,17 @@ class SettraceTracer(Tracer):
         self.ensure_tracing()
         # Frames already on the thread's stack need a local trace function so that the
         # step can end in them (the current frame, and the callers it returns to).
-        frame = sys._current_frames().get(thread_ident)
-        while frame is not None:
-            if not is_debugger_path(self.canonical(frame.f_code.co_filename)):
-                frame.f_trace_lines = True
-                frame.f_trace = self._local
-            frame = frame.f_back
+        frames = [sys._current_frames().get(thread_ident)]
+        if step.kind == STEP_PAUSE and "greenlet" in sys.modules:
+            # The next line the thread runs may be in a greenlet that waits now: resumed,
+            # its frames are not called again (common/greenlet_frames.py).
+            frames += waiting_greenlet_frames()
+        for frame in frames:
+            while frame is not None:
+                if not is_debugger_path(self.canonical(frame.f_code.co_filename)):
+                    frame.f_trace_lines = True
+                    frame.f_trace = self._local
+                frame = frame.f_back
 
     def _watch_suspended_frame(self, frame) -> None:
         # Resumed, it calls its f_trace: the global function's None on its call event

@@ -4,6 +4,7 @@ steps with it."""
 
 from __future__ import annotations
 
+import sys
 import types
 
 from ..common.code_lines import (
@@ -76,6 +77,9 @@ class StepState(Record):
     suspended: bool = False
     # STEP_RAISE: makes the exception to raise.
     raises: object = None
+    # The greenlet that steps (gevent): only its lines and returns are the step's, not
+    # those of the thread's other greenlets that run while it waits.
+    greenlet: object = None
 
 
 class AfterTask(Record, frozen=True):
@@ -87,8 +91,17 @@ class AfterTask(Record, frozen=True):
     awaiter: types.FrameType | None = None
 
 
+def in_stepping_greenlet(step: StepState) -> bool:
+    """Whether the code that runs now is the step's: of the greenlet that steps, when
+    greenlets are threads (gevent), else of any."""
+    greenlet = step.greenlet
+    return greenlet is None or sys.modules["greenlet"].getcurrent() is greenlet
+
+
 def step_ends_here(step: StepState, frame: types.FrameType) -> bool:
     """Whether a line event in ``frame`` (already known to be user code) ends ``step``."""
+    if step.greenlet is not None and not in_stepping_greenlet(step):
+        return False  # Another greenlet of the thread runs while the stepping one waits.
     if step.target is not None and step.frame is not None:
         return _targeted_step_ends_here(step, frame)
     if step.kind in STEPS_ENTERING_CALLS or step.frame is None:

@@ -1,0 +1,154 @@
+"""The interpreter's own threads, locks, sleep and select, as they were before the program
+could replace them, for the debugger's own use.
+
+gevent's monkey-patching (``gevent.monkey.patch_all()``, which gunicorn's gevent workers
+run) replaces ``_thread``'s and ``threading``'s functions, ``time.sleep`` and
+``select.select`` with versions that switch greenlets. The debugger cannot use those: a
+thread of its own started through them would be a greenlet that runs only when the
+program's greenlets let it (never, while the program is stopped), and a stopped thread
+waiting on a patched lock would hand its thread to gevent's hub, which would run the
+other greenlets on: a stop must hold the whole thread. So the debugger takes them from
+here, kept when the package is imported, which is before the program runs when Dapper
+starts it. Imported later (an attach, ``dapperdbg.listen()`` called after the program
+patched), gevent's own record of what it replaced gives them.
+
+``Event`` and ``Condition`` are built on these locks: ``threading``'s take their locks
+from ``threading`` at each call, patched by then.
+"""
+
+from __future__ import annotations
+
+import _thread
+import select as _select
+import sys
+import time as _time
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+def _original(module_name: str, name: str, current):
+    """``current`` unless gevent replaced it, else what gevent replaced."""
+    monkey = sys.modules.get("gevent.monkey")
+    if monkey is None:
+        return current
+    try:
+        return monkey.get_original(module_name, name)
+    except Exception:  # Not patched, or an older gevent: what the module has is the original.
+        return current
+
+
+get_ident: Callable[[], int] = _original("_thread", "get_ident", _thread.get_ident)
+allocate_lock = _original("_thread", "allocate_lock", _thread.allocate_lock)
+RLock = _original("_thread", "RLock", _thread.RLock)
+start_new_thread = _original("_thread", "start_new_thread", _thread.start_new_thread)
+local = _original("_thread", "_local", _thread._local)
+sleep: Callable[[float], None] = _original("time", "sleep", _time.sleep)
+select = _original("select", "select", _select.select)
+
+
+def _main_thread_ident() -> int | None:
+    if "gevent.monkey" in sys.modules:
+        return None
+    import threading  # The package imports it before the program runs anyway.
+
+    return threading.main_thread().ident
+
+
+# The main thread's ident: gevent's patching gives ``threading``'s main thread the ident of
+# its main greenlet instead (None: imported after the patching, unknown).
+MAIN_THREAD_IDENT = _main_thread_ident()
+
+
+def os_ident(thread, running: dict | None = None) -> int | None:
+    """The ident of the thread of the operating system that runs ``thread`` (a
+    ``threading.Thread``): None for a thread that gevent's patching made a greenlet, or
+    one that does not run. ``running``: ``sys._current_frames()``, when the caller has it."""
+    if thread is sys.modules["threading"].main_thread() and MAIN_THREAD_IDENT is not None:
+        return MAIN_THREAD_IDENT
+    ident = thread.ident
+    return ident if ident in (sys._current_frames() if running is None else running) else None
+
+
+class Condition:
+    """A condition variable whose waits block the thread (``threading.Condition`` makes
+    each waiter's lock with ``threading``'s, patched or not). ``lock``: a lock or an
+    RLock of this module; a new RLock by default."""
+
+    def __init__(self, lock=None) -> None:
+        self._lock = RLock() if lock is None else lock
+        self.acquire = self._lock.acquire
+        self.release = self._lock.release
+        self._waiters: list = []
+
+    def __enter__(self):
+        return self._lock.__enter__()
+
+    def __exit__(self, *exception) -> None:
+        self._lock.__exit__(*exception)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Called with the lock held: release it (all of an RLock's levels), wait for a
+        notify or ``timeout`` seconds, take it back. False when the time ran out."""
+        waiter = allocate_lock()
+        waiter.acquire()
+        self._waiters.append(waiter)
+        release_save = getattr(self._lock, "_release_save", None)
+        saved = release_save() if release_save is not None else self._lock.release()
+        notified = False
+        try:
+            if timeout is None:
+                notified = waiter.acquire()
+            elif timeout > 0:
+                notified = waiter.acquire(True, timeout)
+            else:
+                notified = waiter.acquire(False)
+            return notified
+        finally:
+            if release_save is not None:
+                self._lock._acquire_restore(saved)
+            else:
+                self._lock.acquire()
+            if not notified:
+                try:
+                    self._waiters.remove(waiter)
+                except ValueError:  # Notified after the time ran out.
+                    pass
+
+    def notify_all(self) -> None:
+        """Called with the lock held: wake every waiter."""
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            waiter.release()
+
+
+class Event:
+    """``threading.Event`` on this module's locks."""
+
+    def __init__(self) -> None:
+        self._condition = Condition(allocate_lock())
+        self._flag = False
+
+    def is_set(self) -> bool:
+        return self._flag
+
+    def set(self) -> None:
+        with self._condition:
+            self._flag = True
+            self._condition.notify_all()
+
+    def clear(self) -> None:
+        with self._condition:
+            self._flag = False
+
+    def wait(self, timeout: float | None = None) -> bool:
+        with self._condition:
+            if not self._flag:
+                end = None if timeout is None else _time.monotonic() + timeout
+                while not self._flag:
+                    remaining = None if end is None else end - _time.monotonic()
+                    if remaining is not None and remaining <= 0:
+                        break
+                    self._condition.wait(remaining)
+            return self._flag
