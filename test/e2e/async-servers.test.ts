@@ -40,10 +40,8 @@ interface TasksBody {
   loops: { threadId: number; threadName: string; tasks: TaskBody[] }[];
 }
 
-/** What one stop must show, given the running task and the tasks dapper/tasks listed. */
+/** What one stop must show under the app's frames, given the task dapper/tasks listed as the connection's. */
 interface Expected {
-  /** The user's frames on top, as name:line. */
-  top: string[];
   /** The labels, in order. */
   labels: (string | RegExp)[];
   /** The first frame under each label but the last (the awaiting or starting task's). */
@@ -67,36 +65,29 @@ interface AsyncServer {
 
 const line = (file: string, name: string) => marker(path.join(fixture, file), name);
 
-const uvicornStack = (file: string) => (at: "handler" | "lookup"): Expected => ({
-  top: at === "handler" ? [`read_item:${line(file, "handler")}`] : [`lookup:${line(file, "lookup")}`, `read_item:${line(file, "handler")}`],
-  // uvicorn runs its loop with asyncio.run on 3.12+, asyncio.Runner on 3.11, and
-  // run_until_complete before.
-  labels: [/^event loop \((asyncio\.run|asyncio\.Runner\.run|run_until_complete)\)$/],
-  underLabels: [],
-});
+/** The app's frames on top of the stack at each stop, as name:line (every app has the same). */
+const appFrames = (file: string, at: "handler" | "lookup") =>
+  at === "handler" ? [`read_item:${line(file, "handler")}`] : [`lookup:${line(file, "lookup")}`, `read_item:${line(file, "handler")}`];
 
 /** 3.12+ (and a version like "3.15"): aiohttp starts a request's task eagerly. */
 const eager = (version: string) => Number(version.split(".")[1]) >= 12;
 
+/** FastAPI under uvicorn; with its reloader, the server is the reloader's child process. */
+const fastapi = (reload: boolean): AsyncServer => ({
+  name: reload ? "FastAPI under uvicorn --reload (the server is the reloader's child)" : "FastAPI under uvicorn",
+  file: "fastapi_app.py",
+  launch: (port) => ({ module: "uvicorn", args: ["fastapi_app:app", ...(reload ? ["--reload"] : []), "--host", "127.0.0.1", "--port", String(port)] }),
+  child: reload,
+  serverTasks: ["Server.main_loop", "LifespanOn.receive"],
+  evaluate: ["item_id * 3", "63"],
+  // uvicorn runs its loop with asyncio.run on 3.12+, asyncio.Runner on 3.11, and
+  // run_until_complete before; no task awaits a request's.
+  expected: () => ({ labels: [/^event loop \((asyncio\.run|asyncio\.Runner\.run|run_until_complete)\)$/], underLabels: [] }),
+});
+
 const servers: AsyncServer[] = [
-  {
-    name: "FastAPI under uvicorn",
-    file: "fastapi_app.py",
-    launch: (port) => ({ module: "uvicorn", args: ["fastapi_app:app", "--host", "127.0.0.1", "--port", String(port)] }),
-    child: false,
-    serverTasks: ["Server.main_loop", "LifespanOn.receive"],
-    evaluate: ["item_id * 3", "63"],
-    expected: uvicornStack("fastapi_app.py"),
-  },
-  {
-    name: "FastAPI under uvicorn --reload (the server is the reloader's child)",
-    file: "fastapi_app.py",
-    launch: (port) => ({ module: "uvicorn", args: ["fastapi_app:app", "--reload", "--host", "127.0.0.1", "--port", String(port)] }),
-    child: true,
-    serverTasks: ["Server.main_loop", "LifespanOn.receive"],
-    evaluate: ["item_id * 3", "63"],
-    expected: uvicornStack("fastapi_app.py"),
-  },
+  fastapi(false),
+  fastapi(true),
   {
     name: "aiohttp's web.run_app",
     file: "aiohttp_app.py",
@@ -105,7 +96,6 @@ const servers: AsyncServer[] = [
     serverTasks: ["_run_app"],
     evaluate: ['request.match_info["item_id"]', "'21'"],
     expected: (at, version, connection) => ({
-      top: at === "handler" ? [`read_item:${line("aiohttp_app.py", "handler")}`] : [`lookup:${line("aiohttp_app.py", "lookup")}`, `read_item:${line("aiohttp_app.py", "handler")}`],
       labels: [
         at === "handler" && eager(version) ? `started eagerly by Task '${connection}'` : `awaited by Task '${connection}'`,
         "event loop (run_until_complete)",
@@ -155,8 +145,9 @@ async function checkStop(tree: SessionTree, session: TreeClient, server: AsyncSe
 
   const stack = (await session.stackTraceRequest({ threadId })).body.stackFrames;
   const expected = server.expected(at, version, connection?.name ?? "?");
+  const top = appFrames(server.file, at);
   const shown = stack.map((frame) => (frame.presentationHint === "label" ? frame.name : `${frame.name}:${frame.line}`));
-  assert.deepEqual(shown.slice(0, expected.top.length), expected.top, shown.join(" | "));
+  assert.deepEqual(shown.slice(0, top.length), top, shown.join(" | "));
   const labels = stack.map((frame, index) => [frame, index] as const).filter(([frame]) => frame.presentationHint === "label");
   const isLabel = (text: string, wanted: string | RegExp) => (typeof wanted === "string" ? text === wanted : wanted.test(text));
   assert.ok(
@@ -169,8 +160,8 @@ async function checkStop(tree: SessionTree, session: TreeClient, server: AsyncSe
   );
   const frames = stack.filter((frame) => frame.presentationHint !== "label");
   // The server's frames are there, de-emphasised; asyncio's are not (justMyCode).
-  assert.ok(frames.slice(expected.top.length).every((frame) => frame.presentationHint === "subtle" || frame.name === "<module>"), shown.join(" | "));
-  assert.ok(frames.length > expected.top.length + 1, shown.join(" | "));
+  assert.ok(frames.slice(top.length).every((frame) => frame.presentationHint === "subtle" || frame.name === "<module>"), shown.join(" | "));
+  assert.ok(frames.length > top.length + 1, shown.join(" | "));
   assert.deepEqual(frames.filter((frame) => /[\\/]asyncio[\\/]/.test(frame.source?.path ?? "")), []);
   assert.equal(frames[frames.length - 1].name, "<module>");
   if (server.file === "aiohttp_app.py") assert.equal(frames[frames.length - 1].line, line(server.file, "run"));
