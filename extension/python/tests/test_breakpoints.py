@@ -417,7 +417,7 @@ def test_threads_that_hit_breakpoints_together_are_announced_by_one_stop(launch,
             barrier.wait()
             value = delay
             return value
-        workers = [threading.Thread(target=work, args=(d,), name=f"w{d}") for d in (0, 0.6)]
+        workers = [threading.Thread(target=work, args=(d,), name=f"w{d}") for d in (0, 2)]
         for worker in workers:
             worker.start()
         for worker in workers:
@@ -436,9 +436,9 @@ def test_threads_that_hit_breakpoints_together_are_announced_by_one_stop(launch,
     listed = {t["name"]: t["id"] for t in debuggee.request("threads")["threads"]}
     assert first["threadId"] == listed["w0"]
     # The slow thread stops at its breakpoint, quietly, and is shown there (its condition
-    # takes 0.6 s).
-    time.sleep(2)
-    assert debuggee.top_frame(listed["w0.6"])["line"] == 6
+    # takes 2 s: long enough that even a loaded machine runs the fast thread's first).
+    time.sleep(3.5)
+    assert debuggee.top_frame(listed["w2"])["line"] == 6
     debuggee.request("threads")  # Reads every event sent so far.
     assert [e for e in debuggee.events if e["event"] == "stopped"] == []
     debuggee.request("continue", {"threadId": first["threadId"]})
