@@ -332,6 +332,7 @@ const INHERITED_KEYS: &[&str] = &[
     "justMyCode",
     "showReturnValue",
     "asyncioTasksAsThreads",
+    "gevent",
     "keepExecSources",
     "django",
     "jinja",

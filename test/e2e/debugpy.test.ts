@@ -1,8 +1,8 @@
 // Configurations written for debugpy, run by Dapper's adapter as they are: the examples of
 // the Python extension's documentation (current file, module, remote attach, Flask,
 // Django, FastAPI) start unchanged, options debugpy has and Dapper translates reach the
-// program, the notes about those that do not carry over reach the debug console, and a
-// refused option is named. Through the standalone adapter and a real Python: the newest
+// program (gevent's included), and the notes about those that do not carry over reach the
+// debug console. Through the standalone adapter and a real Python: the newest
 // found, since the translation is the engine's and the same for every interpreter (the
 // launcher's part of each option has its own suites). The web frameworks come from the
 // venvs the development-server suite makes (skipped, saying why, without the network),
@@ -155,15 +155,14 @@ for (const python of pythons().slice(-1)) {
       }
     });
 
-    test("gevent is refused with a message that names it", async () => {
+    test("gevent carries over as Dapper's own key: the program runs, and no key is unknown", async () => {
       const client = new RecordingClient();
       await client.start();
       try {
-        await client.initializeRequest({ adapterID: "dapper", linesStartAt1: true, columnsStartAt1: true, pathFormat: "path" });
-        await assert.rejects(
-          client.launchRequest({ type: "debugpy", request: "launch", name: "g", code: "pass", gevent: true, python: python.executable } as never),
-          /'gevent' is true: .*gevent's monkey-patched/,
-        );
+        await client.launchWith({ type: "debugpy", request: "launch", name: "g", code: "print('gevent on')", gevent: true, console: "internalConsole", python: python.executable });
+        assert.equal(await client.finished(), 0);
+        assert.match(client.output("stdout"), /gevent on/);
+        assert.doesNotMatch(client.output("console"), /does not know the launch configuration's key|gevent/);
       } finally {
         await client.stop();
       }

@@ -335,6 +335,7 @@ mod tests {
                 "justMyCode": false,
                 "showReturnValue": true,
                 "asyncioTasksAsThreads": false,
+                "gevent": false,
                 "keepExecSources": false,
                 "django": false,
                 "jinja": false,

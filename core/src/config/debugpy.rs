@@ -1,9 +1,7 @@
 //! Configurations written for debugpy (VS Code's `debugpy` type and the older `python`
 //! type), run by Dapper: every option debugpy documents is translated into Dapper's, or
-//! accepted with a note when it does not apply, or refused with a message naming it.
-//! Switching debuggers should cost a user one setting, not an afternoon of editing
-//! launch.json files, and an option that silently changed meaning would be worse than
-//! one that is refused.
+//! accepted with a note when it does not apply. Switching debuggers should cost a user
+//! one setting, not an afternoon of editing launch.json files.
 //!
 //! `OPTIONS` is the one description: `translate` follows it, docs/debugpy.md's table is
 //! generated from it, and core/tests/debugpy_options.json gives every option an expected
@@ -58,9 +56,6 @@ pub enum Treatment {
     /// Accepted and taken out; when it asks for something (true, a non-empty value),
     /// the debug console says what Dapper does instead.
     Noted,
-    /// Refused when it asks for something: Dapper cannot do it, and running without it
-    /// would debug something else than the user asked for.
-    Refused,
 }
 
 /// One option of a debugpy configuration.
@@ -69,8 +64,8 @@ pub struct DebugpyOption {
     pub name: &'static str,
     pub requests: Requests,
     pub treatment: Treatment,
-    /// What Dapper does with it, for docs/debugpy.md and, for `Noted` and `Refused`, the
-    /// debug console or the error.
+    /// What Dapper does with it, for docs/debugpy.md and, for `Noted`, the debug
+    /// console.
     pub text: &'static str,
 }
 
@@ -89,7 +84,7 @@ const fn option(
 }
 
 use Requests::{Attach, Both, Launch};
-use Treatment::{Noted, Refused, Renamed, Same, Silent, Translated};
+use Treatment::{Noted, Renamed, Same, Silent, Translated};
 
 /// Every option of debugpy's launch and attach configurations (those of the Python
 /// Debugger extension's schema, the older `python` type's, and those the Python
@@ -129,7 +124,7 @@ pub const OPTIONS: &[DebugpyOption] = &[
     option("debugOptions", Both, Translated, "The Python extension's flags, each read as its option when that option is absent: `RedirectOutput`, `StopOnEntry`, `ShowReturnValue`, `DebugStdLib`, `Sudo`, `Django`, `Jinja`; the others (`FixFilePathCase`, `WindowsClient`, `UnixClient`, `WaitOnAbnormalExit`, `WaitOnNormalExit`) do not apply."),
     option("django", Both, Same, "The same: breakpoints in Django templates stop when the template renders their line (docs/templates.md)."),
     option("jinja", Both, Same, "The same: breakpoints in Jinja templates stop when the template renders their line (docs/templates.md)."),
-    option("gevent", Launch, Refused, "Dapper cannot debug gevent's monkey-patched threads and greenlets yet; use debugpy for this configuration (false is accepted)."),
+    option("gevent", Both, Same, "The same: each greenlet is a thread with its own call stack, a stop holds the thread that runs them, a step stays in its greenlet (docs/gevent.md); on by itself once the program monkey-patches with gevent."),
     option("autoReload", Both, Noted, "Dapper reloads saved files in the program without restarting it (hot reload: `dapper.hotReload.autoOnSave`, and `dapper.hotReload.whileRunning` to reload while it runs), in place of debugpy's restart on change."),
     option("logToFile", Both, Noted, "Dapper's session logs take its place: the `dapper.trace` setting (or the adapter's `--trace`)."),
     option("breakOnSystemExit", Both, Noted, "Not read: Dapper stops on a SystemExit as on any exception, through the exception breakpoints (a SystemExit of 0 or None never stops)."),
@@ -202,15 +197,6 @@ pub fn translate(arguments: &Value, request: &str) -> Result<Translation, DapErr
                 if asks_for_something(value) && option.requests.has(request) {
                     notes.push(format!("debugpy's '{}': {}", option.name, option.text));
                 }
-            }
-            Treatment::Refused => {
-                if asks_for_something(value) {
-                    return Err(invalid(format!(
-                        "The {request} configuration's '{}' is {value}: {}",
-                        option.name, option.text
-                    )));
-                }
-                out.remove(option.name);
             }
             Treatment::Translated => {}
         }
@@ -434,7 +420,6 @@ fn treatment_text(treatment: Treatment) -> String {
         Treatment::Translated => "translated".to_string(),
         Treatment::Silent => "not needed".to_string(),
         Treatment::Noted => "accepted, with a note".to_string(),
-        Treatment::Refused => "refused".to_string(),
     }
 }
 

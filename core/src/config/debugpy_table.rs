@@ -7,7 +7,6 @@
 use super::*;
 use crate::config::{validate, validate_attach, validate_attach_to_process};
 use crate::Platform;
-use serde_json::json;
 use std::path::PathBuf;
 
 const TABLE_START: &str =
@@ -139,22 +138,6 @@ fn every_debugpy_option_has_a_case() {
         missing.is_empty(),
         "debugpy options without a case in core/tests/debugpy/options.json: {missing:?}"
     );
-}
-
-#[test]
-fn a_refused_option_is_named_in_the_refusal() {
-    for option in OPTIONS
-        .iter()
-        .filter(|option| option.treatment == Treatment::Refused)
-    {
-        let arguments = json!({"type": "debugpy", "program": "/a.py", option.name: true});
-        let error = translate(&arguments, "launch").expect_err(option.name);
-        assert!(
-            error.message.contains(&format!("'{}'", option.name)),
-            "{}",
-            error.message
-        );
-    }
 }
 
 #[test]

@@ -143,6 +143,7 @@ pub const LAUNCH_KEYS: &[Key] = &[
     RULES,
     SHOW_RETURN_VALUE,
     ASYNCIO_TASKS_AS_THREADS,
+    GEVENT,
     KEEP_EXEC_SOURCES,
     DJANGO,
     JINJA,
@@ -199,6 +200,13 @@ const ASYNCIO_TASKS_AS_THREADS: Key = Key {
     description: "Show each asyncio task as a thread of its own, named after the task with what it does (running, waiting on what, done); the task that stops is the stopped thread. Off, the tasks are listed in the Tasks view of Run and Debug (the `dapper/tasks` request in other editors), and a stopped task's call stack goes on through the tasks that await it either way.",
 };
 
+const GEVENT: Key = Key {
+    name: "gevent",
+    kind: Kind::Boolean,
+    default: Default::Boolean(false),
+    description: "Show each of gevent's greenlets as a thread of its own, with its call stack; a stop holds the whole thread that runs them (and gevent's hub), and a step goes on in the greenlet that stepped. On by itself once the program monkey-patches with gevent (gunicorn's gevent workers do); this key also covers a program that uses gevent without patching.",
+};
+
 const DJANGO: Key = Key {
     name: "django",
     kind: Kind::Boolean,
@@ -250,6 +258,7 @@ pub const ATTACH_KEYS: &[Key] = &[
     RULES,
     SHOW_RETURN_VALUE,
     ASYNCIO_TASKS_AS_THREADS,
+    GEVENT,
     KEEP_EXEC_SOURCES,
     DJANGO,
     JINJA,

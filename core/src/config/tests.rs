@@ -179,6 +179,7 @@ fn child_configurations_inherit_only_the_allow_list() {
             "console",
             "cwd",
             "django",
+            "gevent",
             "jinja",
             "justMyCode",
             "keepExecSources",
