@@ -173,6 +173,9 @@ class Inspector:
         # What the program's asyncio event loops were doing at this stop
         # (async_tasks.AsyncSnapshot), read at the first question about them.
         self.async_snapshot = None
+        # The program's live greenlets at this stop (gevent: requests/greenlets.py), found
+        # at the first threads request: finding them scans every object of the process.
+        self.greenlets: list | None = None
 
     @property
     def paths(self) -> PathCache:
@@ -194,6 +197,7 @@ class Inspector:
         self.containers.clear()
         self.last_return_values.clear()
         self.async_snapshot = None
+        self.greenlets = None
 
     # Stack.
 

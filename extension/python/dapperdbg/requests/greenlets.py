@@ -29,10 +29,16 @@ def threads(debugger: Debugger) -> list[dict]:
     listed = [{"id": thread_id, "name": thread.name}
               for thread_id, thread in debugger.user_threads()
               if os_ident(thread, running) is not None]
-    stopped = [entry.greenlet for entry in debugger.stops.stopped_threads()
-               if entry.greenlet is not None and entry.greenlet.parent is not None]
+    stopped_threads = debugger.stops.stopped_threads()
+    found = debugger.inspector.greenlets if stopped_threads else None
+    if found is None:
+        stopped = [entry.greenlet for entry in stopped_threads
+                   if entry.greenlet is not None and entry.greenlet.parent is not None]
+        found = live_greenlets(tuple(stopped))
+        if stopped_threads:
+            debugger.inspector.greenlets = found  # Until the threads resume.
     greenlets = []
-    for greenlet in live_greenlets(tuple(stopped)):
+    for greenlet in found:
         thread = thread_of(greenlet)
         name = thread.name if thread is not None else greenlet_name(greenlet)
         greenlets.append((_natural(name), greenlet, thread, name))
