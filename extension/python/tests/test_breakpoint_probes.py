@@ -452,3 +452,59 @@ def test_a_frame_running_a_stale_copy_stops_once_a_line(launch, write, backend):
     debuggee.request("continue", {"threadId": stopped["threadId"]})
     debuggee.finish(0)
     assert lines == [2, 3, 2, 3, 2, 3]
+
+
+AVERAGE = """
+import sys
+
+def average(values):
+    total = 0
+    for v in values:
+        total += v
+    return total / len(values)
+
+print(average([1, 2, 3]))
+"""
+OTHER = "x = 1\n"
+
+
+# The request that follows the change to a plain breakpoint on line 7 of main.py: none,
+# setBreakpoints of a file (its name and lines), or setFunctionBreakpoints; and the lines
+# of main.py the program then stops at.
+SECOND_REQUESTS = {
+    "none": (None, [7]),
+    "same file": (("main", [7, 9]), [9, 7]),
+    "other file": (("other", [1]), [7]),
+    "function breakpoints": ("functions", [7]),
+}
+
+
+@pytest.mark.parametrize("second", SECOND_REQUESTS)
+def test_a_condition_removed_at_entry_stays_removed_after_another_request(
+        launch, write, backend, second):
+    """Stopped at entry, the module frame runs the copy compiled at launch, whose
+    ``average`` has the first condition (False) compiled in: the change to a plain
+    breakpoint leaves that frame stale, and a later request (which applies the file's
+    probes again, or not) must keep it so, or the new ``average`` it defines never
+    stops."""
+    request, expected = SECOND_REQUESTS[second]
+    paths = {"main": write("main.py", AVERAGE), "other": write("other.py", OTHER)}
+    debuggee = launch("--program", paths["main"], tracer=backend)
+    debuggee.configure({"program": str(paths["main"]), "stopOnEntry": True})
+    debuggee.set_breakpoints(paths["main"], [7], condition="False")
+    debuggee.request("configurationDone")
+    entry = debuggee.stopped("entry")
+    debuggee.set_breakpoints(paths["main"], [7])
+    if request == "functions":
+        debuggee.request("setFunctionBreakpoints", {"breakpoints": []})
+    elif request is not None:
+        name, lines = request
+        debuggee.set_breakpoints(paths[name], lines)
+    debuggee.request("continue", {"threadId": entry["threadId"]})
+    lines = []
+    for _ in expected:
+        stopped = debuggee.stopped("breakpoint", timeout=5)
+        lines.append(debuggee.top_frame(stopped["threadId"])["line"])
+        debuggee.request("continue", {"threadId": stopped["threadId"]})
+    debuggee.finish(0)
+    assert lines == expected

@@ -181,13 +181,14 @@ class LiveInstrumenter:
                 result.functions_swapped += 1
         self.registry.set_file(canonical, new_infos)
         # Suspended generators and coroutines that may now lack probes: those running an
-        # original that has probe lines now, or any earlier copy.
+        # original that has probe lines now, or any earlier copy (those just replaced
+        # are retired now, along with older ones a frame may have been left on).
         old_codes = [info.original for info in new_infos if info.probe_lines]
-        old_codes += [info.copy for info in previous]
+        old_codes += [info.copy for info in self.registry.retired_of_file(canonical)]
         defined = {self.registry.original_of(function.__code__) for function, _ in swaps}
         result.stale_frames = _stale_frames(canonical, module, self._is_file,
-                                            _suspended_running(old_codes), new_infos, previous,
-                                            defined)
+                                            _suspended_running(old_codes), new_infos,
+                                            self.registry, defined)
         return None
 
     def _restore(self, canonical: str) -> SwapResult:
@@ -307,15 +308,17 @@ def _running_frames(suspended) -> list[types.FrameType]:
 
 
 def _stale_frames(canonical, module: InstrumentedModule, is_file, suspended,
-                  current: tuple[CopyInfo, ...], previous: tuple[CopyInfo, ...],
+                  current: tuple[CopyInfo, ...], registry: InstrumentationRegistry,
                   defined: set[types.CodeType]) -> list[types.FrameType]:
     """Frames of the file that run code without probes it should have: code whose copy
     now has probe lines of its own (the original, or a copy made for other probes), or
     code that may still define a function with probe lines that no live function runs
     yet (a module body that has not reached the ``def``: the function it makes would
-    run the plain code). ``defined``: the original code of the file's live functions."""
+    run the plain code). ``defined``: the original code of the file's live functions.
+    A frame's code is read as its original through the registry, which knows every
+    copy replaced since (retired), not only those this change replaced: a frame left
+    on a copy two changes ago is as stale as one left on the last."""
     current_ids = {id(info.copy) for info in current}
-    previous_by_copy = {id(info.copy): info for info in previous}
     plain_with_lines = undefined_with_lines = None
     stale = []
     for frame in _running_frames(suspended):
@@ -329,8 +332,7 @@ def _stale_frames(canonical, module: InstrumentedModule, is_file, suspended,
                                 if id(copy) in with_lines}
             undefined_with_lines = {plain: plain for plain in plain_with_lines
                                     if plain not in defined}
-        old = previous_by_copy.get(id(code))
-        original = old.original if old is not None and old.copy is code else code
+        original = registry.original_of(code)
         plain = plain_with_lines.get(original)
         if (plain is not None and same_code(original, plain)) or _defines_one_of(
                 original, undefined_with_lines):

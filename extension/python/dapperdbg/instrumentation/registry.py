@@ -121,9 +121,16 @@ class InstrumentationRegistry:
         return None
 
     def original_of(self, code: types.CodeType) -> types.CodeType:
-        """The code a copy stands in for; any other code object is its own original."""
-        info = self.info_for_copy(code)
+        """The code a copy, current or retired, stands in for; any other code object is
+        its own original. A retired copy still runs where a frame was left on an older
+        copy of its module: the functions that frame defines run the older copies of
+        theirs, and they are still the original's."""
+        info = self.known_copy(code)
         return info.original if info is not None else code
+
+    def retired_of_file(self, canonical: str) -> list[CopyInfo]:
+        """The retired copies of one file (a scan: asked only when probes change)."""
+        return [info for info in self.retired.values() if info.canonical == canonical]
 
     def files(self) -> tuple[str, ...]:
         return tuple(self._by_file)
