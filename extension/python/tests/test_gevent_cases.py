@@ -120,3 +120,44 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+LISTENING_PROGRAM = """\
+from gevent import monkey
+monkey.patch_all()
+import sys, time, gevent  # noqa: E401
+def tick(deadline):
+    while time.monotonic() < deadline:  # the breakpoint's line, 5
+        gevent.sleep(0.01)
+gevent.joinall([gevent.spawn(tick, time.monotonic() + float(sys.argv[1]))])
+"""
+
+
+def test_a_monkey_patched_program_that_listens_takes_a_debugger_again_after_a_detach(
+        tmp_path, backend, monkeypatch):
+    """``python -m dapperdbg --listen``: the debugger's listener, its readers and the
+    stops work once the program monkey-patched (a debugger attaches, stops a greenlet,
+    detaches; another attaches on a connection accepted after the patching, and its
+    breakpoint reaches the greenlet that waits)."""
+    if GEVENT_MISSING is not None:
+        pytest.skip(GEVENT_MISSING)
+    from test_listen import Client, finish, start
+
+    monkeypatch.setenv("DAPPER_TRACER", backend)
+    process, port, program = start(tmp_path, seconds="30", text=LISTENING_PROGRAM)
+    try:
+        first = Client(port)
+        first.attach(program)
+        stopped = first.until(lambda m: m.get("event") == "stopped")["body"]
+        names = {t["id"]: t["name"] for t in first.request("threads")["body"]["threads"]}
+        assert names[stopped["threadId"]].startswith("Greenlet '"), names
+        first.close()  # Detach: the stopped greenlet is released and the program runs on.
+        time.sleep(0.3)
+        assert process.poll() is None
+        second = Client(port)
+        second.attach(program)
+        assert second.until(lambda m: m.get("event") == "stopped")["body"]["reason"] == "breakpoint"
+        assert second.request("dapper/terminate", {"force": False})["success"]
+        process.wait(timeout=TIMEOUT)
+    finally:
+        finish(process)

@@ -155,9 +155,11 @@ class Client:
         self.sock.close()
 
 
-def start(tmp_path, *options: str, seconds: str = "30"):
+def start(tmp_path, *options: str, seconds: str = "30", text: str = PROGRAM):
+    """``python -m dapperdbg --listen 0`` on ``text`` (whose breakpoint's line is
+    TICK_LINE); the process, its port and the program's path."""
     program = tmp_path / "ticks.py"
-    program.write_text(PROGRAM)
+    program.write_text(text)
     env = dict(os.environ, PYTHONPATH=str(PACKAGE_DIR))
     process = subprocess.Popen(
         [sys.executable, "-m", "dapperdbg", "--listen", "0", *options, str(program), seconds],

@@ -28,6 +28,7 @@ from ..common.code_lines import (
     CO_GENERATOR,
     CO_ITERABLE_COROUTINE,
 )
+from ..common.greenlet_frames import waiting_greenlet_frames
 from ..common.paths import canonical_path, is_debugger_path
 from ..common.records import Factory, Record
 from ..common.start_freeze import thaw_start_objects
@@ -304,6 +305,11 @@ def _running_frames(suspended) -> list[types.FrameType]:
         frame = _suspended_frame(obj)
         if frame is not None:
             frames.append(frame)
+    # gevent: a greenlet that waits keeps its frames on no thread's stack.
+    for frame in waiting_greenlet_frames():
+        while frame is not None:
+            frames.append(frame)
+            frame = frame.f_back
     return frames
 
 

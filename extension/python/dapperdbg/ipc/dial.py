@@ -58,12 +58,40 @@ def connect(address_text: str) -> _socket.socket:
             sock.close()
             raise
     else:
-        import socket
-
-        sock = socket.create_connection(address, timeout=CONNECT_TIMEOUT_SECONDS)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock = connect_tcp(address, CONNECT_TIMEOUT_SECONDS)
     sock.settimeout(None)
     return sock
+
+
+def connect_tcp(address: tuple[str, int], timeout: float | None) -> _socket.socket:
+    """``socket.create_connection`` made with ``_socket`` itself, whose sockets and
+    resolver gevent's monkey-patching never replaces (the socket module's then wait in
+    gevent's hub, which the debugger's own threads cannot use). Raises OSError."""
+    host, port = address
+    error: OSError | None = None
+    for family, kind, proto, _, socket_address in _socket.getaddrinfo(
+            host, port, 0, _socket.SOCK_STREAM):
+        sock = _socket.socket(family, kind, proto)
+        try:
+            sock.settimeout(timeout)
+            sock.connect(socket_address)
+        except OSError as failure:
+            sock.close()
+            error = failure
+            continue
+        except BaseException:
+            sock.close()
+            raise
+        sock.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
+        return sock
+    raise error if error is not None else OSError(f"no address for {host!r}")
+
+
+def accept(server: _socket.socket) -> tuple[_socket.socket, object]:
+    """``server.accept()``, the connection a ``_socket`` socket too (the socket module's
+    accept makes it with the module's class, gevent's once patched)."""
+    fd, address = server._accept()
+    return _socket.socket(server.family, server.type, server.proto, fileno=fd), address
 
 
 def send_first(sock: _socket.socket, message: dict) -> bool:

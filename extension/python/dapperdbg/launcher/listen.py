@@ -17,6 +17,7 @@ Linux refuses a connection from another local user (``ipc.peer``).
 
 from __future__ import annotations
 
+import _socket
 import atexit
 import contextlib
 import os
@@ -29,6 +30,7 @@ from ..common.debugger_threads import start_debugger_thread
 from ..common.native import Event, allocate_lock
 from ..common.package import restore_bytecode_setting
 from ..ipc.connection import Connection
+from ..ipc.dial import accept, connect_tcp
 from ..ipc.frames import KIND_FROM_DEBUGGEE, encode_frame
 from ..ipc.peer import refusal
 from ..requests.dispatch import dispatch
@@ -90,10 +92,10 @@ def _display(host: str, port: int) -> str:
 
 
 def open_server(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on (host, port); raises OSError with the reason."""
-    family, kind, proto, _, address = socket.getaddrinfo(
-        host, port, type=socket.SOCK_STREAM)[0]
-    server = socket.socket(family, kind, proto)
+    """A listening TCP socket on (host, port); raises OSError with the reason. Made with
+    ``_socket`` itself, as its connections are (ipc/dial.py says why)."""
+    family, kind, proto, _, address = _socket.getaddrinfo(host, port, 0, _socket.SOCK_STREAM)[0]
+    server = _socket.socket(family, kind, proto)
     try:
         if os.name != "nt":
             # A restarted program may listen on its port again at once.
@@ -157,10 +159,8 @@ class AttachedProgram:
     def connect(self, host: str, port: int, timeout: float | None = None) -> None:
         """Connect to a debugger that listens on (host, port) and attach it. Raises
         OSError with the reason when it cannot be reached."""
-        sock = socket.create_connection((host, port), timeout=timeout)
+        sock = connect_tcp((host, port), timeout)
         sock.settimeout(None)
-        with contextlib.suppress(OSError):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.connected_to = (host, port)
         self.attach_socket(sock)
 
@@ -184,7 +184,7 @@ class AttachedProgram:
         assert self.server is not None
         while True:
             try:
-                sock, address = self.server.accept()
+                sock, address = accept(self.server)
             except OSError:
                 return  # The listener was closed: the program is ending.
             why = refusal(sock)

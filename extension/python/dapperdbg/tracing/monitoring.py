@@ -364,9 +364,10 @@ class MonitoringTracer(Tracer):
         with self._lock:
             for code in list(self._local_codes.values()):
                 self._apply_local_events(code)
-            for thread_ident, frame in sys._current_frames().items():
-                if thread_ident in self._debugger_threads:
-                    continue
+            running = [frame for thread_ident, frame in sys._current_frames().items()
+                       if thread_ident not in self._debugger_threads]
+            # gevent: a greenlet that waits keeps its frames on no thread's stack.
+            for frame in running + waiting_greenlet_frames():
                 while frame is not None:
                     code = frame.f_code
                     if self._code_has_breakpoints(code):

@@ -417,6 +417,12 @@ class SettraceTracer(Tracer):
             while frame is not None:
                 yield frame
                 frame = frame.f_back
+        # gevent: a greenlet that waits keeps its frames on no thread's stack, and goes on
+        # in them with no call event when it is switched back to.
+        for frame in waiting_greenlet_frames():
+            while frame is not None:
+                yield frame
+                frame = frame.f_back
 
 
 
