@@ -465,7 +465,7 @@ class Debugger:
     def step_left_function(self, frame: types.FrameType, value) -> None:
         """A step left ``frame``'s function, which returned ``value``: the stop the step
         ends in shows it as ``(return) name`` when showReturnValue is on."""
-        thread_id = self.threads.id_for(threading.current_thread())
+        thread_id = self.stops.thread_here()[0]
         self.inspector.record_return_value(thread_id, frame.f_code, value)
 
     def task_coroutine_left(self, frame: types.FrameType) -> AfterTask | None:

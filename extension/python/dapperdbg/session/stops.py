@@ -74,15 +74,7 @@ class Stops:
         # reach a breakpoint and stop this thread a second time.
         debugger.busy.add(ident)
         try:
-            greenlet = None
-            if "greenlet" in sys.modules:
-                # gevent: the greenlet that stops is the thread the client sees stop.
-                from .greenlet_threads import greenlet_here, thread_id_here
-
-                greenlet = greenlet_here(debugger)
-                thread_id = thread_id_here(debugger, greenlet)
-            else:
-                thread_id = debugger.threads.id_for(threading.current_thread())
+            thread_id, greenlet = self.thread_here()
             stopped = StoppedThread(thread_id, ident, frame, reason, exception,
                                     mid_line=mid_line)
             stopped.greenlet = greenlet
@@ -301,6 +293,17 @@ class Stops:
             self._debugger.tracer.set_step(stopped.ident, step)
         for thread in released:
             thread.resume.set()
+
+    def thread_here(self) -> tuple[int, object]:
+        """The DAP id of the calling thread, and the greenlet it runs when greenlets are
+        threads (gevent: that greenlet is the thread the client sees stop), else None."""
+        debugger = self._debugger
+        if "greenlet" in sys.modules:
+            from .greenlet_threads import greenlet_here, thread_id_here
+
+            greenlet = greenlet_here(debugger)
+            return thread_id_here(debugger, greenlet), greenlet
+        return debugger.threads.id_for(threading.current_thread()), None
 
     def resume_raising(self, stopped: StoppedThread, exception: BaseException) -> bool:
         """Release every thread, ``stopped`` raising ``exception`` from where it stopped.
