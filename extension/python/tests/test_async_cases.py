@@ -28,15 +28,20 @@ class AsyncSession(DebuggeeSession):
 
 @pytest.mark.parametrize("name", case_names())
 def test_async_case(launch, tmp_path, backend, name):
-    case = load_case(name, sys.version_info[:2], backend)
+    play(launch, tmp_path, backend, load_case(name, sys.version_info[:2], backend))
+
+
+def play(launch, tmp_path, backend, case) -> None:
+    """Play ``case`` (of async_cases/ or a directory in its format) on ``backend``; fail
+    with the table of expected and seen outcomes and the program's stderr."""
     if not case.steps:
-        pytest.skip(f"{name} does not apply to Python {sys.version.split()[0]}")
+        pytest.skip(f"{case.name} does not apply to Python {sys.version.split()[0]}")
     session = AsyncSession(launch, tmp_path, backend)
     results = AsyncPlayer(case, session).play()
     if not all(ok for _, _, ok in results):
-        pytest.fail(f"{name} ({backend}, Python {sys.version.split()[0]}):\n"
+        pytest.fail(f"{case.name} ({backend}, Python {sys.version.split()[0]}):\n"
                     + table(case, results)
-                    + f"\nstderr of the program:\n{session.debuggee.stderr()[-2000:]}",
+                    + f"\nstderr of the program:\n{session.debuggee.stderr()[-3000:]}",
                     pytrace=False)
     if not results[-1][1] or results[-1][1]["kind"] != "exit":
         session.debuggee.kill()

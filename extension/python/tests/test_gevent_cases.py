@@ -16,9 +16,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from async_format import AsyncPlayer, case_names, load_case, table
+from async_format import case_names, load_case
 from stepping_format import read_markers
-from test_async_cases import AsyncSession
+from test_async_cases import play
 from test_children_hooks import ChildListener, configure_child
 
 from conftest import TIMEOUT
@@ -33,16 +33,7 @@ GEVENT_MISSING = (
 @pytest.mark.skipif(GEVENT_MISSING is not None, reason=GEVENT_MISSING or "")
 @pytest.mark.parametrize("name", case_names(CASES_DIR))
 def test_gevent_case(launch, tmp_path, backend, name):
-    case = load_case(name, sys.version_info[:2], backend, CASES_DIR)
-    session = AsyncSession(launch, tmp_path, backend)
-    results = AsyncPlayer(case, session).play()
-    if not all(ok for _, _, ok in results):
-        pytest.fail(f"{name} ({backend}, Python {sys.version.split()[0]}):\n"
-                    + table(case, results)
-                    + f"\nstderr of the program:\n{session.debuggee.stderr()[-3000:]}",
-                    pytrace=False)
-    if not results[-1][1] or results[-1][1]["kind"] != "exit":
-        session.debuggee.kill()
+    play(launch, tmp_path, backend, load_case(name, sys.version_info[:2], backend, CASES_DIR))
 
 
 def test_gunicorn_gevent_workers_are_child_sessions_whose_greenlets_stop(launch, backend):
