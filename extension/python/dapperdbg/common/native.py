@@ -19,6 +19,7 @@ from ``threading`` at each call, patched by then.
 from __future__ import annotations
 
 import _thread
+import os
 import select as _select
 import sys
 import time as _time
@@ -49,24 +50,44 @@ select = _original("select", "select", _select.select)
 
 
 def _main_thread_ident() -> int | None:
-    if "gevent.monkey" in sys.modules:
-        return None
+    known = getattr(_thread, "_get_main_thread_ident", None)  # 3.13+
+    if known is not None:
+        return known()
     import threading  # The package imports it before the program runs anyway.
 
-    return threading.main_thread().ident
+    if "gevent.monkey" not in sys.modules:
+        return threading.main_thread().ident
+    # Imported after the patching (an attach): only the main thread's main greenlet
+    # can tell, by the ident gevent gave it.
+    return get_ident() if _thread.get_ident() == threading.main_thread().ident else None
 
 
 # The main thread's ident: gevent's patching gives ``threading``'s main thread the ident of
-# its main greenlet instead (None: imported after the patching, unknown).
-MAIN_THREAD_IDENT = _main_thread_ident()
+# its main greenlet instead (None: imported after the patching elsewhere, unknown).
+_main_ident = _main_thread_ident()
+
+
+def main_thread_ident() -> int | None:
+    """The ident of the main thread of the operating system."""
+    return _main_ident
+
+
+def _forked() -> None:
+    global _main_ident
+    # The thread that forked is the child's only thread, and its main one.
+    _main_ident = get_ident()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
 
 
 def os_ident(thread, running: dict | None = None) -> int | None:
     """The ident of the thread of the operating system that runs ``thread`` (a
     ``threading.Thread``): None for a thread that gevent's patching made a greenlet, or
     one that does not run. ``running``: ``sys._current_frames()``, when the caller has it."""
-    if thread is sys.modules["threading"].main_thread() and MAIN_THREAD_IDENT is not None:
-        return MAIN_THREAD_IDENT
+    if thread is sys.modules["threading"].main_thread() and _main_ident is not None:
+        return _main_ident
     ident = thread.ident
     return ident if ident in (sys._current_frames() if running is None else running) else None
 

@@ -14,7 +14,7 @@ import threading
 import types
 
 from ..common.errors import RequestError
-from ..common.native import MAIN_THREAD_IDENT, get_ident, os_ident
+from ..common.native import get_ident, main_thread_ident, os_ident
 from ..inspection.greenlets import (
     current_greenlet,
     gevent_view,
@@ -49,7 +49,7 @@ def thread_id_here(debugger: DebuggerParts, greenlet) -> int:
     # threading, makes a dummy thread for an ident it does not know.
     ident = get_ident()
     thread = threading._active.get(ident)  # type: ignore[attr-defined]
-    if thread is None and ident == MAIN_THREAD_IDENT:
+    if thread is None and ident == main_thread_ident():
         thread = threading.main_thread()
     return threads.id_for(thread if thread is not None else threading.current_thread())
 
@@ -105,4 +105,4 @@ def pause_ident(debugger: DebuggerParts, thread_id: int) -> int | None:
     greenlet = debugger.threads.greenlet(thread_id)
     if greenlet is None:
         return None
-    return os_ident_of(greenlet) or MAIN_THREAD_IDENT
+    return os_ident_of(greenlet) or main_thread_ident()
