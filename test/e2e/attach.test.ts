@@ -34,7 +34,8 @@ for (const python of pythons()) {
       let program: ListeningProgram | undefined;
       const client = new RecordingClient();
       try {
-        program = await startListening(python, ["--wait-for-client"], [TICKER, "1.5"]);
+        // Two ticks at least: the stops may take longer than the program's 1.5 s.
+        program = await startListening(python, ["--wait-for-client"], [TICKER, "1.5", "2"]);
         assert.match(program.stderr(), /\(the program starts when one attaches\)/);
         await client.start();
         await attachWith(client, attachConfiguration(program), { [TICKER]: [tickLine] });
