@@ -97,8 +97,10 @@ export async function replaceLineText(page, line, text) {
       const lines = editor?.querySelector(".view-lines");
       if (!number || !lines) return null;
       const numberRect = number.getBoundingClientRect();
-      const linesRect = lines.getBoundingClientRect();
-      return { x: linesRect.right - 20, y: (numberRect.top + numberRect.bottom) / 2 };
+      // The lines are as wide as the longest one, which may run past the editor's visible
+      // part (a long line scrolls sideways): the click stays inside what is shown.
+      const right = Math.min(lines.getBoundingClientRect().right, editor.getBoundingClientRect().right - 30);
+      return { x: right - 20, y: (numberRect.top + numberRect.bottom) / 2 };
     },
     { editorSelector: EDITOR, line },
   );
