@@ -95,6 +95,15 @@ async function suitesAtOnce(limit, entries) {
 await suite("Build", () => build());
 const built = results.every((r) => r.ok);
 
+// The .vsix, once: pytest's test of the installed package unpacks it (DAPPER_VSIX) and the
+// real VS Code installs it.
+let vsix = null;
+if (built) {
+  await suite("Packaging the .vsix (@vscode/vsce)", async () => {
+    vsix = await packageVsix({ skipBuild: true });
+  });
+}
+
 await suite("Rust: rustfmt, clippy, cargo test", () => {
   run("cargo", ["fmt", "--all", "--check"]);
   run("cargo", ["clippy", "-p", "dapper-core", "--all-targets", "--", "-D", "warnings"]);
@@ -133,7 +142,7 @@ for (const python of allPythons) {
     const venv = ensurePythonTestEnv(python);
     // Three workers (pytest-xdist): a test mostly waits on the debuggee it starts, so three
     // at once keep two cores busy (a run on 3.11 took 61 s where one at a time took 152 s).
-    run(venv, ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "3", path.join("extension", "python", "tests")]);
+    run(venv, ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "3", path.join("extension", "python", "tests")], { env: vsix ? { DAPPER_VSIX: vsix } : {} });
   });
 }
 
@@ -241,10 +250,6 @@ if (built && vscodeSkipped) {
   console.log(`   SKIPPED: ${vscodeSkipped}`);
   results.push({ name: `VS Code (SKIPPED: ${vscodeSkipped})`, ok: true, seconds: 0 });
 } else if (built) {
-  let vsix = null;
-  await suite("VS Code: packaging the .vsix it installs", async () => {
-    vsix = await packageVsix({ skipBuild: true });
-  });
   // First in the queue: the longest of these suites.
   if (vsix) together.unshift({ name: "VS Code: the .vsix in code-server, driven by headless Chromium", body: (held) => held(process.execPath, [path.join("test", "vscode", "run.mjs"), "--vsix", vsix]) });
 } else {
