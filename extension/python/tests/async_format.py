@@ -47,10 +47,10 @@ from stepping_format import (
     Player,
     Step,
     _frame_name_matches,
-    _holds,
-    parse_break,
+    applicable,
     parse_expect,
     read_markers,
+    take_setting,
 )
 from stepping_format import matches as step_matches
 from stepping_format import render as step_render
@@ -107,17 +107,10 @@ def load_case(name: str, version: tuple, backend: str,
     lines = path.read_text(encoding="utf-8").splitlines()
     markers = read_markers(name, lines)
     breakpoints, filters, steps, options = [], [], [], {}
-    for text in _header(lines):
-        match = _CONDITION.match(text)
-        if match:
-            if not _holds(match[1], version, backend):
-                continue
-            text = text[match.end():]
-        if text.startswith("break:"):
-            breakpoints.append(parse_break(name, text[len("break:"):], markers))
-        elif text.startswith("exceptions:"):
-            filters.extend(text[len("exceptions:"):].split())
-        elif text.startswith("options:"):
+    for text in applicable(_header(lines), version, backend):
+        if take_setting(name, text, markers, breakpoints, filters):
+            continue
+        if text.startswith("options:"):
             for word in text[len("options:"):].split():
                 key, _, value = word.partition("=")
                 options[key] = {"": True, "true": True, "false": False}.get(value, value)

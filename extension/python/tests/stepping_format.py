@@ -188,25 +188,44 @@ def parse_break(name: str, spec: str, markers: dict) -> Breakpoint:
     return Breakpoint(marker, markers[marker], condition.strip() or None, hit.strip() or None)
 
 
-def load_case(name: str, version: tuple, backend: str) -> Case:
-    path = CASES_DIR / f"{name}.py"
-    lines = path.read_text(encoding="utf-8").splitlines()
-    markers = read_markers(name, lines)
-    breakpoints, filters, steps = [], [], []
-    for line in lines:
-        if not line.startswith("#"):
-            break
-        text = line[1:].strip()
+def applicable(header: list, version: tuple, backend: str):
+    """The header's lines that hold on this Python and tracer, their `[condition]` off."""
+    for text in header:
         match = _CONDITION.match(text)
         if match:
             if not _holds(match[1], version, backend):
                 continue
             text = text[match.end():]
-        if text.startswith("break:"):
-            breakpoints.append(parse_break(name, text[len("break:"):], markers))
-        elif text.startswith("exceptions:"):
-            filters.extend(text[len("exceptions:"):].split())
-        elif "->" in text:
+        yield text
+
+
+def take_setting(name: str, text: str, markers: dict, breakpoints: list,
+                 filters: list) -> bool:
+    """Read a `break:` or `exceptions:` line into ``breakpoints`` or ``filters``; False
+    for any other line."""
+    if text.startswith("break:"):
+        breakpoints.append(parse_break(name, text[len("break:"):], markers))
+    elif text.startswith("exceptions:"):
+        filters.extend(text[len("exceptions:"):].split())
+    else:
+        return False
+    return True
+
+
+def load_case(name: str, version: tuple, backend: str) -> Case:
+    path = CASES_DIR / f"{name}.py"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    markers = read_markers(name, lines)
+    breakpoints, filters, steps = [], [], []
+    header = []
+    for line in lines:
+        if not line.startswith("#"):
+            break
+        header.append(line[1:].strip())
+    for text in applicable(header, version, backend):
+        if take_setting(name, text, markers, breakpoints, filters):
+            continue
+        if "->" in text:
             action_text, _, outcome = text.partition("->")
             action_text = action_text.strip()
             thread = None
