@@ -40,13 +40,16 @@ function testFiles(dir) {
   });
 }
 
-/** node --test's arguments for `files`, `concurrency` files at a time, its failures also written to a file of failuresDir. */
-function nodeTestArgs(files, concurrency = 1) {
+/**
+ * node --test's arguments for `files`, `concurrency` files at a time, its failures also
+ * written to a file of failuresDir. `timeoutMs` bounds each test and each file as a whole.
+ */
+function nodeTestArgs(files, concurrency = 1, timeoutMs = 180000) {
   if (files.length === 0) throw new Error("no test files found");
   const failures = path.join(failuresDir, `${String(++failureFiles).padStart(3, "0")}.txt`);
   const reporters = ["--test-reporter=spec", "--test-reporter-destination=stdout"];
   reporters.push(`--test-reporter=${path.join(root, "scripts", "reporters", "failures.mjs")}`, `--test-reporter-destination=${failures}`);
-  return ["--test", `--test-concurrency=${concurrency}`, "--test-timeout=180000", ...reporters, ...files];
+  return ["--test", `--test-concurrency=${concurrency}`, `--test-timeout=${timeoutMs}`, ...reporters, ...files];
 }
 
 function nodeTests(files, env = {}, concurrency = 1) {
@@ -237,7 +240,12 @@ if (built) {
   for (const python of allPythons) {
     together.push({
       name: `CPython's regression tests, plain and under the debugger: Python ${python.version}`,
-      body: (held) => held(process.execPath, nodeTestArgs(testFiles(path.join(root, "out", "test", "regression"))), { env: { DAPPER_E2E_PYTHONS: JSON.stringify([python]) } }),
+      // Its file takes minutes (ten modules, each run twice, a limit of two minutes each
+      // in the file): the limit for the file as a whole is twenty.
+      body: (held) =>
+        held(process.execPath, nodeTestArgs(testFiles(path.join(root, "out", "test", "regression")), 1, 20 * 60000), {
+          env: { DAPPER_E2E_PYTHONS: JSON.stringify([python]) },
+        }),
     });
   }
 } else {
