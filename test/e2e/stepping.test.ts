@@ -152,22 +152,23 @@ const cases: Case[] = [
       const stop = await stopped(session.client, "breakpoint");
       assert.equal(stop.event.body.allThreadsStopped, true);
       const threads = new Map((await session.client.threadsRequest()).body.threads.map((t) => [t.name, t.id]));
-      assert.equal(threads.get("stopper"), stop.threadId);
+      assert.equal(threads.get("stopper"), stop.threadId, JSON.stringify([...threads]));
       const spinner = threads.get("spinner");
       assert.ok(spinner !== undefined);
       // The spinning thread parks on a line of its loop within moments; its stack is
       // shown meanwhile too.
       const spinStack = await session.client.stackTraceRequest({ threadId: spinner });
-      assert.equal(spinStack.body.stackFrames[0].name, "spinner");
+      assert.equal(spinStack.body.stackFrames[0].name, "spinner", JSON.stringify(spinStack.body.stackFrames.map((f) => `${f.name}:${f.line}`)));
       await session.client.continueRequest({ threadId: stop.threadId });
       assert.equal(await session.client.finished(), 0);
       assert.equal(session.client.output("stdout"), "joined\n");
       // Each thread is announced started, then exited (the two threads end in either order).
       const events = session.client.events.filter((e) => e.event === "thread");
+      const shown = JSON.stringify(events.map((e) => e.body));
       for (const threadId of [spinner, stop.threadId]) {
-        assert.deepEqual(events.filter((e) => e.body.threadId === threadId).map((e) => e.body.reason), ["started", "exited"]);
+        assert.deepEqual(events.filter((e) => e.body.threadId === threadId).map((e) => e.body.reason), ["started", "exited"], shown);
       }
-      assert.equal(events.length, 4);
+      assert.equal(events.length, 4, shown);
     },
   },
 ];
