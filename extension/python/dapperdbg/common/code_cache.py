@@ -58,8 +58,11 @@ def folder_for(kind: str) -> str | None:
             root = os.path.join(base, "dapper")
         candidate = os.path.join(root, f"{kind}-{sys.implementation.cache_tag}")
         try:
-            os.makedirs(candidate, mode=0o700, exist_ok=True)
             folder = candidate if _private(candidate) else None
+            if folder is None:
+                # Made once: makedirs costs a process more than the check.
+                os.makedirs(candidate, mode=0o700, exist_ok=True)
+                folder = candidate if _private(candidate) else None
         except (OSError, ValueError):
             folder = None
     _folders[kind] = folder
@@ -67,10 +70,11 @@ def folder_for(kind: str) -> str | None:
 
 
 def _private(folder: str) -> bool:
-    """Whether only this user can write to ``folder`` (and it is no link elsewhere)."""
+    """Whether ``folder`` is a folder only this user can write to (and no link
+    elsewhere)."""
     getuid = getattr(os, "getuid", None)
     if getuid is None:
-        return True  # Windows: the profile's folders are the user's.
+        return os.path.isdir(folder)  # Windows: the profile's folders are the user's.
     import stat
 
     try:

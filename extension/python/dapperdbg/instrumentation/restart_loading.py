@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 # Bumped whenever restartable.py compiles differently.
-_REWRITE_VERSION = 2
+_REWRITE_VERSION = 3
 
 _original_get_code = None
 # Called with the canonical path of every file loaded restartable.
@@ -68,7 +68,8 @@ def _get_code(self, fullname):
         return original(self, fullname)
     try:
         path = self.get_filename(fullname)
-        source = self.get_data(path) if decides(canonical_path(path)) else None
+        canonical = canonical_path(path)
+        source = self.get_data(path) if decides(canonical) else None
     except Exception:
         # The loader's own refusal (a name it cannot load, a file gone): the plain load
         # raises it as it would without the debugger.
@@ -80,7 +81,7 @@ def _get_code(self, fullname):
         # is what the program sees plain.
         original(self, fullname)
     try:
-        code = restartable_code(source, path, canonical_path(path))
+        code = restartable_code(source, path, canonical)
     except Exception:
         report_internal_error("loading a module with restartable functions")
         code = None

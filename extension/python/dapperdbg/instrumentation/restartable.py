@@ -4,32 +4,37 @@ with its function's current (reloaded) code.
 CPython runs a frame with the code object it started with, and moves it only within
 that code (``f_lineno``). So the frame is not moved: each function of the user's code is
 compiled with a handler of its own for a private exception (restarts.py's ``RestartFrame``,
-a BaseException that the debugger raises from its tracer callback in the stopped thread).
+a GeneratorExit that the debugger raises from its tracer callback in the stopped thread).
 The exception unwinds the frames above the one to restart (their ``finally`` blocks and
 ``__exit__`` run); that frame's handler asks it whether it is the target and, if so,
 calls the function again, with its original arguments, and returns what that call
-returns. The new call runs the function's code as it is now. The old frame stays
-below it, *parked* on the handler's line, until the call returns; a second restart aims
-at the parked frame, so the stack never grows::
+returns. The new call runs the function's code as it is now, handler included: a second
+restart restarts the new call, and the old frame stays below it, *parked* on its def
+line (the handler's), until the call returns (call stacks and tracebacks leave parked
+frames out)::
 
     def g(a, b):
         try:                            # the first body line (3.9: the def line)
             __dapper_arg_a__ = a        # only for arguments the body rebinds
             <the original body>
             return None                 # no line of its own (3.9: see _end_line)
-        except __import__("dapperdbg").__dapper_restart__:
-            if not __import__("dapperdbg").__dapper_restart__.accepted_here():
+        except GeneratorExit:
+            if not __import__("dapperdbg").__dapper_accept__():
                 raise                   # Not the frame to restart: unwinding goes on.
-        while True:
-            try:
-                return __import__("dapperdbg").__dapper_restart__.take_call()()
-            except __import__("dapperdbg").__dapper_restart__:
-                ...                     # the same again (``await`` in a coroutine)
+        return __import__("dapperdbg").__dapper_call__()()
+                                        # ``return await ...`` in a coroutine
+
+The call is made after the handler, so that what the new code raises has no
+``__context__`` of ours. The ``except`` names a builtin rather than the package's class:
+every exception that leaves the function is matched against it, and looking up a
+builtin is all but free where ``__import__(...)`` is a call (so the class subclasses
+GeneratorExit; a GeneratorExit of the program's, which only a coroutine being closed
+meets here, is raised on at once). The rest runs only for a restart.
 
 The handler binds no name: a local of its own would make every call of the function
 a little slower (the frame has one more slot to set up and clear).
 
-The handler and the loop are on the function's first line (``co_firstlineno``, the def
+The handler and the call are on the function's first line (``co_firstlineno``, the def
 or its first decorator), where the function's own code has no instruction of its own:
 a line event there is the restart's, and the tracer ignores it. What runs on every call
 adds no line event: on 3.11+ the ``try`` starts on the first body line and costs
@@ -51,7 +56,7 @@ import ast
 import sys
 import types
 
-from .restarts import PACKAGE, RESTART_NAME, snapshot_name
+from .restarts import ACCEPT_NAME, CALL_NAME, PACKAGE, snapshot_name
 
 _TRY_ON_FIRST_BODY_LINE = sys.version_info >= (3, 11)
 # Instructions without a line (3.10+: a location of -1) take the line of the instruction
@@ -163,23 +168,22 @@ def _at(line: int) -> dict:
     return {"lineno": line, "end_lineno": line, "col_offset": 0, "end_col_offset": 0}
 
 
-def _restart_class(at: dict) -> ast.expr:
-    """``__import__(PACKAGE).__dapper_restart__`` (restarts.py says why there)."""
+def _package_call(name: str, at: dict) -> ast.expr:
+    """``__import__(PACKAGE).<name>()`` (restarts.py says why there)."""
     load = ast.Load()
-    return ast.Attribute(ast.Call(ast.Name("__import__", load, **at),
-                                  [ast.Constant(PACKAGE, **at)], [], **at),
-                         RESTART_NAME, load, **at)
+    package = ast.Call(ast.Name("__import__", load, **at), [ast.Constant(PACKAGE, **at)],
+                       [], **at)
+    return ast.Call(ast.Attribute(package, name, load, **at), [], [], **at)
 
 
 def _handler(line: int) -> ast.ExceptHandler:
-    # except <class>:
-    #     if not <class>.accepted_here(): raise
+    # except GeneratorExit:
+    #     if not __import__(PACKAGE).__dapper_accept__(): raise
     at = _at(line)
-    accepted = ast.Call(ast.Attribute(_restart_class(at), "accepted_here", ast.Load(), **at),
-                        [], [], **at)
-    not_ours = ast.If(ast.UnaryOp(ast.Not(), accepted, **at), [ast.Raise(None, None, **at)],
-                      [], **at)
-    return ast.ExceptHandler(_restart_class(at), None, [not_ours], **at)
+    not_ours = ast.If(ast.UnaryOp(ast.Not(), _package_call(ACCEPT_NAME, at), **at),
+                      [ast.Raise(None, None, **at)], [], **at)
+    return ast.ExceptHandler(ast.Name("GeneratorExit", ast.Load(), **at), None, [not_ours],
+                             **at)
 
 
 def _end_line(body: list, hatch: int) -> int:
@@ -214,10 +218,6 @@ def _rewrite(function: ast.FunctionDef | ast.AsyncFunctionDef, stored: set[str])
     body.append(ast.Return(ast.Constant(None, **end), **end))
     guarded = ast.Try(body, [_handler(hatch)], [], [], **at)
     at = _at(hatch)
-    taken = ast.Call(ast.Attribute(_restart_class(at), "take_call", ast.Load(), **at), [],
-                     [], **at)
-    call = ast.Call(taken, [], [], **at)
+    call = ast.Call(_package_call(CALL_NAME, at), [], [], **at)
     result = ast.Await(call, **at) if isinstance(function, ast.AsyncFunctionDef) else call
-    again = ast.While(ast.Constant(True, **at), [
-        ast.Try([ast.Return(result, **at)], [_handler(hatch)], [], [], **at)], [], **at)
-    function.body = head + [guarded, again]
+    function.body = head + [guarded, ast.Return(result, **at)]

@@ -1,10 +1,11 @@
 """The exception that restarts a frame (restartable.py has the handler it meets), and the
 facts about frames that run a restartable function.
 
-Restartable code finds the class as ``__import__(PACKAGE).__dapper_restart__``: an
-attribute of this package's top module, set before any restartable code runs and never
-taken away (every exception that passes through a restartable frame is matched against
-it), so that neither ``builtins`` nor the program's globals gain a name.
+Restartable code matches the class as a GeneratorExit and, once it holds one, calls
+``__import__(PACKAGE).__dapper_accept__()`` and ``__import__(PACKAGE).__dapper_call__()``:
+attributes of this package's top module (``accepted_here`` and ``take_call``), set
+before any restartable code runs and never taken away, so that neither ``builtins`` nor
+the program's globals gain a name.
 """
 
 from __future__ import annotations
@@ -20,19 +21,23 @@ if TYPE_CHECKING:
 _CO_NEWLOCALS = 0x0002
 # Generators, iterable coroutines and async generators: never restarted.
 GENERATOR_FLAGS = 0x0020 | 0x0100 | 0x0200
-# The package's top module, and the attribute of it restartable code looks the exception
-# up by; the prefix of the locals its handler adds.
+# The package's top module, and the attributes of it restartable code calls (the first
+# tells restartable code from other code); the prefix of the locals its handler adds.
 PACKAGE = __name__.partition(".")[0]
-RESTART_NAME = "__dapper_restart__"
+ACCEPT_NAME = "__dapper_accept__"
+CALL_NAME = "__dapper_call__"
 LOCAL_PREFIX = "__dapper_"
 
 
-class RestartFrame(BaseException):
+class RestartFrame(GeneratorExit):
     """Raised by the debugger in a stopped thread to restart ``target``, a frame of that
     thread running a restartable function; ``call`` makes the new call (the function,
     its current code, the original arguments bound). ``on_accept(frame)`` runs in the
     thread when the target's handler takes it; ``on_lost(self)`` when the exception
-    dies without reaching it (the program's ``except BaseException:`` swallowed it)."""
+    dies without reaching it (the program's ``except BaseException:`` swallowed it).
+    A GeneratorExit, so that the handler matches it by a builtin's name
+    (restartable.py says why); like every GeneratorExit, not an error the exception
+    filters stop at."""
 
     def __init__(self, target: types.FrameType, call: Callable[[], object],
                  on_accept: Callable[[types.FrameType], None],
@@ -81,25 +86,26 @@ _calls: dict[int, Callable[[], object]] = {}
 def install_restart_exception() -> None:
     """Make the handler's lookup resolve (idempotent); before any restartable code runs."""
     package = sys.modules[PACKAGE]
-    if getattr(package, RESTART_NAME, None) is not RestartFrame:
-        setattr(package, RESTART_NAME, RestartFrame)
+    if getattr(package, CALL_NAME, None) is not RestartFrame.take_call:
+        setattr(package, ACCEPT_NAME, RestartFrame.accepted_here)
+        setattr(package, CALL_NAME, RestartFrame.take_call)
 
 
 def is_restartable(code: types.CodeType) -> bool:
     """Whether ``code`` was compiled with the restart handler."""
-    return RESTART_NAME in code.co_names
+    return ACCEPT_NAME in code.co_names
 
 
 def is_handler_line(code: types.CodeType, line: int | None) -> bool:
     """Whether ``line`` of ``code`` is the restart machinery's, not the user's."""
-    return line == code.co_firstlineno and RESTART_NAME in code.co_names
+    return line == code.co_firstlineno and ACCEPT_NAME in code.co_names
 
 
 def is_parked(frame: types.FrameType) -> bool:
-    """Whether ``frame`` (not the innermost of its thread) waits in its handler for the
-    call that restarted it."""
+    """Whether ``frame`` (not the innermost of its thread) waits on its def line for
+    the call that restarted it (restarted again, that call is parked in its turn)."""
     code = frame.f_code
-    return (bool(code.co_flags & _CO_NEWLOCALS) and RESTART_NAME in code.co_names
+    return (bool(code.co_flags & _CO_NEWLOCALS) and ACCEPT_NAME in code.co_names
             and line_now(frame) == code.co_firstlineno)
 
 
@@ -122,21 +128,14 @@ def line_now(frame: types.FrameType) -> int | None:
     return line
 
 
-def target_of(frame: types.FrameType) -> types.FrameType:
-    """The frame a restart of ``frame`` restarts: a restarted call is restarted through
-    the frame parked below it, so the stack never grows."""
-    parent = frame.f_back
-    if parent is not None and is_parked(parent):
-        return parent
-    return frame
 
 
 def can_restart(frame: types.FrameType) -> bool:
     """Whether ``frame`` runs a function that can be restarted with its current code
     (stackTrace's ``canRestart``; session/frame_restart.py says why not)."""
-    code = target_of(frame).f_code
+    code = frame.f_code
     return (bool(code.co_flags & _CO_NEWLOCALS) and not code.co_flags & GENERATOR_FLAGS
-            and RESTART_NAME in code.co_names)
+            and ACCEPT_NAME in code.co_names)
 
 
 def is_machinery_local(name: object) -> bool:

@@ -21,7 +21,6 @@ from ..instrumentation.restarts import (
     RestartFrame,
     is_restartable,
     snapshot_name,
-    target_of,
 )
 from ..tracing import StepState
 from ..tracing.steps import STEP_RAISE, STEP_RESTART
@@ -79,14 +78,13 @@ class Plan:
 
 def plan(frame: types.FrameType) -> Plan:
     """Raises Refusal."""
-    target = target_of(frame)
-    reason = refusal_reason(target)
+    reason = refusal_reason(frame)
     if reason is not None:
         raise Refusal(reason)
-    function = _function_of(target)
+    function = _function_of(frame)
     if function is None:
         raise Refusal("its function object is gone (deleted or replaced by another)")
-    args, kwargs, notes = _original_arguments(target)
+    args, kwargs, notes = _original_arguments(frame)
     import inspect  # Only a restart needs it.
 
     try:
@@ -96,7 +94,7 @@ def plan(frame: types.FrameType) -> Plan:
             from None
     except ValueError:
         pass  # No signature to check: the call itself will say.
-    return Plan(target, function, args, kwargs, notes)
+    return Plan(frame, function, args, kwargs, notes)
 
 
 def _function_of(frame: types.FrameType) -> types.FunctionType | None:

@@ -518,9 +518,10 @@ class Tracer(ProbeStops):
         if exit_kind == FRAME_RETURNED:
             self._host.step_left_function(frame, value)
         caller = frame.f_back
-        if caller is not None and is_parked(caller):
-            # A restarted call returns through the frame it restarted, which returns its
-            # value at once: the caller is that frame's.
+        while caller is not None and is_parked(caller):
+            # A restarted call returns through the frame it restarted (and that one
+            # through its own, restarted before), which returns its value at once: the
+            # caller is the first frame's.
             caller = caller.f_back
         if exit_kind != FRAME_UNWOUND and caller is not None and self.is_user_frame(caller):
             # Back in the caller where the call returns, with the rest of its line still
