@@ -12,6 +12,8 @@ import { measureSuite, renderSuite } from "./lib/suite.mjs";
 import { describeSetup, measureSetup, renderSetup } from "./lib/setup.mjs";
 import { describeDataBreakpoints, measureDataBreakpoints, renderDataBreakpoints } from "./lib/databreakpoints.mjs";
 import { describeHotReload, measureHotReload, renderHotReload } from "./lib/hotreload.mjs";
+import { describeImports, measureImports, renderImports } from "./lib/imports.mjs";
+import { describeRealWork, measureRealWork, renderRealWork } from "./lib/realwork.mjs";
 import { DAPPER, DEBUGPY } from "./lib/adapters.mjs";
 import { AttachUnavailable, measureAttachPidLatency } from "./lib/attachpid.mjs";
 import { FeatureMissing, measureChildLatency } from "./lib/child.mjs";
@@ -71,10 +73,12 @@ async function main() {
   let suite;
   const dataBreakpoints = [];
   const setups = [];
+  const imports = [];
+  const realWork = [];
   // The results are written after every part, so that a run cut short still leaves what
   // it measured (marked unfinished until the end).
   const save = (partial) => {
-    const text = renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes: partial ? ["**Unfinished run**: the parts not shown were still running.", ...notes] : notes }) + renderActivation(activation) + renderHotReload(newest.version, hotReload) + renderAutoAttach(newest.version, autoAttach) + renderSuite(suite) + renderSetup(setups) + renderDataBreakpoints(dataBreakpoints);
+    const text = renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes: partial ? ["**Unfinished run**: the parts not shown were still running.", ...notes] : notes }) + renderActivation(activation) + renderHotReload(newest.version, hotReload) + renderAutoAttach(newest.version, autoAttach) + renderSuite(suite) + renderSetup(setups) + renderImports(imports) + renderRealWork(realWork) + renderDataBreakpoints(dataBreakpoints);
     mkdirSync(path.dirname(output), { recursive: true });
     writeFileSync(output, text);
     return text;
@@ -213,6 +217,40 @@ async function main() {
       }
       log(describeSetup(result));
       setups.push(result);
+      save(true);
+    }
+  }
+
+  if (selected(options, "imports")) {
+    // Every chosen Python: the handler's size and cost depend on the bytecode.
+    for (const python of pythons) {
+      const rounds = options.quick ? 3 : Math.max(options.nearRuns, 15);
+      step(`Importing a restartable module on Python ${python.version}: ${rounds} rounds`);
+      let result;
+      try {
+        result = await measureImports({ python: python.venvPython, rounds });
+      } catch (error) {
+        result = { error: error.message.split("\n")[0] };
+      }
+      log(describeImports(result));
+      imports.push({ python: python.version, rounds, result });
+      save(true);
+    }
+  }
+
+  if (selected(options, "realwork")) {
+    // Every chosen Python: CPython's own test modules, whose Lib/test each interpreter has.
+    for (const python of pythons) {
+      const rounds = options.quick ? 1 : Math.max(options.runs, 5);
+      step(`Real work on Python ${python.version}: CPython's test modules, whole runs, ${rounds} rounds each`);
+      let result;
+      try {
+        result = await measureRealWork({ python: python.version, venvPython: python.venvPython, rounds, debuggers, modules: options.quick ? ["test_copy", "test_json"] : undefined, log });
+      } catch (error) {
+        result = { python: python.version, error: error.message.split("\n")[0] };
+      }
+      log(describeRealWork(result));
+      realWork.push(result);
       save(true);
     }
   }

@@ -11,7 +11,9 @@ Options:
                      deepcopy, exceptions, bigdict, logpoint) and/or latency, throughput,
                      memory, child, activation, hotreload, attachpid, autoattach,
                      databreakpoints, setup (what a session and a breakpoint add to a
-                     whole process)
+                     whole process), imports (a module's import with restartable
+                     functions), realwork (CPython's test modules as whole runs,
+                     with their children; about 15 minutes per Python)
   --no-debugpy       measure Dapper and plain python only
   --cold-adapter     slowdown runs start a fresh Dapper adapter each (default: one
                      adapter server for all of them, as VS Code hosts one engine)
@@ -27,7 +29,7 @@ Options:
 /** The default runs per cell for cells whose target is near 1× (see `--near-runs`). */
 export const NEAR_RUNS = 15;
 
-export const PARTS = ["latency", "throughput", "memory", "child", "suite", "activation", "hotreload", "attachpid", "autoattach", "databreakpoints", "setup"];
+export const PARTS = ["latency", "throughput", "memory", "child", "suite", "activation", "hotreload", "attachpid", "autoattach", "databreakpoints", "setup", "imports", "realwork"];
 
 /** Parses argv (without node and the script); throws an Error with a clear message on bad input. */
 export function parseOptions(argv, { programNames }) {

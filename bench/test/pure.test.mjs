@@ -9,6 +9,7 @@ import { decodeFrames, encodeFrame } from "../lib/engine-throughput.mjs";
 import { inspectTargetSource, LOCALS_COUNT } from "../lib/latency.mjs";
 import { parseReport } from "../lib/measure.mjs";
 import { parseOptions } from "../lib/options.mjs";
+import { parseImports, renderImports } from "../lib/imports.mjs";
 import { bigTableSource, breakpointsFor, formatRatio, PROGRAMS, sizeFor, targetFor } from "../lib/programs.mjs";
 import { cellRounds, compactError, modeOrder } from "../lib/ratios.mjs";
 import { cpuTable, missedTargets, ratioRow, renderResults } from "../lib/report.mjs";
@@ -306,5 +307,20 @@ describe("report", () => {
       debuggers,
     });
     assert.match(text, /Runs per cell: 5; 15 where the target is within 5% of 1× \(plain, plain÷plain and Dapper; debugpy keeps 5\)/);
+  });
+});
+
+describe("the restartable import's figures", () => {
+  const line = JSON.stringify({ plain: [0.002, 0.0015, 2e-7], "plain again": [0.002, 0.0016, 2e-7], "restartable, warm cache": [0.0024, 0.0018, 2.1e-7], "restartable, empty cache": [0.09, 0.088, 2e-7], plain_cpu: 0.0015, noise: 1.03 });
+  test("reads the script's last line, in CPU time", () => {
+    const result = parseImports(`Python 3.12, a table\n${line}\n`);
+    assert.equal(result.ratio.toFixed(2), "1.20");
+    assert.equal(result.addedMs.toFixed(2), "0.30");
+    assert.equal(result.cold.cpu, 88);
+    assert.match(renderImports([{ python: "3.12", rounds: 15, result }]), /\| 3\.12 \| 15 \| 1\.50 ms \/ 2\.00 ms \| 1\.03× \| 1\.80 ms \/ 2\.40 ms \| 1\.20× \| 0\.300 ms \|.*✓ \|/);
+  });
+  test("a ratio over the target is not met", () => {
+    const slow = parseImports(line.replace("0.0018", "0.0019"));
+    assert.match(renderImports([{ python: "3.12", rounds: 15, result: slow }]), /✗ \|$/m);
   });
 });
