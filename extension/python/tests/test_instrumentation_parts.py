@@ -16,6 +16,7 @@ for:
 from __future__ import annotations
 
 import ast
+import importlib.machinery
 import importlib.util
 import os
 import py_compile
@@ -381,3 +382,66 @@ def test_the_cache_keeps_to_its_limits(monkeypatch, fresh_cache):
     folder = code_cache.folder_for("trim")
     assert sum(os.path.getsize(os.path.join(folder, name)) for name in os.listdir(folder)) \
         <= 10_000
+
+
+def test_an_entry_is_served_for_the_file_s_identity_without_its_text(
+        fresh_cache, monkeypatch, tmp_path):
+    monkeypatch.setattr(code_cache, "_SETTLED_NS", 0)
+    path = tmp_path / "module.py"
+    path.write_bytes(PROGRAM)
+    identity = code_cache.file_identity(os.stat(path))
+    assert identity
+    code_cache.store("kind", str(path), b"key", PROGRAM, "value", identity)
+    assert code_cache.load("kind", str(path), b"key", identity=identity) == "value"
+    assert code_cache.load("kind", str(path), b"key", PROGRAM) == "value"
+    assert code_cache.load("kind", str(path), b"other key", identity=identity) is None
+    # Rewritten at the same size, its modification time put back: the change time moved.
+    modified = os.stat(path).st_mtime_ns
+    path.write_bytes(PROGRAM.replace(b"n * 2", b"n * 3"))
+    os.utime(path, ns=(modified, modified))
+    assert code_cache.load("kind", str(path), b"key",
+                           identity=code_cache.file_identity(os.stat(path))) is None
+    # An entry stored with the text only is no answer to an identity.
+    code_cache.store("kind", str(path), b"key", PROGRAM, "value")
+    assert code_cache.load("kind", str(path), b"key", identity=identity) is None
+    assert code_cache.load("kind", str(path), b"key", PROGRAM) == "value"
+
+
+def test_a_file_changed_a_moment_ago_has_no_identity(fresh_cache, tmp_path):
+    """A clock tick may be coarser than two writes: within two seconds of its last
+    change a file is served by its text only."""
+    path = tmp_path / "module.py"
+    path.write_bytes(PROGRAM)
+    assert code_cache.file_identity(os.stat(path)) == b""
+    code_cache.store("kind", str(path), b"key", PROGRAM, "value", b"")
+    assert code_cache.load("kind", str(path), b"key", identity=b"") is None
+    assert code_cache.load("kind", str(path), b"key", PROGRAM) == "value"
+
+
+def test_an_import_reads_the_source_only_when_the_identity_finds_nothing(
+        fresh_cache, monkeypatch, tmp_path):
+    from dapperdbg.instrumentation import restart_loading
+
+    monkeypatch.setattr(code_cache, "_SETTLED_NS", 0)
+    path = tmp_path / "restart_case.py"
+    path.write_bytes(b"def f(a):\n    return a * 2\n")
+    py_compile.compile(str(path), doraise=True)  # A current .pyc: plain, only it is read.
+    read = []
+    loader = importlib.machinery.SourceFileLoader("restart_case", str(path))
+    original_get_data = loader.get_data
+    monkeypatch.setattr(loader, "get_data", lambda name: read.append(name) or
+                        original_get_data(name))
+    restart_loading.enable(lambda canonical: True, lambda canonical: None)
+    try:
+        codes = [loader.get_code("restart_case") for _ in range(2)]
+        first_reads = [name for name in read if name.endswith(".py")]
+        # Rewritten: its identity changed, so the source is read and compiled again.
+        path.write_bytes(b"def f(a):\n    return a * 3\n")
+        changed = loader.get_code("restart_case")
+    finally:
+        restart_loading.disable()
+    assert first_reads == [str(path)]  # Only the first import read the source.
+    assert codes[0] == codes[1] and "__dapper_accept__" in codes[0].co_consts[0].co_names
+    namespace: dict = {}
+    exec(changed, namespace)
+    assert namespace["f"](2) == 6

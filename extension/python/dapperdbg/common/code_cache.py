@@ -5,7 +5,14 @@ runs after it do not derive it again while the file stays the same.
 An entry is found by a key (what else the result depends on: the file's path, the
 breakpoints, the options) and holds the file's whole text: it is served only when the
 key and the text are both byte for byte what the caller has now, so a changed file is
-never answered from it, whatever its modification time says. Values are ``marshal``
+never answered from it, whatever its modification time says. A caller that has not
+read the file (the import of a module: a plain one reads only its ``.pyc``) may give
+the file's identity instead (``file_identity``: its inode, size, and modification and
+change times to the nanosecond, taken before the text it stored was read), which an
+entry holds beside the text: a write to the file changes its change time, which no
+program can set back. A file changed in the last two seconds has no identity (the
+clock's tick may be coarser than two writes), so its entries are served by text only.
+Values are ``marshal``
 data (code objects, tuples, dicts, sets, numbers, strings); the interpreter's cache tag
 and version are part of every entry, so another Python never reads it.
 
@@ -31,7 +38,7 @@ try:
 except ImportError:  # Not CPython: no cache.
     source_hash = None
 
-_FORMAT = 1
+_FORMAT = 2
 # Per folder: an entry holds a file's whole text and code, up to a megabyte for a large
 # module, and every set of breakpoints in it is an entry of its own.
 _MAX_ENTRIES = 2000
@@ -92,33 +99,67 @@ def _entry_path(folder: str, name: str, key: bytes) -> str:
     return os.path.join(folder, f"{readable}-{digest}.entry")
 
 
-def _prefix(key: bytes, text: bytes) -> bytes:
+# How long after a file's last change its identity is trusted (see the module's text).
+_SETTLED_NS = 2_000_000_000
+
+
+def file_identity(info: os.stat_result) -> bytes:
+    """What ``os.stat`` says of a file, for ``load``'s ``identity``; empty (matching no
+    entry) for a file changed in the last two seconds."""
+    import time
+
+    changed = max(info.st_mtime_ns, info.st_ctime_ns)
+    if time.time_ns() - changed < _SETTLED_NS:
+        return b""
+    return (f"{info.st_dev} {info.st_ino} {info.st_size} {info.st_mtime_ns} "
+            f"{info.st_ctime_ns}").encode()
+
+
+def _key_part(key: bytes, identity: bytes) -> bytes:
     return b"".join((_HEADER, len(key).to_bytes(4, "little"), key,
-                     len(text).to_bytes(8, "little"), text))
+                     len(identity).to_bytes(4, "little"), identity))
 
 
-def load(kind: str, name: str, key: bytes, text: bytes):
-    """The value stored for ``key`` and ``text``, or None. ``name`` (a file's path) only
-    names the entry's file, for whoever looks into the folder."""
+def load(kind: str, name: str, key: bytes, text: bytes | None = None,
+         identity: bytes | None = None):
+    """The value stored for ``key`` and the file's ``text`` (or, not read, its
+    ``identity``: ``file_identity``), or None. ``name`` (a file's path) only names the
+    entry's file, for whoever looks into the folder."""
     folder = folder_for(kind)
-    if folder is None:
+    if folder is None or identity == b"":
         return None
     try:
         with open(_entry_path(folder, name, key), "rb") as file:
             data = file.read()
     except OSError:
         return None
-    expected = _prefix(key, text)
-    if not data.startswith(expected):
-        return None
+    view = memoryview(data)
+    if identity is not None:
+        expected = _key_part(key, identity)
+        if not data.startswith(expected):
+            return None
+        at = len(expected)
+        at += 8 + int.from_bytes(view[at:at + 8], "little")
+    else:
+        head = _key_part(key, b"")
+        cut = len(head) - 4  # The identity's length, then the identity.
+        if not data.startswith(head[:cut]):
+            return None
+        at = cut + 4 + int.from_bytes(view[cut:cut + 4], "little")
+        expected = len(text).to_bytes(8, "little") + text
+        if view[at:at + len(expected)] != expected:
+            return None
+        at += len(expected)
     try:
-        return marshal.loads(memoryview(data)[len(expected):])
+        return marshal.loads(view[at:])
     except (ValueError, EOFError, TypeError):
         return None
 
 
-def store(kind: str, name: str, key: bytes, text: bytes, value) -> None:
-    """Keep ``value`` for ``key`` and ``text`` (silently nothing where it cannot)."""
+def store(kind: str, name: str, key: bytes, text: bytes, value,
+          identity: bytes = b"") -> None:
+    """Keep ``value`` for ``key`` and ``text`` (silently nothing where it cannot), and
+    for ``identity`` (``file_identity`` taken before ``text`` was read) if given."""
     folder = folder_for(kind)
     if folder is None:
         return
@@ -131,7 +172,9 @@ def store(kind: str, name: str, key: bytes, text: bytes, value) -> None:
     try:
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(descriptor, "wb") as file:
-            file.write(_prefix(key, text))
+            file.write(_key_part(key, identity))
+            file.write(len(text).to_bytes(8, "little"))
+            file.write(text)
             file.write(data)
         os.replace(temporary, path)
     except OSError:

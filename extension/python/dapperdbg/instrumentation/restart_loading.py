@@ -14,8 +14,9 @@ A plain import reads the module's ``.pyc``; a restartable compile parses the sou
 ``ast`` (whose import alone costs 5-20 ms) and compiles it. So the compiles are kept in
 the debugger's cache on disk (common/code_cache.py: the user's own folder, closed to
 others), keyed by the package, the rewrite's version and the module's path, and served
-only for the module's whole source as it is now, so a changed file is never served
-from it.
+only for the module's whole source as it is now, or, to an import, which reads no
+source when a plain one would not, for the file's identity as ``os.stat`` gives it
+(code_cache says why that is as safe), so a changed file is never served from it.
 """
 
 from __future__ import annotations
@@ -69,44 +70,51 @@ def _get_code(self, fullname):
     try:
         path = self.get_filename(fullname)
         canonical = canonical_path(path)
-        source = self.get_data(path) if decides(canonical) else None
+        info = os.stat(path) if decides(canonical) else None
     except Exception:
         # The loader's own refusal (a name it cannot load, a file gone): the plain load
         # raises it as it would without the debugger.
-        source = None
-    if source is None:
+        info = None
+    if info is None:
         return original(self, fullname)
-    if not _pyc_is_fresh(path, source):
+    if not _pyc_is_fresh(path, info):
         # What the plain load does then (compile, write the .pyc, raise a SyntaxError)
         # is what the program sees plain.
         original(self, fullname)
     try:
-        code = restartable_code(source, path, canonical)
+        # A plain import reads only the .pyc: the cache is asked by the file's identity
+        # first, and the source read only when that finds nothing.
+        identity = code_cache.file_identity(info)
+        code = _loaded(code_cache.load("restartable", canonical, _cache_key(canonical),
+                                       identity=identity), canonical)
+        if code is None:
+            code = restartable_code(self.get_data(path), path, canonical, identity)
     except Exception:
         report_internal_error("loading a module with restartable functions")
         code = None
     return code if code is not None else original(self, fullname)
 
 
-def _pyc_is_fresh(path: str, source: bytes) -> bool:
+def _pyc_is_fresh(path: str, info: os.stat_result) -> bool:
     """Whether a plain import would only read the module's .pyc (a timestamp-checked one
     matching the source): then loading it has nothing for the program to see."""
     try:
         cached = cache_from_source(path)
         with open(cached, "rb") as file:
             header = file.read(16)
-        info = os.stat(path)
     except (OSError, NotImplementedError, ValueError):
         return False
     return (len(header) == 16 and header[:4] == MAGIC_NUMBER
             and header[4:8] == b"\0\0\0\0"
             and int.from_bytes(header[8:12], "little") == int(info.st_mtime) & 0xFFFFFFFF
-            and int.from_bytes(header[12:16], "little") == len(source) & 0xFFFFFFFF)
+            and int.from_bytes(header[12:16], "little") == info.st_size & 0xFFFFFFFF)
 
 
-def restartable_code(source: bytes, path: str, canonical: str) -> types.CodeType | None:
+def restartable_code(source: bytes, path: str, canonical: str,
+                     identity: bytes = b"") -> types.CodeType | None:
     """The module's code with restartable functions, from the cache or compiled (None if
-    the source does not compile: the plain compile then raises its error)."""
+    the source does not compile: the plain compile then raises its error). ``identity``:
+    the file's (code_cache.file_identity), taken before ``source`` was read."""
     key = _cache_key(canonical)
     code = code_cache.load("restartable", canonical, key, source)
     if not isinstance(code, types.CodeType):
@@ -116,7 +124,17 @@ def restartable_code(source: bytes, path: str, canonical: str) -> types.CodeType
             code = compile_restartable(source, path)
         except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
             return None
-        code_cache.store("restartable", canonical, key, source, code)
+        code_cache.store("restartable", canonical, key, source, code, identity)
+    elif identity:
+        # Kept by a caller that had only the text: the next import needs no source.
+        code_cache.store("restartable", canonical, key, source, code, identity)
+    return _loaded(code, canonical)
+
+
+def _loaded(code, canonical: str) -> types.CodeType | None:
+    """``code`` (a value from the cache: None unless a code object) about to run."""
+    if not isinstance(code, types.CodeType):
+        return None
     install_restart_exception()
     on_loaded = _on_loaded
     if on_loaded is not None:
