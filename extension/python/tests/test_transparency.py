@@ -404,12 +404,21 @@ def test_a_signal_pending_as_a_generator_resumes_is_raised_in_the_generator(
             "when another tool holds sys.monitoring's debugger id): the signal is raised "
             "at the start of that function")))
     program = write("sigint_generator.py", SIGINT_AS_A_GENERATOR_RESUMES)
-    plain = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
-                           timeout=60, check=True)
-    debuggee = launch("--program", program, tracer=backend)
-    run_to_exit(debuggee)
-    assert debuggee.stdout() == plain.stdout
-    assert plain.stdout in ("StopIteration caught in the generator\n", "no _testcapi\n")
+    # On a loaded machine the interpreter itself now and then runs the signal's handler
+    # only after the generator returned ("not interrupted", plain too): a few tries.
+    seen = []
+    for _ in range(3):
+        plain = subprocess.run([sys.executable, str(program)], capture_output=True,
+                               text=True, timeout=60, check=True)
+        debuggee = launch("--program", program, tracer=backend)
+        run_to_exit(debuggee)
+        seen.append((plain.stdout, debuggee.stdout()))
+        if plain.stdout in ("StopIteration caught in the generator\n", "no _testcapi\n") \
+                and debuggee.stdout() == plain.stdout:
+            return
+    assert any(plain_out != "StopIteration not interrupted\n" for plain_out, _ in seen), \
+        f"plain Python never caught the signal in the generator here: {seen}"
+    raise AssertionError(f"(plain, debugged) outputs: {seen}")
 
 
 FLUSH_AT_FINALIZATION = """
