@@ -26,7 +26,7 @@ export async function measureImports({ python, rounds }) {
 export function parseImports(stdout) {
   const last = stdout.trim().split("\n").pop();
   const raw = JSON.parse(last);
-  const cell = (name) => ({ wall: raw[name][0] * 1000, cpu: raw[name][1] * 1000, callNs: raw[name][2] * 1e9 });
+  const cell = (name) => ({ wall: raw[name][0] * 1000, cpu: raw[name][1] * 1000, callNs: raw[name][2] * 1e9, laterWall: raw[name][3] * 1000, laterCpu: raw[name][4] * 1000 });
   const plain = cell("plain");
   const warm = cell("restartable, warm cache");
   const cold = cell("restartable, empty cache");
@@ -37,6 +37,8 @@ export function parseImports(stdout) {
     noise: raw.noise,
     ratio: warm.cpu / plain.cpu,
     addedMs: warm.cpu - plain.cpu,
+    laterRatio: warm.laterCpu / plain.laterCpu,
+    laterAddedMs: warm.laterCpu - plain.laterCpu,
   };
 }
 
@@ -44,7 +46,7 @@ const mark = (met) => (met ? "✓" : "✗");
 
 export function describeImports(result) {
   if (result.error) return `failed: ${result.error}`;
-  return `plain ${formatMs(result.plain.cpu)}, restartable (warm cache) ${formatMs(result.warm.cpu)}: ${result.ratio.toFixed(2)}×, +${formatMs(result.addedMs)} (plain÷plain ${result.noise.toFixed(2)}×)`;
+  return `plain ${formatMs(result.plain.cpu)}, restartable (warm cache) ${formatMs(result.warm.cpu)}: ${result.ratio.toFixed(2)}×, +${formatMs(result.addedMs)}; a later module ${result.laterRatio.toFixed(2)}×, +${formatMs(result.laterAddedMs)} (plain÷plain ${result.noise.toFixed(2)}×)`;
 }
 
 /** The section of RESULTS.md; empty when the part did not run. */
@@ -54,20 +56,21 @@ export function renderImports(results) {
     "",
     "## Importing the user's code restartable",
     "",
-    `A generated ${LINES.toLocaleString("en")}-line module imported in a fresh process (extension/python/tests/bench_restartable.py; the import timed inside the process, medians of interleaved rounds, CPU time / wall time). Restartable: every function compiled with the handler that lets Restart Frame run its reloaded code (docs/hot-reload.md), read from the debugger's cache (warm) or compiled (empty cache: the first import after an edit). A call: one call of a small function of the module, plain and restartable. Target: warm ≤ ${TARGET_RATIO}× plain and ≤ ${TARGET_ADDED_MS} ms added.`,
+    `A generated ${LINES.toLocaleString("en")}-line module imported in a fresh process (extension/python/tests/bench_restartable.py; the import timed inside the process, medians of interleaved rounds, CPU time / wall time). Restartable: every function compiled with the handler that lets Restart Frame run its reloaded code (docs/hot-reload.md), read from the debugger's cache (warm) or compiled (empty cache: the first import after an edit). A later module: a second module of the same text imported next in the same process (what the first paid once, the loader's and the cache's set-up, is not paid again), in CPU time. A call: one call of a small function of the module, plain and restartable. Target: warm ≤ ${TARGET_RATIO}× plain and ≤ ${TARGET_ADDED_MS} ms added, for the first module and for a later one.`,
     "",
-    "| Python | rounds | plain | plain÷plain (noise) | restartable, warm cache | ratio | added | restartable, empty cache | a call, plain / restartable | met? |",
-    "|---|---|---|---|---|---|---|---|---|---|",
+    "| Python | rounds | plain | plain÷plain (noise) | restartable, warm cache | ratio | added | a later module: plain / restartable, ratio | restartable, empty cache | a call, plain / restartable | met? |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
   ];
   for (const { python, rounds, result } of results) {
     if (result.error) {
-      lines.push(`| ${python} | ${rounds} | _failed: ${result.error}_ | | | | | | | |`);
+      lines.push(`| ${python} | ${rounds} | _failed: ${result.error}_ | | | | | | | | |`);
       continue;
     }
     const pair = (cell) => `${formatMs(cell.cpu)} / ${formatMs(cell.wall)}`;
-    const met = result.ratio <= TARGET_RATIO && result.addedMs <= TARGET_ADDED_MS;
+    const within = (ratio, added) => ratio <= TARGET_RATIO && added <= TARGET_ADDED_MS;
+    const met = `${mark(within(result.ratio, result.addedMs))} first, ${mark(within(result.laterRatio, result.laterAddedMs))} later`;
     lines.push(
-      `| ${python} | ${rounds} | ${pair(result.plain)} | ${result.noise.toFixed(2)}× | ${pair(result.warm)} | ${result.ratio.toFixed(2)}× | ${formatMs(result.addedMs)} | ${pair(result.cold)} | ${result.plain.callNs.toFixed(0)} ns / ${result.warm.callNs.toFixed(0)} ns | ${mark(met)} |`,
+      `| ${python} | ${rounds} | ${pair(result.plain)} | ${result.noise.toFixed(2)}× | ${pair(result.warm)} | ${result.ratio.toFixed(2)}× | ${formatMs(result.addedMs)} | ${formatMs(result.plain.laterCpu)} / ${formatMs(result.warm.laterCpu)}, ${result.laterRatio.toFixed(2)}× | ${pair(result.cold)} | ${result.plain.callNs.toFixed(0)} ns / ${result.warm.callNs.toFixed(0)} ns | ${met} |`,
     );
   }
   lines.push("");
