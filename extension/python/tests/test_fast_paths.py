@@ -9,7 +9,7 @@ import pytest
 
 from dapperdbg.common import code_cache
 from dapperdbg.instrumentation import bytecode
-from dapperdbg.instrumentation.self_check import copies_unavailable
+from dapperdbg.instrumentation.self_check import copies_unavailable, forget_verdict
 from dapperdbg.tracing.fast_paths import copies_notice, tracer_notice
 
 
@@ -32,7 +32,7 @@ def test_tracer_notice(backend, requested, fallback, says):
 
 def test_copies_work_on_this_python():
     # On 3.14 they once did not (LOAD_SMALL_INT), and nothing said so.
-    copies_unavailable.cache_clear()
+    forget_verdict()
     assert copies_unavailable() is None
 
 
@@ -42,11 +42,11 @@ def test_copies_that_cannot_read_this_pythons_bytecode_are_reported(monkeypatch)
     # The verdict is kept on disk for this Python; this one must be reached, not read.
     monkeypatch.setattr(code_cache, "load", lambda *args: None)
     monkeypatch.setattr(code_cache, "store", lambda *args: None)
-    copies_unavailable.cache_clear()
+    forget_verdict()
     try:
         reason = copies_unavailable()
     finally:
-        copies_unavailable.cache_clear()
+        forget_verdict()
     assert reason
     assert reason in copies_notice(reason)
     assert f"Python {sys.version_info[0]}.{sys.version_info[1]}" in copies_notice(reason)

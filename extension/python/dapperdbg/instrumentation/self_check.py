@@ -8,8 +8,6 @@ tracer from the start and says so, instead of failing file by file in silence.""
 
 from __future__ import annotations
 
-import functools
-
 from .copies import InstrumentationError
 from .probes import Probe
 
@@ -23,21 +21,35 @@ def sample(n):
 _PROBES = {2: Probe(1, None), 4: Probe(2, "i > 1 and n")}
 
 
-@functools.lru_cache(maxsize=1)
+# The verdict once known in this process (a list, so that it may be None). Not
+# functools.lru_cache: on 3.13+ nothing else a debugged process runs imports functools,
+# and its import (collections with it) costs a process with breakpoints 1-2 ms.
+_known: list = []
+
+
 def copies_unavailable() -> str | None:
     """None when the sample's probes are all taken, else why they are not. The verdict
     is kept in the cache: it holds for this Python and this compiler's text, which its
     key names, and a later process has it for the price of one small read."""
+    if _known:
+        return _known[0]
     from ..common import code_cache
     from .plain_code import cache_key
 
     key = cache_key("self-check", sorted((line, p.condition) for line, p in _PROBES.items()))
     kept = code_cache.load("verdicts", "self-check", key, _SAMPLE.encode())
     if isinstance(kept, str):
-        return kept or None
-    verdict = _check()
-    code_cache.store("verdicts", "self-check", key, _SAMPLE.encode(), verdict or "")
+        verdict = kept or None
+    else:
+        verdict = _check()
+        code_cache.store("verdicts", "self-check", key, _SAMPLE.encode(), verdict or "")
+    _known[:] = [verdict]
     return verdict
+
+
+def forget_verdict() -> None:
+    """Check again at the next call (tests)."""
+    _known.clear()
 
 
 def _check() -> str | None:
