@@ -13,7 +13,7 @@ Options:
                      databreakpoints, setup (what a session and a breakpoint add to a
                      whole process), imports (a module's import with restartable
                      functions), realwork (CPython's test modules as whole runs,
-                     with their children; about 15 minutes per Python)
+                     with their children; about 20 minutes per Python)
   --no-debugpy       measure Dapper and plain python only
   --cold-adapter     slowdown runs start a fresh Dapper adapter each (default: one
                      adapter server for all of them, as VS Code hosts one engine)
