@@ -190,6 +190,27 @@ def test_a_second_restart_does_not_grow_the_stack(launch, write, backend):
     assert debuggee.stdout() == "50\n"
 
 
+def test_a_step_out_of_a_function_restarted_twice_ends_in_its_caller(launch, write, backend):
+    # Each restart parks the frame it restarted under the new call: the step out passes
+    # both parked frames and stops in the caller, where the call returns.
+    path = write("program.py", CASES["the top frame runs its new code"]["program"])
+    debuggee = stopped_in(launch, path, backend, [2])
+    debuggee.set_breakpoints(path, [])
+    for old, new in (("m + 1", "m + 2"), ("m + 2", "m + 3")):
+        edit(path, old, new)
+        debuggee.request("dapper/hotReload", {"source": {"path": str(path)}})
+        top = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"][0]
+        debuggee.request("restartFrame", {"frameId": top["id"]})
+        debuggee.stopped("restart")
+    debuggee.request("stepOut", {"threadId": 1})
+    debuggee.stopped("step")
+    frames = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"]
+    assert [(frame["name"], frame["line"]) for frame in frames] == [("f", 6), ("<module>", 8)]
+    debuggee.request("continue", {"threadId": 1})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "50\n"
+
+
 SWALLOWED_THEN_RETURNED = '''
     def g():
         try:
