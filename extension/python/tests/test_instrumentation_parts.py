@@ -445,3 +445,23 @@ def test_an_import_reads_the_source_only_when_the_identity_finds_nothing(
     namespace: dict = {}
     exec(changed, namespace)
     assert namespace["f"](2) == 6
+
+
+@pytest.mark.parametrize("settled", [True, False])
+def test_the_compiler_s_version_follows_its_files(monkeypatch, tmp_path, settled):
+    """By the files' identities once they settled, else by their text: either way an
+    edit of the compiler's files is a new version, so no entry of the old is served."""
+    from dapperdbg.instrumentation import plain_code
+
+    if settled:
+        monkeypatch.setattr(code_cache, "_SETTLED_NS", 0)
+    compiler = tmp_path / "compiler.py"
+    compiler.write_text("def compile(): return 1\n")
+    monkeypatch.setattr(plain_code, "_COMPILER_FILES", (str(compiler),))
+    versions = []
+    for text in ("def compile(): return 1\n", "def compile(): return 2\n"):
+        compiler.write_text(text)
+        monkeypatch.setattr(plain_code, "_version", None)
+        versions.append(plain_code.compiler_version())
+    monkeypatch.setattr(plain_code, "_version", None)
+    assert versions[0] != versions[1] and plain_code.compiler_version() == versions[1]
