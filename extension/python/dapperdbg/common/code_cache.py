@@ -38,7 +38,7 @@ try:
 except ImportError:  # Not CPython: no cache.
     source_hash = None
 
-_FORMAT = 2
+_FORMAT = 3
 # Per folder: an entry holds a file's whole text and code, up to a megabyte for a large
 # module, and every set of breakpoints in it is an entry of its own.
 _MAX_ENTRIES = 2000
@@ -124,34 +124,38 @@ def load(kind: str, name: str, key: bytes, text: bytes | None = None,
          identity: bytes | None = None):
     """The value stored for ``key`` and the file's ``text`` (or, not read, its
     ``identity``: ``file_identity``), or None. ``name`` (a file's path) only names the
-    entry's file, for whoever looks into the folder."""
+    entry's file, for whoever looks into the folder. An entry is its key and identity,
+    the value, then the text, so that a load by identity reads no text."""
     folder = folder_for(kind)
     if folder is None or identity == b"":
         return None
     try:
         with open(_entry_path(folder, name, key), "rb") as file:
-            data = file.read()
+            if identity is not None:
+                expected = _key_part(key, identity)
+                head = file.read(len(expected) + 8)
+                if not head.startswith(expected) or len(head) != len(expected) + 8:
+                    return None
+                size = int.from_bytes(head[-8:], "little")
+                value = file.read(size)
+                if len(value) != size:
+                    return None
+            else:
+                data = file.read()
+                cut = len(_key_part(key, b"")) - 4  # Then the identity's length.
+                view = memoryview(data)
+                if not data.startswith(_key_part(key, b"")[:cut]):
+                    return None
+                at = cut + 4 + int.from_bytes(view[cut:cut + 4], "little")
+                size = int.from_bytes(view[at:at + 8], "little")
+                value = view[at + 8:at + 8 + size]
+                at += 8 + size
+                if view[at:] != len(text).to_bytes(8, "little") + text:
+                    return None
     except OSError:
         return None
-    view = memoryview(data)
-    if identity is not None:
-        expected = _key_part(key, identity)
-        if not data.startswith(expected):
-            return None
-        at = len(expected)
-        at += 8 + int.from_bytes(view[at:at + 8], "little")
-    else:
-        head = _key_part(key, b"")
-        cut = len(head) - 4  # The identity's length, then the identity.
-        if not data.startswith(head[:cut]):
-            return None
-        at = cut + 4 + int.from_bytes(view[cut:cut + 4], "little")
-        expected = len(text).to_bytes(8, "little") + text
-        if view[at:at + len(expected)] != expected:
-            return None
-        at += len(expected)
     try:
-        return marshal.loads(view[at:])
+        return marshal.loads(value)
     except (ValueError, EOFError, TypeError):
         return None
 
@@ -173,9 +177,10 @@ def store(kind: str, name: str, key: bytes, text: bytes, value,
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(descriptor, "wb") as file:
             file.write(_key_part(key, identity))
+            file.write(len(data).to_bytes(8, "little"))
+            file.write(data)
             file.write(len(text).to_bytes(8, "little"))
             file.write(text)
-            file.write(data)
         os.replace(temporary, path)
     except OSError:
         try:
