@@ -173,10 +173,12 @@ def test_restart_frame_refused(launch, write, backend, case):
     debuggee.finish(0)
 
 
-def test_a_second_restart_does_not_grow_the_stack(launch, write, backend):
+def restarted_twice(launch, write, backend):
+    """A debuggee stopped in ``g``, which was edited, reloaded and restarted twice; and
+    the depth of the stack shown after each restart."""
     path = write("program.py", CASES["the top frame runs its new code"]["program"])
     debuggee = stopped_in(launch, path, backend, [2])
-    depth = len(debuggee.request("stackTrace", {"threadId": 1})["stackFrames"])
+    depths = [len(debuggee.request("stackTrace", {"threadId": 1})["stackFrames"])]
     debuggee.set_breakpoints(path, [])
     for old, new in (("m + 1", "m + 2"), ("m + 2", "m + 3")):
         edit(path, old, new)
@@ -184,7 +186,13 @@ def test_a_second_restart_does_not_grow_the_stack(launch, write, backend):
         top = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"][0]
         debuggee.request("restartFrame", {"frameId": top["id"]})
         debuggee.stopped("restart")
-        assert len(debuggee.request("stackTrace", {"threadId": 1})["stackFrames"]) == depth
+        depths.append(len(debuggee.request("stackTrace", {"threadId": 1})["stackFrames"]))
+    return debuggee, depths
+
+
+def test_a_second_restart_does_not_grow_the_stack(launch, write, backend):
+    debuggee, depths = restarted_twice(launch, write, backend)
+    assert depths[1:] == [depths[0]] * 2
     debuggee.request("continue", {"threadId": 1})
     debuggee.finish(0)
     assert debuggee.stdout() == "50\n"
@@ -193,15 +201,7 @@ def test_a_second_restart_does_not_grow_the_stack(launch, write, backend):
 def test_a_step_out_of_a_function_restarted_twice_ends_in_its_caller(launch, write, backend):
     # Each restart parks the frame it restarted under the new call: the step out passes
     # both parked frames and stops in the caller, where the call returns.
-    path = write("program.py", CASES["the top frame runs its new code"]["program"])
-    debuggee = stopped_in(launch, path, backend, [2])
-    debuggee.set_breakpoints(path, [])
-    for old, new in (("m + 1", "m + 2"), ("m + 2", "m + 3")):
-        edit(path, old, new)
-        debuggee.request("dapper/hotReload", {"source": {"path": str(path)}})
-        top = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"][0]
-        debuggee.request("restartFrame", {"frameId": top["id"]})
-        debuggee.stopped("restart")
+    debuggee, _ = restarted_twice(launch, write, backend)
     debuggee.request("stepOut", {"threadId": 1})
     debuggee.stopped("step")
     frames = debuggee.request("stackTrace", {"threadId": 1})["stackFrames"]
