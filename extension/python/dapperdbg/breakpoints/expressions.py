@@ -87,6 +87,16 @@ class LogTemplate(Record, frozen=True):
     """A log message split into literal text and compiled ``{expression}`` parts."""
 
     parts: tuple[str | types.CodeType, ...]
+    # The whole line, newline included, as the text of one expression: the literal
+    # parts as a %-format of the expressions (``'x=%s\n' % ((x\n),)``; %s makes text of a
+    # value as str() does, and the newline ends a comment the expression may have).
+    # Compiled into instrumented copies for a log point alone on its line
+    # (instrumentation/breakpoint_probes.py, ``log_call``). None if it does not compile.
+    format_text: str | None = None
+    # ``format_text`` compiled, for a message with at most one expression (the text
+    # itself when it has none): one ``eval`` per hit. A message with more evaluates its
+    # parts one by one, so that each that raises shows its own error and none runs twice.
+    line_code: types.CodeType | str | None = None
 
     def render(self, global_vars: dict, local_vars) -> str:
         pieces = []
@@ -98,13 +108,58 @@ class LogTemplate(Record, frozen=True):
                 value = eval(part, global_vars, local_vars)
                 pieces.append(str(value))
             except Exception as error:
-                pieces.append(f"<{type(error).__name__}: {error}>")
+                pieces.append(_error_text(error))
         return "".join(pieces)
+
+    def line(self, global_vars: dict, local_vars) -> str:
+        """The message rendered, with its newline: what a hit writes."""
+        code = self.line_code
+        if code is None:
+            return self.render(global_vars, local_vars) + "\n"
+        if type(code) is str:
+            return code
+        try:
+            return eval(code, global_vars, local_vars)
+        except Exception as error:
+            return self.line_after(error, global_vars, local_vars)
+
+    def line_after(self, error: Exception, global_vars: dict, local_vars) -> str:
+        """The line, where rendering it whole (``format_text``) raised ``error``. With
+        one expression, that expression (or its str()) raised: the error is shown in
+        its place. With more, each is evaluated again on its own, to show which raised
+        (those before it run a second time)."""
+        codes = [part for part in self.parts if not isinstance(part, str)]
+        if len(codes) > 1:
+            return self.render(global_vars, local_vars) + "\n"
+        text = _error_text(error)
+        return "".join(part if isinstance(part, str) else text for part in self.parts) + "\n"
+
+
+def _error_text(error: Exception) -> str:
+    return f"<{type(error).__name__}: {error}>"
+
+
+def _format_text(parts: list[str | types.CodeType],
+                 expressions: list[str]) -> tuple[str | None, types.CodeType | str | None]:
+    """``LogTemplate.format_text`` and ``line_code`` for these parts (``expressions``:
+    the text of each code part)."""
+    literal = "".join(part.replace("%", "%%") if isinstance(part, str) else "%s"
+                      for part in parts) + "\n"
+    values = "".join(f"({expression}\n), " for expression in expressions)
+    text = f"{literal!r} % ({values})" if expressions else repr(literal)
+    try:
+        code = compile_expression(text, "<log message>")
+    except SyntaxError:
+        return None, None
+    if not expressions:
+        return text, "".join(parts) + "\n"  # type: ignore[arg-type]
+    return text, code if len(expressions) == 1 else None
 
 
 def parse_log_message(text: str) -> LogTemplate:
     """``{expr}`` interpolates an expression; ``{{`` and ``}}`` are literal braces."""
     parts: list[str | types.CodeType] = []
+    expressions: list[str] = []
     literal: list[str] = []
     index = 0
     while index < len(text):
@@ -130,13 +185,14 @@ def parse_log_message(text: str) -> LogTemplate:
                 parts.append("".join(literal))
                 literal = []
             parts.append(code)
+            expressions.append(expression)
             index = end + 1
             continue
         literal.append(char)
         index += 1
     if literal:
         parts.append("".join(literal))
-    return LogTemplate(tuple(parts))
+    return LogTemplate(tuple(parts), *_format_text(parts, expressions))
 
 
 def _matching_brace(text: str, start: int) -> int:

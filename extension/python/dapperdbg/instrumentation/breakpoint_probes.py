@@ -27,11 +27,12 @@ import types
 from ..common.errors import report_internal_error
 from ..common.records import Record
 from . import Instrumentation, Probe, route_probes_to
+from .probes import LOG_NAME
 from .registry import InstrumentationRegistry
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from .importer import InstrumentedCallback
     from .probes import ProbeHandler
@@ -77,13 +78,45 @@ class ProbeTarget(Record, frozen=True):
     # when it held (or raised). Otherwise (no condition, or several breakpoints on the
     # line) the handler evaluates the conditions itself.
     condition_compiled: bool
+    # For a log point compiled in (``log_call``): the key its copies pass to
+    # ``__dapper_log__``. The probe then runs only when rendering the line raised.
+    log_key: str | None = None
 
 
 def _probe_condition(breakpoints: tuple) -> str | None:
-    """The condition to compile in: the breakpoint's own when it is alone on its line."""
-    if len(breakpoints) == 1 and breakpoints[0].condition is not None:
-        return breakpoints[0].condition_text
-    return None
+    """The condition to compile in: the breakpoint's own when it is alone on its line,
+    or the call that writes its line for a log point without a condition."""
+    if len(breakpoints) != 1:
+        return None
+    breakpoint = breakpoints[0]
+    if breakpoint.condition is not None:
+        return breakpoint.condition_text
+    call = log_call(breakpoint)
+    return call[1] if call is not None else None
+
+
+# Log calls checked already: text -> whether it can be compiled in (transform.py's rules
+# for conditions: no lambda, comprehension, yield, await or :=).
+_log_calls_accepted: dict[str, bool] = {}
+
+
+def log_call(breakpoint) -> tuple[str, str] | None:
+    """(key, condition text) of a log point that can be compiled into copies: the
+    condition ``__dapper_log__(key, <line>)`` renders its line in the user's frame and
+    is always false. The key names the file, the line and the message, so that a frame
+    still running a copy made for an earlier message is told apart (its lines are the
+    tracer's, instrumentation/live.py)."""
+    template = getattr(breakpoint, "log_template", None)
+    if template is None or template.format_text is None:
+        return None
+    key = f"{breakpoint.canonical}:{breakpoint.line}:{template.format_text}"
+    text = f"{LOG_NAME}({key!r}, {template.format_text})"
+    accepted = _log_calls_accepted.get(text)
+    if accepted is None:
+        from .transform import parse_condition
+
+        accepted = _log_calls_accepted[text] = parse_condition(text)[1] is None
+    return (key, text) if accepted else None
 
 
 class BreakpointProbes:
@@ -95,6 +128,8 @@ class BreakpointProbes:
         self.instrumentation: Instrumentation | None = None
         # probe id -> target, read by the probe handler without a lock: replaced whole.
         self.targets: dict[int, ProbeTarget] = {}
+        # log key -> target of the log points compiled in (``log_call``), likewise.
+        self.log_targets: dict[str, ProbeTarget] = {}
         # canonical -> ({line: compiled condition}, {line: probe id}) as last applied.
         self._applied: dict[str, tuple[dict[int, str | None], dict[int, int]]] = {}
         # canonical -> {line: reason}: probes the copies could not take (the tracer
@@ -158,8 +193,10 @@ class BreakpointProbes:
 
     def activate(self, handler: ProbeHandler,
                  on_instrumented: InstrumentedCallback | None,
-                 restartable: bool = False) -> InstrumentationRegistry:
-        """Install the probe function, the handler and the import finder, and apply the
+                 restartable: bool = False,
+                 log_handler: Callable[[str, str], None] | None = None
+                 ) -> InstrumentationRegistry:
+        """Install the probe function, the handlers and the import finder, and apply the
         breakpoints set so far; ``restartable``: the user's functions get restartable
         code from now on. Returns the registry the tracer must read."""
         with self._lock:
@@ -168,7 +205,7 @@ class BreakpointProbes:
             instrumentation.install()
             if restartable:
                 instrumentation.make_restartable()
-            route_probes_to(handler)
+            route_probes_to(handler, log_handler)
             self.instrumentation = instrumentation
             self.sync()
             return instrumentation.registry
@@ -304,6 +341,12 @@ class BreakpointProbes:
         for line, probe_id in ids.items():
             breakpoints = per_line.get(line)
             if breakpoints:
+                call = log_call(breakpoints[0]) if len(breakpoints) == 1 and \
+                    breakpoints[0].condition is None else None
                 targets[probe_id] = ProbeTarget(
-                    canonical, line, breakpoints, _probe_condition(breakpoints) is not None)
+                    canonical, line, breakpoints, _probe_condition(breakpoints) is not None,
+                    call[0] if call is not None else None)
         self.targets = targets
+        # The newest target of a key wins: later ids are later in the dict.
+        self.log_targets = {target.log_key: target for target in targets.values()
+                            if target.log_key is not None}

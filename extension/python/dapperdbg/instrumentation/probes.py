@@ -11,6 +11,12 @@ nothing (docs/instrumentation.md has the figures).
 and never removed while copies may still run: a copy calling a missing name would raise
 NameError inside the user's program. What the trampoline does is the replaceable
 handler (``set_probe_handler``).
+
+A log point alone on its line, without a condition, is compiled in as the condition
+``__dapper_log__(key, <its line as a %-format of its expressions>)``
+(instrumentation/breakpoint_probes.py): the copy renders the line itself, at the speed of
+the function's own code (no ``eval``, no ``f_locals``), and ``_log`` hands the text to
+the log handler. It returns None, so the probe is called only when rendering raised.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ if TYPE_CHECKING:
     ProbeHandler = Callable[[int, types.FrameType, "BaseException | None"], None]
 
 PROBE_NAME = "__dapper_probe__"
+LOG_NAME = "__dapper_log__"
 
 
 class Probe(Record, frozen=True):
@@ -53,6 +60,8 @@ class StopAtLineEvent(Exception):  # noqa: N818 (a signal, not an error)
 
 
 _handler: ProbeHandler | None = None
+# log_handler(key, text): a log point compiled into a copy rendered ``text``.
+_log_handler: Callable[[str, str], None] | None = None
 _exc_info = sys.exc_info
 _getframe = sys._getframe
 
@@ -83,18 +92,34 @@ def _probe(probe_id, failed=False):
         report_internal_error("a breakpoint probe")
 
 
+def _log(key, text):
+    # The hot path of a log point's line: module globals only.
+    handler = _log_handler
+    if handler is None:
+        return
+    try:
+        handler(key, text)
+    except Exception:
+        report_internal_error("a log point")
+
+
 def install_probe_function() -> None:
-    """Make ``__dapper_probe__`` resolvable by every module (idempotent)."""
+    """Make ``__dapper_probe__`` and ``__dapper_log__`` resolvable by every module
+    (idempotent)."""
     if getattr(builtins, PROBE_NAME, None) is not _probe:
         setattr(builtins, PROBE_NAME, _probe)
+    if getattr(builtins, LOG_NAME, None) is not _log:
+        setattr(builtins, LOG_NAME, _log)
 
 
-def route_probes_to(handler: ProbeHandler | None) -> None:
-    """Route probe hits to ``handler`` (None: probes return at once). The probe function
-    is put in builtins by whatever makes the first copy (a session without line
-    breakpoints leaves builtins as they are)."""
-    global _handler
+def route_probes_to(handler: ProbeHandler | None,
+                    log_handler: Callable[[str, str], None] | None = None) -> None:
+    """Route probe hits to ``handler`` and log points' lines to ``log_handler`` (None:
+    they return at once). The probe function is put in builtins by whatever makes the
+    first copy (a session without line breakpoints leaves builtins as they are)."""
+    global _handler, _log_handler
     _handler = handler
+    _log_handler = log_handler
 
 
 def set_probe_handler(handler: ProbeHandler | None) -> None:

@@ -5,16 +5,38 @@ Writes come from several threads (the IPC reader answering requests, user thread
 sending ``stopped``), so they are serialised by a lock and each frame goes out in one
 ``sendall``. Once the connection has failed, sending becomes a silent no-op: a user
 thread must never raise or block because the debugger went away.
+
+Log point lines are queued rather than sent (``queue_output``): a hit appends to a
+deque, without a lock or a system call, and the lines go out together, as consecutive
+frames in one ``sendall``, from a debugger thread woken by the first line of a batch, or
+ahead of any other message sent, so that nothing overtakes a line written before it: a
+stop, captured output, ``dapper/exiting`` at the program's end. The queue is bounded: a
+program that logs faster than the engine reads sends the lines itself once the queue
+holds ``MAX_QUEUED_LINES`` lines or ``MAX_QUEUED_CHARS`` characters, and so waits on
+the socket as a write to a full pipe would (blocking, never dropping or merging lines).
 """
 
 from __future__ import annotations
 
 import _socket
 import time
+from _collections import deque
 
-from ..common.native import Event, allocate_lock, get_ident
+from ..common.debugger_threads import start_debugger_thread
+from ..common.native import Event, allocate_lock, get_ident, sleep
 from .dial import AddressError, connect, parse_address
-from .frames import KIND_FROM_DEBUGGEE, KIND_TO_DEBUGGEE, FrameDecoder, FrameError, encode_frame
+from .frames import (
+    HEADER,
+    KIND_FROM_DEBUGGEE,
+    KIND_TO_DEBUGGEE,
+    MAGIC,
+    MAX_PAYLOAD,
+    VERSION,
+    FrameDecoder,
+    FrameError,
+    encode_frame,
+    json_string,
+)
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
@@ -24,6 +46,18 @@ __all__ = ["AddressError", "Connection", "connect", "parse_address"]
 
 # How long closing waits for the peer to have read everything sent (see Connection.close).
 CLOSE_LINGER_SECONDS = 2.0
+# How many queued output lines, or characters of them, make the thread that queues one
+# send them itself (a line longer than that is sent at once): the queue's memory stays
+# within a few megabytes however fast the program logs.
+MAX_QUEUED_LINES = 20000
+MAX_QUEUED_CHARS = 1 << 20
+# How long the flushing thread, woken by the first line of a batch, lets more lines join
+# it before sending: a program that logs in a tight loop then costs one write per batch.
+FLUSH_DELAY_SECONDS = 0.002
+# A queued line as a frame's JSON: this, the text as a JSON string, the rest of the body
+# (the caller's), then the seq.
+_OUTPUT_HEAD = '{"type":"event","event":"output","body":{"category":"console","output":'
+FLUSH_THREAD_NAME = "dapper.output"
 
 
 class Connection:
@@ -45,6 +79,17 @@ class Connection:
         # and must not become so), and whether it has seen the end of the stream.
         self._reader: int | None = None
         self._read_to_end = Event()
+        # Output lines queued by ``queue_output``: (text, rest of the body's JSON).
+        self._queued: deque = deque()
+        # About how many characters the queued lines hold (updated without a lock, so
+        # a race may miscount a line; it is set right whenever the queue is emptied).
+        self._queued_chars = 0
+        # Whether the flushing thread was woken for the lines queued since it last
+        # looked (read and written without a lock: a stale False only wakes it once more).
+        self._flush_asked = False
+        self._flush_wanted = Event()
+        self._flusher = None
+        self._flusher_lock = allocate_lock()
 
     @property
     def closed(self) -> bool:
@@ -57,19 +102,110 @@ class Connection:
             return seq
 
     def send(self, message: dict) -> bool:
-        """Send one message, filling in its ``seq``. Returns False when the connection is
-        gone (the message is dropped)."""
+        """Send one message, filling in its ``seq``, after the output lines queued before
+        it. Returns False when the connection is gone (the message is dropped)."""
         if self._closed:
             return False
         with self._write_lock:
+            queued = self._queued_frames() if self._queued else b""
             # The seq is taken under the write lock so that seqs go out in order.
             message["seq"] = self._take_seq()
             try:
-                self._sock.sendall(encode_frame(KIND_FROM_DEBUGGEE, message))
+                frame = encode_frame(KIND_FROM_DEBUGGEE, message)
+                self._sock.sendall(queued + frame if queued else frame)
             except (OSError, FrameError):
                 self._closed = True
                 return False
         return True
+
+    @property
+    def queued_lines(self) -> int:
+        return len(self._queued)
+
+    def queue_output(self, text: str, body_rest: str) -> None:
+        """Queue a ``console`` output event for ``text`` (a log point's line) whose body
+        goes on with ``body_rest``: JSON members after ``output``, each after a comma
+        (``,"line":3``). It is sent before any later message; see the module docstring.
+        Called on the program's threads: no lock is taken unless the queue is full."""
+        if self._closed:
+            return
+        queued = self._queued
+        queued.append((text, body_rest))
+        chars = self._queued_chars = self._queued_chars + len(text)
+        if chars >= MAX_QUEUED_CHARS or len(queued) >= MAX_QUEUED_LINES:
+            self.flush_output()
+        elif not self._flush_asked:
+            self._flush_asked = True
+            self._wake_flusher()
+
+    def flush_output(self) -> None:
+        """Send the queued output lines now (waiting for the socket if it is full)."""
+        if not self._queued:
+            return
+        with self._write_lock:
+            if self._closed:
+                self._queued.clear()
+                return
+            try:
+                self._sock.sendall(self._queued_frames())
+            except OSError:
+                self._closed = True
+
+    def _queued_frames(self) -> bytes:
+        """The frames of the lines queued so far, taken off the queue (under the write
+        lock). Lines queued meanwhile wait for the next call."""
+        queued = self._queued
+        count = len(queued)
+        with self._seq_lock:
+            first = self._next_seq
+            self._next_seq += count
+        pack = HEADER.pack
+        parts = []
+        chars = 0
+        for seq in range(first, first + count):
+            text, rest = queued.popleft()
+            # A lone surrogate (text decoded with surrogateescape) goes as its JSON escape.
+            payload = f'{_OUTPUT_HEAD}{json_string(text)}{rest}}},"seq":{seq}}}'.encode(
+                "utf-8", "backslashreplace")
+            if len(payload) > MAX_PAYLOAD:
+                # A frame too large for the engine would end the connection: the line is
+                # cut instead (at 64 MiB, nobody reads the rest of it).
+                text = text[:MAX_PAYLOAD // 8] + "… (cut: the line was too long)\n"
+                payload = f'{_OUTPUT_HEAD}{json_string(text)}{rest}}},"seq":{seq}}}'.encode(
+                    "utf-8", "backslashreplace")
+            parts.append(pack(MAGIC, VERSION, KIND_FROM_DEBUGGEE, len(payload)))
+            parts.append(payload)
+            chars += len(text)
+        left = self._queued_chars - chars
+        self._queued_chars = left if queued and left > 0 else 0
+        return b"".join(parts)
+
+    def _wake_flusher(self) -> None:
+        if self._flusher is None:
+            with self._flusher_lock:
+                if self._flusher is None:
+                    try:
+                        self._flusher = start_debugger_thread(FLUSH_THREAD_NAME,
+                                                              self._flush_loop)
+                    except RuntimeError:
+                        # No new thread at interpreter shutdown: this thread sends the
+                        # lines itself (from then on, whenever the queue is woken).
+                        self._flush_asked = False
+                        self.flush_output()
+                        return
+        self._flush_wanted.set()
+
+    def _flush_loop(self) -> None:
+        """The flushing thread: woken by the first line queued after its last look, it
+        waits FLUSH_DELAY_SECONDS for more and sends them all."""
+        wanted = self._flush_wanted
+        while not self._closed:
+            wanted.wait()
+            wanted.clear()
+            sleep(FLUSH_DELAY_SECONDS)
+            # Cleared before the queue is read: a line queued from here on wakes it again.
+            self._flush_asked = False
+            self.flush_output()
 
     def send_event(self, event: str, body: dict | None = None) -> bool:
         message: dict = {"type": "event", "event": event}
@@ -146,8 +282,11 @@ class Connection:
         CLOSE_LINGER_SECONDS."""
         if self._closed_here:
             return
+        # Output lines queued before the close go out before it.
+        self.flush_output()
         self._closed_here = True
         self._closed = True
+        self._flush_wanted.set()
         try:
             self._sock.shutdown(_socket.SHUT_WR)
         except OSError:

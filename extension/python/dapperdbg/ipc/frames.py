@@ -115,6 +115,16 @@ def encode_json(message: dict) -> str:
     return f'{head[:-1]}{separator}"body":{body.text}}}'
 
 
+def _python_string_encoder():
+    from json.encoder import encode_basestring
+
+    return encode_basestring
+
+
+# A str as JSON string text (quotes included), as the encoder writes strings.
+json_string = _json.encode_basestring if _json is not None else _python_string_encoder()
+
+
 def encode_frame(kind: int, message: dict) -> bytes:
     """Return the whole frame (header and payload) as one bytes object, so that a single
     ``sendall`` writes it."""
