@@ -55,6 +55,23 @@ def test_a_breakpoint_set_later_in_a_module_imported_before_the_program_is_hit(
     assert debuggee.stdout() == "waiting\nworker ran\n"
 
 
+def test_breakpoints_set_before_the_program_leave_the_start_frozen(launch, write, backend):
+    # Their copies go into the live functions of modules imported before the program
+    # (threading here) before the freeze, which then holds for the whole run.
+    program = write("main.py", """
+        import gc
+        print(gc.get_freeze_count() > 0)
+    """)
+    debuggee = launch("--program", program, tracer=backend)
+    debuggee.configure({"program": str(program)})
+    [breakpoint] = debuggee.set_breakpoints(
+        threading.__file__, [_first_body_line(threading.Thread.start)])
+    assert breakpoint["verified"]
+    debuggee.request("configurationDone")
+    debuggee.finish(0)
+    assert debuggee.stdout() == "True\n"
+
+
 # Cyclic garbage the program makes, while it runs and as the interpreter finalizes it at
 # exit, is collected (and its finalizers run) as it is without the debugger.
 GARBAGE = """

@@ -121,7 +121,7 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     from ..children.state import REATTACH_VARIABLE
     from ..ipc.connection import Connection
     from ..session import program
-    from ..session.lifecycle import Session, run_program
+    from ..session.lifecycle import Session, instrument_program, run_program
 
     program.interpreter_flushes_at_end = run_as_script
     connection = Connection(sock, sent=1)
@@ -163,6 +163,7 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
         program_path = arguments.target if arguments.target_kind == "program" else None
         watch_for_next_debuggers(reattach_file, link, debugger, program_name(arguments),
                                  program_path)
+    instrument_program(debugger, trace)
     # What the start made lives as long as the process: the collector leaves it alone
     # from now on (common/start_freeze.py says what that changes).
     freeze_start_objects()

@@ -35,7 +35,13 @@ from ..ipc.frames import KIND_FROM_DEBUGGEE, encode_frame
 from ..ipc.peer import refusal
 from ..requests.dispatch import dispatch
 from ..session.debugger import Debugger
-from ..session.lifecycle import ExitState, finish_session, run_program, start_reader
+from ..session.lifecycle import (
+    ExitState,
+    finish_session,
+    instrument_program,
+    run_program,
+    start_reader,
+)
 from ..session.link import SessionLink, hello
 from ..tracing import choose_backend_name
 from .environment import DapperEnvironment, take_dapper_environment
@@ -377,5 +383,6 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             state.code = 130
             return state.code
+    instrument_program(session.debugger, trace=True)
     state.code = run_program(arguments, session.debugger, trace=True)
     return state.code

@@ -167,13 +167,19 @@ def start_tracing(debugger: Debugger) -> None:
         debugger.send_output(notice)
 
 
+def instrument_program(debugger: Debugger, trace: bool) -> None:
+    """Before the program is compiled (and before the launcher's freeze of what the start
+    made, common/start_freeze.py: copies given to the live functions of a module
+    imported before the program would otherwise undo it): the configured breakpoints
+    become probes in the program's code and in what is loaded already."""
+    if trace:
+        debugger.activate_instrumentation()
+
+
 def run_program(arguments, debugger: Debugger, trace: bool) -> int:
     """Run the program of ``arguments`` (launcher or listen arguments: ``target_kind``,
     ``target``, ``args``) as ``python`` would and return its exit status, traced when
-    ``trace``."""
-    if trace:
-        # Before the program is compiled: its breakpoints become probes in its code.
-        debugger.activate_instrumentation()
+    ``trace`` (``instrument_program`` came first)."""
     run = program.prepare_or_exit_status(arguments.target_kind, arguments.target,
                                          arguments.args)
     if isinstance(run, int):
