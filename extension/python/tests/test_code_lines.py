@@ -198,10 +198,10 @@ def test_only_regular_files_of_a_bounded_size_are_read(tmp_path):
 def test_code_flags_are_inspects():
     import inspect
 
-    from dapperdbg.common import code_lines
+    from dapperdbg.common import code_flags
 
     for name in ("CO_GENERATOR", "CO_COROUTINE", "CO_ITERABLE_COROUTINE", "CO_ASYNC_GENERATOR"):
-        assert getattr(code_lines, name) == getattr(inspect, name), name
+        assert getattr(code_flags, name) == getattr(inspect, name), name
 
 
 def test_own_lines_are_the_line_starts_dis_finds():

@@ -43,20 +43,29 @@ import os
 import time
 import types
 
-from ..common.code_lines import ExecutableLinesCache, SourceError, resolve_line
 from ..common.errors import RequestError
 from ..common.native import Condition, RLock
 from ..common.paths import canonical_path, is_debugger_path
 from ..common.records import Record
-from .data import DataBreakpoints
-from .expressions import ExpressionError, HitCondition, LogTemplate, compile_expressions
-from .functions import FunctionBreakpointStore
+from ..common.stop_imports import import_at_first_stop
 from .loaded_files import LoadedFiles
-from .template_files import TEMPLATE_OPTION_NEEDED, TemplateLines, is_template_path
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from ..common.code_lines import ExecutableLinesCache
+    from .data import DataBreakpoints
+    from .expressions import HitCondition, LogTemplate
+    from .functions import FunctionBreakpointStore
+    from .template_files import TemplateLines
+
+# What only a breakpoint needs is imported by the first request that sets one (a session
+# without breakpoints, every child process of a test suite among them, never imports it),
+# or at the first stop: a request that comes while threads are stopped must not import.
+_FOR_BREAKPOINTS = ("common.code_lines", "breakpoints.expressions", "breakpoints.functions",
+                    "breakpoints.data", "breakpoints.template_files")
+import_at_first_stop(*(f"{__name__.split('.')[0]}.{name}" for name in _FOR_BREAKPOINTS))
 
 
 NOT_LOADED_YET = ("The module is not loaded yet: the breakpoint is verified when it is "
@@ -121,9 +130,22 @@ if TYPE_CHECKING:
     Announce = Callable[[list[Breakpoint]], None]
 
 
+class _NoneSetYet:
+    """The function or data breakpoints of a session that has set none so far: what the
+    tracer reads of them (``active``, empty) and ``clear``, without their module."""
+
+    active = ()
+
+    def clear(self) -> None:
+        pass
+
+
+_NONE_SET_YET = _NoneSetYet()
+
+
 class BreakpointStore:
     def __init__(self, lines_cache: ExecutableLinesCache | None = None) -> None:
-        self._lines_cache = lines_cache or ExecutableLinesCache()
+        self._lines_cache = lines_cache
         # Reentrant: code run under it (path functions, compiling a condition) may
         # reach the tracer on the same thread.
         self._lock = RLock()
@@ -136,15 +158,39 @@ class BreakpointStore:
         # The canonical paths that have pending breakpoints.
         self.pending_files: frozenset[str] = frozenset()
         self.loaded = LoadedFiles()
-        self.functions = FunctionBreakpointStore(self.allocate_fresh_id)
-        self.data = DataBreakpoints()
+        # The tracer reads ``functions.active`` and ``data.active``; the stores are made by
+        # function_breakpoints() and data_breakpoints(), at the first request for them.
+        self.functions: FunctionBreakpointStore | _NoneSetYet = _NONE_SET_YET
+        self.data: DataBreakpoints | _NoneSetYet = _NONE_SET_YET
         # Set when the session debugs templates (breakpoints/templates.py): it says which
         # files take template breakpoints, whose lines are not Python's.
         self.templates: TemplateLines | None = None
 
     @property
     def lines_cache(self) -> ExecutableLinesCache:
+        if self._lines_cache is None:
+            from ..common.code_lines import ExecutableLinesCache
+
+            self._lines_cache = ExecutableLinesCache()
         return self._lines_cache
+
+    def function_breakpoints(self) -> FunctionBreakpointStore:
+        """The session's function breakpoints (made at the first request for them)."""
+        functions = self.functions
+        if isinstance(functions, _NoneSetYet):
+            from .functions import FunctionBreakpointStore
+
+            functions = self.functions = FunctionBreakpointStore(self.allocate_fresh_id)
+        return functions
+
+    def data_breakpoints(self) -> DataBreakpoints:
+        """The session's data breakpoints (made at the first request for them)."""
+        data = self.data
+        if isinstance(data, _NoneSetYet):
+            from .data import DataBreakpoints
+
+            data = self.data = DataBreakpoints()
+        return data
 
     def allocate_fresh_id(self) -> int:
         """An id no breakpoint has (function breakpoints share the id space)."""
@@ -172,9 +218,15 @@ class BreakpointStore:
         path = source.get("path")
         if not isinstance(path, str) or not path:
             raise RequestError("setBreakpoints needs source.path (an absolute file path)")
+        from ..common.code_lines import SourceError
+
         canonical = canonical_path(path)
         executable: tuple[int, ...] = ()
-        if is_debugger_path(canonical):
+        if not specs:
+            # None left in the file (the client clears a file this way): its lines are
+            # not needed, nor is the file read.
+            file_error = None
+        elif is_debugger_path(canonical):
             # The debugger never traces itself (a stop there could deadlock it).
             file_error = "Breakpoints in the debugger's own code are not supported."
         elif self.templates is not None and self.templates.accepts(canonical):
@@ -185,9 +237,11 @@ class BreakpointStore:
                 file_error = str(error)
         else:
             try:
-                executable = self._lines_cache.lines(path)
+                executable = self.lines_cache.lines(path)
                 file_error = None
             except SourceError as error:
+                from .template_files import TEMPLATE_OPTION_NEEDED, is_template_path
+
                 file_error = str(error)
                 if is_template_path(canonical) and os.path.isfile(path):
                     # Not Python: say what makes it work rather than how it fails to compile.
@@ -209,6 +263,9 @@ class BreakpointStore:
 
     def _make(self, source, canonical, spec, executable, file_error, loaded,
               used) -> Breakpoint:
+        from ..common.code_lines import resolve_line
+        from .expressions import ExpressionError, compile_expressions
+
         requested = spec["line"]
         pending = False
         if file_error is not None:
@@ -313,13 +370,15 @@ class BreakpointStore:
         """The file's source changed under a loaded module (a hot reload): each of its
         breakpoints is resolved again from the line the user asked for. Returns those
         whose line or verdict changed, for the caller to announce."""
+        from ..common.code_lines import SourceError, resolve_line
+
         changed = []
         with self._lock:
             breakpoints = self._by_file.get(canonical, ())
             if not breakpoints:
                 return changed
             try:
-                executable = self._lines_cache.lines(breakpoints[0].source.get("path")
+                executable = self.lines_cache.lines(breakpoints[0].source.get("path")
                                                      or canonical)
             except SourceError:
                 return changed

@@ -15,12 +15,6 @@ from _bisect import bisect_left  # bisect.py only re-exports its C half.
 
 from .records import Record
 
-# Code object flags (inspect's CO_*, unchanged since 3.6; test_code_lines compares them
-# with inspect's): neither inspect nor dis is imported at start.
-CO_GENERATOR = 0x20
-CO_COROUTINE = 0x80
-CO_ITERABLE_COROUTINE = 0x100
-CO_ASYNC_GENERATOR = 0x200
 _HAS_CO_LINES = hasattr(types.CodeType, "co_lines")
 
 

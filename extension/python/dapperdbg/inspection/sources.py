@@ -12,8 +12,6 @@ import os
 import sys
 import types
 
-from ..common.code_lines import SourceError as UnreadableSource
-from ..common.code_lines import read_source_bytes
 from ..common.errors import RequestError
 from ..common.native import allocate_lock
 from ..common.paths import canonical_path, is_debugger_path, is_synthetic_filename
@@ -198,6 +196,10 @@ def read_source_file(path: str) -> str:
     entry = linecache.cache.get(path) if linecache is not None else None
     if entry is not None and len(entry) == 4 and entry[2]:
         return "".join(entry[2])
+    # Imported by the first request that reads a file, or at the first stop (store.py).
+    from ..common.code_lines import SourceError as UnreadableSource
+    from ..common.code_lines import read_source_bytes
+
     try:
         source = read_source_bytes(path)
     except UnreadableSource as error:

@@ -15,7 +15,6 @@ from ..common.paths import canonical_path
 from ..common.stop_imports import import_at_first_stop
 from .importer import InstrumentingFinder, compile_program
 from .imports import import_under_way
-from .live import LiveInstrumenter, SwapResult
 from .probes import (
     PROBE_NAME,
     Probe,
@@ -31,10 +30,14 @@ if TYPE_CHECKING:
 
     from .compiler import InstrumentationError, InstrumentedModule, instrument_source
     from .importer import InstrumentedCallback
+    from .live import LiveInstrumenter, SwapResult
 
 _FROM_COMPILER = ("InstrumentationError", "InstrumentedModule", "instrument_source")
-# The first probes may be applied on the IPC thread while threads are stopped.
-import_at_first_stop(f"{__name__}.compiler")
+_FROM_LIVE = ("LiveInstrumenter", "SwapResult")
+# The first probes may be applied on the IPC thread while threads are stopped. The live
+# swapper, too, comes with a session's first probes: one without breakpoints (every child
+# of a test suite) does not import it, nor what it imports.
+import_at_first_stop(f"{__name__}.compiler", f"{__name__}.live")
 
 
 def __getattr__(name: str):
@@ -42,6 +45,10 @@ def __getattr__(name: str):
         from . import compiler
 
         return getattr(compiler, name)
+    if name in _FROM_LIVE:
+        from . import live
+
+        return getattr(live, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -51,9 +58,18 @@ class Instrumentation:
 
     def __init__(self, on_instrumented: InstrumentedCallback | None = None) -> None:
         self.registry = InstrumentationRegistry()
-        self.live = LiveInstrumenter(self.registry)
+        self._live: LiveInstrumenter | None = None
         self.finder = InstrumentingFinder(self.registry, on_instrumented)
         self._installed = False
+
+    @property
+    def live(self) -> LiveInstrumenter:
+        """The swapper of live functions' code, made with the first probes."""
+        if self._live is None:
+            from .live import LiveInstrumenter
+
+            self._live = LiveInstrumenter(self.registry)
+        return self._live
 
     def install(self) -> None:
         """From now on, the finder is in ``sys.meta_path`` while any file has probes
@@ -124,7 +140,8 @@ class Instrumentation:
         self.finder.uninstall()
         for canonical in self.finder.files():
             self.finder.set_probes(canonical, {})
-        self.live.remove_all()
+        if self._live is not None:
+            self._live.remove_all()
 
 
 __all__ = [

@@ -22,7 +22,7 @@ import sys
 import threading
 import types
 
-from ..common.code_lines import (
+from ..common.code_flags import (
     CO_ASYNC_GENERATOR,
     CO_COROUTINE,
     CO_GENERATOR,

@@ -133,11 +133,15 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
         # session has no launch.program to say so).
         debugger.store.loaded.set_program(arguments.target)
     session.finish_at_exit()
+    # Before the reader thread starts: the requests it handles import modules (of the
+    # standard library too, through sys.path), and an entry taken out of sys.path while
+    # the path finder goes through it makes the finder skip the next one (a module of
+    # lib-dynload, say, is then not found).
+    remove_pythonpath_entry(environment.pythonpath_entry)
     # The launched program ends when its engine dies. A child runs on, as it does when
     # its session could not start: the engine also closes a child's connection on
     # purpose (its client cannot start sessions), and ending the parent ends the tree.
     session.start_reader(end_with_engine=not link.is_child)
-    remove_pythonpath_entry(environment.pythonpath_entry)
 
     configured = session.wait_until_configured()
     # The bundle served the requests that configured the session too (their handlers'

@@ -50,7 +50,7 @@ def set_function_breakpoints(debugger: Debugger, arguments: dict):
     for item in requested:
         if not isinstance(item, dict):
             raise RequestError(f"a function breakpoint must be an object, got {item!r}")
-    created = debugger.store.functions.set_breakpoints(requested)
+    created = debugger.store.function_breakpoints().set_breakpoints(requested)
     debugger.breakpoints_changed()
     return {"breakpoints": [bp.to_dap(debugger.line_offset) for bp in created]}
 

@@ -68,8 +68,8 @@ def set_data_breakpoints(debugger: Debugger, arguments: dict):
     if not isinstance(requested, list):
         raise RequestError("setDataBreakpoints 'breakpoints' must be an array")
     store = debugger.store
-    answers = store.data.set_breakpoints(requested, store.allocate_fresh_id,
-                                         frame_on_a_stack)
+    answers = store.data_breakpoints().set_breakpoints(requested, store.allocate_fresh_id,
+                                                       frame_on_a_stack)
     debugger.breakpoints_changed()
     return {"breakpoints": answers}
 
@@ -81,7 +81,8 @@ def _no_data(description: str) -> dict:
 def _describe(debugger: Debugger, target: Target | str) -> dict:
     if isinstance(target, str):
         return _no_data(target)
-    return {"dataId": debugger.store.data.data_id(target), "description": target.description,
+    return {"dataId": debugger.store.data_breakpoints().data_id(target),
+            "description": target.description,
             "accessTypes": ACCESS_TYPES, "canPersist": False}
 
 

@@ -14,7 +14,6 @@ import sys
 import threading
 import types
 
-from ..breakpoints.data import describe_change
 from ..breakpoints.exception_filters import ExceptionFilters
 from ..breakpoints.store import Breakpoint, BreakpointStore
 from ..common.debugger_threads import hide_from_program, show_to_program
@@ -385,6 +384,9 @@ class Debugger:
             stopping = [hit for hit in hits if self._breakpoint_says_stop(hit[0], frame)]
             if not stopping or self.tracer.inside_probe_condition(frame):
                 return False
+            # Imported with the session's first data breakpoint (breakpoints/store.py).
+            from ..breakpoints.data import describe_change
+
             text = "; ".join(describe_change(breakpoint, old, new, _short_repr)
                              for breakpoint, old, new in stopping)
         finally:

@@ -12,10 +12,7 @@ from __future__ import annotations
 import sys
 import types
 
-from ..breakpoints.data import changed
-from ..breakpoints.store import BreakpointStore
 from ..common import debugger_threads
-from ..common.code_lines import code_own_lines
 from ..common.errors import report_internal_error
 from ..common.library_code import is_library_canonical
 from ..common.native import get_ident
@@ -53,8 +50,34 @@ TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Protocol as _Protocol
+
+    from ..breakpoints.store import BreakpointStore
 else:
     _Protocol = object
+
+
+# Each imports its module at its first call, made only once a breakpoint is set (a line
+# breakpoint's store imports code_lines first; a data breakpoint's, data), and then puts
+# the function itself in its place: a session without breakpoints imports neither, and
+# the tracer's calls import nothing.
+def _import_code_own_lines(code: types.CodeType) -> frozenset:
+    global _code_own_lines
+    from ..common.code_lines import code_own_lines
+
+    _code_own_lines = code_own_lines
+    return code_own_lines(code)
+
+
+def _import_changed(old: object, new: object) -> bool:
+    global _changed
+    from ..breakpoints.data import changed
+
+    _changed = changed
+    return changed(old, new)
+
+
+_code_own_lines = _import_code_own_lines
+_changed = _import_changed
 
 
 class TracerHost(_Protocol):
@@ -305,7 +328,7 @@ class Tracer(ProbeStops):
         lines = store.lines_by_file.get(canonical)
         verdict = False
         if lines:
-            own = code_own_lines(code)
+            own = _code_own_lines(code)
             copies = self.copies
             info = copies.info_for_copy(code) if copies is not None else None
             if info is not None:
@@ -452,7 +475,7 @@ class Tracer(ProbeStops):
                 continue
             new = breakpoint.target.read()
             old = breakpoint.old
-            if new is not old and changed(old, new) and not breakpoint.ended:
+            if new is not old and _changed(old, new) and not breakpoint.ended:
                 breakpoint.old = new
                 if hits is None:
                     hits = []

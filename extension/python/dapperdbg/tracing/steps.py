@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 import types
 
-from ..common.code_lines import (
+from ..common.code_flags import (
     CO_ASYNC_GENERATOR,
     CO_COROUTINE,
     CO_GENERATOR,
