@@ -70,11 +70,12 @@ export function adapterSpec(kind, { python }) {
  *
  * @param breakpoints Array of {path, line, condition?, logMessage?}
  * @param defaultExceptionFilters set the exception filters the adapter marks as defaults
+ * @param concurrentBreakpoints send every file's setBreakpoints at once, as VS Code does
  * @param client an already connected DapClient (a server-mode adapter); without it the
  *   adapter process is started here, and the session owns it
  * @returns {{client: DapClient, startedAt: number, debuggeePid: number|undefined}}
  */
-export async function startSession(spec, { program, args = [], breakpoints = [], timeoutMs = 60000, launchExtra = {}, client, launchArguments, defaultExceptionFilters = false }) {
+export async function startSession(spec, { program, args = [], breakpoints = [], timeoutMs = 60000, launchExtra = {}, client, launchArguments, defaultExceptionFilters = false, concurrentBreakpoints = false }) {
   const startedAt = performance.now();
   client ??= DapClient.spawnAdapter(spec.command, spec.args, { env: spec.env, cwd: root, name: spec.label });
   const session = { client, startedAt, debuggeePid: undefined };
@@ -112,7 +113,7 @@ export async function startSession(spec, { program, args = [], breakpoints = [],
     const initializedEvent = await initialized;
     // When each step of the set-up was reached, for the breakdown of the time to the first stop.
     session.phases = { initializeAnswered: initializeResponse.receivedAt - startedAt, initialized: initializedEvent.receivedAt - startedAt };
-    for (const [file, group] of groupByFile(breakpoints)) {
+    const setFile = async ([file, group]) => {
       const response = await client.request(
         "setBreakpoints",
         {
@@ -126,7 +127,11 @@ export async function startSession(spec, { program, args = [], breakpoints = [],
       // without a message, Dapper with DAP's reason "pending". Anything else is a refusal.
       const explained = refused.filter((bp) => bp.message && bp.reason !== "pending");
       if (explained.length > 0) throw new Error(`${spec.label} refused a breakpoint in ${file}: ${explained[0].message}`);
-    }
+    };
+    // VS Code sends every file's breakpoints at once and waits for all the answers
+    // (concurrentBreakpoints); one file after the other otherwise.
+    if (concurrentBreakpoints) await Promise.all([...groupByFile(breakpoints)].map(setFile));
+    else for (const entry of groupByFile(breakpoints)) await setFile(entry);
     if (defaultExceptionFilters) {
       // What VS Code sends before configurationDone: the filters the adapter marks default.
       const filters = (initializeResponse.body?.exceptionBreakpointFilters ?? []).filter((f) => f.default).map((f) => f.filter);

@@ -8,7 +8,8 @@
 //   `python -m debugpy.adapter --port N`, one per run, since it serves one session);
 // - justMyCode is off, and a conditional breakpoint whose condition never holds sits on
 //   the first line of each of PLANTED, standard-library functions these modules go
-//   through; the same breakpoints are set in every child session, as VS Code sends them;
+//   through; the same breakpoints are set in every child session, as VS Code sends them
+//   (every file's setBreakpoints at once);
 // - every child process is attached: both debuggers ask for a session per child with
 //   `startDebugging` (Dapper's subprocessAutoAttach, debugpy's subProcess), which is
 //   started as VS Code starts one (Dapper: a new connection to the same engine; debugpy:
@@ -39,7 +40,8 @@ const program = path.join(programsDir, "realwork.py");
 /**
  * The modules: twelve of CPython's test modules that run in a few seconds at most, two of
  * which start many Python children (test_json's json.tool tests, test_exceptions' crash
- * and recursion tests).
+ * and recursion tests). A run's words are split on spaces, so that regrtest's options can
+ * narrow one down (`test_exceptions -m test_memory_error_in_PyErr_PrintEx`).
  */
 export const MODULES = [
   "test_copy",
@@ -154,7 +156,7 @@ function cleanEnvironment() {
 export function runPlain({ venvPython, module }) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(venvPython, [program, module], { cwd: programsDir, stdio: ["ignore", "pipe", "pipe"], env: cleanEnvironment() });
+    const child = spawn(venvPython, [program, ...module.split(" ")], { cwd: programsDir, stdio: ["ignore", "pipe", "pipe"], env: cleanEnvironment() });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -220,7 +222,7 @@ export async function runDebugged({ kind, venvPython, module, breakpoints, dappe
           const child = await DapClient.connect(port, `${spec.label} (${module} child)`);
           sessions.push({ client: child });
           continueStops(child, counter);
-          await startSession(spec, { client: child, timeoutMs: TIMEOUT_MS, launchArguments: [command, configuration], breakpoints });
+          await startSession(spec, { client: child, timeoutMs: TIMEOUT_MS, launchArguments: [command, configuration], breakpoints, concurrentBreakpoints: true });
           return (await child.nextEvent("terminated", TIMEOUT_MS)).receivedAt;
         })(),
       );
@@ -228,7 +230,7 @@ export async function runDebugged({ kind, venvPython, module, breakpoints, dappe
     };
     continueStops(client, counter);
     const launchExtra = { ...(kind === DAPPER ? { justMyCode: false, subprocessAutoAttach: true } : { justMyCode: false, subProcess: true }), ...extra };
-    await startSession(spec, { program, args: [module], client, breakpoints, timeoutMs: TIMEOUT_MS, launchExtra });
+    await startSession(spec, { program, args: module.split(" "), client, breakpoints, concurrentBreakpoints: true, timeoutMs: TIMEOUT_MS, launchExtra });
     const ended = await client.nextEvent("terminated", TIMEOUT_MS);
     // Every child asked for has been asked for by the time its parent ended.
     const childEnded = await Promise.all(childEnds);
