@@ -454,3 +454,32 @@ def test_a_fork_child_that_cannot_trace_runs_on_as_plain(launch, write, listener
     assert child.event("dapper/exiting") == {"exitCode": 7}
     root.finish(0)
     assert root.stdout() == plain.stdout
+
+
+INTROSPECTED = """
+import inspect, json, os
+report = {}
+for name in ("execv", "execve", "posix_spawn", "posix_spawnp", "system", "spawnv"):
+    function = getattr(os, name, None)
+    if function is None:
+        continue
+    try:
+        signature = str(inspect.signature(function))
+    except ValueError as error:
+        signature = f"ValueError: {error}"
+    report[name] = [signature, getattr(function, "__text_signature__", "<none>"),
+                    function.__name__, function.__qualname__, function.__module__,
+                    function.__doc__]
+print(json.dumps(report), flush=True)
+"""
+
+
+def test_the_hooked_os_functions_introspect_as_without_the_debugger(launch, write, listener):
+    # CPython's test_inspect checks that os.posix_spawn keeps a text signature that
+    # inspect.signature cannot parse: the hooks stand in for the functions they wrap.
+    program = write("introspect.py", INTROSPECTED)
+    plain = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
+                           timeout=TIMEOUT, check=True)
+    root = start_root(launch, program, listener)
+    root.finish(0)
+    assert json.loads(root.stdout().splitlines()[-1]) == json.loads(plain.stdout)

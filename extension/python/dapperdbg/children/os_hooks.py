@@ -134,7 +134,6 @@ def _spawn_hook(name: str, has_env: bool, search: bool):
         hooks.announce(plan, pid, session_id, None)
         return _finish(mode, pid, hooks)
 
-    hook.__name__ = name
     return hook
 
 
@@ -176,7 +175,6 @@ def _posix_spawn_hook(name: str):
         hooks.announce(plan, pid, session_id, None)
         return pid
 
-    hook.__name__ = name
     return hook
 
 
@@ -231,6 +229,22 @@ def _restore(previous: dict) -> None:
         _signal.signal(number, handler if handler is not None else _signal.SIG_DFL)
 
 
+def _standing_for(hook, name: str):
+    """``hook``, dressed as the ``os`` function ``name`` it replaces: its name, module,
+    documentation and text signature, and ``__wrapped__``, which ``inspect.signature``
+    follows, so that the program's introspection finds what it finds without the
+    debugger (CPython's test_inspect checks these functions' signatures)."""
+    original = _originals[name]
+    for attribute in ("__module__", "__name__", "__qualname__", "__doc__",
+                      "__text_signature__"):
+        try:
+            setattr(hook, attribute, getattr(original, attribute))
+        except (AttributeError, TypeError):
+            continue
+    hook.__wrapped__ = original
+    return hook
+
+
 def install() -> None:
     if _originals:
         return
@@ -238,14 +252,14 @@ def install() -> None:
         if hasattr(os, name):
             _originals[name] = getattr(os, name)
     if "execv" in _originals and "execve" in _originals:
-        os.execv = _execv
-        os.execve = _execve
+        os.execv = _standing_for(_execv, "execv")
+        os.execve = _standing_for(_execve, "execve")
     for name, has_env, search in (("spawnv", False, False), ("spawnve", True, False),
                                   ("spawnvp", False, True), ("spawnvpe", True, True)):
         if name in _originals and "spawnve" in _originals and "spawnvpe" in _originals:
-            setattr(os, name, _spawn_hook(name, has_env, search))
+            setattr(os, name, _standing_for(_spawn_hook(name, has_env, search), name))
     for name in ("posix_spawn", "posix_spawnp"):
         if name in _originals:
-            setattr(os, name, _posix_spawn_hook(name))
+            setattr(os, name, _standing_for(_posix_spawn_hook(name), name))
     if "system" in _originals and os.name != "nt":
-        os.system = _system
+        os.system = _standing_for(_system, "system")
