@@ -370,7 +370,13 @@ def test_a_condition_is_compiled_once_across_processes(monkeypatch):
     assert calls.count("n >") == 2  # An error is never kept.
 
 
-def test_the_cache_keeps_to_its_limits(monkeypatch, fresh_cache):
+@pytest.fixture
+def weighed_every_write(monkeypatch):
+    monkeypatch.setattr(code_cache, "_writes_unweighed", {})
+    monkeypatch.setattr(code_cache, "_WEIGH_EVERY", 0)
+
+
+def test_the_cache_keeps_to_its_limits(monkeypatch, fresh_cache, weighed_every_write):
     monkeypatch.setattr(code_cache, "_MAX_ENTRIES", 8)
     monkeypatch.setattr(code_cache, "_MAX_BYTES", 10_000)
     for number in range(12):
@@ -382,6 +388,31 @@ def test_the_cache_keeps_to_its_limits(monkeypatch, fresh_cache):
     folder = code_cache.folder_for("trim")
     assert sum(os.path.getsize(os.path.join(folder, name)) for name in os.listdir(folder)) \
         <= 10_000
+
+
+def test_a_process_weighs_the_cache_s_entries_now_and_then(monkeypatch, fresh_cache):
+    """Counting the entries needs no stat; their sizes are read at a process's first
+    write, every few writes after, and whenever there are too many entries."""
+    monkeypatch.setattr(code_cache, "_writes_unweighed", {})
+    monkeypatch.setattr(code_cache, "_WEIGH_EVERY", 4)
+    monkeypatch.setattr(code_cache, "_MAX_ENTRIES", 12)
+    weighed = []
+    real_stat = os.stat
+    monkeypatch.setattr(code_cache.os, "stat", lambda path, *a, **k: (
+        weighed.append(path) if str(path).endswith(".entry") else None)
+        or real_stat(path, *a, **k))
+    counts = []
+    for number in range(16):
+        before = len(weighed)
+        code_cache.store("weigh", f"file{number}.py", b"key", b"x", number)
+        counts.append(len(weighed) - before)
+    # The first write weighs; then every fifth; and the one that makes thirteen
+    # entries, which trims them to nine.
+    assert [count > 0 for count in counts] == [
+        True, False, False, False, False, True, False, False, False, False, True,
+        False, True, False, False, False]
+    folder = code_cache.folder_for("weigh")
+    assert len(os.listdir(folder)) <= 12
 
 
 def test_an_entry_is_served_for_the_file_s_identity_without_its_text(

@@ -207,15 +207,35 @@ def compile_expression(text: str, filename: str) -> types.CodeType:
     return code
 
 
+# Writes since this process last weighed the folder's entries, per folder.
+_writes_unweighed: dict[str, int] = {}
+# How many writes a process makes between two weighings of the folder (counting its
+# entries, which needs no stat, comes every time).
+_WEIGH_EVERY = 32
+
+
 def _trim(folder: str, written: str) -> None:
     """At most ``_MAX_ENTRIES`` entries and ``_MAX_BYTES``: past either, the least
     recently written go until three quarters of both are left (never ``written``, the
-    entry just written, whatever a coarse clock says of its time)."""
+    entry just written, whatever a coarse clock says of its time). The sizes are read
+    (a stat an entry) at a process's first write and every ``_WEIGH_EVERY`` after, or
+    when there are too many entries: a session that missed the cache wrote dozens of
+    entries, each of which stat'ed the whole folder."""
     try:
-        entries = [(entry.stat(), entry.path) for entry in os.scandir(folder)
-                   if entry.name.endswith(".entry")]
+        names = [entry.path for entry in os.scandir(folder) if entry.name.endswith(".entry")]
     except OSError:
         return
+    unweighed = _writes_unweighed.get(folder)
+    if len(names) <= _MAX_ENTRIES and unweighed is not None and unweighed < _WEIGH_EVERY:
+        _writes_unweighed[folder] = unweighed + 1
+        return
+    _writes_unweighed[folder] = 0
+    entries = []
+    for path in names:
+        try:
+            entries.append((os.stat(path), path))
+        except OSError:
+            continue
     total = sum(info.st_size for info, _ in entries)
     if len(entries) <= _MAX_ENTRIES and total <= _MAX_BYTES:
         return

@@ -81,6 +81,10 @@ class LiveInstrumenter:
         self.registry = registry
         self._lock = threading.Lock()
         self._canonical_by_filename: dict[str, str] = {}
+        # Whether a file is a link, asked once a file: every file with breakpoints asks
+        # it of every loaded module (a child with twenty breakpoint files made 1,900
+        # lstat calls).
+        self._link_by_filename: dict[str, bool] = {}
 
     def _canonical(self, filename: str) -> str:
         canonical = self._canonical_by_filename.get(filename)
@@ -97,9 +101,15 @@ class LiveInstrumenter:
             return True
         if (os.path.normcase(os.path.basename(filename))
                 != os.path.normcase(os.path.basename(canonical))
-                and not os.path.islink(filename)):
+                and not self._is_link(filename)):
             return False
         return self._canonical(filename) == canonical
+
+    def _is_link(self, filename: str) -> bool:
+        link = self._link_by_filename.get(filename)
+        if link is None:
+            link = self._link_by_filename[filename] = os.path.islink(filename)
+        return link
 
     def apply(self, filename: str, probes: Mapping[int, Probe]) -> SwapResult:
         """Make the live functions of ``filename`` run exactly ``probes`` ({line: Probe});
