@@ -130,34 +130,55 @@ def load(kind: str, name: str, key: bytes, text: bytes | None = None,
     if folder is None or identity == b"":
         return None
     try:
-        with open(_entry_path(folder, name, key), "rb") as file:
-            if identity is not None:
+        if identity is not None:
+            # Read as a plain import reads a .pyc: no file object, two reads.
+            descriptor = os.open(_entry_path(folder, name, key), os.O_RDONLY)
+            try:
                 expected = _key_part(key, identity)
-                head = file.read(len(expected) + 8)
+                head = os.read(descriptor, len(expected) + 8)
                 if not head.startswith(expected) or len(head) != len(expected) + 8:
                     return None
                 size = int.from_bytes(head[-8:], "little")
-                value = file.read(size)
-                if len(value) != size:
-                    return None
-            else:
+                value = _read_exactly(descriptor, size)
+            finally:
+                os.close(descriptor)
+            if value is None:
+                return None
+        else:
+            with open(_entry_path(folder, name, key), "rb") as file:
                 data = file.read()
-                cut = len(_key_part(key, b"")) - 4  # Then the identity's length.
-                view = memoryview(data)
-                if not data.startswith(_key_part(key, b"")[:cut]):
-                    return None
-                at = cut + 4 + int.from_bytes(view[cut:cut + 4], "little")
-                size = int.from_bytes(view[at:at + 8], "little")
-                value = view[at + 8:at + 8 + size]
-                at += 8 + size
-                if view[at:] != len(text).to_bytes(8, "little") + text:
-                    return None
+            cut = len(_key_part(key, b"")) - 4  # Then the identity's length.
+            view = memoryview(data)
+            if not data.startswith(_key_part(key, b"")[:cut]):
+                return None
+            at = cut + 4 + int.from_bytes(view[cut:cut + 4], "little")
+            size = int.from_bytes(view[at:at + 8], "little")
+            value = view[at + 8:at + 8 + size]
+            at += 8 + size
+            if view[at:] != len(text).to_bytes(8, "little") + text:
+                return None
     except OSError:
         return None
     try:
         return marshal.loads(value)
     except (ValueError, EOFError, TypeError):
         return None
+
+
+def _read_exactly(descriptor: int, size: int) -> bytes | None:
+    """``size`` bytes from the file (None if it ends first)."""
+    data = os.read(descriptor, size)
+    if len(data) == size:
+        return data
+    parts = [data]
+    got = len(data)
+    while got < size:
+        more = os.read(descriptor, size - got)
+        if not more:
+            return None
+        parts.append(more)
+        got += len(more)
+    return b"".join(parts)
 
 
 def store(kind: str, name: str, key: bytes, text: bytes, value,
