@@ -12,6 +12,7 @@ import builtins
 import functools
 import importlib
 import importlib.machinery
+import io
 import itertools
 import sys
 import textwrap
@@ -369,6 +370,23 @@ def test_finder_instruments_a_later_import_without_touching_the_cache(workspace,
     assert registry.info_for_copy(module.plain.__code__) is None
     module.plain(5)
     assert hits.take() == []
+
+
+def test_probes_for_a_file_not_imported_wait_for_its_import(workspace, hits, monkeypatch):
+    # A child process gets every breakpoint of the session: a file it has not imported
+    # is not read until it is (and never, if it is not).
+    name, path = workspace.write(SOURCE)
+    line = line_of(SOURCE, "doubled = n * 2")
+    workspace.instr.install()
+    opened = []
+    real_open_code = io.open_code
+    monkeypatch.setattr(io, "open_code", lambda file: opened.append(str(file))
+                        or real_open_code(file))
+    result = workspace.instr.set_probes(str(path), {line: Probe(1, None)})
+    assert str(path) not in opened and not result.error and not result.refused
+    module = importlib.import_module(name)
+    assert module.plain(2) == 4
+    assert hits.take() == [(1, "plain", line, None)]
 
 
 def test_finder_leaves_other_modules_to_the_import_system(workspace, hits):

@@ -105,6 +105,14 @@ class LiveInstrumenter:
             return False
         return self._canonical(filename) == canonical
 
+    def _loaded(self, canonical: str) -> bool:
+        """Whether a module of the file is in ``sys.modules``."""
+        for module in list(sys.modules.values()):
+            filename = getattr(module, "__file__", None)
+            if isinstance(filename, str) and self._is_file(filename, canonical):
+                return True
+        return False
+
     def _is_link(self, filename: str) -> bool:
         link = self._link_by_filename.get(filename)
         if link is None:
@@ -119,6 +127,12 @@ class LiveInstrumenter:
             if not probes:
                 return self._restore(canonical)
             result = SwapResult(canonical)
+            if not self.registry.infos_for_file(canonical) and not self._loaded(canonical):
+                # Nothing of the file runs: its import compiles the probes in (the
+                # finder has them) and says then which lines it refused. A child
+                # process gets every breakpoint of the session, in files it mostly
+                # never imports: reading and copying them now would be for nothing.
+                return result
             problem = self._instrument(filename, canonical, probes, result)
             if problem is not None:
                 restored = self._restore(canonical)
