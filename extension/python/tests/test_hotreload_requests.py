@@ -175,6 +175,9 @@ def test_reload_while_running(launch, write, backend):
         while len(out) < 12000 and "new" not in out:
             out.append(work())
             time.sleep(0.005)
+        # The new code may run before the reload's response is sent: the program waits
+        # for it rather than end first (its end closes the connection).
+        time.sleep(0.5)
         print(out[-1])
     ''')
     debuggee = launch("--program", program, tracer=backend)
