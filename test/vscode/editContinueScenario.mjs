@@ -97,7 +97,7 @@ export async function scenarioEditAndContinue(page, context) {
 
   start("right-click discounted in the Call Stack → Restart Frame: paused on its first line, the stack as deep");
   await page.locator(".debug-call-stack .monaco-list-row", { has: page.locator(".stack-frame .label", { hasText: /^discounted$/ }) }).first().click({ button: "right", timeout: 10_000 });
-  await page.locator(".context-view .monaco-menu .action-item", { hasText: "Restart Frame" }).first().click({ timeout: 10_000 });
+  await chooseFromContextMenu(page, "Restart Frame");
   await waitForDebugger(page, `the editor to show the paused line ${FIRST_LINE}`, async () => sameList(await workbench.pausedLines(page), [FIRST_LINE]));
   await expectFrames("after the restart");
 
@@ -120,6 +120,25 @@ export async function scenarioEditAndContinue(page, context) {
   await page.keyboard.press("F5");
   await waitForDebugger(page, `the debug console to show "${EXIT}"`, async () => (await workbench.consoleRows(page)).some((row) => row.includes(EXIT)));
   await waitFor("the debug toolbar to go away (the session ended)", async () => !(await workbench.debugToolbarVisible(page)), stepMs);
+}
+
+/**
+ * Clicks `label` in the context menu just opened. A menu ignores a click that comes too soon
+ * after it opened (VS Code keeps the right-click's release from choosing an item): if the
+ * menu is still there a moment later, the click is made again.
+ */
+async function chooseFromContextMenu(page, label) {
+  const menu = page.locator(".context-view .monaco-menu");
+  const item = menu.locator(".action-item", { hasText: label }).first();
+  for (let attempt = 1; ; attempt++) {
+    await item.click({ timeout: 10_000 });
+    try {
+      await menu.waitFor({ state: "hidden", timeout: 2_000 });
+      return;
+    } catch (error) {
+      if (attempt === 3) throw new Error(`the context menu stayed open after ${attempt} clicks on "${label}"`, { cause: error });
+    }
+  }
 }
 
 /** Waits for the Variables view to show `row`, clicking Locals open if VS Code left it collapsed. */
