@@ -372,9 +372,14 @@ def test_finder_instruments_a_later_import_without_touching_the_cache(workspace,
     assert hits.take() == []
 
 
-def test_probes_for_a_file_not_imported_wait_for_its_import(workspace, hits, monkeypatch):
+def test_probes_for_a_file_not_imported_wait_for_its_import(workspace, hits, monkeypatch,
+                                                             tmp_path):
     # A child process gets every breakpoint of the session: a file it has not imported
-    # is not read until it is (and never, if it is not).
+    # is not read until it is (and never, if it is not), once its copies for those
+    # probes are kept; until then they are made at once, so that the import never needs
+    # the compiler (whose modules may be the very one being imported).
+    monkeypatch.setenv("DAPPER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr("dapperdbg.common.code_cache._folders", {})
     name, path = workspace.write(SOURCE)
     line = line_of(SOURCE, "doubled = n * 2")
     workspace.instr.install()
@@ -382,11 +387,14 @@ def test_probes_for_a_file_not_imported_wait_for_its_import(workspace, hits, mon
     real_open_code = io.open_code
     monkeypatch.setattr(io, "open_code", lambda file: opened.append(str(file))
                         or real_open_code(file))
-    result = workspace.instr.set_probes(str(path), {line: Probe(1, None)})
-    assert str(path) not in opened and not result.error and not result.refused
+    workspace.instr.set_probes(str(path), {line: Probe(1, None)})
+    assert opened.count(str(path)) == 1  # Nothing kept yet: copied now.
+    workspace.instr.set_probes(str(path), {})
+    result = workspace.instr.set_probes(str(path), {line: Probe(2, None)})
+    assert opened.count(str(path)) == 1 and not result.error and not result.refused
     module = importlib.import_module(name)
     assert module.plain(2) == 4
-    assert hits.take() == [(1, "plain", line, None)]
+    assert hits.take() == [(2, "plain", line, None)]
 
 
 def test_finder_leaves_other_modules_to_the_import_system(workspace, hits):

@@ -503,3 +503,30 @@ def test_a_module_still_being_imported_gets_its_breakpoint(launch, write, backen
     assert debuggee.top_frame(1)["line"] == 6
     debuggee.request("continue", {"threadId": 1})
     debuggee.finish(0)
+
+
+def test_a_breakpoint_in_a_module_the_instrumenting_compiler_uses_itself(
+        launch, write, backend, tmp_path):
+    # copy.py has a breakpoint and is first imported by the program, with nothing kept in
+    # the cache: its copies are made when the breakpoint is set, so that its import does
+    # not need the compiler (which uses copy, then only half imported).
+    import copy
+    import dis
+
+    program = write("main.py", """
+        import copy
+        print(copy.copy([1, 2]))
+    """)
+    code = copy.copy.__code__
+    line = min(start for _, start in dis.findlinestarts(code)
+               if start and start > code.co_firstlineno)
+    debuggee = launch("--program", program, tracer=backend,
+                      env={"DAPPER_CACHE_DIR": str(tmp_path / "empty-cache")})
+    debuggee.configure({"program": str(program)})
+    [breakpoint] = debuggee.set_breakpoints(copy.__file__, [line])
+    debuggee.request("configurationDone")
+    stopped = debuggee.stopped()
+    assert debuggee.top_frame(stopped["threadId"])["line"] == line
+    debuggee.request("continue", {"threadId": stopped["threadId"]})
+    debuggee.finish(0)
+    assert debuggee.stdout() == "[1, 2]\n"

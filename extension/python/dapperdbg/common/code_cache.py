@@ -115,6 +115,12 @@ def file_identity(info: os.stat_result) -> bytes:
             f"{info.st_ctime_ns}").encode()
 
 
+def has_entry(kind: str, name: str, key: bytes) -> bool:
+    """Whether an entry for ``key`` is kept (for some text: ``load`` still checks it)."""
+    folder = folder_for(kind)
+    return folder is not None and os.path.exists(_entry_path(folder, name, key))
+
+
 def _key_part(key: bytes, identity: bytes) -> bytes:
     return b"".join((_HEADER, len(key).to_bytes(4, "little"), key,
                      len(identity).to_bytes(4, "little"), identity))

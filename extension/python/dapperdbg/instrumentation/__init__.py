@@ -92,7 +92,7 @@ class Instrumentation:
         # below finds its functions: ``import_running`` says when that may happen.
         self._place_finder(probes)
         self.finder.set_probes(canonical, probes)
-        result = self.live.apply(path, probes)
+        result = self.live.apply(path, probes, self.finder.import_restartable(canonical))
         if result.error:
             # Probes refused for the whole file (say, it changed since it was loaded)
             # are not compiled into a later import either: the tracer has them.

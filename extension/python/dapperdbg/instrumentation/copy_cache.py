@@ -32,14 +32,28 @@ if TYPE_CHECKING:
 _PLACEHOLDER = -0x5DA9_9E8B_71C3_4000
 
 
+def _key(filename: str, probes: Mapping[int, Probe], optimize: int,
+         restartable: bool) -> bytes:
+    return plain_code.cache_key(filename, optimize, restartable,
+                                tuple((line, probe.condition)
+                                      for line, probe in sorted(probes.items())))
+
+
+def is_kept(filename: str, probes: Mapping[int, Probe], optimize: int = -1,
+            restartable: bool = False) -> bool:
+    """Whether ``instrument_file`` would find copies of the file for these probes kept
+    (unless the file changed since): then it needs no compiler."""
+    return code_cache.has_entry("copies", filename,
+                                _key(filename, probes, optimize, restartable))
+
+
 def instrument_file(source: bytes | str, filename: str, probes: Mapping[int, Probe],
                     optimize: int = -1, restartable: bool = False) -> InstrumentedModule:
     """``compiler.instrument_source``'s result, from the cache when it holds it; else
     compiled (only the definitions holding probes, where segments.py can) and kept.
     Raises InstrumentationError when the source does not compile."""
     ordered = sorted(probes.items())
-    key = plain_code.cache_key(filename, optimize, restartable,
-                               tuple((line, probe.condition) for line, probe in ordered))
+    key = _key(filename, probes, optimize, restartable)
     text = plain_code.as_bytes(source)
 
     def plain_of() -> types.CodeType:

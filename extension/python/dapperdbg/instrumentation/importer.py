@@ -62,6 +62,19 @@ _PACKAGES = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 _busy = threading.local()
 
 
+def compiling(function, *args, **keywords):
+    """``function(*args, **keywords)`` with the imports it makes on this thread left to
+    the import system (the compiler's own: copy, ast, dis, its modules), whichever of
+    them has breakpoints: compiled with probes, such a module would need the compiler
+    that is importing it."""
+    busy = getattr(_busy, "now", False)
+    _busy.now = True
+    try:
+        return function(*args, **keywords)
+    finally:
+        _busy.now = busy
+
+
 def restartable_file(canonical: str) -> bool:
     """Whether a source file's functions are made restartable (when that is on): the
     user's own code, not the debugger's, the standard library's or site-packages'. Told
@@ -120,19 +133,16 @@ class InstrumentingLoader(SourceFileLoader):
         source = self.get_data(path)
         canonical = canonical_path(path)
         probes = self._finder.probes_for(canonical)
-        busy = getattr(_busy, "now", False)
-        _busy.now = True
-        try:
-            from .copies import InstrumentationError
-            from .copy_cache import instrument_file
+        from .copies import InstrumentationError
+        from .copy_cache import instrument_file
 
-            module = instrument_file(source, path, probes, restartable=self._restartable)
+        try:
+            module = compiling(instrument_file, source, path, probes,
+                               restartable=self._restartable)
         except InstrumentationError:
             # The import must fail as it would without the debugger: with the
             # SyntaxError the plain compile raises.
             return self.source_to_code(source, path)
-        finally:
-            _busy.now = busy
         _loaded(self._finder.registry, canonical, module)
         callback = self._finder.on_instrumented
         if callback is not None and probes:
@@ -186,9 +196,16 @@ class InstrumentingFinder:
         canonical = canonical_path(spec.origin)
         if canonical not in self._probes or is_debugger_path(canonical):
             return None
-        restartable = self.restartable and restartable_file(canonical)
+        restartable = self.import_restartable(canonical)
         spec.loader = InstrumentingLoader(fullname, spec.origin, self, restartable)
         return spec
+
+    def import_restartable(self, canonical: str) -> bool | None:
+        """Whether an import of the file compiles it with restartable functions; None
+        when the finder leaves the file to the import system (the debugger's own)."""
+        if is_debugger_path(canonical):
+            return None
+        return self.restartable and restartable_file(canonical)
 
     def invalidate_caches(self) -> None:
         """Nothing cached here; importlib.invalidate_caches calls every finder's."""

@@ -33,6 +33,8 @@ from ..common.paths import canonical_path, is_debugger_path
 from ..common.records import Factory, Record
 from ..common.start_freeze import thaw_start_objects
 from .copies import same_code, walk_pairs
+from .copy_cache import instrument_file, is_kept
+from .importer import compiling
 from .probes import Probe, install_probe_function
 from .registry import CopyInfo, InstrumentationRegistry
 
@@ -119,19 +121,26 @@ class LiveInstrumenter:
             link = self._link_by_filename[filename] = os.path.islink(filename)
         return link
 
-    def apply(self, filename: str, probes: Mapping[int, Probe]) -> SwapResult:
+    def apply(self, filename: str, probes: Mapping[int, Probe],
+              import_restartable: bool | None = None) -> SwapResult:
         """Make the live functions of ``filename`` run exactly ``probes`` ({line: Probe});
-        an empty mapping restores the original code."""
+        an empty mapping restores the original code. ``import_restartable``: whether an
+        import of the file would compile it restartable (None: it would not take the
+        probes)."""
         canonical = canonical_path(filename)
         with self._lock:
             if not probes:
                 return self._restore(canonical)
             result = SwapResult(canonical)
-            if not self.registry.infos_for_file(canonical) and not self._loaded(canonical):
-                # Nothing of the file runs: its import compiles the probes in (the
-                # finder has them) and says then which lines it refused. A child
-                # process gets every breakpoint of the session, in files it mostly
-                # never imports: reading and copying them now would be for nothing.
+            if (import_restartable is not None and not self.registry.infos_for_file(canonical)
+                    and not self._loaded(canonical)
+                    and is_kept(filename, probes, restartable=import_restartable)):
+                # Nothing of the file runs, and the copies its import will take are kept:
+                # the finder has the probes and compiles them in from there, and says
+                # then which lines it refused. A child process gets every breakpoint of
+                # the session, in files it mostly never imports. (Not kept, they are
+                # made now: an import that compiled them would need the compiler's
+                # modules while one of them may be the module being imported.)
                 return result
             problem = self._instrument(filename, canonical, probes, result)
             if problem is not None:
@@ -157,12 +166,10 @@ class LiveInstrumenter:
         except OSError as error:
             return f"cannot read {filename}: {error.strerror or error}"
         from .copies import InstrumentationError
-        from .copy_cache import instrument_file
 
         try:
-            module = instrument_file(
-                source, filename, probes,
-                restartable=canonical in self.registry.restartable_files)
+            module = compiling(instrument_file, source, filename, probes,
+                               restartable=canonical in self.registry.restartable_files)
         except InstrumentationError as error:
             return str(error)
         result.accepted = dict(module.accepted)
