@@ -29,7 +29,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { adapterSpec, connectWithRetry, DAPPER, DEBUGPY, startDapperServer, startDebugpyServer, startSession } from "./adapters.mjs";
 import { DapClient } from "./dap-client.mjs";
-import { programsDir } from "./paths.mjs";
+import { programsDir, root } from "./paths.mjs";
 import { median, minimum } from "./stats.mjs";
 
 /** A run of a module (any mode) may take this long before it counts as hung. */
@@ -86,23 +86,11 @@ export const PLANTED = [
 export const CONDITION = '__name__ == "never"';
 
 /** Prints {file: [line]} for PLANTED: each function's first line after its `def`. */
-const LOCATE = `
-import dis, importlib, json, sys
-found = {}
-for target in sys.argv[1:]:
-    module, qualified = target.split(":")
-    value = importlib.import_module(module)
-    for part in qualified.split("."):
-        value = getattr(value, part)
-    code = value.__code__
-    lines = sorted({line for _, line in dis.findlinestarts(code) if line and line > code.co_firstlineno})
-    found.setdefault(code.co_filename, []).append(lines[0])
-print(json.dumps(found))
-`;
+const LOCATE = path.join(root, "test", "fixtures", "first_body_lines.py");
 
 /** The breakpoints of PLANTED on this interpreter, as [{path, line, condition}]. */
 export function plantedBreakpoints(python) {
-  const found = JSON.parse(execFileSync(python, ["-c", LOCATE, ...PLANTED], { encoding: "utf8" }));
+  const found = JSON.parse(execFileSync(python, [LOCATE, ...PLANTED], { encoding: "utf8" }));
   return Object.entries(found).flatMap(([file, lines]) => lines.map((line) => ({ path: file, line, condition: CONDITION })));
 }
 

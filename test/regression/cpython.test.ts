@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { SessionTree } from "../e2e/children-support";
-import { pythons, startServer, waitUntil, type Python } from "../e2e/support";
+import { fixtures, pythons, startServer, waitUntil, type Python } from "../e2e/support";
 
 // One `python -m unittest` run each (a run's words are split on spaces).
 const modules = [
@@ -49,19 +49,8 @@ const planted = [
   "asyncio.base_events:BaseEventLoop.run_until_complete",
 ];
 
-const locate = `
-import dis, importlib, json, sys
-found = {}
-for target in sys.argv[1:]:
-    module, qualified = target.split(":")
-    value = importlib.import_module(module)
-    for part in qualified.split("."):
-        value = getattr(value, part)
-    code = value.__code__
-    lines = sorted({line for _, line in dis.findlinestarts(code) if line and line > code.co_firstlineno})
-    found.setdefault(code.co_filename, []).append(lines[0])
-print(json.dumps(found))
-`;
+// Prints {file: [line]} for the planted functions: each one's first line after its `def`.
+const locate = path.join(fixtures, "first_body_lines.py");
 
 const verdictWords = "ok|FAIL|ERROR|skipped|expected failure|unexpected success";
 
@@ -179,7 +168,7 @@ for (const python of pythons()) {
       test(module, { timeout: 120000 }, async () => {
         const cwd = mkdtempSync(path.join(os.tmpdir(), "dapper-regression-"));
         try {
-          const breakpoints = JSON.parse(execFileSync(python.executable, ["-c", locate, ...planted], { encoding: "utf8" })) as Record<string, number[]>;
+          const breakpoints = JSON.parse(execFileSync(python.executable, [locate, ...planted], { encoding: "utf8" })) as Record<string, number[]>;
           const plain = spawnSync(python.executable, ["-m", "unittest", "-v", ...module.split(" ")], { cwd, env: environment(), encoding: "utf8", timeout: 60000 });
           const debugged = await underTheDebugger(python, cwd, module, breakpoints);
           if (compare(plain.stderr + plain.stdout, debugged.output, python.version)) assert.equal(debugged.code, plain.status);
