@@ -90,7 +90,7 @@ class Breakpoint(Record, eq=False):
     hit_condition: HitCondition | None = None
     log_template: LogTemplate | None = None
     # (line, the JSON of the log point's output body after its text), made at its first
-    # line (session/debugger.py, log_line).
+    # line (session/log_points.py).
     log_body: tuple | None = None
     hits: int = 0
     # A condition that raises is reported once (then it only stops).

@@ -25,12 +25,12 @@ from ..inspection.sources import observe_exec
 from ..instrumentation import breakpoint_probes
 from ..instrumentation.probes import StopAtLineEvent
 from ..ipc.connection import Connection
-from ..ipc.frames import to_json
 from ..tracing import StepState, choose_backend_name, create_tracer
 from ..tracing.fast_paths import copies_notice
 from ..tracing.steps import STEP_ENTRY, STEP_PARK, STEP_PAUSE, STEP_RAISE, STEP_RESTART, AfterTask
 from . import breakpoint_hook, program
 from .exception_breakpoints import ExceptionBreakpoints
+from .log_points import LogPoints
 from .stops import Stops
 from .threads import (
     DEBUGGER_THREAD_PREFIX,
@@ -90,6 +90,7 @@ class Debugger:
         # breakpoint reached from there is ignored rather than re-entered.
         self.busy: set[int] = set()
         self.exceptions = ExceptionBreakpoints(self)
+        self.log_points = LogPoints(self)
         # stepInTargets ids -> (thread id, frame, callee name), valid until a resume.
         self.step_in_targets: dict[int, tuple[int, types.FrameType, str]] = {}
 
@@ -130,7 +131,7 @@ class Debugger:
             return False
         self.tracer.copies = self.probes.activate(
             self.probe_hit, self._file_instrumented,
-            breakpoint_probes.restartable_enabled(variables), self.log_hit)
+            breakpoint_probes.restartable_enabled(variables), self.log_points.hit)
         program.compile_program_hook = self._compile_program
         program.program_is_current_hook = self.probes.program_is_current
         # The new copies' lines are the probes', and what they could not take is the
@@ -300,15 +301,7 @@ class Debugger:
         target = self.probes.targets.get(probe_id)
         if target is not None and target.log_key is not None:
             # A log point compiled in: its line raised while the copy rendered it.
-            breakpoint = target.breakpoints[0]
-            self.busy.add(ident)
-            try:
-                text = (breakpoint.log_template.line_after(error, frame.f_globals, frame.f_locals)
-                        if error is not None
-                        else breakpoint.log_template.line(frame.f_globals, frame.f_locals))
-            finally:
-                self.busy.discard(ident)
-            self._write_log_line(breakpoint, text)
+            self.log_points.rendering_failed(target.breakpoints[0], frame, error)
             return
         if target is None:
             # A frame still running a copy made for breakpoints since changed. Its lines
@@ -470,56 +463,9 @@ class Debugger:
         ):
             return False
         if breakpoint.log_template is not None:
-            self.log_line(breakpoint, frame)
+            self.log_points.line(breakpoint, frame)
             return False
         return True
-
-    def log_line(self, breakpoint: Breakpoint, frame: types.FrameType) -> None:
-        """Write a log point's line: queued on the connection (ipc/connection.py says
-        how it goes out, in order, before anything sent after it)."""
-        self._queue_log_line(
-            breakpoint, breakpoint.log_template.line(frame.f_globals, frame.f_locals))
-
-    def log_hit(self, key: str, text: str) -> None:
-        """A log point compiled into a copy (``__dapper_log__``, instrumentation/probes.py)
-        rendered its line in the program's frame: write it, as a probe's hit would."""
-        target = self.probes.log_targets.get(key)
-        if target is None:
-            return  # A copy made for a message since changed: the tracer has its lines.
-        ident = get_ident()
-        if (ident in self.busy or self._detached or self.tracer.is_ignored_thread(ident)
-                or not self.tracer.installed):
-            return
-        breakpoint = target.breakpoints[0]
-        rest = breakpoint.log_body
-        if (rest is None or rest[0] != breakpoint.line or not breakpoint.told_verified
-                or breakpoint.hit_condition is not None):
-            self._write_log_line(breakpoint, text)
-            return
-        # The common case of ``_write_log_line``, inline: this runs on every hit.
-        breakpoint.hits += 1
-        self.connection.queue_output(text, rest[1])
-
-    def _write_log_line(self, breakpoint: Breakpoint, text: str) -> None:
-        """What ``_breakpoint_says_stop`` does for a log point without a condition whose
-        line is rendered already."""
-        if not breakpoint.told_verified:
-            self.store.loaded.note(breakpoint.canonical)
-            self.file_loaded(breakpoint.canonical)
-        breakpoint.hits += 1
-        condition = breakpoint.hit_condition
-        if condition is not None and not condition.should_stop(breakpoint.hits):
-            return
-        self._queue_log_line(breakpoint, text)
-
-    def _queue_log_line(self, breakpoint: Breakpoint, text: str) -> None:
-        rest = breakpoint.log_body
-        if rest is None or rest[0] != breakpoint.line:
-            # The output event's source and line, as JSON, made once per breakpoint line.
-            rest = breakpoint.log_body = (breakpoint.line, (
-                f',"source":{to_json(breakpoint.source)},'
-                f'"line":{breakpoint.line - self.line_offset}'))
-        self.connection.queue_output(text, rest[1])
 
     def step_left_function(self, frame: types.FrameType, value) -> None:
         """A step left ``frame``'s function, which returned ``value``: the stop the step
