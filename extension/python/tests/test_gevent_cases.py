@@ -137,7 +137,7 @@ def test_a_monkey_patched_program_that_listens_takes_a_debugger_again_after_a_de
     monkeypatch.setenv("DAPPER_TRACER", backend)
     process, port, program = start(tmp_path, seconds="30", text=LISTENING_PROGRAM)
     try:
-        first = Client(port)
+        first = Client(port, process=process)
         first.attach(program)
         stopped = first.until(lambda m: m.get("event") == "stopped")["body"]
         names = {t["id"]: t["name"] for t in first.request("threads")["body"]["threads"]}
@@ -145,7 +145,7 @@ def test_a_monkey_patched_program_that_listens_takes_a_debugger_again_after_a_de
         first.close()  # Detach: the stopped greenlet is released and the program runs on.
         time.sleep(0.3)
         assert process.poll() is None
-        second = Client(port)
+        second = Client(port, process=process)
         second.attach(program)
         assert second.until(lambda m: m.get("event") == "stopped")["body"]["reason"] == "breakpoint"
         assert second.request("dapper/terminate", {"force": False})["success"]

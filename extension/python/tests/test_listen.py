@@ -108,10 +108,13 @@ TICK_LINE = 5
 class Client:
     """The engine's end of one connection to the listening program."""
 
-    def __init__(self, port: int, sock: socket.socket | None = None) -> None:
+    def __init__(self, port: int, sock: socket.socket | None = None,
+                 process: subprocess.Popen | None = None) -> None:
         if sock is None:
             sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
         self.sock = sock
+        # The listening program, whose state a closed connection reports.
+        self.process = process
         self.decoder = FrameDecoder()
         self.pending: list[dict] = []
         self.seq = 0
@@ -128,7 +131,7 @@ class Client:
     def until(self, predicate) -> dict:
         while True:
             message = self.read()
-            assert message is not None, "the connection closed"
+            assert message is not None, f"the connection closed; {self._program_state()}"
             if predicate(message):
                 return message
 
@@ -153,6 +156,15 @@ class Client:
 
     def close(self) -> None:
         self.sock.close()
+
+    def _program_state(self) -> str:
+        if self.process is None:
+            return "the program is not known"
+        try:
+            out, err = self.process.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            return "the program still runs"
+        return f"the program ended with {self.process.returncode}: {out!r} {err!r}"
 
 
 def start(tmp_path, *options: str, seconds: str = "30", text: str = PROGRAM):
@@ -179,7 +191,7 @@ def finish(process) -> None:
 def test_attach_detach_refuse_and_attach_again(tmp_path):
     process, port, program = start(tmp_path)
     try:
-        first = Client(port)
+        first = Client(port, process=process)
         hello = first.attach(program)
         assert "token" not in hello["body"]
         assert hello["body"]["pid"] == process.pid and hello["body"]["name"] == program
@@ -188,7 +200,7 @@ def test_attach_detach_refuse_and_attach_again(tmp_path):
         stopped = first.until(lambda m: m.get("event") == "stopped")
         assert stopped["body"]["reason"] == "breakpoint"
 
-        busy = Client(port)
+        busy = Client(port, process=process)
         refused = busy.read()
         assert refused["event"] == "dapper/refused", refused
         assert refused["body"]["message"] == "another debugger is attached to it"
@@ -199,7 +211,7 @@ def test_attach_detach_refuse_and_attach_again(tmp_path):
         time.sleep(0.3)
         assert process.poll() is None
 
-        second = Client(port)
+        second = Client(port, process=process)
         second.attach(program)
         assert second.until(lambda m: m.get("event") == "stopped")["body"]["reason"] == "breakpoint"
         answer = second.request("dapper/terminate", {"force": False})
@@ -218,7 +230,7 @@ def test_wait_for_client_runs_the_program_only_after_configuration_done(tmp_path
     try:
         time.sleep(0.5)
         assert process.poll() is None, "the program waits for a client"
-        client = Client(port)
+        client = Client(port, process=process)
         client.attach(program)
         stopped = client.until(lambda m: m.get("event") == "stopped")
         assert stopped["body"]["reason"] == "breakpoint"
@@ -232,7 +244,7 @@ def test_wait_for_client_runs_the_program_only_after_configuration_done(tmp_path
 def test_output_and_the_exit_are_announced_to_the_attached_client(tmp_path):
     process, port, program = start(tmp_path, seconds="0.5")
     try:
-        client = Client(port)
+        client = Client(port, process=process)
         client.read()  # The hello; no breakpoints this time.
         # What the engine sends for attach: the program's own terminal, teed.
         launch = {"console": "externalTerminal", "redirectOutput": True}
@@ -301,7 +313,7 @@ def test_another_user_is_refused(tmp_path):
         assert "dapper/hello" not in stranger.stdout
         assert "uid 65534" in stranger.stdout
         # The owner still attaches.
-        owner = Client(port)
+        owner = Client(port, process=process)
         owner.attach(program)
         assert owner.until(lambda m: m.get("event") == "stopped")["body"]["reason"] == "breakpoint"
         owner.close()
