@@ -11,6 +11,8 @@ import sys
 import threading
 import time
 
+import pytest
+
 from conftest import TIMEOUT
 
 
@@ -20,11 +22,17 @@ def _first_body_line(function) -> int:
                if line and line > code.co_firstlineno)
 
 
+@pytest.mark.parametrize("freezes", [False, True], ids=["plain", "program-freezes"])
 def test_a_breakpoint_set_later_in_a_module_imported_before_the_program_is_hit(
-        launch, write, backend, tmp_path):
+        launch, write, backend, tmp_path, freezes):
+    """The walk for the live functions undoes the start's freeze, unless the program
+    froze objects of its own since: those stay frozen, as they would without the
+    debugger."""
     # threading is imported by the launcher on every Python, before the freeze.
-    program = write("main.py", """
-        import os, sys, threading, time
+    program = write("main.py", f"""
+        import gc, os, sys, threading, time
+        if {freezes}:
+            gc.freeze()
         flag = sys.argv[1]
         print("waiting", flush=True)
         while not os.path.exists(flag):
@@ -32,6 +40,7 @@ def test_a_breakpoint_set_later_in_a_module_imported_before_the_program_is_hit(
         worker = threading.Thread(target=print, args=("worker ran",))
         worker.start()
         worker.join()
+        print("frozen", gc.get_freeze_count() > 0)
     """)
     flag = tmp_path / "go"
     debuggee = launch("--program", program, str(flag), tracer=backend)
@@ -52,7 +61,7 @@ def test_a_breakpoint_set_later_in_a_module_imported_before_the_program_is_hit(
     debuggee.set_breakpoints(threading.__file__, [])
     debuggee.request("continue", {"threadId": stopped["threadId"]})
     debuggee.finish(0)
-    assert debuggee.stdout() == "waiting\nworker ran\n"
+    assert debuggee.stdout() == f"waiting\nworker ran\nfrozen {freezes}\n"
 
 
 def test_breakpoints_set_before_the_program_leave_the_start_frozen(launch, write, backend):

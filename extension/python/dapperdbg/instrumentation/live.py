@@ -31,7 +31,7 @@ from ..common.code_flags import (
 from ..common.greenlet_frames import waiting_greenlet_frames
 from ..common.paths import canonical_path, is_debugger_path
 from ..common.records import Factory, Record
-from ..common.start_freeze import thaw_start_objects
+from ..common.start_freeze import referrers_of, thaw_start_objects
 from .copies import same_code, walk_pairs
 from .copy_cache import instrument_file, is_kept
 from .importer import compiling
@@ -265,11 +265,43 @@ class LiveInstrumenter:
             return []
         functions = {}
         thaw_start_objects(filenames)  # A module imported before the program is frozen.
-        for obj in gc.get_referrers(*targets):
+        referrers, complete = referrers_of(*targets)
+        if not complete:
+            # The program froze objects itself, which the walk does not see.
+            referrers.extend(_namespace_functions(
+                [target for target in targets if isinstance(target, dict)]))
+        for obj in referrers:
             if type(obj) is types.FunctionType and self._is_file(
                     obj.__code__.co_filename, canonical):
                 functions[id(obj)] = obj
         return list(functions.values())
+
+
+def _namespace_functions(namespaces: list[dict]) -> list[types.FunctionType]:
+    """The functions reachable from module namespaces without the collector's help: the
+    module's functions and its classes' methods (nested classes, static and class
+    methods, properties and decorated functions behind ``__wrapped__`` included).
+    Closures made at run time are not reachable so."""
+    found: list[types.FunctionType] = []
+    seen: set[int] = set()
+    pending: list = [value for namespace in namespaces for value in list(namespace.values())]
+    while pending:
+        value = pending.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if type(value) is types.FunctionType:
+            found.append(value)
+            wrapped = value.__dict__.get("__wrapped__")
+            if wrapped is not None:
+                pending.append(wrapped)
+        elif isinstance(value, type):
+            pending.extend(list(vars(value).values()))
+        elif isinstance(value, (staticmethod, classmethod)):
+            pending.append(value.__func__)
+        elif isinstance(value, property):
+            pending.extend((value.fget, value.fset, value.fdel))
+    return found
 
 
 _SUSPENDABLE_FLAGS = (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
