@@ -47,6 +47,11 @@ def corrupt(package):
     bundle(package).write_bytes(b"not a bundle")
 
 
+def cut_short(package):
+    data = bundle(package).read_bytes()
+    bundle(package).write_bytes(data[:len(data) // 2])
+
+
 def other_layout(package):
     import marshal
 
@@ -68,6 +73,9 @@ SCENARIOS = {
     ],
     "a bundle that cannot be read is ignored and written again": [
         (None, FROM_SOURCE, None), (corrupt, FROM_SOURCE, None), (None, BUNDLED, None),
+    ],
+    "a bundle cut short is ignored and written again": [
+        (None, FROM_SOURCE, None), (cut_short, FROM_SOURCE, None), (None, BUNDLED, None),
     ],
     "a bundle of another layout is ignored and written again": [
         (None, FROM_SOURCE, None), (other_layout, FROM_SOURCE, None), (None, BUNDLED, None),

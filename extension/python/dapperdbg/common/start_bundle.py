@@ -41,13 +41,20 @@ except ImportError:  # Not CPython's import system: no bundle (bundle_path says 
     ModuleSpec = None
     SourceFileLoader = object
 
-# The bundle's own layout; a bundle of another is ignored (and written anew).
-_LAYOUT = 1
+# The bundle's own layout; a bundle of another is ignored (and written anew). The file is
+# the length of its index (4 bytes, little-endian), the index marshalled (layout, magic
+# number, entries), then the modules' marshalled code one after the other. A start reads
+# it at once and unmarshals each module's code from a view of what it read: the bundle
+# also holds the modules that other kinds of start import, and copying each entry out
+# of the file cost a start as much as reading it.
+_LAYOUT = 2
+_INDEX_LENGTH = 4
 _PACKAGE = "dapperdbg"
 # The directory holding the package (this file is dapperdbg/common/start_bundle.py).
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# A module's entry: (is a package, source mtime in ns, source size, marshalled code).
+# A module's entry: (is a package, source mtime in ns, source size, marshalled code, a
+# bytes-like object: a view of the file's contents once read).
 Entry = tuple
 
 
@@ -70,9 +77,9 @@ def source_path(name: str, is_package: bool) -> str:
 class _BundleLoader(SourceFileLoader):  # type: ignore[misc,valid-type]
     """A module's loader, with its code from the bundle the first time it is asked."""
 
-    def __init__(self, name: str, path: str, code: bytes) -> None:
+    def __init__(self, name: str, path: str, code: bytes | memoryview) -> None:
         super().__init__(name, path)
-        self._code: bytes | None = code
+        self._code: bytes | memoryview | None = code
 
     def get_code(self, fullname):
         code, self._code = self._code, None
@@ -133,10 +140,19 @@ class StartBundle:
                 changed = True
         if not changed:  # Only names that are no module (an import that failed).
             return
+        index = {}
+        offset = 0
+        for name, (is_package, mtime_ns, size, code) in entries.items():
+            index[name] = (is_package, mtime_ns, size, offset, len(code))
+            offset += len(code)
+        head = marshal.dumps((_LAYOUT, MAGIC_NUMBER, index))
         temporary = f"{self._path}.{os.getpid()}.tmp"
         try:
             with open(temporary, "xb") as file:
-                marshal.dump((_LAYOUT, MAGIC_NUMBER, entries), file)
+                file.write(len(head).to_bytes(_INDEX_LENGTH, "little"))
+                file.write(head)
+                for entry in entries.values():
+                    file.write(entry[3])
             os.replace(temporary, self._path)
         except OSError:  # A read-only installation, or a folder gone: no bundle.
             _remove(temporary)
@@ -176,11 +192,28 @@ def _entry_of(module) -> Entry | None:
 
 def _read(path: str) -> dict[str, Entry]:
     try:
-        with open(path, "rb") as file:
-            layout, magic, entries = marshal.load(file)
-    except (OSError, EOFError, ValueError, TypeError):
+        descriptor = os.open(path, os.O_RDONLY)
+    except OSError:
         return {}
-    if layout != _LAYOUT or magic != MAGIC_NUMBER or not isinstance(entries, dict):
+    try:
+        data = os.read(descriptor, os.fstat(descriptor).st_size)
+    except OSError:
+        return {}
+    finally:
+        os.close(descriptor)
+    view = memoryview(data)
+    start = _INDEX_LENGTH + int.from_bytes(data[:_INDEX_LENGTH], "little")
+    try:
+        layout, magic, index = marshal.loads(view[_INDEX_LENGTH:start])
+        if layout != _LAYOUT or magic != MAGIC_NUMBER or not isinstance(index, dict):
+            return {}
+        entries = {}
+        for name, (is_package, mtime_ns, size, offset, length) in index.items():
+            end = start + offset + length
+            if end > len(data):  # Cut short: not the file that was written.
+                return {}
+            entries[name] = (is_package, mtime_ns, size, view[start + offset:end])
+    except (EOFError, ValueError, TypeError):
         return {}
     return entries
 
