@@ -150,6 +150,7 @@ class Client:
             "launch": {"justMyCode": True, "console": "externalTerminal"}, **configure})["success"]
         answer = self.request("setBreakpoints", {
             "source": {"path": program_path}, "breakpoints": [{"line": TICK_LINE}]})
+        assert answer.get("success"), answer.get("message")
         assert answer["body"]["breakpoints"][0]["verified"], answer
         assert self.request("configurationDone")["success"]
         return hello
@@ -359,6 +360,7 @@ def test_connect_waits_for_the_configuration_and_its_children_come_back(tmp_path
             "childListener": listener, "childToken": "secret"})["success"]
         answer = client.request("setBreakpoints", {
             "source": {"path": str(program)}, "breakpoints": [{"line": 3}]})
+        assert answer.get("success"), answer.get("message")
         assert answer["body"]["breakpoints"][0]["verified"], answer
         time.sleep(0.3)
         assert process.poll() is None

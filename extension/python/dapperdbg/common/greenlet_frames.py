@@ -13,15 +13,37 @@ from __future__ import annotations
 import gc
 import sys
 import types
+from _functools import partial  # functools itself imports more than a start should.
+from itertools import chain, compress, repeat, starmap
 
 
 def all_greenlets() -> list:
-    """Every greenlet object of the process (empty when greenlet is not imported)."""
+    """Every greenlet object of the process (empty when greenlet is not imported).
+
+    ``gc.get_objects()`` lists every object of the process, among them any tuple a thread
+    is still filling: CPython grows such a tuple in place only while nothing else refers
+    to it, and fails that thread's statement with a SystemError if the list still holds
+    it when the thread runs again (a gevent program's ``monkey.patch_all`` did, as a
+    debugger attached). Another thread may run whenever Python code runs or a call
+    returns to it, so the list lives only inside the last call below, which runs no
+    Python code: the iterators built before it call ``gc.get_objects`` when that call
+    first asks them, hand the list out twice (once to keep, once to check each object's
+    type, which reads nothing of the object itself), buffer nothing of it, and let it go
+    as they end. The collector waits meanwhile: its finalizers are Python code."""
     module = sys.modules.get("greenlet")
     if module is None:
         return []
-    kind = module.greenlet
-    return [item for item in gc.get_objects() if isinstance(item, kind)]
+    listing = chain.from_iterable(map(repeat, starmap(gc.get_objects, ((),)), repeat(2)))
+    checks = map(partial(map, module.greenlet.__subclasscheck__),
+                 map(partial(map, type), listing))
+    greenlets = chain.from_iterable(map(compress, listing, checks))
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return list(greenlets)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def waiting_greenlet_frames() -> list[types.FrameType]:
