@@ -14,13 +14,8 @@ from __future__ import annotations
 
 import types
 
-from .async_tasks import (
-    AsyncSnapshot,
-    is_asyncio_code,
-    root_frame,
-    suspended_frames,
-    task_name,
-)
+from .async_snapshot import AsyncSnapshot
+from .async_tasks import is_asyncio_code, root_frame, suspended_frames, task_name
 from .inspector import Inspector, visible_frames
 
 # Where a chain of "awaited by" links is cut (a longer one is shown that far).

@@ -31,10 +31,10 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 # Python 3.14 records which futures await which (``capture_call_graph``).
-_RECORDED_AWAITERS = sys.version_info >= (3, 14)
+RECORDED_AWAITERS = sys.version_info >= (3, 14)
 # How far a chain of awaits is followed: through futures that complete each other, and
 # from a coroutine to the one it awaits (a longer chain is cut there, not an error).
-_MAX_FUTURE_LINKS = 16
+MAX_FUTURE_LINKS = 16
 _MAX_CHAIN = 1000
 
 # The done-callbacks by which asyncio's combinators link a task to the future its awaiter
@@ -51,7 +51,7 @@ _LINKS = {
 }
 # asyncio's coroutines an awaiter can be suspended in while it waits for a task, for the
 # links no callback names (3.12+ wait_for awaits the task itself; 3.14's TaskGroup).
-_LINK_FRAMES = {
+LINK_FRAMES = {
     "wait_for": "asyncio.wait_for",
     "TaskGroup.__aexit__": "TaskGroup",
     "TaskGroup._aexit": "TaskGroup",
@@ -65,7 +65,7 @@ _WRAPPER_TYPES = frozenset({"coroutine_wrapper", "async_generator_asend",
 _SUSPENDABLE = (types.CoroutineType, types.GeneratorType, types.AsyncGeneratorType)
 # The code flags of what a task can run: a coroutine, or a generator made one by
 # types.coroutine (inspect.CO_COROUTINE, CO_ITERABLE_COROUTINE).
-_COROUTINE_FLAGS = 0x80 | 0x100
+COROUTINE_FLAGS = 0x80 | 0x100
 
 # Task states, as the tasks request gives them.
 RUNNING = "running"
@@ -236,7 +236,7 @@ def suspended_frames(task) -> list[types.FrameType]:
     return frames
 
 
-def _not_started(coroutine) -> bool:
+def is_not_started(coroutine) -> bool:
     if getattr(coroutine, "cr_running", False):
         return False
     suspended = getattr(coroutine, "cr_suspended", getattr(coroutine, "gi_suspended", None))
@@ -248,13 +248,13 @@ def _not_started(coroutine) -> bool:
     return frame.f_lasti < 0
 
 
-def _executing(coroutine) -> bool:
+def is_executing(coroutine) -> bool:
     """Whether the coroutine's code runs now (on some thread's stack), not suspended."""
     return bool(getattr(coroutine, "cr_running", False)
                 or getattr(coroutine, "gi_running", False))
 
 
-def _callbacks(future) -> list:
+def callbacks_of(future) -> list:
     try:
         callbacks = future._callbacks
     except Exception:
@@ -275,7 +275,7 @@ def link_of_callback(callback) -> str | None:
     return _LINKS.get(_qualified_name(callback))
 
 
-def _futures_fed_by(callback) -> Iterator:
+def futures_fed_by(callback) -> Iterator:
     """The futures (tasks included) a done-callback completes or wakes."""
     owner = getattr(callback, "__self__", None)
     if owner is not None:
@@ -312,282 +312,6 @@ def _futures_in(value) -> Iterator:
         yield from (getter for getter in list(getters) if is_future(getter))
 
 
-class Awaiter:
-    """A task that awaits another, and by what (``via``: "asyncio.gather", "TaskGroup",
-    ..., or None for a plain ``await``)."""
-
-    __slots__ = ("task", "via")
-
-    def __init__(self, task, via: str | None) -> None:
-        self.task = task
-        self.via = via
-
-
-class LoopOnThread:
-    """An event loop and the DAP thread that runs it."""
-
-    __slots__ = ("loop", "thread_id", "thread_name")
-
-    def __init__(self, loop, thread_id: int, thread_name: str) -> None:
-        self.loop = loop
-        self.thread_id = thread_id
-        self.thread_name = thread_name
-
-
-class AsyncSnapshot:
-    """The asyncio state of a paused program, read once a stop and kept until it resumes
-    (what is read lazily is cached: a call stack asked for again is not rebuilt)."""
-
-    def __init__(self, loops: list[LoopOnThread]) -> None:
-        self.loops = loops
-        self._tasks: dict[int, list] = {}
-        self._current: dict[int, object] = {}
-        # id(future) -> the tasks whose _fut_waiter it is (reconstruction before 3.14).
-        self._waiting_on: dict[int, list] | None = None
-        # id(future) -> (task, link) for the tasks whose callbacks complete it.
-        self._fed_by: dict[int, list] | None = None
-        # id(task) -> the task starting it eagerly, and the reverse (eager_starter).
-        self._eager: tuple[dict, dict] | None = None
-
-    def loop_of_thread(self, thread_id: int):
-        return next((entry.loop for entry in self.loops if entry.thread_id == thread_id), None)
-
-    def thread_of_loop(self, loop) -> LoopOnThread | None:
-        return next((entry for entry in self.loops if entry.loop is loop), None)
-
-    def thread_of_task(self, task) -> LoopOnThread | None:
-        try:
-            loop = task.get_loop()
-        except Exception:
-            loop = getattr(task, "_loop", None)
-        return self.thread_of_loop(loop)
-
-    def tasks(self, loop) -> list:
-        found = self._tasks.get(id(loop))
-        if found is None:
-            found = all_tasks(loop)
-            current = self.current_task(loop)
-            if current is not None and current not in found:
-                found.append(current)  # Done already, still running its last step.
-            self._tasks[id(loop)] = found
-        return found
-
-    def current_task(self, loop):
-        key = id(loop)
-        if key not in self._current:
-            self._current[key] = current_task(loop)
-        return self._current[key]
-
-    def is_running(self, task) -> bool:
-        entry = self.thread_of_task(task)
-        return entry is not None and self.current_task(entry.loop) is task
-
-    # Who awaits whom.
-
-    def awaiters(self, task) -> list[Awaiter]:
-        """The tasks that await ``task``, each once, with what links them."""
-        # What 3.14 records covers asyncio's own ways to await; a library's combinator that
-        # does not record its links is still found through them.
-        found = self._recorded_awaiters(task) if _RECORDED_AWAITERS else []
-        if not found:
-            found = self._reconstructed_awaiters(task, 0)
-        unique: list[Awaiter] = []
-        for awaiter in found:
-            if awaiter.task is task:
-                continue
-            same = next((known for known in unique if known.task is awaiter.task), None)
-            if same is None:
-                unique.append(awaiter)
-            elif same.via is None:
-                same.via = awaiter.via
-        for awaiter in unique:
-            if awaiter.via is None:
-                awaiter.via = self._link_of_frames(awaiter.task)
-        return unique
-
-    def _recorded_awaiters(self, task) -> list[Awaiter]:
-        capture = getattr(sys.modules.get("asyncio"), "capture_call_graph", None)
-        if capture is None:
-            return []
-        try:
-            graph = capture(task, limit=0)
-        except Exception:
-            return []
-        via = next(filter(None, map(link_of_callback, _callbacks(task))), None)
-        found = []
-        pending = [(parent, 0) for parent in (graph.awaited_by if graph is not None else ())]
-        while pending:
-            parent, depth = pending.pop(0)
-            if is_task(parent.future):
-                found.append(Awaiter(parent.future, via))
-            elif depth < _MAX_FUTURE_LINKS:
-                # A plain future between them (shield's outer future): who awaits it.
-                pending.extend((grand, depth + 1) for grand in parent.awaited_by)
-        return found
-
-    def _waiting_tasks(self, future) -> list:
-        if self._waiting_on is None:
-            waiting: dict[int, list] = {}
-            for entry in self.loops:
-                for task in self.tasks(entry.loop):
-                    waiter = getattr(task, "_fut_waiter", None)
-                    if waiter is not None:
-                        waiting.setdefault(id(waiter), []).append(task)
-            self._waiting_on = waiting
-        return self._waiting_on.get(id(future), [])
-
-    def _reconstructed_awaiters(self, future, depth: int) -> list[Awaiter]:
-        found = [Awaiter(task, None) for task in self._waiting_tasks(future)]
-        if depth >= _MAX_FUTURE_LINKS:
-            return found
-        for callback in _callbacks(future):
-            via = link_of_callback(callback)
-            for fed in _futures_fed_by(callback):
-                if fed is future:
-                    continue
-                if is_task(fed):
-                    found.append(Awaiter(fed, via))
-                    continue
-                for awaiter in self._reconstructed_awaiters(fed, depth + 1):
-                    found.append(Awaiter(awaiter.task, via or awaiter.via))
-        return found
-
-    def _link_of_frames(self, awaiter) -> str | None:
-        """What links an awaiter to the task it awaits when no callback says: the asyncio
-        coroutine it waits in (wait_for, TaskGroup's __aexit__)."""
-        for frame in suspended_frames(awaiter)[:3]:
-            name = qualified_name(frame)
-            if name in _LINK_FRAMES and is_asyncio_code(frame.f_code):
-                return _LINK_FRAMES[name]
-        return None
-
-    # Tasks started eagerly (3.12+): ``asyncio.Task(coro, eager_start=True)``, or any
-    # task of a loop whose task factory is ``asyncio.eager_task_factory``, runs its first
-    # step at once, inside the code that creates it (aiohttp starts each request's
-    # handler so). While it does, the task that creates it is in the middle of its own
-    # step, further down the same thread's stack.
-
-    def eager_starter(self, task):
-        """The task that is starting ``task`` eagerly (whose frames are below its own on
-        the thread's stack), or None."""
-        frame = root_frame(task)
-        frame = frame.f_back if frame is not None else None
-        # Cheap for the usual stack, where only the loop's plain functions are below.
-        while frame is not None and not frame.f_code.co_flags & _COROUTINE_FLAGS:
-            frame = frame.f_back
-        if frame is None:
-            return None
-        return self._eager_links()[0].get(id(task))
-
-    def eagerly_started(self, task):
-        """The task that ``task`` is starting eagerly now, or None."""
-        if not _executing(task_coroutine(task)):
-            return None
-        return self._eager_links()[1].get(id(task))
-
-    def _eager_links(self) -> tuple[dict, dict]:
-        if self._eager is None:
-            starter_of: dict[int, object] = {}
-            started_by: dict[int, object] = {}
-            for entry in self.loops:
-                # The tasks whose coroutine executes: the one the loop runs, and each
-                # that is starting the one above it on the stack.
-                executing = [task for task in self.tasks(entry.loop)
-                             if _executing(task_coroutine(task))]
-                if len(executing) < 2:
-                    continue
-                roots = {id(root_frame(task)): task for task in executing}
-                for task in executing:
-                    frame = root_frame(task)
-                    frame = frame.f_back if frame is not None else None
-                    while frame is not None and id(frame) not in roots:
-                        frame = frame.f_back
-                    if frame is not None:
-                        starter = roots[id(frame)]
-                        starter_of[id(task)] = starter
-                        started_by[id(starter)] = task
-            self._eager = (starter_of, started_by)
-        return self._eager
-
-    # What a task is doing.
-
-    def state(self, task) -> tuple[str, str]:
-        """(state, description) of ``task``: one of the state names above, and the
-        words for it ("waiting on Task 'fetch-2'")."""
-        try:
-            if task.done():
-                if task.cancelled():
-                    return CANCELLED, "cancelled"
-                error = task.exception()
-                if error is not None:
-                    return FAILED, f"failed: {type(error).__name__}"
-                return DONE, "done"
-        except Exception:
-            return DONE, "done"
-        if self.is_running(task):
-            return RUNNING, "running"
-        started = self.eagerly_started(task)
-        if started is not None:
-            return RUNNING, f"starting Task '{task_name(started)}' eagerly"
-        coroutine = task_coroutine(task)
-        if _not_started(coroutine):
-            return NOT_STARTED, "not started"
-        waiter = getattr(task, "_fut_waiter", None)
-        if waiter is None:
-            return READY, "ready to run"
-        return WAITING, "waiting " + self._waiting_for(task, waiter)
-
-    def _waiting_for(self, task, waiter) -> str:
-        if is_task(waiter):
-            via = self._link_of_frames(task)
-            return f"on Task '{task_name(waiter)}'" + (f" ({via})" if via else "")
-        children = getattr(waiter, "_children", None)
-        if isinstance(children, list):
-            return f"on asyncio.gather ({len(children)} awaitables)"
-        feeders = self._feeders(waiter)
-        if feeders:
-            via = next((via for _, via in feeders if via), None)
-            what = (f"Task '{task_name(feeders[0][0])}'" if len(feeders) == 1
-                    else f"{len(feeders)} tasks")
-            return f"on {what}" + (f" ({via})" if via else "")
-        frames = suspended_frames(task)
-        if frames:
-            name = qualified_name(frames[0])
-            return f"in asyncio.{name}" if is_asyncio_code(frames[0].f_code) else f"in {name}"
-        return "on a future"
-
-    def _feeders(self, future) -> list[tuple[object, str | None]]:
-        """The tasks whose done-callbacks complete ``future`` (the waiter of wait_for,
-        asyncio.wait, shield), with what links them."""
-        if self._fed_by is None:
-            fed_by: dict[int, list] = {}
-            for entry in self.loops:
-                for task in self.tasks(entry.loop):
-                    for callback in _callbacks(task):
-                        via = link_of_callback(callback)
-                        for fed in _futures_fed_by(callback):
-                            if not is_task(fed):
-                                fed_by.setdefault(id(fed), []).append((task, via))
-            self._fed_by = fed_by
-        return self._fed_by.get(id(future), [])
-
-    def gathered_done_tasks(self, loop) -> list:
-        """Tasks that are done while a gather of the loop still waits for their
-        siblings: they are part of what the loop is doing, though asyncio no longer
-        lists them."""
-        found = []
-        listed = {id(task) for task in self.tasks(loop)}
-        for task in self.tasks(loop):
-            children = getattr(getattr(task, "_fut_waiter", None), "_children", None)
-            if not isinstance(children, list):
-                continue
-            for child in children:
-                if is_task(child) and id(child) not in listed and child.done():
-                    listed.add(id(child))
-                    found.append(child)
-        return found
-
-
 def task_of_returning_coroutine(frame: types.FrameType):
     """The task whose own coroutine ``frame`` is, while it returns (or unwinds) on this
     thread, its loop's current task; None for a coroutine no task runs that way."""
@@ -601,39 +325,4 @@ def awaited_by_loop(task) -> bool:
     """Whether a ``run_until_complete`` waits for ``task`` (the task ``asyncio.run``
     runs): the code under the loop on the thread's stack goes on when it ends."""
     return any(_qualified_name(callback) == "_run_until_complete_cb"
-               for callback in _callbacks(task))
-
-
-def awaiting_frame(task, is_user_frame) -> types.FrameType | None:
-    """The innermost frame that ``is_user_frame`` accepts of the first task that awaits
-    ``task`` (where it waits), following awaiters up through tasks with no such frame;
-    None when no task awaits it. Asked on the loop's thread, as ``task`` ends."""
-    loop = running_loop()
-    snapshot = AsyncSnapshot([LoopOnThread(loop, 0, "")])
-    seen = {id(task)}
-    for _ in range(_MAX_FUTURE_LINKS):
-        awaiters = snapshot.awaiters(task)
-        if not awaiters:
-            return None
-        task = awaiters[0].task
-        if id(task) in seen:
-            return None
-        seen.add(id(task))
-        frame = next((frame for frame in suspended_frames(task) if is_user_frame(frame)), None)
-        if frame is not None:
-            return frame
-    return None
-
-
-def snapshot_loops(stopped: list[tuple[int, str, object, types.FrameType | None]]
-                   ) -> list[LoopOnThread]:
-    """The loops of the program's threads: ``stopped`` lists (DAP thread id, thread
-    name, the loop the thread said it runs or None, its innermost frame), a loop found
-    on the thread's stack when it did not say."""
-    loops: list[LoopOnThread] = []
-    for thread_id, name, loop, frame in stopped:
-        if loop is None:
-            loop = loop_of_frames(frame)
-        if loop is not None and not any(entry.loop is loop for entry in loops):
-            loops.append(LoopOnThread(loop, thread_id, name))
-    return loops
+               for callback in callbacks_of(task))

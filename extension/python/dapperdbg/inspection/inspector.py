@@ -171,7 +171,7 @@ class Inspector:
         # clears them.
         self.last_return_values: dict[int, dict[str, object]] = {}
         # What the program's asyncio event loops were doing at this stop
-        # (async_tasks.AsyncSnapshot), read at the first question about them.
+        # (async_snapshot.AsyncSnapshot), read at the first question about them.
         self.async_snapshot = None
         # The program's live greenlets at this stop (gevent: requests/greenlets.py), found
         # at the first threads request: finding them scans every object of the process.

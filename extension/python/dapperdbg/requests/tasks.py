@@ -13,15 +13,9 @@ from __future__ import annotations
 import re
 import sys
 
+from ..inspection.async_snapshot import AsyncSnapshot, snapshot_loops
 from ..inspection.async_stacks import FrameItem, render, shown_frames, task_items, thread_items
-from ..inspection.async_tasks import (
-    RUNNING,
-    AsyncSnapshot,
-    asyncio_loaded,
-    snapshot_loops,
-    suspended_frames,
-    task_name,
-)
+from ..inspection.async_tasks import RUNNING, asyncio_loaded, suspended_frames, task_name
 from ..inspection.inspector import frame_name, visible_frames
 from .handling import argument
 

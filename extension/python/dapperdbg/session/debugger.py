@@ -476,11 +476,8 @@ class Debugger:
     def task_coroutine_left(self, frame: types.FrameType) -> AfterTask | None:
         if "asyncio.tasks" not in sys.modules:
             return None
-        from ..inspection.async_tasks import (
-            awaited_by_loop,
-            awaiting_frame,
-            task_of_returning_coroutine,
-        )
+        from ..inspection.async_snapshot import awaiting_frame
+        from ..inspection.async_tasks import awaited_by_loop, task_of_returning_coroutine
 
         task = task_of_returning_coroutine(frame)
         if task is None or awaited_by_loop(task):

@@ -217,7 +217,8 @@ class Stops:
     def _running_task_thread(self, task) -> StoppedThread:
         """The stopped thread whose event loop runs ``task``: what a request naming a
         task as a thread acts on. A task that waits has no thread to act on."""
-        from ..inspection.async_tasks import AsyncSnapshot, current_task, task_name
+        from ..inspection.async_snapshot import AsyncSnapshot
+        from ..inspection.async_tasks import current_task, task_name
 
         for stopped in self.stopped_threads():
             if stopped.loop is not None and current_task(stopped.loop) is task:
