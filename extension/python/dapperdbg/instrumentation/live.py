@@ -281,25 +281,27 @@ def _namespace_functions(namespaces: list[dict]) -> list[types.FunctionType]:
     """The functions reachable from module namespaces without the collector's help: the
     module's functions and its classes' methods (nested classes, static and class
     methods, properties and decorated functions behind ``__wrapped__`` included).
-    Closures made at run time are not reachable so."""
+    Closures made at run time are not reachable so. Only types are asked: a value's own
+    attributes may be the program's code (a lazy object's ``__class__``)."""
     found: list[types.FunctionType] = []
     seen: set[int] = set()
     pending: list = [value for namespace in namespaces for value in list(namespace.values())]
     while pending:
         value = pending.pop()
+        kind = type(value)
         if id(value) in seen:
             continue
         seen.add(id(value))
-        if type(value) is types.FunctionType:
+        if kind is types.FunctionType:
             found.append(value)
             wrapped = value.__dict__.get("__wrapped__")
             if wrapped is not None:
                 pending.append(wrapped)
-        elif isinstance(value, type):
-            pending.extend(list(vars(value).values()))
-        elif isinstance(value, (staticmethod, classmethod)):
+        elif issubclass(kind, type):
+            pending.extend(list(type.__dict__["__dict__"].__get__(value).values()))
+        elif issubclass(kind, (staticmethod, classmethod)):
             pending.append(value.__func__)
-        elif isinstance(value, property):
+        elif issubclass(kind, property):
             pending.extend((value.fget, value.fset, value.fdel))
     return found
 
