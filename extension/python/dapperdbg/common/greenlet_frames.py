@@ -16,6 +16,9 @@ import types
 from _functools import partial  # functools itself imports more than a start should.
 from itertools import chain, compress, repeat, starmap
 
+# Whether an allocation may run a collection there and then (before 3.12).
+_COLLECTS_IN_ALLOCATIONS = sys.version_info < (3, 12)
+
 
 def all_greenlets() -> list:
     """Every greenlet object of the process (empty when greenlet is not imported).
@@ -29,7 +32,9 @@ def all_greenlets() -> list:
     Python code: the iterators built before it call ``gc.get_objects`` when that call
     first asks them, hand the list out twice (once to keep, once to check each object's
     type, which reads nothing of the object itself), buffer nothing of it, and let it go
-    as they end. The collector waits meanwhile: its finalizers are Python code."""
+    as they end. Before 3.12 an allocation in that call may start a collection, whose
+    finalizers are Python code: the collector waits meanwhile (from 3.12 it runs only
+    between instructions)."""
     module = sys.modules.get("greenlet")
     if module is None:
         return []
@@ -37,8 +42,9 @@ def all_greenlets() -> list:
     checks = map(partial(map, module.greenlet.__subclasscheck__),
                  map(partial(map, type), listing))
     greenlets = chain.from_iterable(map(compress, listing, checks))
-    collecting = gc.isenabled()
-    gc.disable()
+    collecting = _COLLECTS_IN_ALLOCATIONS and gc.isenabled()
+    if collecting:
+        gc.disable()
     try:
         return list(greenlets)
     finally:
