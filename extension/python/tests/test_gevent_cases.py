@@ -116,7 +116,7 @@ def free_port() -> int:
 LISTENING_PROGRAM = """\
 from gevent import monkey
 monkey.patch_all()
-import sys, time, gevent  # noqa: E401
+import sys, time, gevent; print("patched", flush=True)  # noqa: E401, E702
 def tick(deadline):
     while time.monotonic() < deadline:  # the breakpoint's line, 5
         gevent.sleep(0.01)
@@ -126,10 +126,10 @@ gevent.joinall([gevent.spawn(tick, time.monotonic() + float(sys.argv[1]))])
 
 def test_a_monkey_patched_program_that_listens_takes_a_debugger_again_after_a_detach(
         tmp_path, backend, monkeypatch):
-    """``python -m dapperdbg --listen``: the debugger's listener, its readers and the
-    stops work once the program monkey-patched (a debugger attaches, stops a greenlet,
-    detaches; another attaches on a connection accepted after the patching, and its
-    breakpoint reaches the greenlet that waits)."""
+    """``python -m dapperdbg --listen``: the debugger's listener, started before the
+    program monkey-patched, its readers and the stops work once it has (a debugger
+    attaches, stops a greenlet, detaches; another attaches, and its breakpoint reaches
+    the greenlet that waits)."""
     if GEVENT_MISSING is not None:
         pytest.skip(GEVENT_MISSING)
     from test_listen import Client, finish, start
@@ -137,6 +137,10 @@ def test_a_monkey_patched_program_that_listens_takes_a_debugger_again_after_a_de
     monkeypatch.setenv("DAPPER_TRACER", backend)
     process, port, program = start(tmp_path, seconds="30", text=LISTENING_PROGRAM)
     try:
+        # Attached once the program has patched: gevent replaces ``_thread.get_ident``,
+        # which the import system's locks ask, so a debugger thread importing while it
+        # does may fail (gevent's rule: patch before any other thread runs).
+        assert process.stdout.readline() == "patched\n"
         first = Client(port, process=process)
         first.attach(program)
         stopped = first.until(lambda m: m.get("event") == "stopped")["body"]
