@@ -6,12 +6,8 @@ from __future__ import annotations
 
 from ..common.paths import PathCache
 from ..common.tracer_choice import BACKENDS, choose_backend_name, is_free_threaded
-from .base import ToolIdInUse, Tracer
+from .base import ToolIdInUse, Tracer, TracerHost
 from .steps import StepState
-
-TYPE_CHECKING = False  # typing's own import costs every debugged process.
-if TYPE_CHECKING:
-    from .host import TracerHost
 
 
 def create_tracer(name: str, store, host: TracerHost, paths: PathCache | None = None) -> Tracer:
@@ -25,5 +21,5 @@ def create_tracer(name: str, store, host: TracerHost, paths: PathCache | None = 
     return SettraceTracer(store, host, paths)
 
 
-__all__ = ["BACKENDS", "StepState", "ToolIdInUse", "Tracer", "choose_backend_name",
+__all__ = ["BACKENDS", "StepState", "ToolIdInUse", "Tracer", "TracerHost", "choose_backend_name",
            "create_tracer", "is_free_threaded"]
