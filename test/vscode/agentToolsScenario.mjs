@@ -47,7 +47,9 @@ export async function scenarioAgentTools(page, context) {
   start(`open ${FILE}; the agent sets a breakpoint on its line ${BREAKPOINT_LINE} by the line's text: the gutter shows it`);
   await waitFor(`${FILE} to open in the editor`, async () => {
     if (await workbench.editorShows(page, FILE)) return true;
-    await workbench.quickOpen(page, FILE);
+    // By its absolute path: a file saved earlier in the run (scenario 1's hot reload) may
+    // be missing from quick open's index of the workspace, whose watcher can lose it.
+    await workbench.quickOpen(page, FILE, path.join(workspace, FILE));
     return waitFor("the editor", () => workbench.editorShows(page, FILE), 5_000).catch(() => false);
   }, stepMs, 1_000);
   const [set] = await agent([{ tool: "dapper_set_breakpoint", input: { file: FILE, text: "count = len(prices)" } }]);

@@ -240,12 +240,12 @@ export async function quickPick(page) {
 }
 
 /** Opens Quick Open (Ctrl+P), types `fileName` and opens the first match, once; callers retry. */
-export async function quickOpen(page, fileName) {
+export async function quickOpen(page, fileName, query = fileName) {
   await page.keyboard.press("Escape");
   await page.keyboard.press("Control+P");
   const input = page.locator(".quick-input-widget input");
   await input.waitFor({ state: "visible", timeout: 5_000 });
-  await input.fill(fileName);
+  await input.fill(query);
   await page.locator(".quick-input-list .monaco-list-row", { hasText: fileName }).first().waitFor({ timeout: 5_000 });
   await page.keyboard.press("Enter");
 }
