@@ -190,8 +190,11 @@ export class DapClient {
 
   wake() {
     for (const waiter of [...this.waiters]) {
-      const from = this.consumed.get(waiter.name) ?? 0;
+      // Each waiter looks at an event once: a run that logs 100,000 lines must not cost
+      // the client (on the debuggee's cores) a scan of every event for every new one.
+      const from = Math.max(this.consumed.get(waiter.name) ?? 0, waiter.scanned ?? 0);
       let index = -1;
+      waiter.scanned = this.events.length;
       for (let i = from; i < this.events.length; i++) {
         if (this.events[i].event === waiter.name && waiter.predicate(this.events[i])) {
           index = i;

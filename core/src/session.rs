@@ -22,6 +22,7 @@ mod inject;
 mod launch;
 mod lifecycle;
 mod listen_attach;
+mod output_lines;
 mod pending;
 mod process;
 mod program;

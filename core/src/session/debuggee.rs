@@ -4,6 +4,7 @@
 //! debuggee's processes ask the client for (`startDebugging`).
 
 use super::connection::parse_payload;
+use super::output_lines::OUTPUT_LINES_EVENT;
 use super::pending::{Pending, PendingKey};
 use super::program::Program;
 use super::stage::{Stage, Step};
@@ -254,6 +255,10 @@ impl Session {
                 );
                 return;
             }
+            OUTPUT_LINES_EVENT => {
+                self.forward_output_lines(ctx, &event.body);
+                return;
+            }
             "stopped" => self.set_stopped(true),
             "continued" => self.set_stopped(false),
             _ => {}
@@ -272,7 +277,7 @@ impl Session {
     }
 
     /// The session's `pathMappings`, when it has any.
-    fn mappings(&self) -> Option<&PathMappings> {
+    pub(super) fn mappings(&self) -> Option<&PathMappings> {
         self.program
             .as_ref()
             .map(|launch| &launch.path_mappings)

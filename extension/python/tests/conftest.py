@@ -31,6 +31,23 @@ TOKEN = "secret-token-1234"
 BACKENDS = ["settrace"] + (["monitoring"] if sys.version_info >= (3, 12) else [])
 
 
+def as_the_engine_sends(message: dict) -> list[dict]:
+    """What the engine makes of a message from the debuggee for its client: a batch of
+    queued lines (``dapper/outputLines``, in runs of lines from one place) is an
+    ``output`` event per line, in order
+    (core/src/session/output_lines.rs); anything else is itself."""
+    if message.get("type") != "event" or message.get("event") != "dapper/outputLines":
+        return [message]
+    body = message["body"]
+    sent = []
+    for run in body["runs"]:
+        place = {key: value for key, value in run.items() if key != "outputs"}
+        sent += [{"type": "event", "event": "output", "seq": message["seq"],
+                  "body": {"category": body["category"], "output": text, **place}}
+                 for text in run["outputs"]]
+    return sent
+
+
 class Debuggee:
     """One launched debuggee and the engine's end of its connection."""
 
@@ -101,7 +118,8 @@ class Debuggee:
                     break
                 for kind, message in decoder.feed(data):
                     assert kind == 1
-                    self.messages.put(message)
+                    for sent in as_the_engine_sends(message):
+                        self.messages.put(sent)
         except OSError:
             pass
         self.messages.put(None)

@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from conftest import as_the_engine_sends
 from dapperdbg.ipc import connection as connection_module
 from dapperdbg.ipc.connection import Connection
 from dapperdbg.ipc.frames import FrameDecoder
@@ -206,7 +207,8 @@ def read_frames(sock, count, decoder):
     while len(messages) < count:
         data = sock.recv(1 << 20)
         assert data, "the connection closed early"
-        messages.extend(message for _, message in decoder.feed(data))
+        for _, message in decoder.feed(data):
+            messages.extend(as_the_engine_sends(message))
     return messages
 
 
@@ -243,7 +245,9 @@ def test_a_writer_faster_than_its_reader_waits_for_it(monkeypatch, bound, value)
     writer.join(10)
     assert not writer.is_alive()
     assert [m["body"]["output"] for m in messages] == [f"{i} {line}\n" for i in range(total)]
-    assert [m["seq"] for m in messages] == list(range(1, total + 1))
+    # The lines go in batches, each with the seq of its frame.
+    seqs = [m["seq"] for m in messages]
+    assert seqs == sorted(seqs) and seqs[0] == 1 and len(set(seqs)) < total
     assert longest[0] <= 50
     connection.close()
     peer.close()
@@ -257,6 +261,54 @@ def test_queued_lines_go_out_before_any_other_message():
     messages = read_frames(peer, 2, FrameDecoder())
     assert [m.get("event") for m in messages] == ["output", "stopped"]
     assert messages[0]["body"] == {"category": "console", "output": "first\n", "line": 1}
+    connection.close()
+    peer.close()
+
+
+def read_raw_frames(sock, count):
+    decoder = FrameDecoder()
+    frames = []
+    sock.settimeout(10)
+    while len(frames) < count:
+        try:
+            data = sock.recv(1 << 20)
+        except socket.timeout:
+            raise AssertionError(f"{len(frames)} frames of {count}: {frames}") from None
+        assert data, "the connection closed early"
+        frames.extend(message for _, message in decoder.feed(data))
+    return frames
+
+
+def test_queued_lines_go_out_as_one_event_a_batch(monkeypatch):
+    """The lines queued before a flush make one dapper/outputLines frame (a frame per
+    line cost a busy program more than its lines), in runs of lines from one place, or
+    as many frames as keep each within its size, in order; a line past that size is
+    cut; text that is not valid Unicode (a lone surrogate) goes as its JSON escape."""
+    monkeypatch.setattr(connection_module, "_FRAME_CHARS", 400)
+    ours, peer = socket.socketpair()
+    connection = Connection(ours)
+    connection._flush_asked = True  # No flushing thread: this test flushes.
+    here, there = ',"line":7', ',"line":8'
+    queued = ([(f"line {index}\n", here) for index in range(10)]
+              + [("other\n", there), ("\udcff\n", here)]
+              + [(f"line {index}\n", here) for index in range(10, 20)] + [("y" * 1000, here)])
+    for text, rest in queued:
+        connection.queue_output(text, rest)
+    connection.flush_output()
+    frames = read_raw_frames(peer, 2)
+    assert [frame["event"] for frame in frames] == ["dapper/outputLines"] * 2
+    assert [frame["seq"] for frame in frames] == [1, 2]
+    assert all(frame["body"]["category"] == "console" for frame in frames)
+    runs = [run for frame in frames for run in frame["body"]["runs"]]
+    lines = [(text, run["line"]) for run in runs for text in run["outputs"]]
+    assert lines[:-1] == [(text, int(rest[-1])) for text, rest in queued[:-1]]
+    assert lines[-1] == ("y" * (400 - 64) + "… (cut: the line was too long)\n", 7)
+    # Consecutive lines of one place share a run: the ten before "other", "other", the
+    # eleven after it; the long line would take the first frame past its size, so it
+    # goes in a frame of its own.
+    assert [len(run["outputs"]) for run in runs] == [10, 1, 11, 1]
+    assert [len(frame["body"]["runs"]) for frame in frames] == [3, 1]
+    assert connection.queued_lines == 0 and connection._queued_chars == 0
     connection.close()
     peer.close()
 

@@ -7,8 +7,10 @@ sending ``stopped``), so they are serialised by a lock and each frame goes out i
 thread must never raise or block because the debugger went away.
 
 Log point lines are queued rather than sent (``queue_output``): a hit appends to a
-deque, without a lock or a system call, and the lines go out together, as consecutive
-frames in one ``sendall``, from a debugger thread woken by the first line of a batch, or
+deque, without a lock or a system call, and the lines go out together, as one
+``dapper/outputLines`` event (the engine gives the client an ``output`` event per line,
+in order: a frame per line cost a program that logs on every call about half a
+microsecond a line more), from a debugger thread woken by the first line of a batch, or
 ahead of any other message sent, so that nothing overtakes a line written before it: a
 stop, captured output, ``dapper/exiting`` at the program's end. The queue is bounded: a
 program that logs faster than the engine reads sends the lines itself once the queue
@@ -35,7 +37,7 @@ from .frames import (
     FrameDecoder,
     FrameError,
     encode_frame,
-    json_string,
+    to_json,
 )
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
@@ -54,10 +56,20 @@ MAX_QUEUED_CHARS = 1 << 20
 # How long the flushing thread, woken by the first line of a batch, lets more lines join
 # it before sending: a program that logs in a tight loop then costs one write per batch.
 FLUSH_DELAY_SECONDS = 0.002
-# A queued line as a frame's JSON: this, the text as a JSON string, the rest of the body
-# (the caller's), then the seq.
-_OUTPUT_HEAD = '{"type":"event","event":"output","body":{"category":"console","output":'
+# Queued lines as a frame's JSON: this, then each run of lines from one place (one log
+# point) as ``{"outputs":[<their texts>]<the rest of their body, the caller's>}`` with
+# commas between, then the tail with the seq. A run's texts are one list, which the C
+# encoder writes in one call.
+_LINES_HEAD = '{"type":"event","event":"dapper/outputLines","body":{"category":"console","runs":['
+# How many characters of lines one frame holds at most (a longer line is cut to it): a
+# character takes at most six bytes in the frame (a control character's or a lone
+# surrogate's escape), so a frame stays within MAX_PAYLOAD.
+_FRAME_CHARS = MAX_PAYLOAD // 8
 FLUSH_THREAD_NAME = "dapper.output"
+
+
+def _run_json(texts: list[str], place: str) -> str:
+    return f'{{"outputs":{to_json(texts)}{place}}}'
 
 
 class Connection:
@@ -153,32 +165,45 @@ class Connection:
 
     def _queued_frames(self) -> bytes:
         """The frames of the lines queued so far, taken off the queue (under the write
-        lock). Lines queued meanwhile wait for the next call."""
+        lock): a ``dapper/outputLines`` event per _FRAME_CHARS characters of them.
+        Lines queued meanwhile wait for the next call."""
         queued = self._queued
-        count = len(queued)
-        with self._seq_lock:
-            first = self._next_seq
-            self._next_seq += count
-        pack = HEADER.pack
-        parts = []
-        chars = 0
-        for seq in range(first, first + count):
-            text, rest = queued.popleft()
-            # A lone surrogate (text decoded with surrogateescape) goes as its JSON escape.
-            payload = f'{_OUTPUT_HEAD}{json_string(text)}{rest}}},"seq":{seq}}}'.encode(
-                "utf-8", "backslashreplace")
-            if len(payload) > MAX_PAYLOAD:
-                # A frame too large for the engine would end the connection: the line is
-                # cut instead (at 64 MiB, nobody reads the rest of it).
-                text = text[:MAX_PAYLOAD // 8] + "… (cut: the line was too long)\n"
-                payload = f'{_OUTPUT_HEAD}{json_string(text)}{rest}}},"seq":{seq}}}'.encode(
-                    "utf-8", "backslashreplace")
-            parts.append(pack(MAGIC, VERSION, KIND_FROM_DEBUGGEE, len(payload)))
-            parts.append(payload)
-            chars += len(text)
+        take = queued.popleft
+        frames = []
+        runs: list[str] = []
+        texts: list[str] = []
+        place = None
+        chars = framed = 0
+        for _ in range(len(queued)):
+            text, rest = take()
+            size = len(text)
+            chars += size
+            if size > _FRAME_CHARS:
+                # At 8 MiB, nobody reads the rest of it.
+                text = text[:_FRAME_CHARS - 64] + "… (cut: the line was too long)\n"
+                size = len(text)
+            if framed + size > _FRAME_CHARS and framed:
+                runs.append(_run_json(texts, place))
+                frames.append(self._lines_frame(runs))
+                runs, texts, framed = [], [], 0
+            elif rest is not place and texts:
+                runs.append(_run_json(texts, place))
+                texts = []
+            place = rest
+            texts.append(text)
+            framed += size
+        if texts:
+            runs.append(_run_json(texts, place))
+            frames.append(self._lines_frame(runs))
         left = self._queued_chars - chars
         self._queued_chars = left if queued and left > 0 else 0
-        return b"".join(parts)
+        return b"".join(frames)
+
+    def _lines_frame(self, runs: list[str]) -> bytes:
+        # A lone surrogate (text decoded with surrogateescape) goes as its JSON escape.
+        payload = f'{_LINES_HEAD}{",".join(runs)}]}},"seq":{self._take_seq()}}}'.encode(
+            "utf-8", "backslashreplace")
+        return HEADER.pack(MAGIC, VERSION, KIND_FROM_DEBUGGEE, len(payload)) + payload
 
     def _wake_flusher(self) -> None:
         if self._flusher is None:
