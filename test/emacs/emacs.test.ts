@@ -38,18 +38,25 @@ after(() => server?.stop());
 
 type Form = "port" | "autoport" | "stdio";
 
-/** The adapter processes of this checkout that run now, but the test's own server. */
-function adaptersLeft(): string[] {
+/**
+ * The adapter processes of this checkout that run now, started by the Emacs whose HOME is
+ * `home` (they inherit its environment; the sid root's chroot keeps it): not the test's
+ * own server, nor the adapters of suites that run beside this one, nor a stray of an
+ * earlier run on this machine.
+ */
+function adaptersLeft(home: string): string[] {
+  const marker = `HOME=${home}`;
   return readdirSync("/proc")
     .filter((pid) => /^\d+$/.test(pid) && Number(pid) !== server?.process.pid)
-    .map((pid) => {
+    .flatMap((pid) => {
       try {
-        return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
+        const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
+        if (!command.includes(adapterScript)) return [];
+        return readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(marker) ? [command] : [];
       } catch {
-        return "";
+        return [];
       }
-    })
-    .filter((command) => command.includes(adapterScript));
+    });
 }
 
 /**
@@ -81,7 +88,7 @@ async function scenario(form: Form, name: string, env: Record<string, string> = 
     clearTimeout(timer);
     assert.equal(status, 0, `Emacs (dape) exited with ${status} in scenario ${name}:\n${printed}`);
     assert.match(printed, new RegExp(`^ok: ${name}$`, "m"), printed);
-    await waitUntil(() => adaptersLeft().length === 0, 5000, `the adapters dape started to end: ${adaptersLeft().join("; ")}`);
+    await waitUntil(() => adaptersLeft(home).length === 0, 5000, `the adapters dape started to end: ${adaptersLeft(home).join("; ")}`);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
