@@ -28,12 +28,14 @@ impl Session {
         };
         let mut left_out = 0usize;
         for run in runs {
-            let Some((outputs, template)) = run.as_object().and_then(split_run) else {
+            let Some((outputs, template)) =
+                run.as_object().and_then(|run| split_run(run, category))
+            else {
                 left_out += 1;
                 continue;
             };
             // The run's place is mapped once, for all its lines.
-            let template = LazyJson::from_value(Value::Object(event_body(category, template)));
+            let template = LazyJson::from_value(Value::Object(template));
             let template = match self
                 .mappings()
                 .and_then(|mappings| mappings.event_body("output", &template))
@@ -42,13 +44,15 @@ impl Session {
                 None => template.into_value(),
             };
             for output in outputs {
-                let (Some(text), Value::Object(template)) = (output.as_str(), &template) else {
+                let Some(text) = output.as_str() else {
                     left_out += 1;
                     continue;
                 };
                 let mut body = template.clone();
-                body.insert("output".to_string(), Value::String(text.to_string()));
-                self.send_event(ctx, "output", Some(Value::Object(body)));
+                if let Some(fields) = body.as_object_mut() {
+                    fields.insert("output".to_string(), Value::String(text.to_string()));
+                }
+                self.send_event(ctx, "output", Some(body));
             }
         }
         if left_out > 0 {
@@ -62,23 +66,21 @@ impl Session {
     }
 }
 
-/// A run's texts, and the members its events' bodies share (all but `outputs`).
-fn split_run(run: &Map<String, Value>) -> Option<(&Vec<Value>, Map<String, Value>)> {
+/// A run's texts, and the body its lines' events share but for their text: the batch's
+/// category and the run's other members (its place).
+fn split_run<'a>(
+    run: &'a Map<String, Value>,
+    category: Option<&Value>,
+) -> Option<(&'a Vec<Value>, Map<String, Value>)> {
     let outputs = run.get("outputs")?.as_array()?;
-    let place = run
-        .iter()
-        .filter(|(key, _)| key.as_str() != "outputs")
-        .map(|(key, value)| (key.clone(), value.clone()))
-        .collect();
-    Some((outputs, place))
-}
-
-/// An output event's body but for its text: the category and the run's place.
-fn event_body(category: Option<&Value>, place: Map<String, Value>) -> Map<String, Value> {
-    let mut body = Map::with_capacity(place.len() + 2);
+    let mut template = Map::with_capacity(run.len() + 1);
     if let Some(category) = category {
-        body.insert("category".to_string(), category.clone());
+        template.insert("category".to_string(), category.clone());
     }
-    body.extend(place);
-    body
+    template.extend(
+        run.iter()
+            .filter(|(key, _)| key.as_str() != "outputs")
+            .map(|(key, value)| (key.clone(), value.clone())),
+    );
+    Some((outputs, template))
 }
