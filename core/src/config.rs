@@ -6,6 +6,7 @@ pub mod debugpy;
 pub mod dotenv;
 mod inject;
 mod launcher;
+pub mod normalised;
 mod read;
 mod rules;
 pub mod schema;
@@ -19,9 +20,9 @@ pub use launcher::{launcher_argv, launcher_env, LauncherEnv};
 pub use types::{Console, LaunchConfig, Target};
 pub use unknown_keys::unknown_keys_notice;
 
+use crate::contract::Platform;
 use crate::dap::error::DapError;
 use crate::path_mappings::PathMappings;
-use crate::Platform;
 use read::{fill_boolean_defaults, get, invalid, optional_string_of};
 use serde_json::{Map, Value};
 

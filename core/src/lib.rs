@@ -24,6 +24,7 @@ pub mod wasm;
 
 /// The launch configuration's keys, for package.json's schema and docs/options.md.
 pub use config::debugpy;
+pub use config::normalised::normalised_configuration;
 pub use config::schema;
 pub use contract::*;
 

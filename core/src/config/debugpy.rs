@@ -472,7 +472,3 @@ mod tests {
         assert!(!is_debugpy(&serde_json::json!([1])));
     }
 }
-
-#[cfg(test)]
-#[path = "debugpy_table.rs"]
-mod table;

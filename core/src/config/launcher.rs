@@ -1,7 +1,7 @@
 //! The launcher's command line and environment (docs/ipc.md).
 
 use super::types::{LaunchConfig, Target};
-use crate::{Address, Platform};
+use crate::contract::{Address, Platform};
 use serde_json::{Map, Value};
 
 /// The launcher's script, relative to the Python package directory. A program (a script)

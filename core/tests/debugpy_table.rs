@@ -4,9 +4,10 @@
 //! validation, as a launch or attach does. Every option of `OPTIONS` must have a case,
 //! and docs/debugpy.md's table must be the generated one (`BLESS=1` rewrites it).
 
-use super::*;
-use crate::config::{validate, validate_attach, validate_attach_to_process};
-use crate::Platform;
+use dapper_core::dap::error::DapError;
+use dapper_core::debugpy::{options_markdown, translate, typescript, OPTIONS};
+use dapper_core::{normalised_configuration, Platform};
+use serde_json::{Map, Value};
 use std::path::PathBuf;
 
 const TABLE_START: &str =
@@ -48,13 +49,7 @@ fn given(table: &Value, case: &Value) -> (String, Value) {
 
 /// What Dapper makes of the translated arguments: its normalised configuration.
 fn validated(request: &str, arguments: &Value) -> Result<Map<String, Value>, DapError> {
-    if request == "launch" {
-        return validate(arguments, Platform::Linux, true).map(|config| config.normalised);
-    }
-    match validate_attach_to_process(arguments) {
-        Some(result) => result.map(|(config, _)| config.normalised),
-        None => validate_attach(arguments).map(|(config, _)| config.normalised),
-    }
+    normalised_configuration(request, arguments, Platform::Linux)
 }
 
 #[test]
@@ -161,7 +156,7 @@ fn the_docs_table_is_generated() {
         std::fs::write(&path, written).expect("docs/debugpy.md is writable");
         return;
     }
-    panic!("docs/debugpy.md's option table differs from core/src/config/debugpy.rs; run `BLESS=1 cargo test -p dapper-core debugpy` to rewrite it.");
+    panic!("docs/debugpy.md's option table differs from core/src/config/debugpy.rs; run `BLESS=1 cargo test -p dapper-core --test debugpy_table` to rewrite it.");
 }
 
 #[test]
@@ -175,6 +170,6 @@ fn the_typescript_copy_is_generated() {
     let written = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         written == generated,
-        "extension/src/host/debugpy.ts differs from core/src/config/debugpy.rs; run `BLESS=1 cargo test -p dapper-core debugpy`"
+        "extension/src/host/debugpy.ts differs from core/src/config/debugpy.rs; run `BLESS=1 cargo test -p dapper-core --test debugpy_table`"
     );
 }
