@@ -21,6 +21,7 @@ from ..instrumentation.registry import InstrumentationRegistry
 from ..instrumentation.registry import identity as _identity
 from ..instrumentation.restarts import is_handler_line, is_parked
 from ..instrumentation.restarts import line_now as _line_now
+from .data_stops import DataStops
 from .probe_stops import ProbeStops
 from .steps import (
     FRAME_RETURNED,
@@ -31,7 +32,6 @@ from .steps import (
     STEP_OVER,
     STEP_RAISE,
     STEPS_ENTERING_CALLS,
-    SUSPENDING_FLAGS,
     TASK_FLAGS,
     AfterTask,
     StepState,
@@ -56,10 +56,9 @@ else:
     _Protocol = object
 
 
-# Each imports its module at its first call, made only once a breakpoint is set (a line
-# breakpoint's store imports code_lines first; a data breakpoint's, data), and then puts
-# the function itself in its place: a session without breakpoints imports neither, and
-# the tracer's calls import nothing.
+# Imports its module at its first call, made only once a line breakpoint is set (its
+# store imports code_lines first), and then puts the function itself in its place: a
+# session without breakpoints does not import it, and the tracer's calls import nothing.
 def _import_code_own_lines(code: types.CodeType) -> frozenset:
     global _code_own_lines
     from ..common.code_lines import code_own_lines
@@ -68,16 +67,7 @@ def _import_code_own_lines(code: types.CodeType) -> frozenset:
     return code_own_lines(code)
 
 
-def _import_changed(old: object, new: object) -> bool:
-    global _changed
-    from ..breakpoints.data import changed
-
-    _changed = changed
-    return changed(old, new)
-
-
 _code_own_lines = _import_code_own_lines
-_changed = _import_changed
 
 
 class TracerHost(_Protocol):
@@ -143,7 +133,7 @@ def is_user_canonical(canonical: str) -> bool:
     )
 
 
-class Tracer(ProbeStops):
+class Tracer(ProbeStops, DataStops):
     """The backend interface, with the logic shared by both backends."""
 
     name = "abstract"
@@ -442,63 +432,6 @@ class Tracer(ProbeStops):
             # a module that `-m` or a .pth import hook happens to import on the way.
             return False
         return step_ends_here(step, frame)
-
-    # Data breakpoints.
-
-    def _data_line(self, frame: types.FrameType, breakpoints: tuple) -> bool:
-        """A line event of a code object that may change the values ``breakpoints``
-        watch (backends call it before ``_line_hit``): compare them. True if the
-        thread stopped, for the line before, before this line runs; this line's own
-        breakpoints are then not evaluated (the thread is already stopped here), a step
-        started from the stop begins with this line, and the line's probe, if it has
-        one, stands down."""
-        try:
-            code = frame.f_code
-            if frame.f_lineno == code.co_firstlineno and is_handler_line(code, frame.f_lineno):
-                return False  # The restart handler's return (3.9): compared at the return.
-            if not self._data_compared(frame, breakpoints):
-                return False
-            if self.copies is not None:
-                self._handled_probes[get_ident()] = (frame, frame.f_lineno)
-            return True
-        except Exception:
-            report_internal_error("a data breakpoint's line event")
-            return False
-
-    def _data_compared(self, frame: types.FrameType, breakpoints: tuple) -> bool:
-        """Compare the values watched by ``breakpoints`` now (after a line of ``frame``
-        ran); stop if they changed and a breakpoint says so."""
-        hits = None
-        for breakpoint in breakpoints:
-            local_frame = breakpoint.frame
-            if local_frame is not None and local_frame is not frame:
-                continue
-            new = breakpoint.target.read()
-            old = breakpoint.old
-            if new is not old and _changed(old, new) and not breakpoint.ended:
-                breakpoint.old = new
-                if hits is None:
-                    hits = []
-                hits.append((breakpoint, old, new))
-        return hits is not None and self._host.data_changed(frame, hits)
-
-    def _data_frame_returning(self, frame: types.FrameType) -> None:
-        """A frame of a code object that may change a watched value returns (or, with
-        sys.settrace, unwinds): its last line's change is compared, and a watched local
-        of the frame ends with it."""
-        try:
-            watching = self._data_codes.get(_identity(frame.f_code))
-            if watching is None:
-                return
-            self._data_compared(frame, watching[1])
-            if frame.f_code.co_flags & SUSPENDING_FLAGS:
-                return  # A yield looks like a return to sys.settrace: the frame lives on.
-            ended = self._store.data.frame_ended(frame)
-            if ended:
-                self.breakpoints_changed()
-                self._host.data_frames_ended(ended)
-        except Exception:
-            report_internal_error("a data breakpoint's return event")
 
     def _frame_returned(self, frame: types.FrameType, value, exit_kind: str) -> None:
         """``frame`` left (``exit_kind``: steps.FRAME_RETURNED, _YIELDED, _SUSPENDED or
