@@ -17,11 +17,10 @@ import types
 from ..breakpoints.exception_filters import ExceptionFilters
 from ..breakpoints.store import Breakpoint, BreakpointStore
 from ..common.debugger_threads import hide_from_program, show_to_program
-from ..common.errors import RequestError, report_internal_error
+from ..common.errors import RequestError
 from ..common.native import Event, allocate_lock, get_ident
 from ..common.paths import PathCache
 from ..inspection.settings import InspectionSettings
-from ..inspection.sources import observe_exec
 from ..instrumentation import breakpoint_probes
 from ..instrumentation.probes import StopAtLineEvent
 from ..ipc.connection import Connection
@@ -30,6 +29,7 @@ from ..tracing.fast_paths import copies_notice
 from ..tracing.steps import STEP_ENTRY, STEP_PARK, STEP_PAUSE, STEP_RAISE, STEP_RESTART, AfterTask
 from . import breakpoint_hook, program
 from .exception_breakpoints import ExceptionBreakpoints
+from .foreign_code import ForeignCode
 from .log_points import LogPoints
 from .stops import Stops
 from .threads import (
@@ -77,9 +77,6 @@ class Debugger:
         # program runs on. A launched program whose connection closes without it takes
         # the engine for dead (session/lifecycle.py).
         self.detach_requested = False
-        # Whether the user was told that the program's own tracer hides lines.
-        self._foreign_tracer_told = False
-        self._watching_exec = False
         # The DAPPER_* variables the launcher took out of os.environ, kept for the
         # child-process support to hand on.
         self.environment = None
@@ -91,6 +88,7 @@ class Debugger:
         self.busy: set[int] = set()
         self.exceptions = ExceptionBreakpoints(self)
         self.log_points = LogPoints(self)
+        self.foreign_code = ForeignCode(self)
         # stepInTargets ids -> (thread id, frame, callee name), valid until a resume.
         self.step_in_targets: dict[int, tuple[int, types.FrameType, str]] = {}
 
@@ -138,7 +136,7 @@ class Debugger:
         # tracer's again.
         self.tracer.lines_need_tracing = self.probes.lines_need_tracing
         self.tracer.breakpoints_changed()
-        self._watch_foreign_code()
+        self.foreign_code.watch()
         return True
 
     def _compile_program(self, source: bytes, filename: str) -> types.CodeType:
@@ -167,50 +165,8 @@ class Debugger:
         program.compile_program_hook = None
         program.program_is_current_hook = None
 
-    def _watch_foreign_code(self) -> None:
-        """On the settrace backend with copies (untraced while nothing needs tracing,
-        3.9-3.11), once there are line breakpoints: watch the code run by ``exec`` for
-        code of their files the copies never saw (``_code_executed``). An audit hook,
-        which costs every audited call a little, so not before it is needed; on
-        sys.monitoring every code object is seen anyway."""
-        if (not self._watching_exec and self.tracer.name == "settrace" and self.probes.active
-                and self.store.lines_by_file):
-            self._watching_exec = True
-            observe_exec(self._code_executed)
-
-    def _code_executed(self, code: types.CodeType) -> None:
-        """The program is about to run ``code`` through ``exec`` (the audit hook): when
-        it is code of a file with breakpoints that was not compiled with their probes,
-        the tracer takes the file's lines, from now on, on every thread."""
-        try:
-            if self._detached or not isinstance(code, types.CodeType):
-                return
-            canonical = self.paths.lookup(code.co_filename)
-            if canonical is None:
-                canonical = self.paths.canonical(code.co_filename)
-            if canonical in self.store.lines_by_file:
-                self.module_compiled_elsewhere(canonical, code)
-        except Exception:
-            report_internal_error("code run by exec")
-
     def module_compiled_elsewhere(self, canonical: str, code: types.CodeType) -> None:
-        """Code of ``canonical``, a file with line breakpoints, runs from a compile of
-        someone else's: unless it holds copies of ours, the file's lines are the tracer's
-        from now on, on every thread."""
-        try:
-            if not self.probes.foreign_code(canonical, code):
-                return
-            self.tracer.lines_need_tracing = True
-            self.tracer.ensure_tracing()
-            if self.tracer.foreign_tracer() and not self._foreign_tracer_told:
-                self._foreign_tracer_told = True
-                self.send_output(
-                    "The program runs its own trace function (sys.settrace: coverage, "
-                    "trace, …). On Python before 3.12 a thread has only one, so Dapper "
-                    "leaves it in place and cannot stop at breakpoints in code that "
-                    "runs while it is on. Python 3.12 and later have no such limit.\n")
-        except Exception:  # Never an exception in the user's code.
-            report_internal_error("code compiled elsewhere")
+        self.foreign_code.compiled_elsewhere(canonical, code)
 
     def set_exception_filters(self, filters: ExceptionFilters) -> None:
         self.exceptions.set_filters(filters)
@@ -542,7 +498,7 @@ class Debugger:
         self.store.verify_loaded(swapped, self.announce_verified)
         self.tracer.lines_need_tracing = self.probes.lines_need_tracing
         self.tracer.breakpoints_changed()
-        self._watch_foreign_code()
+        self.foreign_code.watch()
         self.stops.settle_tracing()
 
     def detach(self) -> None:

@@ -1,7 +1,8 @@
 """What the debugger's parts (stops.py, hot_reload.py, exception_breakpoints.py,
-frame_restart.py) use of the Debugger they serve: the type of their ``debugger``, for
-annotations only. Imported under TYPE_CHECKING, never at run time; it names the
-debugger's own module nowhere, so the parts do not depend on it even for their types."""
+frame_restart.py, foreign_code.py) use of the Debugger they serve: the type of their
+``debugger``, for annotations only. Imported under TYPE_CHECKING, never at run time; it
+names the debugger's own module nowhere, so the parts do not depend on it even for their
+types."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ..breakpoints.store import BreakpointStore
+    from ..common.paths import PathCache
     from ..inspection.inspector import Inspector
     from ..inspection.settings import InspectionSettings
     from ..instrumentation.breakpoint_probes import BreakpointProbes
@@ -33,6 +35,7 @@ class DebuggerParts(Protocol):
     probes: BreakpointProbes
     connection: Connection
     store: BreakpointStore
+    paths: PathCache
     inspector: Inspector
     inspection: InspectionSettings
     busy: set[int]
