@@ -250,6 +250,17 @@ export async function quickOpen(page, fileName, query = fileName) {
   await page.keyboard.press("Enter");
 }
 
+/**
+ * Opens the file at `filePath` with *File: Open File...*, whose dialog takes a path as
+ * typed: it does not depend on Quick Open's index of the workspace, which misses a file
+ * the workspace's watcher lost (as after a save that replaces the file). Once; callers retry.
+ */
+export async function openFileByPath(page, filePath) {
+  await runPaletteCommand(page, "File: Open File...");
+  await typeInQuickPick(page, filePath);
+  await page.keyboard.press("Enter");
+}
+
 /** Runs a command by its title from the command palette (Ctrl+Shift+P), once; callers retry. */
 export async function runPaletteCommand(page, title) {
   await page.keyboard.press("Escape");
