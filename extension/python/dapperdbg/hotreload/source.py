@@ -86,11 +86,13 @@ def compile_source(
         tree = ast.parse(source, filename, **named)
         compiled = tree
         if restartable:
-            from ..instrumentation.restartable import make_restartable
+            from ..instrumentation.restartable import guard_handlers, make_restartable
 
             compiled = ast.parse(source, filename, **named)
             make_restartable(compiled)
         code = compile(compiled, filename, "exec", dont_inherit=True, **named)
+        if restartable:
+            code = guard_handlers(code)
     except (SyntaxError, ValueError) as error:
         line = getattr(error, "lineno", None)
         column = getattr(error, "offset", None)

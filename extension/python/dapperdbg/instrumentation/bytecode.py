@@ -64,6 +64,13 @@ def _cache_units() -> list[int] | None:
 
 
 _CACHE_UNITS = _cache_units()
+
+
+def cache_units(op: int) -> int | None:
+    """How many inline cache units follow opcode ``op`` (None: unknown here)."""
+    return None if _CACHE_UNITS is None else _CACHE_UNITS[op]
+
+
 _EXTENDED_ARG = dis.EXTENDED_ARG
 _JREL = frozenset(dis.hasjrel)
 _JABS = frozenset(dis.hasjabs)

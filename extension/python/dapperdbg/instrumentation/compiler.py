@@ -39,7 +39,7 @@ from .copies import (
     walk_pairs,
 )
 from .probes import Probe
-from .restartable import make_restartable
+from .restartable import guard_handlers, make_restartable
 from .transform import (
     StatementIndex,
     first_line,
@@ -151,8 +151,8 @@ def instrument_tree(tree: ast.Module, index: StatementIndex, source: bytes | str
 def _compile_tree(tree: ast.Module, filename: str, optimize: int,
                   flags: int = 0) -> types.CodeType:
     try:
-        return compile(tree, filename, "exec", flags=flags, dont_inherit=True,
-                       optimize=optimize)
+        return guard_handlers(compile(tree, filename, "exec", flags=flags, dont_inherit=True,
+                                      optimize=optimize))
     except _COMPILE_ERRORS as error:
         raise InstrumentationError(f"{filename} does not compile: {error}") from None
 
@@ -165,8 +165,8 @@ def _compile_with(tree: ast.Module, index: StatementIndex, filename: str,
     inserted = insert_probes(index, {line: (probe, conditions[line])
                                      for line, probe in candidates.items()})
     try:
-        return compile(tree, filename, "exec", flags=flags, dont_inherit=True,
-                       optimize=optimize), None
+        return guard_handlers(compile(tree, filename, "exec", flags=flags, dont_inherit=True,
+                                      optimize=optimize)), None
     except SyntaxError as error:
         # Inserted nodes sit on their probe's line, so the error names the culprit (or
         # the file itself does not compile: then every probe goes, and the plain
@@ -200,9 +200,9 @@ def _reference_pairs(tree: ast.Module, filename: str, code: types.CodeType,
                      tops: list[ast.stmt], optimize: int, flags: int = 0):
     """(plain, copy) for the code objects of the module-level statements ``tops``: the
     plain ones from a compile of those statements alone."""
-    reference = compile(ast.Module(body=tops, type_ignores=[]), filename, "exec",
-                        flags=_future_flags(tree) | flags, dont_inherit=True,
-                        optimize=optimize)
+    reference = guard_handlers(compile(ast.Module(body=tops, type_ignores=[]), filename,
+                                       "exec", flags=_future_flags(tree) | flags,
+                                       dont_inherit=True, optimize=optimize))
     spans = [(first_line(top), getattr(top, "end_lineno", None) or top.lineno) for top in tops]
     # Compound statements own their lines, so the copies made from ``tops`` are the
     # module's code objects that begin within them, in the same order.

@@ -88,11 +88,12 @@ def compile_plain(source: bytes | str, filename: str, optimize: int = -1,
         if restartable:
             import ast
 
-            from .restartable import make_restartable
+            from .restartable import guard_handlers, make_restartable
 
             tree = ast.parse(source, filename)
             make_restartable(tree)
-            code = compile(tree, filename, "exec", dont_inherit=True, optimize=optimize)
+            code = guard_handlers(compile(tree, filename, "exec", dont_inherit=True,
+                                          optimize=optimize))
         else:
             code = compile(source, filename, "exec", dont_inherit=True, optimize=optimize)
     except _COMPILE_ERRORS as error:

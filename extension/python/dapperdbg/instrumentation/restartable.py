@@ -45,6 +45,10 @@ too, and its ``return`` on the last statement's line where it can (``_end_line``
 ``try`` must be entered before the first body line's event: an exception raised at that
 event would otherwise escape it.
 
+Code compiled from a tree made restartable goes through ``guard_handlers``
+(handler_guard.py) on 3.11+, which lets every other exception leave the function without
+entering the handler: every compile of such a tree does, so that copies compare equal.
+
 Generators and async generators are left alone: a consumer has seen their values.
 Coroutines are restartable. The names added are dunders, so class bodies do not mangle
 them, and start with ``__dapper_`` so the Variables view can leave them out.
@@ -56,6 +60,7 @@ import ast
 import sys
 import types
 
+from .handler_guard import guard_handlers
 from .restarts import ACCEPT_NAME, CALL_NAME, PACKAGE, snapshot_name
 
 _TRY_ON_FIRST_BODY_LINE = sys.version_info >= (3, 11)
@@ -67,7 +72,7 @@ def compile_restartable(source: bytes | str, filename: str) -> types.CodeType:
     """A module's code with its functions restartable (raises what ``compile`` raises)."""
     tree = ast.parse(source, filename)
     make_restartable(tree)
-    return compile(tree, filename, "exec", dont_inherit=True)
+    return guard_handlers(compile(tree, filename, "exec", dont_inherit=True))
 
 
 def make_restartable(tree: ast.Module) -> int:

@@ -41,7 +41,7 @@ from ..common.code_lines import code_tree_lines
 from .compiler import InstrumentationError, instrument_tree
 from .copies import InstrumentedModule, nested_codes, same_code
 from .probes import Probe
-from .restartable import make_restartable
+from .restartable import guard_handlers, make_restartable
 from .transform import StatementIndex
 
 # Every compiler flag a ``from __future__`` import can set: the module's code carries
@@ -245,8 +245,8 @@ def _instrument_part(lines: list[bytes], imported: frozenset[str], filename: str
     if restartable:
         make_restartable(tree)
     try:
-        part_plain = compile(tree, filename, "exec", flags=flags, dont_inherit=True,
-                             optimize=optimize)
+        part_plain = guard_handlers(compile(tree, filename, "exec", flags=flags,
+                                            dont_inherit=True, optimize=optimize))
     except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
         return None
     made = nested_codes(part_plain)

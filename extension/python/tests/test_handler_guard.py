@@ -1,0 +1,153 @@
+"""The guard in front of the restart handler (instrumentation/handler_guard.py): on 3.11+
+an exception other than GeneratorExit leaves a restartable function without entering
+its handler, and everything the program sees is as it is plain. Each case is a module
+and a call that raises through its functions (or closes a coroutine, whose
+GeneratorExit must go through the handler and on)."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import traceback
+
+import pytest
+
+from dapperdbg.instrumentation.handler_guard import GUARDED, guard_handlers
+from dapperdbg.instrumentation.restartable import compile_restartable
+from dapperdbg.instrumentation.restarts import install_restart_exception, is_restartable
+
+MANY_NAMES = "\n".join(f"            name{index} = 1 if ok else global{index}"
+                       for index in range(200))
+
+CASES = {
+    "an error raised through three frames": ('''
+        def inner(n):
+            if n > 2:
+                raise KeyError(n)
+            return n
+
+        def middle(n):
+            return inner(n + 1)
+
+        def outer(n):
+            return middle(n + 1)
+
+        def run():
+            return outer(1)
+    ''', 0),
+    "an error raised in an inner handler, and one from a with block's exit": ('''
+        class Exit:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                raise RuntimeError("exit")
+
+        def handles(n):
+            try:
+                return {}[n]
+            except KeyError:
+                raise ValueError(n) from None
+
+        def leaves():
+            with Exit():
+                return 1
+
+        def run():
+            try:
+                handles(3)
+            except ValueError:
+                pass
+            return leaves()
+    ''', 0),
+    "a function with more names than one byte of argument holds": (f'''
+        def wide(ok):
+{MANY_NAMES}
+            raise LookupError("wide")
+
+        def run():
+            return wide(True)
+    ''', 0),
+    "a coroutine closed while it awaits": ('''
+        import types
+
+        @types.coroutine
+        def pause():
+            yield
+
+        async def waits():
+            try:
+                await pause()
+            finally:
+                print("cleaned up")
+
+        def run():
+            coroutine = waits()
+            coroutine.send(None)
+            coroutine.close()
+            return "closed"
+    ''', 1),
+}
+
+
+def _outcome(code, capsys):
+    """What calling ``run`` shows: its result or its exception and traceback lines, what
+    it printed, and the line events at a function's first line (a restart handler's)."""
+    namespace = {"__name__": "guarded_case"}
+    exec(code, namespace)
+    firsts = set()
+    events = []
+
+    def trace(frame, event, arg):
+        if frame.f_code.co_filename == "<case>":
+            firsts.add(frame.f_code.co_firstlineno)
+            if event == "line" and frame.f_lineno == frame.f_code.co_firstlineno:
+                events.append(frame.f_code.co_name)
+            return trace
+        return None
+
+    sys.settrace(trace)
+    try:
+        result = ("returned", namespace["run"]())
+    except Exception as error:
+        lines = [entry.lineno for entry in traceback.extract_tb(error.__traceback__)][1:]
+        result = ("raised", type(error).__name__, str(error), lines)
+    finally:
+        sys.settrace(None)
+    return result, capsys.readouterr().out, events
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_an_exception_leaves_as_it_does_plain(case, capsys):
+    source, handler_events = CASES[case]
+    source = textwrap.dedent(source)
+    install_restart_exception()
+    plain = _outcome(compile(source, "<case>", "exec"), capsys)
+    guarded = _outcome(compile_restartable(source, "<case>"), capsys)
+    assert guarded[:2] == plain[:2]
+    # Plain functions have no line event on their def line; a guarded restartable one
+    # has one only where its handler runs: for a GeneratorExit.
+    assert plain[2] == []
+    if GUARDED:
+        assert len(guarded[2]) == handler_events, guarded[2]
+
+
+@pytest.mark.skipif(not GUARDED, reason="3.9 and 3.10 keep their handlers as compiled")
+@pytest.mark.parametrize("case", list(CASES))
+def test_every_restartable_function_is_guarded_once(case):
+    code = compile_restartable(textwrap.dedent(CASES[case][0]), "<case>")
+    functions = [const for const in code.co_consts
+                 if type(const) is type(code) and is_restartable(const)]
+    assert functions
+    for function in functions:
+        # The body's exceptions go to the guard, appended after the compiler's code and
+        # without a line of its own.
+        last = list(function.co_lines())[-1]
+        assert last[2] is None and last[1] == len(function.co_code)
+    assert guard_handlers(code) is code  # Guarded already: left as it is.
+
+
+def test_other_code_is_left_as_compiled():
+    code = compile("def f():\n    try:\n        pass\n    except GeneratorExit:\n        raise\n",
+                   "<case>", "exec")
+    assert guard_handlers(code) is code
