@@ -1,8 +1,9 @@
 """The start bundle (common/start_bundle.py): the launcher's start-up imports come from one
 file of bytecode, written by a start that found it missing or stale, and never from a
-bundle that no longer matches the package's sources. Each scenario is a series of
-launches of a copy of the package, with what is done to it before each, and where a
-start-up module came from each time."""
+bundle that no longer matches the package's sources; once a start has recorded the order
+they load in, the next ones run them in that order past the import system. Each scenario
+is a series of launches of a copy of the package, with what is done to it before each,
+and where a start-up module came from each time."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ package = sys.modules["dapperdbg.session"]
 loader = module.__spec__.loader
 print(json.dumps({
     "loader": type(loader).__name__,
+    "preloaded": module.__name__ in sys.modules["dapperdbg.common.start_bundle"].loaded_at_start,
     "edited": getattr(module, "EDITED", None),
     "source matches": loader.get_source(module.__name__) == open(module.__file__).read(),
     "attributes": [module.__file__, module.__spec__.cached, getattr(module, "__cached__", None),
@@ -35,7 +37,9 @@ print(json.dumps({
 }))
 """
 
-BUNDLED, FROM_SOURCE = "_BundleLoader", "SourceFileLoader"
+# Where the module came from: its source (through the import system's path finder), the
+# bundle through the import system, or the bundle in the order a start recorded.
+FROM_SOURCE, BUNDLED, PRELOADED = "SourceFileLoader", "_BundleLoader", "preloaded"
 
 
 def edit(package):
@@ -58,18 +62,37 @@ def other_layout(package):
     bundle(package).write_bytes(marshal.dumps((999, b"", {})))
 
 
+def misorder(package):
+    """The recorded order with a package moved after the modules that import names from
+    it: the first of them fails to load, and the import system loads what is left."""
+    import marshal
+
+    data = bundle(package).read_bytes()
+    length = int.from_bytes(data[:4], "little")
+    layout, magic, index, order = marshal.loads(data[4:4 + length])
+    assert "dapperdbg.tracing" in order and "dapperdbg.session.stops" in order
+    order.remove("dapperdbg.tracing")
+    head = marshal.dumps((layout, magic, index, order + ["dapperdbg.tracing"]))
+    bundle(package).write_bytes(len(head).to_bytes(4, "little") + head + data[4 + length:])
+
+
 def bundle(package):
     return package / "dapperdbg" / "__pycache__" / bundle_path().rsplit("/", 1)[-1]
 
 
 # name: [(what is done before the launch, where dapperdbg.session.stops comes from, EDITED)]
 SCENARIOS = {
-    "the first start writes the bundle, the next imports from it": [
-        (None, FROM_SOURCE, None), (None, BUNDLED, None), (None, BUNDLED, None),
+    "the first start writes the bundle, the next imports from it, the next run its order": [
+        (None, FROM_SOURCE, None), (None, BUNDLED, None), (None, PRELOADED, None),
+        (None, PRELOADED, None),
     ],
     "an edited module comes from its source, then from the bundle written again": [
-        (None, FROM_SOURCE, None), (None, BUNDLED, None), (edit, FROM_SOURCE, 1),
-        (None, BUNDLED, 1),
+        (None, FROM_SOURCE, None), (None, BUNDLED, None), (None, PRELOADED, None),
+        (edit, FROM_SOURCE, 1), (None, BUNDLED, 1), (None, PRELOADED, 1),
+    ],
+    "an order whose modules fail to load is left to the import system, and recorded again": [
+        (None, FROM_SOURCE, None), (None, BUNDLED, None), (misorder, BUNDLED, None),
+        (None, PRELOADED, None),
     ],
     "a bundle that cannot be read is ignored and written again": [
         (None, FROM_SOURCE, None), (corrupt, FROM_SOURCE, None), (None, BUNDLED, None),
@@ -100,7 +123,10 @@ def test_start_bundle(launch, write, tmp_path, scenario):
         debuggee.request("configurationDone")
         debuggee.finish(0)
         report = json.loads(debuggee.stdout())
-        assert (report["loader"], report["edited"]) == (expected_loader, expected_edited)
+        loaded_from = PRELOADED if report["preloaded"] else report["loader"]
+        assert (loaded_from, report["edited"]) == (expected_loader, expected_edited)
+        if report["preloaded"]:
+            assert report["loader"] == BUNDLED
         assert report["source matches"]
         # Nothing of the bundle stays for the program to see.
         assert "StartBundle" not in report["finders"]

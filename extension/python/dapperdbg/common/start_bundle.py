@@ -26,6 +26,17 @@ A module loaded from the bundle is what the import system would have made of it:
 loader is a ``SourceFileLoader`` (it reads the pyc again if asked for the code once more)
 with the module's name and source path, and ``__file__``, ``__path__`` and ``__spec__``
 (``__cached__`` before 3.15) are as they would be.
+
+The launcher's own imports (``load_start_modules``) skip the import system altogether
+once a start has recorded them. Found through the finder, each module still costs the
+import system's Python machinery (its lock, the search of ``sys.meta_path``, the checks
+around the spec and the module): about 30 µs a module, 1.8 ms of the 12 ms that the
+launcher's 58 start-up modules took on 3.12 (medians of 20 paired starts). So the bundle also keeps the order in
+which a start's modules finished loading; the next start makes each module from its spec
+and runs its code in that order, a package before any of its modules runs and its own
+code when it finished (which is after the modules it imports). Nothing is run unless
+every module of the order is current; a module whose code raises is taken out with
+everything the loading made, and the import system then does what is left.
 """
 
 from __future__ import annotations
@@ -35,10 +46,10 @@ import os
 import sys
 
 try:  # The import system's own classes, loaded with the interpreter: no import costs.
-    from _frozen_importlib import ModuleSpec
+    from _frozen_importlib import ModuleSpec, module_from_spec
     from _frozen_importlib_external import MAGIC_NUMBER, SourceFileLoader, cache_from_source
 except ImportError:  # Not CPython's import system: no bundle (bundle_path says None).
-    ModuleSpec = None
+    ModuleSpec = module_from_spec = None
     SourceFileLoader = object
 
 # The bundle's own layout; a bundle of another is ignored (and written anew). The file is
@@ -47,7 +58,7 @@ except ImportError:  # Not CPython's import system: no bundle (bundle_path says 
 # it at once and unmarshals each module's code from a view of what it read: the bundle
 # also holds the modules that other kinds of start import, and copying each entry out
 # of the file cost a start as much as reading it.
-_LAYOUT = 2
+_LAYOUT = 3
 _INDEX_LENGTH = 4
 _PACKAGE = "dapperdbg"
 # The directory holding the package (this file is dapperdbg/common/start_bundle.py).
@@ -77,9 +88,11 @@ def source_path(name: str, is_package: bool) -> str:
 class _BundleLoader(SourceFileLoader):  # type: ignore[misc,valid-type]
     """A module's loader, with its code from the bundle the first time it is asked."""
 
-    def __init__(self, name: str, path: str, code: bytes | memoryview) -> None:
+    def __init__(self, name: str, path: str, code: bytes | memoryview,
+                 finished: list[str] | None) -> None:
         super().__init__(name, path)
         self._code: bytes | memoryview | None = code
+        self._finished = finished
 
     def get_code(self, fullname):
         code, self._code = self._code, None
@@ -87,13 +100,23 @@ class _BundleLoader(SourceFileLoader):  # type: ignore[misc,valid-type]
             return super().get_code(fullname)
         return marshal.loads(code)
 
+    def exec_module(self, module) -> None:
+        super().exec_module(module)
+        finished, self._finished = self._finished, None
+        if finished is not None:
+            finished.append(module.__name__)
+
 
 class StartBundle:
     """A meta path finder for the package's modules, from the bundle, while installed."""
 
-    def __init__(self, path: str, entries: dict[str, Entry]) -> None:
+    def __init__(self, path: str, entries: dict[str, Entry], order: list[str]) -> None:
         self._path = path
         self._entries = entries
+        # The launcher's start-up modules in the order they finished loading, as the file
+        # has it, and as this start records it (None: not recording).
+        self.order = self._order_read = order
+        self.finished: list[str] | None = None
         # Modules of the package looked for past the bundle (none there, or stale).
         self.missed: list[str] = []
         # Whether the entries differ from the file's (a stale one taken out).
@@ -117,8 +140,8 @@ class StartBundle:
             self._changed = True
             self.missed.append(name)
             return None
-        spec = ModuleSpec(name, _BundleLoader(name, origin, code), origin=origin,
-                          is_package=is_package)
+        spec = ModuleSpec(name, _BundleLoader(name, origin, code, self.finished),
+                          origin=origin, is_package=is_package)
         spec.has_location = True
         spec.cached = cache_from_source(origin)
         if is_package:
@@ -129,8 +152,9 @@ class StartBundle:
         pass
 
     def write(self) -> None:
-        """Write the bundle anew: the entries still current, and the modules imported
-        past it from the pyc files the import system has just checked."""
+        """Write the bundle anew if it changed: the entries still current, the modules
+        imported past it from the pyc files the import system has just checked, and the
+        start's order."""
         entries = self._entries
         changed = self._changed
         for name in self.missed:
@@ -138,6 +162,9 @@ class StartBundle:
             if entry is not None:
                 entries[name] = entry
                 changed = True
+        order = self.order
+        if order != self._order_read:
+            changed = True
         if not changed:  # Only names that are no module (an import that failed).
             return
         index = {}
@@ -145,7 +172,7 @@ class StartBundle:
         for name, (is_package, mtime_ns, size, code) in entries.items():
             index[name] = (is_package, mtime_ns, size, offset, len(code))
             offset += len(code)
-        head = marshal.dumps((_LAYOUT, MAGIC_NUMBER, index))
+        head = marshal.dumps((_LAYOUT, MAGIC_NUMBER, index, order))
         temporary = f"{self._path}.{os.getpid()}.tmp"
         try:
             with open(temporary, "xb") as file:
@@ -190,32 +217,35 @@ def _entry_of(module) -> Entry | None:
     return (is_package, status.st_mtime_ns, status.st_size, data[16:])
 
 
-def _read(path: str) -> dict[str, Entry]:
+def _read(path: str) -> tuple[dict[str, Entry], list[str]]:
+    """The bundle's entries and its start order; none of either where it cannot be read
+    or is not one this code wrote."""
     try:
         descriptor = os.open(path, os.O_RDONLY)
     except OSError:
-        return {}
+        return {}, []
     try:
         data = os.read(descriptor, os.fstat(descriptor).st_size)
     except OSError:
-        return {}
+        return {}, []
     finally:
         os.close(descriptor)
     view = memoryview(data)
     start = _INDEX_LENGTH + int.from_bytes(data[:_INDEX_LENGTH], "little")
     try:
-        layout, magic, index = marshal.loads(view[_INDEX_LENGTH:start])
-        if layout != _LAYOUT or magic != MAGIC_NUMBER or not isinstance(index, dict):
-            return {}
+        layout, magic, index, order = marshal.loads(view[_INDEX_LENGTH:start])
+        if (layout != _LAYOUT or magic != MAGIC_NUMBER or not isinstance(index, dict)
+                or not isinstance(order, list)):
+            return {}, []
         entries = {}
         for name, (is_package, mtime_ns, size, offset, length) in index.items():
             end = start + offset + length
             if end > len(data):  # Cut short: not the file that was written.
-                return {}
+                return {}, []
             entries[name] = (is_package, mtime_ns, size, view[start + offset:end])
     except (EOFError, ValueError, TypeError):
-        return {}
-    return entries
+        return {}, []
+    return entries, [name for name in order if type(name) is str and name in entries]
 
 
 _installed: StartBundle | None = None
@@ -227,8 +257,79 @@ def open_bundle() -> None:
     path = bundle_path()
     if path is None or _installed is not None:
         return
-    _installed = StartBundle(path, _read(path))
+    _installed = StartBundle(path, *_read(path))
     sys.meta_path.insert(0, _installed)
+
+
+# The modules the last ``load_start_modules`` made and ran (what a test can ask).
+loaded_at_start: tuple[str, ...] = ()
+
+
+def load_start_modules() -> None:
+    """Load the launcher's start-up modules as an earlier start recorded them, past the
+    import system; or, without such a record (or with a module of it stale), record them
+    as the imports that follow load them, until ``start_modules_loaded``."""
+    global loaded_at_start
+    bundle = _installed
+    if bundle is None:
+        return
+    specs = {}
+    for name in bundle.order:
+        if name not in sys.modules:
+            spec = bundle.find_spec(name)
+            if spec is None:  # Stale: taken out of the entries, written again at close.
+                specs = {}
+                break
+            specs[name] = spec
+    if specs:
+        made: dict = {}
+        try:
+            for name, spec in specs.items():
+                module = made.get(name)
+                if module is None:
+                    if name in sys.modules:  # A module run before it imported it.
+                        continue
+                    module = _make(name, specs, made)
+                spec.loader.exec_module(module)
+        except Exception:
+            # The import system does the rest (and raises what a module raises), with
+            # nothing left of what this made.
+            for name, module in made.items():
+                if sys.modules.get(name) is module:
+                    del sys.modules[name]
+                parent, _, child = name.rpartition(".")
+                package = sys.modules.get(parent)
+                if package is not None and getattr(package, child, None) is module:
+                    delattr(package, child)
+        else:
+            loaded_at_start = tuple(made)
+            return
+    bundle.finished = []
+
+
+def _make(name: str, specs: dict, made: dict):
+    """A module made from its spec and entered in ``sys.modules`` and in its package
+    (made first where needed), as the import system does before running its code."""
+    parent, _, child = name.rpartition(".")
+    package = sys.modules.get(parent) or _make(parent, specs, made)
+    module = made[name] = module_from_spec(specs[name])
+    sys.modules[name] = module
+    setattr(package, child, module)
+    return module
+
+
+def start_modules_loaded() -> None:
+    """The launcher's start-up imports are done: what finished loading since
+    ``load_start_modules`` is the order the next start loads them in."""
+    bundle = _installed
+    if bundle is not None and bundle.finished is not None:
+        # Modules that came past the bundle (stale, or new) are not in the record: the
+        # next start records the order again, from the entries written at the close.
+        # (A name looked for that is no module, as ``from package import name`` may
+        # look for, is not one.)
+        past = any(name in sys.modules for name in bundle.missed)
+        bundle.order = [] if past else bundle.finished
+        bundle.finished = None
 
 
 def close_bundle() -> None:
@@ -240,5 +341,4 @@ def close_bundle() -> None:
         return
     if bundle in sys.meta_path:
         sys.meta_path.remove(bundle)
-    if bundle.missed:
-        bundle.write()
+    bundle.write()

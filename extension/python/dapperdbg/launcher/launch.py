@@ -17,7 +17,12 @@ import gc
 import sys
 
 from ..common.package import restore_bytecode_setting
-from ..common.start_bundle import close_bundle, open_bundle
+from ..common.start_bundle import (
+    close_bundle,
+    load_start_modules,
+    open_bundle,
+    start_modules_loaded,
+)
 from ..common.start_freeze import freeze_start_objects
 from ..common.tracer_choice import choose_backend_name
 from ..session.link import PARENT_SESSION_VARIABLE, ExitState, SessionLink
@@ -113,6 +118,8 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
          sock, tracer_name: str, run_as_script: bool, collecting: bool) -> int:
     """The session, once the hello is said: the rest of the package is imported now."""
     open_bundle()
+    # The imports below find what this loads (common/start_bundle.py says how and why).
+    load_start_modules()
     from .. import children
 
     # What children.activate installs once the session is configured: imported here, while
@@ -122,6 +129,8 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     from ..ipc.connection import Connection
     from ..session import program
     from ..session.lifecycle import Session, instrument_program, run_program
+
+    start_modules_loaded()
 
     program.interpreter_flushes_at_end = run_as_script
     connection = Connection(sock, sent=1)
