@@ -31,12 +31,13 @@ The launcher's own imports (``load_start_modules``) skip the import system altog
 once a start has recorded them. Found through the finder, each module still costs the
 import system's Python machinery (its lock, the search of ``sys.meta_path``, the checks
 around the spec and the module): about 30 µs a module, 1.8 ms of the 12 ms that the
-launcher's 58 start-up modules took on 3.12 (medians of 20 paired starts). So the bundle also keeps the order in
-which a start's modules finished loading; the next start makes each module from its spec
-and runs its code in that order, a package before any of its modules runs and its own
-code when it finished (which is after the modules it imports). Nothing is run unless
-every module of the order is current; a module whose code raises is taken out with
-everything the loading made, and the import system then does what is left.
+launcher's 58 start-up modules took on 3.12 (medians of 20 paired starts). So the
+bundle also keeps the order in which a start's modules finished loading; the next start
+makes each module from its spec and runs its code in that order, a package made before
+any of its modules runs and its own code run when it finished (which is after the
+modules it imports). Nothing is run unless every module of the order is current; a
+module whose code raises is taken out with everything the loading made, and the import
+system then does what is left.
 """
 
 from __future__ import annotations

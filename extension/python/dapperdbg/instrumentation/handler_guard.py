@@ -7,11 +7,14 @@ unwinding in that frame where a plain function has one. In code that raises thro
 many frames (parsers, lookups with a fallback) that cost the program 10-30% of its time.
 The compiler can express no cheaper handler, so the compiled code is changed: the body's
 exception table entries point at a few instructions appended to the code, which match
-the exception against GeneratorExit and re-raise it at once with no handler around them
-(one more step of unwinding); a GeneratorExit jumps to the handler, which runs as the
-compiler made it. Appended, the guard moves no instruction: offsets, jumps and the line
-table stay valid, and the guard's instructions have no line (no line event, no line in
-a traceback: the exception's entry for this frame was made where it was raised).
+the exception against GeneratorExit and re-raise anything else at once with no handler
+around them (one more step of unwinding), from the instruction that raised it (the
+entries push its offset, as the compiler's own cleanup entries do): a trace function
+sees the frame leave on that line, as it does plain. A GeneratorExit jumps to the
+handler, which runs as the compiler made it. Appended, the guard moves no instruction:
+offsets, jumps and the line table stay valid, and the guard's instructions have no line
+(no line event, and nothing in a traceback: the exception's entry for this frame was
+made where it was raised).
 
 3.9 and 3.10 set up their handlers with block instructions, and are left as compiled.
 """
@@ -32,6 +35,11 @@ _POP_JUMP_IF_FALSE = dis.opmap.get("POP_JUMP_IF_FALSE",
                                  dis.opmap.get("POP_JUMP_FORWARD_IF_FALSE", -1))
 _JUMP_BACKWARD = dis.opmap.get("JUMP_BACKWARD", -1)
 _RERAISE = dis.opmap.get("RERAISE", -1)
+_SWAP = dis.opmap.get("SWAP", -1)
+_POP_TOP = dis.opmap["POP_TOP"]
+# An exception table entry's flag (its lowest bit, beside the stack depth): the offset of
+# the raising instruction goes on the stack under the exception.
+_PUSHES_OFFSET = 1
 _EXTENDED_ARG = dis.EXTENDED_ARG
 GUARDED = sys.version_info >= (3, 11) and _cache_units(_LOAD_GLOBAL) is not None
 # A location table entry for up to 8 code units without a location (3.11+).
@@ -89,12 +97,17 @@ def _guarded(code: types.CodeType) -> tuple[bytes, bytes, bytes] | None:
     start = len(raw)
     guard = bytearray(raw[match:loaded])
     guard += _instruction(_CHECK_EXC_MATCH, 0)
-    back = _jump_back(start + len(guard) + 2 + 2 * _caches(_POP_JUMP_IF_FALSE),
-                      handler * 2)
-    guard += _instruction(_POP_JUMP_IF_FALSE, len(back) // 2)  # Over the jump back.
-    guard += back
-    guard += _instruction(_RERAISE, 0)
-    retargeted = [(first, end, start // 2 if target == handler else target, depth)
+    # A GeneratorExit: without the offset the entries push, on to the handler.
+    to_handler = _instruction(_SWAP, 2) + _instruction(_POP_TOP, 0)
+    to_handler += _jump_back(start + len(guard) + 2 + 2 * _caches(_POP_JUMP_IF_FALSE)
+                             + len(to_handler), handler * 2)
+    guard += _instruction(_POP_JUMP_IF_FALSE, len(to_handler) // 2)
+    guard += to_handler
+    # Anything else: raised on from where it was raised (the offset the entries push),
+    # so that the frame leaves on that line, as it does plain.
+    guard += _instruction(_RERAISE, 1)
+    retargeted = [(first, end, start // 2, depth | _PUSHES_OFFSET) if target == handler
+                  else (first, end, target, depth)
                   for first, end, target, depth in entries]
     units = len(guard) // 2
     locations = bytearray()
