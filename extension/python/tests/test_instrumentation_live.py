@@ -397,6 +397,30 @@ def test_probes_for_a_file_not_imported_wait_for_its_import(workspace, hits, mon
     assert hits.take() == [(2, "plain", line, None)]
 
 
+def test_a_module_loaded_through_a_link_of_another_name_is_instrumented_live(
+        workspace, hits, monkeypatch, tmp_path):
+    # Breakpoints in a file no module has loaded wait for its import (the test above);
+    # so whether a module has loaded it must see through a link whose name differs.
+    monkeypatch.setenv("DAPPER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr("dapperdbg.common.code_cache._folders", {})
+    real = tmp_path / "elsewhere" / "real_module.py"
+    real.parent.mkdir()
+    real.write_text(SOURCE)
+    line = line_of(SOURCE, "doubled = n * 2")
+    workspace.instr.install()
+    workspace.instr.set_probes(str(real), {line: Probe(1, None)})  # Copies kept.
+    workspace.instr.set_probes(str(real), {})
+    name, link = workspace.write("")
+    link.unlink()
+    link.symlink_to(real)
+    module = importlib.import_module(name)
+    assert module.plain(2) == 4 and hits.take() == []
+    result = workspace.instr.set_probes(str(real), {line: Probe(2, None)})
+    assert not result.error and result.functions_swapped > 0
+    assert module.plain(2) == 4
+    assert hits.take() == [(2, "plain", line, None)]
+
+
 def test_finder_leaves_other_modules_to_the_import_system(workspace, hits):
     name, path = workspace.write(SOURCE)
     other_name, other_path = workspace.write("VALUE = 1\n")

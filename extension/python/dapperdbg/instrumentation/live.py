@@ -69,6 +69,11 @@ class SwapResult(Record):
     import_running: bool = False
 
 
+# Whether paths compare as written (normcase changes nothing): then a path whose
+# basename is a file's name ends with it.
+_NAMES_AS_WRITTEN = os.path.normcase("Aa/") == "Aa/"
+
+
 def _function_builtins_ok(function: types.FunctionType) -> bool:
     namespace = getattr(function, "__builtins__", None)
     if namespace is None:
@@ -108,10 +113,20 @@ class LiveInstrumenter:
         return self._canonical(filename) == canonical
 
     def _loaded(self, canonical: str) -> bool:
-        """Whether a module of the file is in ``sys.modules``."""
+        """Whether a module of the file is in ``sys.modules``. Asked for every file with
+        breakpoints at every change of them, of every loaded module (a child process
+        gets the session's breakpoints in twenty files): a module whose path does not
+        end in the file's name, and is known to be no link, is passed over at once."""
+        name = os.path.normcase(os.path.basename(canonical))
+        links = self._link_by_filename
         for module in list(sys.modules.values()):
             filename = getattr(module, "__file__", None)
-            if isinstance(filename, str) and self._is_file(filename, canonical):
+            if not isinstance(filename, str):
+                continue
+            if (_NAMES_AS_WRITTEN and not filename.endswith(name)
+                    and links.get(filename) is False):
+                continue
+            if self._is_file(filename, canonical):
                 return True
         return False
 
