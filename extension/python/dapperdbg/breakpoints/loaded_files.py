@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ..common.paths import canonical_path
+from ..common.paths import NAMES_AS_WRITTEN, canonical_path
 
 
 class LoadedFiles:
@@ -64,6 +64,8 @@ class LoadedFiles:
                 continue
             if not isinstance(filename, str) or not filename:
                 continue
+            if NAMES_AS_WRITTEN and not filename.endswith(name):
+                continue  # Taken apart only where it may be the file's name.
             if os.path.normcase(os.path.basename(filename)) != name:
                 continue
             module_canonical = resolved.get(filename)

@@ -13,6 +13,12 @@ _RUNPY_FILE = os.path.normcase(os.path.realpath(
     os.path.join(os.path.dirname(os.__file__), "runpy.py")))
 
 
+# Whether paths compare as written (``normcase`` changes nothing, as on POSIX): then a
+# path whose file name is a given one ends with it, which a scan of every loaded module
+# asks first, before the file name is taken apart.
+NAMES_AS_WRITTEN = os.path.normcase("Aa/") == "Aa/"
+
+
 def canonical_path(path: str) -> str:
     """The key under which breakpoints and code objects are matched: absolute, symlinks
     resolved, case-folded where the file system folds case."""

@@ -29,7 +29,7 @@ from ..common.code_flags import (
     CO_ITERABLE_COROUTINE,
 )
 from ..common.greenlet_frames import waiting_greenlet_frames
-from ..common.paths import canonical_path, is_debugger_path
+from ..common.paths import NAMES_AS_WRITTEN, canonical_path, is_debugger_path
 from ..common.records import Factory, Record
 from ..common.start_freeze import referrers_of, thaw_start_objects
 from .copies import same_code, walk_pairs
@@ -67,11 +67,6 @@ class SwapResult(Record):
     # from the plain compile after the swap looked (instrumentation/imports.py), which
     # the tracer must watch.
     import_running: bool = False
-
-
-# Whether paths compare as written (normcase changes nothing): then a path whose
-# basename is a file's name ends with it.
-_NAMES_AS_WRITTEN = os.path.normcase("Aa/") == "Aa/"
 
 
 def _function_builtins_ok(function: types.FunctionType) -> bool:
@@ -123,7 +118,7 @@ class LiveInstrumenter:
             filename = getattr(module, "__file__", None)
             if not isinstance(filename, str):
                 continue
-            if (_NAMES_AS_WRITTEN and not filename.endswith(name)
+            if (NAMES_AS_WRITTEN and not filename.endswith(name)
                     and links.get(filename) is False):
                 continue
             if self._is_file(filename, canonical):
