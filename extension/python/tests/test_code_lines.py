@@ -98,6 +98,25 @@ def test_cache_recomputes_when_the_file_changes(tmp_path):
     assert cache.lines(str(path)) == (2, 3)
 
 
+def test_a_later_process_takes_a_files_lines_by_its_identity(tmp_path, monkeypatch):
+    # As an import reads only a .pyc: the debugger's cache answers by what os.stat says
+    # of the file, and reads its text only when that finds nothing (a changed file).
+    monkeypatch.setenv("DAPPER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr("dapperdbg.common.code_cache._folders", {})
+    monkeypatch.setattr("dapperdbg.common.code_cache._SETTLED_NS", 0)
+    path = tmp_path / "m.py"
+    path.write_text("x = 1\n\ny = 2\n")
+    assert ExecutableLinesCache().lines(str(path)) == (1, 3)
+    read = []
+    monkeypatch.setattr("dapperdbg.common.code_lines.read_source_bytes",
+                        lambda file: read.append(file) or read_source_bytes(file))
+    assert ExecutableLinesCache().lines(str(path)) == (1, 3)  # A new process's cache.
+    assert read == []
+    path.write_text("x = 1\ny = 2\nz = 3\n")
+    assert ExecutableLinesCache().lines(str(path)) == (1, 2, 3)
+    assert read == [str(path)]
+
+
 def breakpoint_lines(store, path, lines, **extra):
     """Set breakpoints in ``path`` as if its module were loaded (test_pending_breakpoints.py
     covers files that are not)."""
