@@ -40,7 +40,7 @@ from .registry import CopyInfo, InstrumentationRegistry
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from .copies import InstrumentedModule
 
@@ -107,21 +107,29 @@ class LiveInstrumenter:
             return False
         return self._canonical(filename) == canonical
 
-    def _loaded(self, canonical: str) -> bool:
-        """Whether a module of the file is in ``sys.modules``. Asked for every file with
-        breakpoints at every change of them, of every loaded module (a child process
-        gets the session's breakpoints in twenty files): a module whose path does not
-        end in the file's name, and is known to be no link, is passed over at once."""
+    def _names_file(self, canonical: str) -> Callable[[str], bool]:
+        """``_is_file`` for one file, asked of every loaded module's path (and of every
+        function a walk finds), for every file with breakpoints at every change of them:
+        a child process gets the session's breakpoints in twenty files. A path that does
+        not end in the file's name, and is known to be no link, is passed over at once."""
         name = os.path.normcase(os.path.basename(canonical))
         links = self._link_by_filename
-        for module in list(sys.modules.values()):
-            filename = getattr(module, "__file__", None)
-            if not isinstance(filename, str):
-                continue
+        is_file = self._is_file
+
+        def names(filename: str) -> bool:
             if (NAMES_AS_WRITTEN and not filename.endswith(name)
                     and links.get(filename) is False):
-                continue
-            if self._is_file(filename, canonical):
+                return False
+            return is_file(filename, canonical)
+
+        return names
+
+    def _loaded(self, canonical: str) -> bool:
+        """Whether a module of the file is in ``sys.modules``."""
+        names = self._names_file(canonical)
+        for module in list(sys.modules.values()):
+            filename = getattr(module, "__file__", None)
+            if isinstance(filename, str) and names(filename):
                 return True
         return False
 
@@ -262,10 +270,11 @@ class LiveInstrumenter:
         module of the file is loaded any more."""
         targets: list = []
         filenames: list[str] = []
+        names = self._names_file(canonical)
         for module in list(sys.modules.values()):
             namespace = getattr(module, "__dict__", None)
             filename = namespace.get("__file__") if isinstance(namespace, dict) else None
-            if isinstance(filename, str) and self._is_file(filename, canonical):
+            if isinstance(filename, str) and names(filename):
                 targets.append(namespace)
                 filenames.append(filename)
         if not targets:
@@ -281,8 +290,7 @@ class LiveInstrumenter:
             referrers.extend(_namespace_functions(
                 [target for target in targets if isinstance(target, dict)]))
         for obj in referrers:
-            if type(obj) is types.FunctionType and self._is_file(
-                    obj.__code__.co_filename, canonical):
+            if type(obj) is types.FunctionType and names(obj.__code__.co_filename):
                 functions[id(obj)] = obj
         return list(functions.values())
 
