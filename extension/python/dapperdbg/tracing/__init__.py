@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from ..common.paths import PathCache
 from ..common.tracer_choice import BACKENDS, choose_backend_name, is_free_threaded
-from .base import ToolIdInUse, Tracer, TracerHost
+from .base import ToolIdInUse, Tracer
+from .host import TracerHost
 from .steps import StepState
 
 

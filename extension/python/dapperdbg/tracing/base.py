@@ -33,7 +33,6 @@ from .steps import (
     STEP_RAISE,
     STEPS_ENTERING_CALLS,
     TASK_FLAGS,
-    AfterTask,
     StepState,
     in_stepping_greenlet,
     step_ends_here,
@@ -49,11 +48,9 @@ class ToolIdInUse(RuntimeError):
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Protocol as _Protocol
 
     from ..breakpoints.store import BreakpointStore
-else:
-    _Protocol = object
+    from .host import TracerHost
 
 
 # Imports its module at its first call, made only once a line breakpoint is set (its
@@ -68,52 +65,6 @@ def _import_code_own_lines(code: types.CodeType) -> frozenset:
 
 
 _code_own_lines = _import_code_own_lines
-
-
-class TracerHost(_Protocol):
-    """What the tracer calls when something may stop a thread (the Debugger)."""
-
-    def breakpoints_reached(self, frame: types.FrameType, breakpoints: tuple) -> bool:
-        """Evaluate the breakpoints at this line; stop if one says so. True if stopped."""
-
-    def step_ended(self, frame: types.FrameType, step: StepState,
-                   mid_line: bool = False) -> None:
-        """The thread's step ended at this line: stop it. ``mid_line``: in ``frame``
-        where a call it made returns, its line not finished (no line event: no jump)."""
-
-    def function_entered(self, frame: types.FrameType, breakpoints: tuple) -> bool:
-        """The first line of a call of a function that has function breakpoints."""
-
-    def exception_raised(self, frame: types.FrameType, exception: BaseException) -> None:
-        """An exception was raised in, or propagated into, ``frame`` (while watched)."""
-
-    def exception_unwound(self, frame: types.FrameType, exception: BaseException) -> None:
-        """``frame`` exits because of ``exception`` (while watched)."""
-
-    def file_loaded(self, canonical: str) -> None:
-        """The first code object of a file with pending line breakpoints is about to
-        run on this thread: announce them verified before it does."""
-
-    def module_compiled_elsewhere(self, canonical: str, code: types.CodeType) -> None:
-        """The module code of ``canonical``, a file with line breakpoints, is about to
-        run, and it is no copy of ours: someone else compiled it (another loader, an
-        ``exec`` of the file's text)."""
-
-    def tracing_started(self) -> None:
-        """The tracer is installed: the program is about to run under the debugger."""
-
-    def data_changed(self, frame: types.FrameType, hits: list) -> bool:
-        """Watched values changed (``(breakpoint, old, new)`` each) by the line ``frame``
-        just ran: stop if a breakpoint says so. True if stopped."""
-
-    def data_frames_ended(self, breakpoints: list) -> None:
-        """The frames of these data breakpoints' locals returned: tell the client."""
-
-    def task_coroutine_left(self, frame: types.FrameType) -> AfterTask | None:
-        """A step's coroutine ``frame`` returns or unwinds into code that is not the
-        user's: if it is the coroutine an asyncio task runs, where the step goes on
-        (the task that awaits it, or nowhere); None when the usual rule applies (no
-        task's, or one that a ``run_until_complete`` under the loop waits for)."""
 
 
 def _shows_its_value(code: types.CodeType) -> bool:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from ..breakpoints.store import BreakpointStore
     from ..instrumentation.registry import InstrumentationRegistry
-    from .base import TracerHost
+    from .host import TracerHost
 
 
 # Imports breakpoints/data.py at its first call, made only once a data breakpoint is set
