@@ -1,15 +1,20 @@
 //! extension/src/host/contract.ts, the TypeScript copy of this contract, is generated
 //! from the types above by `ts-rs` (a dev-dependency: the derives exist only in test
 //! builds, so the engine and its .wasm carry nothing of it). The test fails when the
-//! file differs from what the types give; `BLESS=1 cargo test -p dapper-core contract`
-//! (or `node scripts/contract.mjs`) rewrites it.
+//! file differs from what the types give. It reads the file at compile time
+//! (`include_str!`) and writes nothing: the engine's crate does no IO, its tests
+//! included. With `BLESS=1` it prints what the file should be between two marker lines,
+//! which `node scripts/contract.mjs` writes to the file.
 
 use super::*;
-use std::path::PathBuf;
 use ts_rs::{Config, TS};
 
-/// The file, relative to the repository's root.
+/// The file, relative to the repository's root, and its text when the crate was compiled.
 const FILE: &str = "extension/src/host/contract.ts";
+const WRITTEN: &str = include_str!("../../../extension/src/host/contract.ts");
+/// The lines around the generated text that `BLESS=1` prints (scripts/contract.mjs).
+const BEGIN: &str = "----- BEGIN contract.ts -----";
+const END: &str = "----- END contract.ts -----";
 
 const HEADER: &str = "\
 // GENERATED from core/src/contract.rs and core/src/contract/ids.rs by ts-rs
@@ -135,19 +140,14 @@ fn one_member_a_line(declaration: &str) -> String {
 
 #[test]
 fn the_typescript_contract_is_generated_from_these_types() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(FILE);
     let expected = generated();
     if std::env::var_os("BLESS").is_some_and(|value| value == "1") {
-        std::fs::write(&path, &expected)
-            .unwrap_or_else(|error| panic!("cannot write {}: {error}", path.display()));
+        println!("{BEGIN}\n{expected}{END}");
         return;
     }
-    let written = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
-        written == expected,
+        WRITTEN == expected,
         "{FILE} differs from what core/src/contract.rs gives; run `node scripts/contract.mjs` \
-         (or BLESS=1 cargo test -p dapper-core contract) to regenerate it"
+         to regenerate it"
     );
 }
