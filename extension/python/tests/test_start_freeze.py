@@ -6,10 +6,12 @@ before the program when a breakpoint arrives for them later."""
 from __future__ import annotations
 
 import dis
+import os
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -111,3 +113,32 @@ def test_the_programs_cyclic_garbage_is_collected_while_it_runs_and_at_exit(
     debuggee.request("configurationDone")
     debuggee.finish(0)
     assert debuggee.stdout() == plain
+
+
+WALK = """
+import gc, sys
+from dapperdbg.common import start_freeze
+start_freeze.remember_interpreter_freeze()
+target = {}
+holder = [target]
+found, complete = start_freeze.referrers_of(target)
+print(complete, any(r is holder for r in found))
+if sys.argv[1] == "program-freezes":
+    gc.freeze()
+    print(start_freeze.referrers_of(target)[1])
+"""
+
+
+@pytest.mark.parametrize("freezes", [False, True], ids=["plain", "program-freezes"])
+def test_what_the_interpreter_froze_itself_leaves_the_walk_complete(tmp_path, freezes):
+    # 3.12 starts with objects frozen of its own: the walk for live functions must not
+    # take them for a freeze of the program's, which makes it look further (its
+    # namespaces' functions one by one) for every file with breakpoints.
+    script = tmp_path / "walk.py"
+    script.write_text(WALK)
+    package = str(Path(__file__).resolve().parent.parent)
+    result = subprocess.run(
+        [sys.executable, str(script), "program-freezes" if freezes else "plain"],
+        capture_output=True, text=True, timeout=TIMEOUT, env={**os.environ, "PYTHONPATH": package})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ("True True\nFalse\n" if freezes else "True True\n")

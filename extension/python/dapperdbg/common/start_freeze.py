@@ -37,6 +37,17 @@ _files_before: frozenset = frozenset()
 # (1-4 ms a process, as much as the freeze saves).
 _content = object()
 _witness: list = []
+# What the interpreter froze itself before any code of the program ran (3.12 starts
+# with some 375 objects frozen; the other versions with none): no freeze of the
+# program's. None where the debugger came later (an attach), when any freeze may be.
+_frozen_by_interpreter: int | None = None
+
+
+def remember_interpreter_freeze() -> None:
+    """Note what is frozen now, before the program's first line (the launcher's start),
+    as the interpreter's own."""
+    global _frozen_by_interpreter
+    _frozen_by_interpreter = gc.get_freeze_count()
 
 
 def freeze_start_objects() -> None:
@@ -67,8 +78,10 @@ def referrers_of(*targets) -> tuple[list, bool]:
     program froze objects of its own (they may hide referrers; the caller then finds
     what it can another way). The witness rides along in the same walk."""
     if not _witness:
-        # No freeze of the launcher's (the debugger came later): any freeze is another's.
-        return (gc.get_referrers(*targets) if targets else []), gc.get_freeze_count() == 0
+        # No freeze of the launcher's (yet, or at all: the debugger came later): a freeze
+        # past the interpreter's own is another's.
+        return ((gc.get_referrers(*targets) if targets else []),
+                gc.get_freeze_count() == (_frozen_by_interpreter or 0))
     witness, namespace = _witness, globals()
     found = gc.get_referrers(*targets, _content)
     complete = any(referrer is witness for referrer in found)

@@ -23,7 +23,7 @@ from ..common.start_bundle import (
     open_bundle,
     start_modules_loaded,
 )
-from ..common.start_freeze import freeze_start_objects
+from ..common.start_freeze import freeze_start_objects, remember_interpreter_freeze
 from ..common.tracer_choice import choose_backend_name
 from ..session.link import PARENT_SESSION_VARIABLE, ExitState, SessionLink
 from . import output_buffering
@@ -43,6 +43,7 @@ def main(argv: list[str] | None = None, run_as_script: bool = False) -> int:
     # the start made frozen (_run).
     collecting = gc.isenabled()
     gc.disable()
+    remember_interpreter_freeze()
     environment: DapperEnvironment = take_dapper_environment()
     output_buffering.apply(environment.variables)
     try:

@@ -29,6 +29,7 @@ from ..breakpoints.exception_filters import DEFAULT_FILTERS
 from ..common.debugger_threads import start_debugger_thread
 from ..common.native import Event, allocate_lock
 from ..common.package import restore_bytecode_setting
+from ..common.start_freeze import remember_interpreter_freeze
 from ..ipc.connection import Connection
 from ..ipc.dial import accept, connect_tcp
 from ..ipc.frames import KIND_FROM_DEBUGGEE, encode_frame
@@ -331,6 +332,7 @@ def _on_exit(session: AttachedProgram, state: ExitState) -> None:
 def main(argv: list[str] | None = None) -> int:
     # Every module of the package the session needs is imported by now.
     restore_bytecode_setting()
+    remember_interpreter_freeze()  # Before the program: what is frozen is not its own.
     arguments_list = sys.argv[1:] if argv is None else argv
     if arguments_list in (["-h"], ["--help"]):
         print(USAGE)
