@@ -6,10 +6,10 @@ modules of this package before the program's first line. Found and loaded one by
 through the import system's path finder (a directory listing, a stat of the source, a
 pyc opened, read and checked for each), they cost about 10 ms a start on 3.12; from one
 file, about 6 ms. The bundle serves only while the launcher starts (``open`` to
-``close``: from the hello until the session is configured, the requests that configure
-it included): then nothing of it stays in ``sys.meta_path``, and what the launcher
-imports later (for a stop, a breakpoint, a child) comes through the import system as
-usual.
+``close``: from the hello until the program is about to run, the requests that configure
+the session and the instrumentation of what is loaded for its breakpoints included):
+then nothing of it stays in ``sys.meta_path``, and what the launcher imports later (for
+a stop, a breakpoint set later, a child) comes through the import system as usual.
 
 The bundle is a cache, like the pyc files it is made of, in ``dapperdbg/__pycache__/``:
 - a module is taken from it only while its source file has the size and modification

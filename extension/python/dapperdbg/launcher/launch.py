@@ -154,12 +154,9 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     session.start_reader(end_with_engine=not link.is_child)
 
     configured = session.wait_until_configured()
-    # The bundle served the requests that configured the session too (their handlers'
-    # modules, the tracer's backend); what the program's run needs later is imported
-    # through the import system, and the program finds sys.meta_path as it was.
-    close_bundle()
     restore_bytecode_setting()
     if not configured and not link.is_child:
+        close_bundle()
         exit_state.code = _fail("the debugger disconnected before the program started")
         return exit_state.code
     # A child whose session never started (or ended) runs its program untraced: a
@@ -178,6 +175,11 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
         watch_for_next_debuggers(reattach_file, link, debugger, program_name(arguments),
                                  program_path)
     instrument_program(debugger, trace)
+    # The bundle served the requests that configured the session too (their handlers'
+    # modules, the tracer's backend), and the instrumentation that gave the configured
+    # breakpoints to what is loaded; what the program's run needs later is imported
+    # through the import system, and the program finds sys.meta_path as it was.
+    close_bundle()
     # What the start made lives as long as the process: the collector leaves it alone
     # from now on (common/start_freeze.py says what that changes).
     freeze_start_objects()
