@@ -14,10 +14,8 @@ A file is loaded when
 
 from __future__ import annotations
 
-import os
-import sys
-
-from ..common.paths import NAMES_AS_WRITTEN, canonical_path
+from ..common.module_files import files_that_may_be
+from ..common.paths import canonical_path
 
 
 class LoadedFiles:
@@ -53,21 +51,7 @@ class LoadedFiles:
 
     def _imported(self, canonical: str) -> bool:
         resolved = self._module_files
-        # Only files of the same name are resolved (resolving every module's path the
-        # first time costs ~0.1 ms a module). A module imported through a symlink of
-        # another name is missed here; the tracer still notes it when its code runs.
-        name = os.path.basename(canonical)
-        for module in list(sys.modules.values()):
-            try:
-                filename = getattr(module, "__file__", None)
-            except Exception:  # A module's __getattr__ may raise anything.
-                continue
-            if not isinstance(filename, str) or not filename:
-                continue
-            if NAMES_AS_WRITTEN and not filename.endswith(name):
-                continue  # Taken apart only where it may be the file's name.
-            if os.path.normcase(os.path.basename(filename)) != name:
-                continue
+        for filename in files_that_may_be(canonical):
             module_canonical = resolved.get(filename)
             if module_canonical is None:
                 module_canonical = resolved[filename] = canonical_path(filename)

@@ -19,10 +19,36 @@ _RUNPY_FILE = os.path.normcase(os.path.realpath(
 NAMES_AS_WRITTEN = os.path.normcase("Aa/") == "Aa/"
 
 
+# A directory's resolved path, by its absolute path: resolving a path takes an lstat of
+# each of its directories (seven for a standard-library module), and every file with
+# breakpoints is asked about by several parts of the debugger in every process (a child
+# gets all of the session's breakpoints). A directory that becomes a link, or another
+# link, during the process is not seen: as the tracer's ``PathCache`` does not see it
+# for a file either. Emptied when full, so it never grows past this.
+# (POSIX only: Windows resolves short names and junctions of the last part too.)
+_RESOLVE_BY_DIRECTORY = os.name == "posix"
+_resolved_dirs: dict[str, str] = {}
+_RESOLVED_DIRS_LIMIT = 4096
+
+
 def canonical_path(path: str) -> str:
     """The key under which breakpoints and code objects are matched: absolute, symlinks
     resolved, case-folded where the file system folds case."""
-    return os.path.normcase(os.path.realpath(path))
+    absolute = os.path.abspath(path)
+    directory, name = os.path.split(absolute)
+    # ``abspath`` folds ``..`` as text, where resolving follows a link before its ``..``:
+    # a path that had one is resolved whole.
+    if not _RESOLVE_BY_DIRECTORY or not name or os.pardir in path:
+        return os.path.normcase(os.path.realpath(path))
+    resolved = _resolved_dirs.get(directory)
+    if resolved is None:
+        if len(_resolved_dirs) >= _RESOLVED_DIRS_LIMIT:
+            _resolved_dirs.clear()
+        resolved = _resolved_dirs[directory] = os.path.realpath(directory)
+    joined = os.path.join(resolved, name)
+    if os.path.islink(joined):
+        joined = os.path.realpath(joined)
+    return os.path.normcase(joined)
 
 
 def is_debugger_path(canonical: str) -> bool:

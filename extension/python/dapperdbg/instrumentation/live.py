@@ -29,6 +29,7 @@ from ..common.code_flags import (
     CO_ITERABLE_COROUTINE,
 )
 from ..common.greenlet_frames import waiting_greenlet_frames
+from ..common.module_files import files_that_may_be, is_link, known_not_link
 from ..common.paths import NAMES_AS_WRITTEN, canonical_path, is_debugger_path
 from ..common.records import Factory, Record
 from ..common.start_freeze import referrers_of, thaw_start_objects
@@ -83,10 +84,6 @@ class LiveInstrumenter:
         self.registry = registry
         self._lock = threading.Lock()
         self._canonical_by_filename: dict[str, str] = {}
-        # Whether a file is a link, asked once a file: every file with breakpoints asks
-        # it of every loaded module (a child with twenty breakpoint files made 1,900
-        # lstat calls).
-        self._link_by_filename: dict[str, bool] = {}
 
     def _canonical(self, filename: str) -> str:
         canonical = self._canonical_by_filename.get(filename)
@@ -103,41 +100,28 @@ class LiveInstrumenter:
             return True
         if (os.path.normcase(os.path.basename(filename))
                 != os.path.normcase(os.path.basename(canonical))
-                and not self._is_link(filename)):
+                and not is_link(filename)):
             return False
         return self._canonical(filename) == canonical
 
     def _names_file(self, canonical: str) -> Callable[[str], bool]:
-        """``_is_file`` for one file, asked of every loaded module's path (and of every
-        function a walk finds), for every file with breakpoints at every change of them:
-        a child process gets the session's breakpoints in twenty files. A path that does
-        not end in the file's name, and is known to be no link, is passed over at once."""
+        """``_is_file`` for one file, asked of every function a walk finds. A path that
+        does not end in the file's name, and is known to be no link, is passed over at
+        once."""
         name = os.path.normcase(os.path.basename(canonical))
-        links = self._link_by_filename
         is_file = self._is_file
 
         def names(filename: str) -> bool:
-            if (NAMES_AS_WRITTEN and not filename.endswith(name)
-                    and links.get(filename) is False):
+            if NAMES_AS_WRITTEN and not filename.endswith(name) and known_not_link(filename):
                 return False
             return is_file(filename, canonical)
 
         return names
 
-    def _loaded(self, canonical: str) -> bool:
-        """Whether a module of the file is in ``sys.modules``."""
-        names = self._names_file(canonical)
-        for module in list(sys.modules.values()):
-            filename = getattr(module, "__file__", None)
-            if isinstance(filename, str) and names(filename):
-                return True
-        return False
-
-    def _is_link(self, filename: str) -> bool:
-        link = self._link_by_filename.get(filename)
-        if link is None:
-            link = self._link_by_filename[filename] = os.path.islink(filename)
-        return link
+    def _module_files(self, canonical: str) -> list[str]:
+        """The ``__file__`` of each loaded module of the file."""
+        return [filename for filename in files_that_may_be(canonical)
+                if self._is_file(filename, canonical)]
 
     def apply(self, filename: str, probes: Mapping[int, Probe],
               import_restartable: bool | None = None) -> SwapResult:
@@ -151,7 +135,7 @@ class LiveInstrumenter:
                 return self._restore(canonical)
             result = SwapResult(canonical)
             if (import_restartable is not None and not self.registry.infos_for_file(canonical)
-                    and not self._loaded(canonical)
+                    and not self._module_files(canonical)
                     and is_kept(filename, probes, restartable=import_restartable)):
                 # Nothing of the file runs, and the copies its import will take are kept:
                 # the finder has the probes and compiles them in from there, and says
@@ -269,14 +253,15 @@ class LiveInstrumenter:
         target: so the targets are the module namespaces, and the copies only when no
         module of the file is loaded any more."""
         targets: list = []
-        filenames: list[str] = []
         names = self._names_file(canonical)
-        for module in list(sys.modules.values()):
-            namespace = getattr(module, "__dict__", None)
-            filename = namespace.get("__file__") if isinstance(namespace, dict) else None
-            if isinstance(filename, str) and names(filename):
-                targets.append(namespace)
-                filenames.append(filename)
+        filenames = self._module_files(canonical)
+        if filenames:
+            wanted = set(filenames)
+            for module in list(sys.modules.values()):
+                namespace = getattr(module, "__dict__", None)
+                filename = namespace.get("__file__") if isinstance(namespace, dict) else None
+                if isinstance(filename, str) and filename in wanted:
+                    targets.append(namespace)
         if not targets:
             targets = [info.copy for info in copies]
             filenames = [info.copy.co_filename for info in copies]

@@ -1,0 +1,115 @@
+"""The index of loaded modules by file name (common/module_files.py) and the resolution
+of paths by directory (common/paths.py): each must answer what a scan of sys.modules and
+``os.path.realpath`` answer, whatever changed in between."""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import types
+import weakref
+
+import pytest
+
+from dapperdbg.common import module_files
+from dapperdbg.common.paths import canonical_path
+
+NAME = "dapper_test_module_files"
+
+
+@pytest.fixture
+def cleanup():
+    yield
+    for name in [NAME, NAME + "_2"]:
+        sys.modules.pop(name, None)
+
+
+def _module(path) -> types.ModuleType:
+    module = types.ModuleType(NAME)
+    module.__file__ = str(path)
+    return module
+
+
+def _found(path) -> bool:
+    canonical = canonical_path(str(path))
+    return any(canonical_path(f) == canonical
+               for f in module_files.files_that_may_be(canonical))
+
+
+def test_a_module_added_replaced_or_removed_is_seen_at_once(tmp_path, cleanup):
+    first, second = tmp_path / "first.py", tmp_path / "second.py"
+    assert not _found(first)
+    sys.modules[NAME] = _module(first)
+    assert _found(first)
+    # The same name, the same place in sys.modules, another file.
+    sys.modules[NAME] = _module(second)
+    assert _found(second) and not _found(first)
+    # A module whose file changes in place.
+    sys.modules[NAME].__file__ = str(first)
+    assert _found(first) and not _found(second)
+    del sys.modules[NAME]
+    assert not _found(first)
+
+
+def test_a_module_imported_through_a_link_of_another_name_is_a_candidate(tmp_path, cleanup):
+    real = tmp_path / "real.py"
+    real.write_text("")
+    link = tmp_path / "other_name.py"
+    link.symlink_to(real)
+    sys.modules[NAME] = _module(link)
+    assert str(link) in module_files.files_that_may_be(canonical_path(str(real)))
+    assert _found(real)
+
+
+def test_a_module_with_the_same_name_in_another_folder_is_only_a_candidate(tmp_path, cleanup):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    sys.modules[NAME] = _module(tmp_path / "a" / "mod.py")
+    assert not _found(tmp_path / "b" / "mod.py")
+    assert _found(tmp_path / "a" / "mod.py")
+
+
+def test_modules_that_raise_or_are_no_modules_are_passed_over(tmp_path, cleanup):
+    class Raising(types.ModuleType):
+        def __getattr__(self, name):
+            raise RuntimeError("no attributes here")
+
+    sys.modules[NAME] = Raising(NAME)
+    sys.modules[NAME + "_2"] = None  # How an import is blocked.
+    assert not _found(tmp_path / "x.py")
+    sys.modules[NAME + "_2"] = _module(tmp_path / "x.py")
+    assert _found(tmp_path / "x.py")
+
+
+def test_the_index_keeps_no_module_alive(tmp_path, cleanup):
+    module = _module(tmp_path / "gone.py")
+    sys.modules[NAME] = module
+    assert _found(tmp_path / "gone.py")
+    ref = weakref.ref(module)
+    del sys.modules[NAME], module
+    gc.collect()
+    assert ref() is None
+
+
+def _tree(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "f.py").write_text("")
+    (tmp_path / "dirlink").symlink_to(tmp_path / "real")
+    (tmp_path / "filelink.py").symlink_to("real/f.py")
+    (tmp_path / "real" / "up.py").symlink_to("../real/f.py")
+    return ["dirlink/f.py", "filelink.py", "real/up.py", "dirlink/up.py",
+            "dirlink/../real/f.py", "dirlink/missing.py", "real/", "real", "."]
+
+
+def test_paths_resolve_as_realpath_does(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for relative in _tree(tmp_path):
+        for path in (relative, str(tmp_path / relative)):
+            expected = os.path.normcase(os.path.realpath(path))
+            assert canonical_path(path) == expected, path
+            assert canonical_path(path) == expected, path  # From the resolved folder.
+    for module in list(sys.modules.values()):
+        filename = getattr(module, "__file__", None)
+        if isinstance(filename, str):
+            assert canonical_path(filename) == os.path.normcase(os.path.realpath(filename))
