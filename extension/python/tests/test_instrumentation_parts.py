@@ -370,6 +370,37 @@ def test_a_condition_is_compiled_once_across_processes(monkeypatch):
     assert calls.count("n >") == 2  # An error is never kept.
 
 
+def test_every_condition_of_a_session_is_kept_across_processes(monkeypatch, fresh_cache):
+    """Each expression has an entry of its own: a process that gets several conditions
+    (every breakpoint of the session comes to every child) compiles none of them once
+    another process has. Within a process each text is read once."""
+    calls = []
+
+    def counting(*arguments, **keywords):
+        calls.append(arguments[0])
+        return compile(*arguments, **keywords)
+
+    monkeypatch.setattr(code_cache, "compile", counting, raising=False)
+    monkeypatch.setattr(code_cache, "_expressions", {})
+    texts = ["n > 1", "n < 5", "n == 3"]
+    for text in texts:
+        code_cache.compile_expression(text, "<breakpoint condition>")
+    assert calls == texts
+    loads = []
+    load = code_cache.load
+
+    def counting_load(*arguments, **keywords):
+        loads.append(arguments)
+        return load(*arguments, **keywords)
+
+    monkeypatch.setattr(code_cache, "load", counting_load)
+    monkeypatch.setattr(code_cache, "_expressions", {})  # Another process.
+    kept = [code_cache.compile_expression(text, "<breakpoint condition>") for text in texts]
+    again = [code_cache.compile_expression(text, "<breakpoint condition>") for text in texts]
+    assert calls == texts and [eval(code, {"n": 3}) for code in kept] == [True, True, True]
+    assert again == kept and len(loads) == len(texts)
+
+
 @pytest.fixture
 def weighed_every_write(monkeypatch):
     monkeypatch.setattr(code_cache, "_writes_unweighed", {})

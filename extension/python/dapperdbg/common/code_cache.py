@@ -226,14 +226,28 @@ def compile_expression(text: str, filename: str) -> types.CodeType:
     compile itself (the interpreter makes its syntax tree types then), which a session
     whose breakpoints have conditions, and nothing else to compile, need not pay. Raises
     what ``compile`` raises."""
+    remembered = _expressions.get((text, filename))
+    if remembered is not None:
+        return remembered
     source = text.encode("utf-8", "surrogatepass")
-    key = filename.encode("utf-8", "surrogatepass")
+    # The text is in the key too: each expression has an entry of its own, so that a
+    # session whose breakpoints have several conditions finds them all in every process.
+    key = filename.encode("utf-8", "surrogatepass") + b"\0" + source
     code = load("expressions", "expression", key, source)
-    if isinstance(code, types.CodeType):
-        return code
-    code = compile(text, filename, "eval", dont_inherit=True)
-    store("expressions", "expression", key, source, code)
+    if not isinstance(code, types.CodeType):
+        code = compile(text, filename, "eval", dont_inherit=True)
+        store("expressions", "expression", key, source, code)
+    if len(_expressions) >= _EXPRESSIONS_REMEMBERED:
+        _expressions.clear()
+    _expressions[(text, filename)] = code
     return code
+
+
+# The expressions this process compiled or read, by (text, filename): every breakpoint of
+# a session comes to each process, often with the same condition on each. A code object
+# is never changed, so one serves them all. Emptied when full, so it never grows past this.
+_expressions: dict[tuple[str, str], types.CodeType] = {}
+_EXPRESSIONS_REMEMBERED = 256
 
 
 # Writes since this process last weighed the folder's entries, per folder.
