@@ -69,7 +69,7 @@ def _get_code(self, fullname):
         return original(self, fullname)
     try:
         path = self.get_filename(fullname)
-        canonical = _canonical(path)
+        canonical = canonical_path(path)
         info = os.stat(path) if decides(canonical) else None
     except Exception:
         # The loader's own refusal (a name it cannot load, a file gone): the plain load
@@ -93,22 +93,6 @@ def _get_code(self, fullname):
         report_internal_error("loading a module with restartable functions")
         code = None
     return code if code is not None else original(self, fullname)
-
-
-# Folders of imported modules -> their canonical paths (what an import costs is mostly
-# per module: each one resolved whole would stat every folder of its path again).
-_canonical_folders: dict[str, str] = {}
-
-
-def _canonical(path: str) -> str:
-    """``canonical_path(path)``, resolving the folder once for all its modules."""
-    folder, name = os.path.split(path)
-    if os.path.islink(path):
-        return canonical_path(path)
-    real = _canonical_folders.get(folder)
-    if real is None:
-        real = _canonical_folders[folder] = canonical_path(folder)
-    return os.path.join(real, os.path.normcase(name))
 
 
 def _pyc_is_fresh(path: str, info: os.stat_result) -> bool:
