@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `node bench/load.mjs`: the load test of issue 17. One Dapper adapter server (one
+// `node bench/load.mjs`: the load test. One Dapper adapter server (one
 // engine, as VS Code hosts one) serves at once: N ordinary sessions (50 by default; each
 // stops at a breakpoint, reads the stack, continues and runs to its end), a client that
 // stops reading while its program prints 1 GB, a client that sends a 1 GB body, and

@@ -7,7 +7,7 @@ import { pathToFileURL } from "node:url";
 import { root } from "./lib.mjs";
 
 // Loaded when the demo runs, not when this module is imported: `npm start` imports this file
-// before it has installed the npm packages (issue 12).
+// before it has installed the npm packages.
 function loadDebugClient() {
   const require = createRequire(import.meta.url);
   return require("@vscode/debugadapter-testsupport").DebugClient;

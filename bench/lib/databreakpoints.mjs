@@ -1,4 +1,4 @@
-// Data breakpoints' cost in a real Dapper session (issue 21): bench/programs/
+// Data breakpoints' cost in a real Dapper session: bench/programs/
 // databreakpoints.py times three loops of N iterations; the bench runs it plain, then
 // under Dapper stopped at its start with no data breakpoint, with one on a local of the
 // first loop's frame (which the loop leaves unchanged), and with one on an attribute

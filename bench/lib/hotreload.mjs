@@ -2,7 +2,7 @@
 // 2,000-line module (extension/python/tests/bench_hotreload.py writes it), times a tight
 // loop in it, and stops at a breakpoint; there the bench writes new versions of the module
 // (every tenth function and method changed, the loop's function too) and reloads each with
-// `dapper/hotReload`, then lets the program time the same loop again. Issue 14's goals: the
+// `dapper/hotReload`, then lets the program time the same loop again. The goals: the
 // reload under 50 ms, the loop as fast after it as before.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -1,4 +1,4 @@
-//! The fuzz target over every request's arguments (issue 17): each known command, and
+//! The fuzz target over every request's arguments: each known command, and
 //! some unknown ones, with arbitrary JSON as its arguments, sent to a session that has
 //! not been initialized, to one that has, and to one whose debuggee is connected (whose
 //! requests go through the path mappings to the debuggee, and whose answers come back

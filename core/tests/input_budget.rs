@@ -1,6 +1,6 @@
-//! Many clients each halfway through a large message cannot fill the engine's memory
-//! (issue 17, item 7): past the shared budget the client whose message would overdraw
-//! it is refused and closed, with an error it can read, and every other client, and the
+//! Many clients each halfway through a large message cannot fill the engine's memory:
+//! past the shared budget the client whose message would overdraw it is refused and
+//! closed, with an error it can read, and every other client, and the
 //! ones that send only ordinary messages above all, goes on.
 
 use dapper_core::dap::framing;

@@ -1,5 +1,5 @@
 //! No file of core/src imports a file that imports it back, directly or through
-//! others (issue 13): a module split over files keeps its types in leaf files, and
+//! others: a module split over files keeps its types in leaf files, and
 //! its root file only declares the modules. The graph is read from the source text:
 //! `use` declarations and `crate::`/`super::` paths written inline, each resolved
 //! to the deepest module file it names. Unit tests (`#[cfg(test)] mod tests`) are

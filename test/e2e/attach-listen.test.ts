@@ -204,7 +204,7 @@ for (const python of pythons()) {
         assert.equal(stop.frames[0].line, childTick);
         assert.equal((await again.next("process")).body.systemProcessId, childPid);
         // Stopping the child's session ends the child: it is asked to end itself, as the
-        // engine never signals a pid that a child of the user's program gave (issue 17).
+        // engine never signals a pid that a child of the user's program gave.
         await again.terminateRequest({});
         await waitUntil(() => !isAlive(childPid), 15000, "the child's end");
       } finally {

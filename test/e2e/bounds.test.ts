@@ -1,4 +1,4 @@
-// Bounded resources (issue 17, items 6 and 7), against `node dist/adapter.js --port N`:
+// Bounded resources, against `node dist/adapter.js --port N`:
 // one adapter and one engine for every client, as VS Code hosts one. A client that does
 // not read while its program prints without end, a client that announces a 1 GB body,
 // and clients halfway through 60 MB bodies, neither grow the adapter without bound nor

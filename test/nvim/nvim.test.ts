@@ -244,7 +244,7 @@ for (const form of forms) {
         report = await run({
           form,
           // Not "dapper": nvim-dap finds a child's adapter by its configuration's type, so
-          // children must carry the type the root was started with (issue 19, item 1).
+          // children must carry the type the root was started with.
           adapterName: "python",
           configuration: { program: path.join(fixtures, "children", family.program) },
           breakpoints: [{ file: "children/worker.py", marker: "worker" }],

@@ -1,4 +1,4 @@
-// CPython's own regression tests, plain and under the debugger (issue 18): a few modules
+// CPython's own regression tests, plain and under the debugger: a few modules
 // that exercise what debuggers break (exceptions, generators and the context managers
 // built on them, coroutines, threads, subprocesses, signals, imports, a trace function of
 // the program's own) run with `python -m unittest -v`, once plain and once under the

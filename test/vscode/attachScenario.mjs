@@ -2,12 +2,12 @@
 // sleeper.py is started outside the debugger; a breakpoint is set in it; "Dapper: Attach
 // to Process" from the command palette shows the picker, the test types part of the
 // program's name, checks the row (pid, whole command line), takes a screenshot and picks
-// it. Then either the engine refuses the pid (what it does until attach by pid is
-// merged, issue 16) or the session stops at the breakpoint. The same again through a
-// launch.json configuration with "processId": "${command:pickProcess}", started as
-// "Debug: Select and Start Debugging" does, after cancelling the picker once (which must start
-// nothing). Then the refresh button lists a second run started meanwhile, and a run
-// launched under Dapper is marked as debugged. The first program runs on after all of it.
+// it. The session attaches and stops at the breakpoint, and Shift+F5 detaches. The same
+// again through a launch.json configuration with "processId": "${command:pickProcess}",
+// started as "Debug: Select and Start Debugging" does, after cancelling the picker once
+// (which must start nothing). Then the refresh button lists a second run started
+// meanwhile, and a run launched under Dapper is marked as debugged. The first program runs
+// on after all of it.
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -6,8 +6,8 @@
 //! quotes (where `\n`, `\t`, `\r`, `\\` and `\"` are escapes). Variables are not
 //! expanded: what the file says is what the debuggee gets.
 //!
-//! Written here rather than with `dotenvy` (issue 13 asked to use its parser over the
-//! text): dotenvy parses from a string or reader, but always expands `$NAME` and
+//! Written here rather than with `dotenvy` (whose parser was weighed for the text):
+//! dotenvy parses from a string or reader, but always expands `$NAME` and
 //! `${NAME}` in unquoted and double-quoted values, looking names it has not seen in
 //! the file up in the process's own environment (`std::env::var`), with no way to
 //! turn that off. In the engine that would read the outside world (natively the

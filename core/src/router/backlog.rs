@@ -1,4 +1,4 @@
-//! Flow control toward a client that falls behind (issue 17, item 6). The host reports
+//! Flow control toward a client that falls behind. The host reports
 //! how many bytes wait for a byte-stream client (`clientBacklog`); once they pass
 //! `PAUSE_AT`, the engine stops reading everything that makes more of them (the
 //! session's debuggee connections, its processes' output, the client's own requests)

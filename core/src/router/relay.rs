@@ -1,4 +1,4 @@
-//! Child sessions served by the engine that debugs the child (issue 19, item 2).
+//! Child sessions served by the engine that debugs the child.
 //!
 //! A client that runs the adapter over stdio may start a fresh adapter process, with an
 //! engine of its own, for every session, a child's too (nvim-dap's `executable` form,

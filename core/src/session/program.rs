@@ -23,7 +23,7 @@ pub enum Origin {
     /// `of_users_program`: the tree's root is a program the user started (attached to
     /// by `connect`, `listen` or process id), perhaps on another machine: the pid in
     /// the child's hello is only its word, so the child is treated as the user's
-    /// program too, asked to end rather than signalled (issue 17 item 4).
+    /// program too, asked to end rather than signalled.
     Child { of_users_program: bool },
     /// The user started it with `python -m dapperdbg --listen`; the session attached to
     /// it at this endpoint.

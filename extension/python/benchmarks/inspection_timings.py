@@ -1,4 +1,4 @@
-"""Timings of the inspection hot paths (issue 5), measured in the debuggee's own code
+"""Timings of the inspection hot paths, measured in the debuggee's own code
 as a ``variables`` request runs them: on a parked thread, through the work hand-off.
 
 Run: python extension/python/benchmarks/inspection_timings.py

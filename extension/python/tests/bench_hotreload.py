@@ -7,7 +7,7 @@ program is paused, and time a tight loop in a reloaded function before and after
 (``--emit`` writes version N of the module and exits: ``npm run bench`` reloads it in a
 real session, bench/lib/hotreload.mjs.)
 
-Goal (issue 14): the reload well under 50 ms; the loop as fast after as before."""
+Goal: the reload well under 50 ms; the loop as fast after as before."""
 
 from __future__ import annotations
 

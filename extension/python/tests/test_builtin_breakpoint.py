@@ -1,5 +1,5 @@
 """``breakpoint()`` under the debugger stops in the debugger, honouring
-PYTHONBREAKPOINT as the interpreter does (issue 18 item 4)."""
+PYTHONBREAKPOINT as the interpreter does."""
 
 from __future__ import annotations
 

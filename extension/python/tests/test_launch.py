@@ -409,7 +409,7 @@ def test_the_tracer_falls_back_to_settrace_when_another_tool_holds_the_debugger_
 @pytest.mark.parametrize("case", ["plain", "handler", "force"])
 def test_dapper_terminate_ends_a_launched_session_as_a_signal_would(launch, write, case):
     # How the engine ends the children of a program the user started: it never signals
-    # the pid their hello gave, it asks them (issue 17 item 4). The SIGTERM way lets the
+    # the pid their hello gave (only their word), it asks them. The SIGTERM way lets the
     # program's own handler run; `force` ends it at once.
     program = write("stays.py", """
         import signal, sys, time

@@ -1,5 +1,5 @@
-"""A debugged process starts with as little imported as it can (issue 18 item 8: every
-child of a test suite pays for each module at start and again at exit): before the
+"""A debugged process starts with as little imported as it can (every child of a test
+suite pays for each module at start and again at exit): before the
 program's first line, a session without breakpoints has imported none of the standard
 library's heavier modules that the program would not have imported itself. What a stop,
 a breakpoint or a child process needs is imported when it is needed."""

@@ -1,5 +1,5 @@
 """What only a stopped session uses is imported at the first stop, not at start
-(common/stop_imports.py, issue 18 item 8): a process that never stops never loads it, and
+(common/stop_imports.py): a process that never stops never loads it, and
 the thread that stops first imports all of it before the stop is announced, so the IPC
 thread never imports while a stopped thread may hold an import lock."""
 

@@ -1,4 +1,4 @@
-"""A program under the launcher sees what it sees when run plain (issue 18): its
+"""A program under the launcher sees what it sees when run plain: its
 ``__main__``, its command line as the interpreter recorded it, its interpreter and flags,
 so that a program that restarts itself from them (a development server's reloader)
 starts itself again, not the launcher."""

@@ -1,6 +1,6 @@
 """Regular expressions compiled at their first use: ``re`` (with ``enum``, which it
 imports) costs a debugged process about 2 ms to import at start and more to tear down
-at exit, and most processes never use these patterns (issue 18 item 8)."""
+at exit, and most processes never use these patterns."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The start bundle: the bytecode of the package's modules that the launcher imports before
-the program runs, in one file read at once (issue 18 item 8).
+the program runs, in one file read at once.
 
 Every child process of a debugged program starts the launcher, which imports some sixty
 modules of this package before the program's first line. Found and loaded one by one,

@@ -1,5 +1,5 @@
-"""The objects that exist before the program's first line, kept out of the collector's way
-(issue 18 item 8).
+"""The objects that exist before the program's first line, kept out of the collector's
+way.
 
 The launcher's start makes some five thousand objects that live as long as the process
 (the package's modules, functions and classes; the standard library modules it imports).
