@@ -75,8 +75,21 @@ def test_modules_that_raise_or_are_no_modules_are_passed_over(tmp_path, cleanup)
         def __getattr__(self, name):
             raise RuntimeError("no attributes here")
 
+    class Hostile:
+        def __eq__(self, other):
+            raise RuntimeError("compared")
+
+        __hash__ = object.__hash__
+
     sys.modules[NAME] = Raising(NAME)
     sys.modules[NAME + "_2"] = None  # How an import is blocked.
+    assert not _found(tmp_path / "x.py")
+    odd = types.ModuleType(NAME + "_2")
+    odd.__file__ = Hostile()  # Compared with the index's list every time it is asked.
+    sys.modules[NAME + "_2"] = odd
+    assert not _found(tmp_path / "x.py")
+    sys.modules[NAME + "_2"] = types.ModuleType(NAME + "_2")
+    sys.modules[NAME + "_2"].__file__ = Hostile()
     assert not _found(tmp_path / "x.py")
     sys.modules[NAME + "_2"] = _module(tmp_path / "x.py")
     assert _found(tmp_path / "x.py")

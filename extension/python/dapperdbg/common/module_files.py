@@ -49,17 +49,21 @@ _index = _Index([], {}, [])
 
 
 def _module_files() -> list:
+    """Each module's ``__file__`` where it is a string, else None (so that comparing two
+    of these lists runs no code of the program's)."""
     modules = list(sys.modules.values())
     try:
-        return [getattr(module, "__file__", None) for module in modules]
+        files = [getattr(module, "__file__", None) for module in modules]
     except Exception:  # A module's __getattr__ may raise anything.
-        files = []
-        for module in modules:
-            try:
-                files.append(getattr(module, "__file__", None))
-            except Exception:
-                files.append(None)
-        return files
+        files = [_file_of(module) for module in modules]
+    return [file if isinstance(file, str) else None for file in files]
+
+
+def _file_of(module) -> object:
+    try:
+        return getattr(module, "__file__", None)
+    except Exception:
+        return None
 
 
 def _current() -> _Index:
@@ -71,7 +75,7 @@ def _current() -> _Index:
     by_name: dict[str, list[str]] = {}
     links: list[str] = []
     for filename in files:
-        if not isinstance(filename, str) or not filename:
+        if not filename:
             continue
         by_name.setdefault(os.path.normcase(os.path.basename(filename)), []).append(filename)
         if is_link(filename):
