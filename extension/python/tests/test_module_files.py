@@ -126,3 +126,16 @@ def test_paths_resolve_as_realpath_does(tmp_path, monkeypatch):
         filename = getattr(module, "__file__", None)
         if isinstance(filename, str):
             assert canonical_path(filename) == os.path.normcase(os.path.realpath(filename))
+
+
+def test_what_it_remembers_of_paths_is_bounded(tmp_path, monkeypatch, cleanup):
+    monkeypatch.setattr(module_files, "_LINKS_REMEMBERED", 4)
+    monkeypatch.setattr(module_files, "_link_by_filename", {})
+    for number in range(10):
+        module_files.is_link(str(tmp_path / f"m{number}.py"))
+        assert len(module_files._link_by_filename) <= 4
+    real = tmp_path / "real.py"
+    real.write_text("")
+    (tmp_path / "other.py").symlink_to(real)
+    sys.modules[NAME] = _module(tmp_path / "other.py")
+    assert _found(real)  # Forgotten answers are asked again.

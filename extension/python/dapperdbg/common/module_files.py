@@ -20,13 +20,17 @@ import os
 import sys
 
 # ``__file__`` -> whether that path is a link; once a path, for the life of the process
-# (as a path's resolution is, common/paths.py).
+# (as a path's resolution is, common/paths.py). Emptied when full (a program that makes
+# modules without end, in new folders, say), so it never grows past this.
 _link_by_filename: dict[str, bool] = {}
+_LINKS_REMEMBERED = 1 << 16
 
 
 def is_link(filename: str) -> bool:
     link = _link_by_filename.get(filename)
     if link is None:
+        if len(_link_by_filename) >= _LINKS_REMEMBERED:
+            _link_by_filename.clear()
         link = _link_by_filename[filename] = os.path.islink(filename)
     return link
 
