@@ -5,6 +5,22 @@
 //! host feeds it facts (`Input`) and carries out its commands (`Output`); the
 //! `contract` module is that contract and docs/engine-io.md describes it. The JSON
 //! entry points the host calls are in `boundary` (and `wasm`, its wasm-bindgen shim).
+//!
+//! No input may panic the engine: outside tests, `unwrap`, `expect`, `panic!`,
+//! `unreachable!`, `todo!` and `unimplemented!` are refused by clippy, so that every
+//! failure is an error value that says who is to blame.
+
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 
 pub mod boundary;
 mod config;
