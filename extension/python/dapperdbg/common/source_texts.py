@@ -8,7 +8,7 @@ machinery (hotreload/engine.py's ``remember_source`` reads a file's text itself)
 
 from __future__ import annotations
 
-import os
+from .paths import canonical_path
 
 # Normalized path -> the source a module was loaded from (text, or the file's bytes, which
 # hot reload decodes when it needs them: decoding imports tokenize), or what hot reload
@@ -17,7 +17,8 @@ recorded: dict[str, object] = {}
 
 
 def normalize(path: str) -> str:
-    return os.path.normcase(os.path.realpath(path))
+    """The key a file's text is kept under: its canonical path, as everywhere else."""
+    return canonical_path(path)
 
 
 def remember_text(path: str, source: str | bytes) -> None:

@@ -1,9 +1,11 @@
 """Hot reload: patch a loaded module's functions and classes in place from its new source,
 without re-running its top-level statements; restart frames from the tracer.
 
-Standard library only, and nothing from the rest of dapper but common/source_texts.py
-(the texts files were loaded from: the launcher records the main program's there before
-this package is imported). Who calls what:
+Standard library only. Of the rest of dapper it uses common/ (source_texts.py: the texts
+files were loaded from, which the launcher records for the main program before this
+package is imported; start_freeze.py, before its walks over the collector's objects) and
+instrumentation/restartable.py, to compile a reloaded function restartable. Who calls
+what:
 - the ``dapper/hotReload`` request handler: ``reload_file(path, frames=..., while_running=...)``
   -> ``ReloadResult.to_body()`` for the response and the ``dapper/hotReloadResult`` event, or
   ``ReloadError.to_body()`` (kind, message, line, column) for the error response;
