@@ -9,13 +9,15 @@ import dis
 import os
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from conftest import TIMEOUT
+
+# The module the line above imports, as every module of the debugger's package does.
+FUTURE = sys.modules["__future__"]
 
 
 def _first_body_line(function) -> int:
@@ -30,18 +32,17 @@ def test_a_breakpoint_set_later_in_a_module_imported_before_the_program_is_hit(
     """The walk for the live functions undoes the start's freeze, unless the program
     froze objects of its own since: those stay frozen, as they would without the
     debugger."""
-    # threading is imported by the launcher on every Python, before the freeze.
+    # __future__ is imported by the launcher on every Python (each of the package's
+    # modules imports it), before the freeze.
     program = write("main.py", f"""
-        import gc, os, sys, threading, time
+        import __future__, gc, os, sys, time
         if {freezes}:
             gc.freeze()
         flag = sys.argv[1]
         print("waiting", flush=True)
         while not os.path.exists(flag):
             time.sleep(0.01)
-        worker = threading.Thread(target=print, args=("worker ran",))
-        worker.start()
-        worker.join()
+        print("release", __future__.annotations.getOptionalRelease()[:2])
         print("frozen", gc.get_freeze_count() > 0)
     """)
     flag = tmp_path / "go"
@@ -52,23 +53,23 @@ def test_a_breakpoint_set_later_in_a_module_imported_before_the_program_is_hit(
     while "waiting" not in debuggee.stdout():
         assert time.monotonic() < deadline, "the program never started"
         time.sleep(0.01)
-    line = _first_body_line(threading.Thread.start)
-    [breakpoint] = debuggee.set_breakpoints(threading.__file__, [line])
+    line = _first_body_line(FUTURE._Feature.getOptionalRelease)
+    [breakpoint] = debuggee.set_breakpoints(FUTURE.__file__, [line])
     assert breakpoint["verified"]
     flag.write_text("")
     stopped = debuggee.stopped()
     assert stopped["hitBreakpointIds"] == [breakpoint["id"]]
     frame = debuggee.top_frame(stopped["threadId"])
-    assert (frame["name"].split(".")[-1], frame["line"]) == ("start", line)
-    debuggee.set_breakpoints(threading.__file__, [])
+    assert (frame["name"].split(".")[-1], frame["line"]) == ("getOptionalRelease", line)
+    debuggee.set_breakpoints(FUTURE.__file__, [])
     debuggee.request("continue", {"threadId": stopped["threadId"]})
     debuggee.finish(0)
-    assert debuggee.stdout() == f"waiting\nworker ran\nfrozen {freezes}\n"
+    assert debuggee.stdout() == f"waiting\nrelease (3, 7)\nfrozen {freezes}\n"
 
 
 def test_breakpoints_set_before_the_program_leave_the_start_frozen(launch, write, backend):
     # Their copies go into the live functions of modules imported before the program
-    # (threading here) before the freeze, which then holds for the whole run.
+    # (__future__ here) before the freeze, which then holds for the whole run.
     program = write("main.py", """
         import gc
         print(gc.get_freeze_count() > 0)
@@ -76,7 +77,7 @@ def test_breakpoints_set_before_the_program_leave_the_start_frozen(launch, write
     debuggee = launch("--program", program, tracer=backend)
     debuggee.configure({"program": str(program)})
     [breakpoint] = debuggee.set_breakpoints(
-        threading.__file__, [_first_body_line(threading.Thread.start)])
+        FUTURE.__file__, [_first_body_line(FUTURE._Feature.getOptionalRelease)])
     assert breakpoint["verified"]
     debuggee.request("configurationDone")
     debuggee.finish(0)

@@ -22,12 +22,13 @@ print(" ".join(sorted(sys.modules)))
 HEAVY = ["ast", "bisect", "copy", "ctypes", "dis", "enum", "importlib", "inspect", "linecache",
          "opcode", "re", "selectors", "shlex", "signal", "socket", "struct", "sysconfig",
          "tokenize", "traceback", "typing"]
-# From 3.13 threading imports neither functools nor collections, so a session can do
-# without them too (about 1 ms each to import, more to tear down; contextlib pulls in
-# both), and without weakref (threading needs only _weakrefset). Before 3.13 threading
-# (which the session needs) imports them itself.
-LIGHT_SINCE_313 = ["collections", "contextlib", "functools", "weakref"]
-REFUSED_BEFORE_PROGRAM = HEAVY + (LIGHT_SINCE_313 if sys.version_info >= (3, 13) else [])
+# The debugger never imports threading (common/program_threading.py): about 5 ms of a
+# start before 3.13, where it imports functools and collections, and the live
+# instrumentation of its file when the session has a breakpoint there. Nor what imports
+# those (contextlib), nor weakref, nor operator.py.
+LIGHT = ["_weakrefset", "collections", "contextlib", "functools", "itertools", "operator",
+         "threading", "weakref"]
+REFUSED_BEFORE_PROGRAM = HEAVY + LIGHT
 
 
 def _loaded_plain(path) -> set[str]:
@@ -36,9 +37,11 @@ def _loaded_plain(path) -> set[str]:
     return set(output.split())
 
 
-def _debugged_modules(launch, program, backend, env=None) -> set[str]:
+def _debugged_modules(launch, program, backend, env=None, breakpoints=()) -> set[str]:
     debuggee = launch("--program", program, tracer=backend, env=env)
     debuggee.configure({"program": str(program)})
+    for path, line in breakpoints:
+        debuggee.set_breakpoints(path, [line], condition="__name__ == 'never'")
     debuggee.request("setExceptionBreakpoints", {"filters": ["uncaught"]})
     debuggee.request("configurationDone")
     debuggee.finish(0)
@@ -57,6 +60,33 @@ def test_a_session_without_breakpoints_imports_no_heavy_module_before_the_progra
     debugged = _debugged_modules(launch, program, backend, env)
     extra = [name for name in REFUSED_BEFORE_PROGRAM if name in debugged and name not in plain]
     assert extra == []
+
+
+def test_breakpoints_in_loaded_and_unloaded_files_import_no_threading_before_the_program(
+        launch, write, backend, tmp_path):
+    # What every child of a session does with the session's breakpoints: conditions, in
+    # the program, in a standard-library file loaded before it (live code) and in one
+    # it never imports.
+    import posixpath
+    import textwrap
+
+    program = write("main.py", PROGRAM)
+    plain = _loaded_plain(program)
+    env = {"DAPPER_CACHE_DIR": str(tmp_path / "cache")}
+    breakpoints = [(program, 2),
+                   (posixpath.__file__, _def_line(posixpath.__file__, "join") + 1),
+                   (textwrap.__file__, _def_line(textwrap.__file__, "dedent") + 1)]
+    _debugged_modules(launch, program, backend, env, breakpoints)  # Fills the caches.
+    debugged = _debugged_modules(launch, program, backend, env, breakpoints)
+    assert [name for name in LIGHT if name in debugged and name not in plain] == []
+
+
+def _def_line(path: str, function: str) -> int:
+    with open(path, encoding="utf-8") as file:
+        for number, line in enumerate(file, 1):
+            if line.startswith(f"def {function}("):
+                return number
+    raise AssertionError(f"no def {function} in {path}")
 
 
 # What the launcher imports before its hello (launch.py's own imports, and the

@@ -31,8 +31,8 @@ own frame); such a change is reported at the next compared line, if any runs.
 
 from __future__ import annotations
 
+import _thread
 import sys
-import threading
 import types
 
 from ..common.errors import RequestError
@@ -296,7 +296,7 @@ class DataBreakpoints(Record):
     _targets: dict = Factory(dict)
     _ids_by_identity: dict = Factory(dict)
     _breakpoint_ids: dict = Factory(dict)
-    _lock: threading.Lock = Factory(allocate_lock)
+    _lock: _thread.LockType = Factory(allocate_lock)
 
     def data_id(self, target: Target) -> str:
         """The ``dataId`` of ``target`` (the same one for the same binding)."""

@@ -6,8 +6,10 @@ evaluates code objects. Invalid input raises ExpressionError with a user-facing 
 
 from __future__ import annotations
 
-import operator
 import types
+
+# operator's own functions, from its C module: operator.py costs 1.4 ms to import on 3.12.
+from _operator import eq, ge, gt, le, lt
 
 from ..common.errors import RequestError
 from ..common.patterns import LazyPattern
@@ -48,11 +50,11 @@ def compile_expressions(breakpoint, spec: dict) -> None:
 
 _HIT_CONDITION = LazyPattern(r"^\s*(==|>=|<=|>|<|%)?\s*(\d+)\s*$")
 _HIT_OPERATORS = {
-    "==": operator.eq,
-    ">=": operator.ge,
-    "<=": operator.le,
-    ">": operator.gt,
-    "<": operator.lt,
+    "==": eq,
+    ">=": ge,
+    "<=": le,
+    ">": gt,
+    "<": lt,
 }
 
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import _signal
 import os
 import sys
-import threading
 
+from ..common import program_threading
 from .planning import plan_argv, plan_shell, which
 from .state import ACTIVE, PACKAGE_DIR
 
@@ -218,7 +218,7 @@ def _system(command):
 
 
 def _ignore_interrupts() -> dict:
-    if threading.current_thread() is not threading.main_thread():
+    if program_threading.current_thread() is not program_threading.main_thread():
         return {}
     return {number: _signal.signal(number, _signal.SIG_IGN)
             for number in (_signal.SIGINT, _signal.SIGQUIT)}

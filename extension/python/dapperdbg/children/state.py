@@ -12,7 +12,6 @@ starts on its behalf.
 from __future__ import annotations
 
 import atexit
-import itertools
 import os
 
 from ..common.native import allocate_lock, local
@@ -37,13 +36,14 @@ class ChildHooks:
         self.debugger = debugger
         self.ipc = ipc
         self.ipc_port = ipc_port
-        self._counter = itertools.count(1)
+        self._counter = 0
         self._counter_lock = allocate_lock()
         self.watcher = ExitWatcher(self._child_exited)
 
     def next_session_id(self) -> str:
         with self._counter_lock:
-            return f"{self.link.session_id}.{next(self._counter)}"
+            self._counter += 1
+            return f"{self.link.session_id}.{self._counter}"
 
     def child_environment(self, base) -> dict:
         """``base`` (a mapping, or None for os.environ) plus what a child launcher needs:

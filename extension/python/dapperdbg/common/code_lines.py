@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 import stat
-import threading
 import types
 from _bisect import bisect_left  # bisect.py only re-exports its C half.
 
+from .native import allocate_lock
 from .records import Record
 
 _HAS_CO_LINES = hasattr(types.CodeType, "co_lines")
@@ -161,7 +161,7 @@ class ExecutableLinesCache:
     and comparing each file's whole text cost it about 0.2 ms a file."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self._entries: dict[str, tuple[tuple[int, int], tuple[int, ...]]] = {}
 
     def lines(self, path: str) -> tuple[int, ...]:

@@ -14,7 +14,6 @@ import gc
 import sys
 import types
 from _functools import partial  # functools itself imports more than a start should.
-from itertools import chain, compress, repeat, starmap
 
 # Whether an allocation may run a collection there and then (before 3.12).
 _COLLECTS_IN_ALLOCATIONS = sys.version_info < (3, 12)
@@ -38,6 +37,10 @@ def all_greenlets() -> list:
     module = sys.modules.get("greenlet")
     if module is None:
         return []
+    # Imported here: itertools costs every process that has no greenlets (it is built
+    # in, and imported before anything below is made).
+    from itertools import chain, compress, repeat, starmap
+
     listing = chain.from_iterable(map(repeat, starmap(gc.get_objects, ((),)), repeat(2)))
     checks = map(partial(map, module.greenlet.__subclasscheck__),
                  map(partial(map, type), listing))

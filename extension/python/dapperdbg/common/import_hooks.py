@@ -12,11 +12,12 @@ breakpoints (breakpoints/templates.py) hook Django and Jinja the same way.
 from __future__ import annotations
 
 import sys
-import threading
-import types
+
+from .native import allocate_lock
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
     from collections.abc import Callable
 
     Patch = Callable[[types.ModuleType], None]
@@ -72,7 +73,7 @@ class _Finder:
         return spec
 
 
-_lock = threading.Lock()
+_lock = allocate_lock()
 _pending: dict[str, list[Patch]] = {}
 _FINDER = _Finder()
 

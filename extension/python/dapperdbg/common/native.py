@@ -53,8 +53,14 @@ def _main_thread_ident() -> int | None:
     known = getattr(_thread, "_get_main_thread_ident", None)  # 3.13+
     if known is not None:
         return known()
-    import threading  # The package imports it before the program runs anyway.
-
+    threading = sys.modules.get("threading")
+    if threading is None:
+        # Nothing has imported threading, so nothing can have patched it, and the
+        # package is imported on the main thread: the launcher's start, or an attach
+        # into a program that has no threading, hence most likely no other thread.
+        # Importing threading to ask would cost every process that never uses it
+        # (common/program_threading.py).
+        return _thread.get_ident()
     if "gevent.monkey" not in sys.modules:
         return threading.main_thread().ident
     # Imported after the patching (an attach): only the main thread's main greenlet
@@ -86,7 +92,10 @@ def os_ident(thread, running: dict | None = None) -> int | None:
     """The ident of the thread of the operating system that runs ``thread`` (a
     ``threading.Thread``): None for a thread that gevent's patching made a greenlet, or
     one that does not run. ``running``: ``sys._current_frames()``, when the caller has it."""
-    if thread is sys.modules["threading"].main_thread() and _main_ident is not None:
+    # Before the program imports threading, its main thread is the only one the debugger
+    # knows (common/program_threading.py).
+    main_thread = getattr(sys.modules.get("threading"), "main_thread", None)
+    if (main_thread is None or thread is main_thread()) and _main_ident is not None:
         return _main_ident
     ident = thread.ident
     return ident if ident in (sys._current_frames() if running is None else running) else None

@@ -11,10 +11,10 @@ import importlib.util
 import linecache
 import os
 import sys
-import threading
 import time
 import types
 
+from ..common.native import RLock
 from ..common.source_texts import normalize, recorded
 from ..common.start_freeze import thaw_start_objects
 from .classes import plan_class
@@ -42,7 +42,7 @@ from .stacks import all_frames, record_replacements, running_old_code
 
 _MISSING = object()
 # One reload (or application of deferred patches) at a time.
-_lock = threading.RLock()
+_lock = RLock()
 # Patches waiting for their old code to leave every stack: (normalized path, patch).
 _deferred: list[tuple[str, Patch]] = []
 

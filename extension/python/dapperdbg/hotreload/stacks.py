@@ -4,9 +4,9 @@ replaced which."""
 from __future__ import annotations
 
 import sys
-import threading
 import types
 
+from ..common import program_threading
 from .errors import OldCodeFrame
 
 
@@ -30,7 +30,7 @@ def all_frames(frames: dict | None = None) -> list[tuple[int, types.FrameType]]:
 def running_old_code(
     stack: list[tuple[int, types.FrameType]], replaced: dict
 ) -> list[OldCodeFrame]:
-    names = {thread.ident: thread.name for thread in threading.enumerate()}
+    names = {thread.ident: thread.name for thread in program_threading.threads()}
     out = []
     for thread_id, frame in stack:
         code = frame.f_code

@@ -19,12 +19,11 @@ tracer (``enabled``).
 
 from __future__ import annotations
 
-import itertools
 import sys
-import threading
 import types
 
 from ..common.errors import report_internal_error
+from ..common.native import RLock, allocate_lock
 from ..common.records import Record
 from . import Instrumentation, Probe, route_probes_to
 from .probes import LOG_NAME
@@ -40,9 +39,19 @@ if TYPE_CHECKING:
 # The launcher's environment variable that switches the copies off ("0").
 VARIABLE = "DAPPER_INSTRUMENT"
 
-_probe_ids = itertools.count(1)
+_last_probe_id = 0
+_probe_ids_lock = allocate_lock()
 _shared: Instrumentation | None = None
-_shared_lock = threading.Lock()
+_shared_lock = allocate_lock()
+
+
+def _new_probe_ids(lines) -> dict[int, int]:
+    """A new probe id for each line, never given before in this process."""
+    global _last_probe_id
+    with _probe_ids_lock:
+        first = _last_probe_id + 1
+        _last_probe_id += len(lines)
+    return {line: probe_id for probe_id, line in enumerate(lines, first)}
 
 
 # DAPPER_RESTARTABLE=0: the user's functions keep their plain code (no Restart Frame with
@@ -124,7 +133,7 @@ class BreakpointProbes:
 
     def __init__(self, store) -> None:
         self._store = store
-        self._lock = threading.RLock()
+        self._lock = RLock()
         self.instrumentation: Instrumentation | None = None
         # probe id -> target, read by the probe handler without a lock: replaced whole.
         self.targets: dict[int, ProbeTarget] = {}
@@ -309,7 +318,7 @@ class BreakpointProbes:
         if previous is None and not wanted and canonical not in instrumentation.finder.files() \
                 and canonical not in instrumentation.registry.files():
             return False
-        ids = {line: next(_probe_ids) for line in wanted}
+        ids = _new_probe_ids(wanted)
         # The new ids are known before any copy can call them ...
         self._set_targets(canonical, per_line, ids, ())
         result = instrumentation.set_probes(

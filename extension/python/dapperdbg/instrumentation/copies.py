@@ -9,9 +9,9 @@ the cache of copies (copy_cache.py) needs neither.
 from __future__ import annotations
 
 import sys
-import threading
 import types
 
+from ..common.native import allocate_lock
 from ..common.records import Record
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
@@ -58,7 +58,7 @@ class InstrumentedModule:
         self.sites = sites
         self._sites_by_copy = {id(copy): found for copy, found in sites}
         self._plain_of = plain_of
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self._plain = plain
         self._pairs: tuple[tuple[types.CodeType, types.CodeType], ...] | None = None
         self._originals: dict[int, types.CodeType] | None = None

@@ -15,10 +15,10 @@ the user's other modules are loaded restartable by restart_loading.py.
 """
 
 from __future__ import annotations
+import __future__
 
 import os
 import sys
-import threading
 import types
 
 # importlib.machinery's, from the import system's own module: importing the importlib
@@ -26,6 +26,7 @@ import types
 from _frozen_importlib_external import PathFinder, SourceFileLoader
 
 from ..common.library_code import has_rules, is_library_canonical
+from ..common.native import local
 from ..common.paths import canonical_path, is_debugger_path
 from .probes import Probe, install_probe_function
 from .registry import CopyInfo, InstrumentationRegistry
@@ -52,14 +53,15 @@ def register_module(registry: InstrumentationRegistry, canonical: str,
         registry.add_to_file(canonical, tuple(infos))
 
 
-# The standard library's folder, known without sysconfig (threading is one of its
-# modules, imported from its file: os may be frozen, with a __file__ made up).
-_STDLIB = canonical_path(os.path.dirname(threading.__file__)) + os.sep
+# The standard library's folder, known without sysconfig (__future__ is one of its
+# modules, imported from its file by every module of this package: os may be frozen,
+# with a __file__ made up).
+_STDLIB = canonical_path(os.path.dirname(__future__.__file__)) + os.sep
 _PACKAGES = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 # Set on a thread while the finder decides or compiles: what that imports (sysconfig for
 # library_code's first answer, ast and the compiler for the first compile) is passed on
 # untouched, or it would be compiled by what it is needed for.
-_busy = threading.local()
+_busy = local()
 
 
 def compiling(function, *args, **keywords):

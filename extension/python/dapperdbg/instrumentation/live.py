@@ -19,7 +19,6 @@ import gc
 import io
 import os
 import sys
-import threading
 import types
 
 from ..common.code_flags import (
@@ -30,6 +29,7 @@ from ..common.code_flags import (
 )
 from ..common.greenlet_frames import waiting_greenlet_frames
 from ..common.module_files import files_that_may_be, is_link, known_not_link
+from ..common.native import allocate_lock, get_ident
 from ..common.paths import NAMES_AS_WRITTEN, canonical_path, is_debugger_path
 from ..common.records import Factory, Record
 from ..common.start_freeze import referrers_of, thaw_start_objects
@@ -82,7 +82,7 @@ class LiveInstrumenter:
 
     def __init__(self, registry: InstrumentationRegistry) -> None:
         self.registry = registry
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self._canonical_by_filename: dict[str, str] = {}
 
     def _canonical(self, filename: str) -> str:
@@ -362,7 +362,7 @@ def _collect_infos(canonical, original, copy, module, infos: dict[int, CopyInfo]
 
 def _running_frames(suspended) -> list[types.FrameType]:
     frames = []
-    current = threading.get_ident()
+    current = get_ident()
     for ident, frame in sys._current_frames().items():
         if ident == current:
             frame = frame.f_back  # Not this function's own frame.

@@ -12,9 +12,9 @@ identity to be safe against a stale read.
 
 from __future__ import annotations
 
-import threading
 import types
 
+from ..common.native import allocate_lock
 from ..common.records import Record
 
 
@@ -77,7 +77,7 @@ _RETIRED_LIMIT = 4096
 
 class InstrumentationRegistry:
     def __init__(self) -> None:
-        self._write_lock = threading.Lock()
+        self._write_lock = allocate_lock()
         self._by_file: dict[str, tuple[CopyInfo, ...]] = {}
         # identity(copy) -> CopyInfo, over all files.
         self.copies: dict[int, CopyInfo] = {}

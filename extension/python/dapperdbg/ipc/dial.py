@@ -3,7 +3,7 @@
 A launcher says its hello before it imports anything else (launcher/launch.py): the
 engine asks the client for the session meanwhile. So this module imports no more than
 the socket and the frame codec need; the connection a session then runs on (its writer
-lock, its reader loop) is ipc/connection.py's, which imports threading.
+lock, its reader loop) is ipc/connection.py's, which imports more.
 """
 
 from __future__ import annotations

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 import types
 
 from ..breakpoints.exception_filters import ExceptionFilters
 from ..breakpoints.store import Breakpoint, BreakpointStore
+from ..common import program_threading
 from ..common.debugger_threads import hide_from_program, show_to_program
 from ..common.errors import RequestError
 from ..common.native import Event, allocate_lock, get_ident
@@ -38,6 +38,10 @@ from .threads import (
     install_thread_events,
     uninstall_thread_events,
 )
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    import threading
 
 _STOP_REASONS = {STEP_ENTRY: "entry", STEP_PAUSE: "pause", STEP_RESTART: "restart"}
 # How long a thread that loads a file waits for the setBreakpoints response that
@@ -71,7 +75,7 @@ class Debugger:
         # Where the program runs already (an attach by process id), configurationDone is
         # answered once this is set: tracing has started, so the breakpoints and the
         # child processes apply from the moment the client hears the answer.
-        self.tracing_ready: threading.Event | None = None
+        self.tracing_ready: Event | None = None
         self.no_debug = False
         # Set by dapper/detach: the engine closes the connection on purpose next, and the
         # program runs on. A launched program whose connection closes without it takes
@@ -188,14 +192,14 @@ class Debugger:
         if not self._detached:
             self.connection.send_event(
                 "thread", {"reason": "exited", "threadId": self.threads.id_for(thread)})
-        if thread is threading.main_thread():
+        if thread is program_threading.main_thread():
             # Only in a child forked by a thread other than the main one, where that
             # thread is the main thread: its end is the process's once no other thread
             # runs.
             self._main_thread_ended = True
         if self._main_thread_ended and not any(
                 other.is_alive() and not other.name.startswith(DEBUGGER_THREAD_PREFIX)
-                for other in threading.enumerate() if other is not thread):
+                for other in program_threading.threads() if other is not thread):
             # Plain, the process ends now, with status 0 and no exit handlers (the last
             # thread ended): the debugger's own threads must not keep it alive.
             os._exit(0)
@@ -539,7 +543,8 @@ class Debugger:
         and ``breakpoint()`` hooks, and the output tees."""
         self.detach()
         for step in (self.tracer.uninstall, self.probes.deactivate, uninstall_thread_events,
-                     show_to_program, breakpoint_hook.uninstall, self._remove_hooks):
+                     program_threading.forget, show_to_program, breakpoint_hook.uninstall,
+                     self._remove_hooks):
             try:
                 step()
             except Exception as error:  # The program must keep running whatever happens.

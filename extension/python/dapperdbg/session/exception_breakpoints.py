@@ -7,7 +7,6 @@ unwinding exceptions through the ``Debugger`` (its host), which hands them here.
 
 from __future__ import annotations
 
-import threading
 import types
 
 from ..breakpoints.exception_filters import (
@@ -19,6 +18,7 @@ from ..breakpoints.exception_filters import (
     ExceptionFilters,
 )
 from ..breakpoints.exception_stops import ExceptionStop, innermost_frame
+from ..common import program_threading
 from ..common.library_code import is_library_canonical
 from ..common.native import get_ident
 from ..common.paths import is_debugger_path, is_runpy_path
@@ -37,8 +37,10 @@ class ExceptionBreakpoints:
         # (thread ident, filter) -> the exception last stopped on for raised /
         # userUnhandled, so that one exception stops once however many frames it passes.
         self._reported: dict[tuple[int, str], BaseException] = {}
-        # threading.excepthook before install_hooks, and the one it installed.
+        # threading.excepthook before install_hooks, and the one it installed (once the
+        # program imported threading); whether the hooks are wanted.
         self._hooks: tuple | None = None
+        self._hooking = False
 
     def set_filters(self, filters: ExceptionFilters) -> None:
         self.filters = filters
@@ -48,7 +50,15 @@ class ExceptionBreakpoints:
 
     def install_hooks(self) -> None:
         """Where uncaught exceptions end up: a thread's (threading.excepthook) and the
-        program's (session/program.py)."""
+        program's (session/program.py). A thread's, once the program imports threading."""
+        self._hooking = True
+        program_threading.when_imported(self._hook_threads)
+        program.uncaught_exception_hook = lambda error: self.uncaught(
+            error, error.__traceback__)
+
+    def _hook_threads(self, threading: types.ModuleType) -> None:
+        if not self._hooking or self._hooks is not None:
+            return
         original_hook = threading.excepthook
 
         def thread_excepthook(arguments) -> None:
@@ -57,13 +67,12 @@ class ExceptionBreakpoints:
             original_hook(arguments)
 
         threading.excepthook = thread_excepthook
-        self._hooks = (original_hook, thread_excepthook)
-        program.uncaught_exception_hook = lambda error: self.uncaught(
-            error, error.__traceback__)
+        self._hooks = (threading, original_hook, thread_excepthook)
 
     def remove_hooks(self) -> None:
+        self._hooking = False
         if self._hooks is not None:
-            original, installed = self._hooks
+            threading, original, installed = self._hooks
             if threading.excepthook is installed:
                 threading.excepthook = original
             self._hooks = None

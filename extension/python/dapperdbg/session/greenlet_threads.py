@@ -10,9 +10,9 @@ otherwise a thread is a ``threading`` thread, as everywhere.
 from __future__ import annotations
 
 import sys
-import threading
 import types
 
+from ..common import program_threading
 from ..common.errors import RequestError
 from ..common.native import get_ident, main_thread_ident, os_ident
 from ..inspection.greenlets import (
@@ -42,16 +42,18 @@ def thread_id_here(debugger: DebuggerParts, greenlet) -> int:
     it is not the thread's main greenlet."""
     threads = debugger.threads
     if greenlet is None:
-        return threads.id_for(threading.current_thread())
+        return threads.id_for(program_threading.current_thread())
     if greenlet.parent is not None:
         return threads.id_for_greenlet(greenlet, thread_of(greenlet))
     # The thread itself, without threading.current_thread(), which, once gevent patched
     # threading, makes a dummy thread for an ident it does not know.
     ident = get_ident()
-    thread = threading._active.get(ident)  # type: ignore[attr-defined]
+    threading = program_threading.loaded()
+    thread = threading._active.get(ident) if threading is not None else None
     if thread is None and ident == main_thread_ident():
-        thread = threading.main_thread()
-    return threads.id_for(thread if thread is not None else threading.current_thread())
+        thread = program_threading.main_thread()
+    return threads.id_for(thread if thread is not None
+                          else program_threading.current_thread())
 
 
 def suspended_top(debugger: DebuggerParts, thread_id: int

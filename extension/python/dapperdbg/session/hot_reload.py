@@ -17,10 +17,10 @@ thread runs their old code (``apply_deferred_at_stop``)."""
 from __future__ import annotations
 
 import contextlib
-import threading
 import types
 from typing import TYPE_CHECKING
 
+from ..common import program_threading
 from ..common.errors import report_internal_error
 from ..common.paths import canonical_path
 from ..hotreload import (
@@ -151,7 +151,7 @@ def _apply_breakpoints_again(debugger: DebuggerParts, canonical: str) -> None:
 def body_of(debugger: DebuggerParts, result: ReloadResult, old_frames: list) -> dict:
     """The DAP body, frames running old code named by the ids the client knows."""
     body = result.to_body()
-    threads = {thread.ident: thread for thread in threading.enumerate()}
+    threads = {thread.ident: thread for thread in program_threading.threads()}
     stopped = {thread.ident: thread for thread in debugger.stops.stopped_threads()}
     offset = debugger.line_offset
     named = []

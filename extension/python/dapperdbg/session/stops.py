@@ -12,10 +12,10 @@ is shown where it is. Any resume (continue or a step) releases them all.
 from __future__ import annotations
 
 import sys
-import threading
 import types
 
 from ..breakpoints.exception_stops import ExceptionStop
+from ..common import program_threading
 from ..common.debugger_threads import start_debugger_thread
 from ..common.errors import RequestError
 from ..common.native import allocate_lock, get_ident, os_ident, sleep
@@ -27,6 +27,8 @@ from .threads import DEBUGGER_THREAD_PREFIX, StoppedThread
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import threading
+
     from .parts import DebuggerParts
 
 # How long a paused thread may take to reach a line of Python code before it is
@@ -153,7 +155,7 @@ class Stops:
         the lock held, by the thread that stops first."""
         tracer = self._debugger.tracer
         running = sys._current_frames()
-        for thread in threading.enumerate():
+        for thread in program_threading.threads():
             # gevent's patching makes threads greenlets (parked with the thread that
             # runs them) and gives the main thread its main greenlet's ident.
             ident = os_ident(thread, running)
@@ -304,7 +306,7 @@ class Stops:
 
             greenlet = greenlet_here(debugger)
             return thread_id_here(debugger, greenlet), greenlet
-        return debugger.threads.id_for(threading.current_thread()), None
+        return debugger.threads.id_for(program_threading.current_thread()), None
 
     def resume_raising(self, stopped: StoppedThread, exception: BaseException) -> bool:
         """Release every thread, ``stopped`` raising ``exception`` from where it stopped.
@@ -356,7 +358,7 @@ class Stops:
             step = debugger.tracer.step_of(thread_ident)
             if debugger.detached or self._all_stopped or step is None or step.kind != STEP_PAUSE:
                 return  # It stopped (or something else did) meanwhile.
-            thread = next((t for t in threading.enumerate() if os_ident(t) == thread_ident),
+            thread = next((t for t in program_threading.threads() if os_ident(t) == thread_ident),
                           None)
             if thread is None:
                 return
@@ -378,7 +380,7 @@ def _thread_running_loop_of(task) -> threading.Thread | None:
 
     loop = getattr(task, "get_loop", lambda: None)()
     frames = sys._current_frames()
-    return next((thread for thread in threading.enumerate()
+    return next((thread for thread in program_threading.threads()
                  if loop is not None and loop_of_frames(frames.get(thread.ident)) is loop),
                 None)
 

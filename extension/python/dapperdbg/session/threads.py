@@ -3,24 +3,25 @@ notifications.
 
 DAP thread ids are small integers handed out in the order threads are first seen, the
 main thread first. They are keyed by the ``threading.Thread`` object (weakly), not by
-the OS ident, because idents are reused after a thread ends.
+the OS ident, because idents are reused after a thread ends. Before the program imports
+``threading``, the main thread is a stand-in (common/program_threading.py); ``threading``'s
+main thread takes its id once it is imported.
 """
 
 from __future__ import annotations
 
-import threading
-import types
 from _weakref import ref  # weakref's own module: not imported before the program on 3.13+
 
+from ..common import program_threading
 from ..common.native import allocate_lock
+from ..common.program_threading import MAIN_BEFORE_THREADING
 from ..inspection.stopped_work import ResumeSignal
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import threading
+    import types
     from collections.abc import Callable
-
-# The class of every thread, kept: gevent's patching puts a subclass of its own in its place.
-_THREAD_CLASS = threading.Thread
 
 # Threads the debugger starts for itself are named with this prefix; they are neither
 # announced nor listed.
@@ -43,7 +44,7 @@ class ThreadRegistry:
         self._next = 1
         # DAP id of a thread that gevent's patching made a greenlet -> that greenlet.
         self._greenlets: dict[int, ref] = {}
-        self.id_for(threading.main_thread())
+        self.id_for(program_threading.main_thread())
 
     def id_for(self, thread: threading.Thread) -> int:
         return self._id_for(thread)
@@ -69,6 +70,9 @@ class ThreadRegistry:
             entry = self._ids.get(id(item))
             if entry is not None and entry[0]() is item:
                 return entry[1]
+            thread_id = self._main_thread_id(item)
+            if thread_id is not None:
+                return thread_id
             thread_id = self._next
             self._next += 1
             reference = ref(item)
@@ -77,6 +81,20 @@ class ThreadRegistry:
             if len(self._threads) >= self._sweep_at:
                 self._forget_ended()
             return thread_id
+
+    def _main_thread_id(self, item) -> int | None:
+        """Under the lock: the id of the stand-in for the main thread, given to ``item``
+        if it is ``threading``'s main thread, which the program imported since."""
+        entry = self._ids.get(id(MAIN_BEFORE_THREADING))
+        if (entry is None or entry[0]() is not MAIN_BEFORE_THREADING
+                or item is not program_threading.main_thread()):
+            return None
+        del self._ids[id(MAIN_BEFORE_THREADING)]
+        thread_id = entry[1]
+        reference = ref(item)
+        self._ids[id(item)] = (reference, thread_id)
+        self._threads[thread_id] = reference
+        return thread_id
 
     def _forget_ended(self) -> None:
         # Under the lock. Amortized: a program that starts threads forever keeps the
@@ -90,7 +108,11 @@ class ThreadRegistry:
 
     def thread(self, thread_id: int) -> threading.Thread | None:
         item = self._item(thread_id)
-        return item if isinstance(item, _THREAD_CLASS) else None
+        if item is MAIN_BEFORE_THREADING:
+            # The program may have imported threading since.
+            item = program_threading.main_thread()
+            self._id_for(item)
+        return item if program_threading.is_thread(item) else None
 
     def task(self, thread_id: int):
         """The asyncio task ``thread_id`` names, if it names one that is still alive."""
@@ -114,7 +136,7 @@ class ThreadRegistry:
         """(id, thread) for live threads that are not the debugger's, by id."""
         found = [
             (self.id_for(thread), thread)
-            for thread in threading.enumerate()
+            for thread in program_threading.threads()
             if not (thread.ident is not None and is_ignored(thread.ident))
             and not thread.name.startswith(DEBUGGER_THREAD_PREFIX)
         ]
@@ -163,7 +185,22 @@ def install_thread_events(
     """Call ``on_started``/``on_exited`` on every ``threading`` thread that starts from
     now on, on that thread, before its target runs and after it ended. Done by wrapping
     ``Thread._bootstrap_inner``, the method every thread of the threading module runs
-    (3.9 to 3.13), so that subclasses overriding ``run`` are covered too."""
+    (3.9 to 3.13), so that subclasses overriding ``run`` are covered too; once the program
+    imports threading, if it has not yet."""
+    global _thread_events
+    _thread_events = (on_started, on_exited)
+    program_threading.when_imported(_wrap_thread_start)
+
+
+# What install_thread_events was given, until uninstall_thread_events.
+_thread_events: tuple[Callable[[threading.Thread], None],
+                      Callable[[threading.Thread], None]] | None = None
+
+
+def _wrap_thread_start(threading: types.ModuleType) -> None:
+    if _thread_events is None:
+        return  # Uninstalled before the program imported threading.
+    on_started, on_exited = _thread_events
     original = threading.Thread._bootstrap_inner  # type: ignore[attr-defined]
     if getattr(original, "_dapper_wrapped", False):
         return
@@ -185,6 +222,11 @@ def install_thread_events(
 
 def uninstall_thread_events() -> None:
     """Undo ``install_thread_events`` (threads already started keep the wrapper they ran)."""
+    global _thread_events
+    _thread_events = None
+    threading = program_threading.loaded()
+    if threading is None:
+        return
     wrapped = threading.Thread._bootstrap_inner  # type: ignore[attr-defined]
     original = getattr(wrapped, "_dapper_original", None)
     if original is not None:

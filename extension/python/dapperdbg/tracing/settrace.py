@@ -16,8 +16,8 @@ instruction is not a return or yield: that is how an unwind is told from a retur
 from __future__ import annotations
 
 import sys
-import threading
 
+from ..common import program_threading
 from ..common.greenlet_frames import waiting_greenlet_frames
 from ..common.native import RLock, get_ident
 from ..common.paths import is_debugger_path
@@ -125,9 +125,16 @@ class SettraceTracer(Tracer):
             self.ensure_tracing()
         else:
             self._tracing = True
-            threading.settrace(self._global)
+            _set_threading_hook(self._global)
             sys.settrace(self._global)
+        program_threading.when_imported(self._threading_imported)
         self._host.tracing_started()
+
+    def _threading_imported(self, threading) -> None:
+        # The program's first import of threading: the threads it starts from now on
+        # trace as the others do.
+        if self.installed and self._tracing and _threading_hook() is None:
+            threading.settrace(self._global)
 
     def uninstall(self) -> None:
         self.installed = False
@@ -145,7 +152,7 @@ class SettraceTracer(Tracer):
         self.installed = False
         self._tracing = self._some_traced = False
         if _threading_hook() is self._global:
-            threading.settrace(None)  # type: ignore[arg-type]
+            _set_threading_hook(None)
         if sys.gettrace() is self._global:
             sys.settrace(None)
 
@@ -185,7 +192,7 @@ class SettraceTracer(Tracer):
             # its results would change. Python < 3.12 has one per thread; the debugger
             # then cannot see that thread's lines (foreign_tracer says so).
             if _threading_hook() in (None, self._global):
-                threading.settrace(self._global)
+                _set_threading_hook(self._global)
             me = _get_ident()
             if me not in self._debugger_threads and sys.gettrace() in (None, self._global):
                 sys.settrace(self._global)
@@ -205,7 +212,7 @@ class SettraceTracer(Tracer):
     def _drop_tracing(self) -> None:
         """Take this tracer's trace functions off every thread and frame."""
         if _threading_hook() is self._global:
-            threading.settrace(None)  # type: ignore[arg-type]
+            _set_threading_hook(None)
         if sys.gettrace() is self._global:
             sys.settrace(None)
         others = self._other_threads()
@@ -438,6 +445,18 @@ def _instantiate(exception_type, value):
 
 
 def _threading_hook():
-    """The trace function threading gives new threads (threading.gettrace is 3.10+)."""
+    """The trace function threading gives new threads (threading.gettrace is 3.10+);
+    None before the program imports threading."""
+    threading = program_threading.loaded()
+    if threading is None:
+        return None
     gettrace = getattr(threading, "gettrace", None)
     return gettrace() if gettrace is not None else getattr(threading, "_trace_hook", None)
+
+
+def _set_threading_hook(trace) -> None:
+    """Give the threads that start from now on ``trace`` (the program has none before
+    it imports threading; ``_threading_imported`` gives it them then)."""
+    threading = program_threading.loaded()
+    if threading is not None:
+        threading.settrace(trace)
