@@ -421,17 +421,24 @@ def test_the_cache_keeps_to_its_limits(monkeypatch, fresh_cache, weighed_every_w
         <= 10_000
 
 
-def test_a_process_weighs_the_cache_s_entries_now_and_then(monkeypatch, fresh_cache):
-    """Counting the entries needs no stat; their sizes are read at a process's first
-    write, every few writes after, and whenever there are too many entries."""
-    monkeypatch.setattr(code_cache, "_writes_unweighed", {})
-    monkeypatch.setattr(code_cache, "_WEIGH_EVERY", 4)
-    monkeypatch.setattr(code_cache, "_MAX_ENTRIES", 12)
-    weighed = []
+def _count_weighings(monkeypatch) -> list:
+    weighed: list = []
     real_stat = os.stat
     monkeypatch.setattr(code_cache.os, "stat", lambda path, *a, **k: (
         weighed.append(path) if str(path).endswith(".entry") else None)
         or real_stat(path, *a, **k))
+    return weighed
+
+
+def test_a_process_weighs_the_cache_s_entries_now_and_then(monkeypatch, fresh_cache):
+    """Counting the entries needs no stat; their sizes are read every few writes of a
+    process (from where its process id starts the count: here, the first write),
+    and whenever there are too many entries."""
+    monkeypatch.setattr(code_cache, "_writes_unweighed", {})
+    monkeypatch.setattr(code_cache, "_WEIGH_EVERY", 4)
+    monkeypatch.setattr(code_cache, "_MAX_ENTRIES", 12)
+    monkeypatch.setattr(code_cache, "_count_start", lambda: 4)
+    weighed = _count_weighings(monkeypatch)
     counts = []
     for number in range(16):
         before = len(weighed)
@@ -444,6 +451,23 @@ def test_a_process_weighs_the_cache_s_entries_now_and_then(monkeypatch, fresh_ca
         False, True, False, False, False]
     folder = code_cache.folder_for("weigh")
     assert len(os.listdir(folder)) <= 12
+
+
+def test_processes_that_write_one_entry_each_weigh_the_cache_now_and_then(
+        monkeypatch, fresh_cache):
+    # A child running a script just written compiles it and writes one entry: weighing
+    # the folder then (a stat an entry) cost it 5-10 ms. About one such process in
+    # _WEIGH_EVERY + 1 weighs it, picked by its process id.
+    monkeypatch.setattr(code_cache, "_WEIGH_EVERY", 4)
+    weighed = _count_weighings(monkeypatch)
+    weighings = 0
+    for number in range(200):
+        monkeypatch.setattr(code_cache, "_writes_unweighed", {})  # Another process,
+        monkeypatch.setattr(code_cache.os, "getpid", lambda pid=1000 + number: pid)
+        before = len(weighed)
+        code_cache.store("once", f"script{number}.py", b"key", b"x", number)
+        weighings += len(weighed) > before
+    assert weighings == 40
 
 
 def test_an_entry_is_served_for_the_file_s_identity_without_its_text(

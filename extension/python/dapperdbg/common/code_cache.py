@@ -257,19 +257,31 @@ _writes_unweighed: dict[str, int] = {}
 _WEIGH_EVERY = 32
 
 
+def _count_start() -> int:
+    """Where a process's count of unweighed writes starts, from 0 to ``_WEIGH_EVERY``:
+    from its process id, so that processes started one after the other (a test suite's
+    children) spread evenly."""
+    return os.getpid() % (_WEIGH_EVERY + 1)
+
+
 def _trim(folder: str, written: str) -> None:
     """At most ``_MAX_ENTRIES`` entries and ``_MAX_BYTES``: past either, the least
     recently written go until three quarters of both are left (never ``written``, the
-    entry just written, whatever a coarse clock says of its time). The sizes are read
-    (a stat an entry) at a process's first write and every ``_WEIGH_EVERY`` after, or
-    when there are too many entries: a session that missed the cache wrote dozens of
-    entries, each of which stat'ed the whole folder."""
+    entry just written, whatever a coarse clock says of its time). The sizes are read (a
+    stat an entry, 5-10 ms for a full folder) every ``_WEIGH_EVERY + 1`` writes of a
+    process, or when there are too many entries. Where a process's count starts is
+    picked by its process id: most processes that write one entry (a test's child
+    running a script just written) weigh nothing, and about one in ``_WEIGH_EVERY + 1``
+    weighs at its first write, so the folder is weighed as often when every process
+    writes once as when one writes them all."""
     try:
         names = [entry.path for entry in os.scandir(folder) if entry.name.endswith(".entry")]
     except OSError:
         return
     unweighed = _writes_unweighed.get(folder)
-    if len(names) <= _MAX_ENTRIES and unweighed is not None and unweighed < _WEIGH_EVERY:
+    if unweighed is None:
+        unweighed = _count_start()
+    if len(names) <= _MAX_ENTRIES and unweighed < _WEIGH_EVERY:
         _writes_unweighed[folder] = unweighed + 1
         return
     _writes_unweighed[folder] = 0

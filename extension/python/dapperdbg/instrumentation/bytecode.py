@@ -32,43 +32,12 @@ import types
 from collections.abc import Collection, Iterator
 
 from .copies import ProbeSites
+from .inline_caches import CACHE_UNITS as _CACHE_UNITS
 from .probes import PROBE_NAME
 
 _PASS_THROUGH = frozenset({"POP_BLOCK", "POP_EXCEPT", "NOP"})
 _JUMPS = frozenset({"JUMP_FORWARD", "JUMP_ABSOLUTE", "JUMP", "JUMP_NO_INTERRUPT"})
 _HAS_POSITIONS = sys.version_info >= (3, 11)
-
-
-def _cache_units() -> list[int] | None:
-    """How many inline cache units (3.11+) follow each opcode, from the table ``dis``
-    itself reads (a list by opcode on 3.11-3.12, a dict by name on 3.13-3.14, a
-    frozendict, no dict subclass, on 3.15). None where it cannot be found: then
-    ``instructions`` asks ``dis``."""
-    if sys.version_info < (3, 11):
-        return [0] * 256
-    import opcode
-
-    entries = getattr(opcode, "_inline_cache_entries", None)
-    table = [0] * 256
-    if hasattr(entries, "items"):
-        for name, count in entries.items():
-            op = dis.opmap.get(name)
-            if op is not None and op < 256:
-                table[op] = count
-    elif isinstance(entries, (list, tuple)):
-        for op, count in enumerate(entries[:256]):
-            table[op] = count
-    else:
-        return None
-    return table
-
-
-_CACHE_UNITS = _cache_units()
-
-
-def cache_units(op: int) -> int | None:
-    """How many inline cache units follow opcode ``op`` (None: unknown here)."""
-    return None if _CACHE_UNITS is None else _CACHE_UNITS[op]
 
 
 _EXTENDED_ARG = dis.EXTENDED_ARG
@@ -177,7 +146,7 @@ def instructions(code: types.CodeType, ranges) -> list[Instruction]:
 
 def _instructions_from_dis(code: types.CodeType, ranges) -> list[Instruction]:
     """``instructions`` read with ``dis`` over the whole code object (slow): for a
-    Python whose inline cache table is not where ``_cache_units`` looks."""
+    Python whose inline cache table is not where inline_caches.py looks."""
     wanted = {}
     for start, stop, line in ranges:
         for offset in range(start, stop, 2):

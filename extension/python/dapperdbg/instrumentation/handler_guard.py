@@ -21,26 +21,26 @@ made where it was raised).
 
 from __future__ import annotations
 
-import dis
+import opcode
 import sys
 import types
 
-from .bytecode import cache_units as _cache_units
+from .inline_caches import cache_units as _cache_units
 from .restarts import is_restartable
 
-_PUSH_EXC_INFO = dis.opmap.get("PUSH_EXC_INFO", -1)
-_LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
-_CHECK_EXC_MATCH = dis.opmap.get("CHECK_EXC_MATCH", -1)
-_POP_JUMP_IF_FALSE = dis.opmap.get("POP_JUMP_IF_FALSE",
-                                 dis.opmap.get("POP_JUMP_FORWARD_IF_FALSE", -1))
-_JUMP_BACKWARD = dis.opmap.get("JUMP_BACKWARD", -1)
-_RERAISE = dis.opmap.get("RERAISE", -1)
-_SWAP = dis.opmap.get("SWAP", -1)
-_POP_TOP = dis.opmap["POP_TOP"]
+_PUSH_EXC_INFO = opcode.opmap.get("PUSH_EXC_INFO", -1)
+_LOAD_GLOBAL = opcode.opmap["LOAD_GLOBAL"]
+_CHECK_EXC_MATCH = opcode.opmap.get("CHECK_EXC_MATCH", -1)
+_POP_JUMP_IF_FALSE = opcode.opmap.get("POP_JUMP_IF_FALSE",
+                                 opcode.opmap.get("POP_JUMP_FORWARD_IF_FALSE", -1))
+_JUMP_BACKWARD = opcode.opmap.get("JUMP_BACKWARD", -1)
+_RERAISE = opcode.opmap.get("RERAISE", -1)
+_SWAP = opcode.opmap.get("SWAP", -1)
+_POP_TOP = opcode.opmap["POP_TOP"]
 # An exception table entry's flag (its lowest bit, beside the stack depth): the offset of
 # the raising instruction goes on the stack under the exception.
 _PUSHES_OFFSET = 1
-_EXTENDED_ARG = dis.EXTENDED_ARG
+_EXTENDED_ARG = opcode.EXTENDED_ARG
 GUARDED = sys.version_info >= (3, 11) and _cache_units(_LOAD_GLOBAL) is not None
 # A location table entry for up to 8 code units without a location (3.11+).
 _NO_LOCATION = 0x80 | (15 << 3)
