@@ -12,11 +12,12 @@ pytest's does) are not touched.
 
 A plain import reads the module's ``.pyc``; a restartable compile parses the source (with
 the interpreter's ``_ast``: ast.py's own import costs 5-20 ms) and compiles it. So the
-compiles are kept in the debugger's cache on disk (common/code_cache.py: the user's own folder, closed to
-others), keyed by the package, the rewrite's version and the module's path, and served
-only for the module's whole source as it is now, or, to an import, which reads no
-source when a plain one would not, for the file's identity as ``os.stat`` gives it
-(code_cache says why that is as safe), so a changed file is never served from it.
+compiles are kept in the debugger's cache on disk (common/code_cache.py: the user's own
+folder, closed to others), keyed by the package, the rewrite's version and the module's
+path, and served only for the module's whole source as it is now, or, to an import,
+which reads no source when a plain one would not, for the file's identity as ``os.stat``
+gives it (code_cache says why that is as safe), so a changed file is never served from
+it.
 """
 
 from __future__ import annotations
