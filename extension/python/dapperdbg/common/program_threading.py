@@ -62,7 +62,11 @@ def _arrived(module: types.ModuleType) -> None:
             return
         _unwatch()
         if sys.version_info < (3, 13):
-            _give_back_main_thread(module)
+            try:
+                _give_back_main_thread(module)
+            except Exception as error:  # Never the program's import's failure.
+                print(f"dapper: could not give threading its main thread back: {error}",
+                      file=sys.stderr)
         _thread_class = module.Thread
         _threading = module
         waiting = _waiting[:]
@@ -77,11 +81,11 @@ def _arrived(module: types.ModuleType) -> None:
 def _give_back_main_thread(threading: types.ModuleType) -> None:
     """Before 3.13, ``threading`` takes the thread that first imports it for the main one.
     Where that is a debugger thread (a module it imports for a request imports
-    ``threading``: tempfile does, through shutil and bz2), what ``threading`` made of it is
-    made the main thread's: the main thread's ident, and a thread-state lock held until
-    ``threading``'s shutdown releases it (the debugger thread's own would make that
-    shutdown wait for the debugger thread, which never ends first, and the process would
-    never exit). These versions' ``threading`` changes no more."""
+    ``threading``: tempfile does before 3.12, through shutil and bz2), what ``threading``
+    made of it is made the main thread's: the main thread's ident, and a thread-state
+    lock held until ``threading``'s shutdown releases it (the debugger thread's own would
+    make that shutdown wait for the debugger thread, which never ends first, and the
+    process would never exit). These versions' ``threading`` changes no more."""
     main = threading._main_thread
     taken = main._ident
     right = main_thread_ident()
