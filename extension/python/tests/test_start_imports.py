@@ -25,9 +25,10 @@ HEAVY = ["ast", "bisect", "copy", "ctypes", "dis", "enum", "importlib", "inspect
 # The debugger never imports threading (common/program_threading.py): about 5 ms of a
 # start before 3.13, where it imports functools and collections, and the live
 # instrumentation of its file when the session has a breakpoint there. Nor what imports
-# those (contextlib), nor weakref, nor operator.py.
-LIGHT = ["_weakrefset", "collections", "contextlib", "functools", "itertools", "operator",
-         "threading", "weakref"]
+# those (contextlib), nor weakref, nor operator.py; nor the shared libraries of _struct
+# and select, which loading costs a few hundred microseconds each.
+LIGHT = ["_struct", "_weakrefset", "collections", "contextlib", "functools", "itertools",
+         "operator", "select", "threading", "weakref"]
 REFUSED_BEFORE_PROGRAM = HEAVY + LIGHT
 
 

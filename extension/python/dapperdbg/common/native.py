@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import _thread
 import os
-import select as _select
 import sys
 import time as _time
 
@@ -46,7 +45,20 @@ RLock = _original("_thread", "RLock", _thread.RLock)
 start_new_thread = _original("_thread", "start_new_thread", _thread.start_new_thread)
 local = _original("_thread", "_local", _thread._local)
 sleep: Callable[[float], None] = _original("time", "sleep", _time.sleep)
-select = _original("select", "select", _select.select)
+_original_select = None
+
+
+def select(readers, writers, errors, timeout=None):
+    """``select.select``, the interpreter's: ``select`` is imported at the first call (a
+    shared library that only the watcher of child processes needs), and gevent's record
+    gives the original if it patched the module meanwhile."""
+    global _original_select
+    original = _original_select
+    if original is None:
+        import select as module
+
+        original = _original_select = _original("select", "select", module.select)
+    return original(readers, writers, errors, timeout)
 
 
 def _main_thread_ident() -> int | None:

@@ -28,15 +28,13 @@ from ..common.debugger_threads import start_debugger_thread
 from ..common.native import Event, allocate_lock, get_ident, sleep
 from .dial import AddressError, connect, parse_address
 from .frames import (
-    HEADER,
     KIND_FROM_DEBUGGEE,
     KIND_TO_DEBUGGEE,
-    MAGIC,
     MAX_PAYLOAD,
-    VERSION,
     FrameDecoder,
     FrameError,
     encode_frame,
+    frame_header,
     to_json,
 )
 
@@ -203,7 +201,7 @@ class Connection:
         # A lone surrogate (text decoded with surrogateescape) goes as its JSON escape.
         payload = f'{_LINES_HEAD}{",".join(runs)}]}},"seq":{self._take_seq()}}}'.encode(
             "utf-8", "backslashreplace")
-        return HEADER.pack(MAGIC, VERSION, KIND_FROM_DEBUGGEE, len(payload)) + payload
+        return frame_header(KIND_FROM_DEBUGGEE, len(payload)) + payload
 
     def _wake_flusher(self) -> None:
         if self._flusher is None:

@@ -6,8 +6,6 @@ payload length and that many bytes of UTF-8 JSON holding exactly one object.
 
 from __future__ import annotations
 
-from _struct import Struct  # struct.py, for this one class, costs every start.
-
 try:
     # The json module's C half, used directly: ``import json`` would bring ``re`` and
     # ``enum`` into every debugged process before its first line (and tear them down at
@@ -20,8 +18,14 @@ MAGIC = b"DP"
 VERSION = 1
 KIND_FROM_DEBUGGEE = 1
 KIND_TO_DEBUGGEE = 2
-HEADER = Struct(">2sBBI")
+HEADER_SIZE = 8
 MAX_PAYLOAD = 64 * 1024 * 1024
+
+
+def frame_header(kind: int, length: int) -> bytes:
+    """The eight bytes before a payload of ``length`` bytes (without ``_struct``, whose
+    import is a shared library loaded at every start)."""
+    return MAGIC + bytes((VERSION, kind)) + length.to_bytes(4, "big")
 
 
 class FrameError(Exception):
@@ -131,7 +135,7 @@ def encode_frame(kind: int, message: dict) -> bytes:
     payload = encode_json(message).encode("utf-8")
     if len(payload) > MAX_PAYLOAD:
         raise FrameError(f"payload of {len(payload)} bytes exceeds the {MAX_PAYLOAD} limit")
-    return HEADER.pack(MAGIC, VERSION, kind, len(payload)) + payload
+    return frame_header(kind, len(payload)) + payload
 
 
 class FrameDecoder:
@@ -144,8 +148,10 @@ class FrameDecoder:
     def feed(self, data: bytes) -> list[tuple[int, dict]]:
         self._buffer += data
         messages = []
-        while len(self._buffer) >= HEADER.size:
-            magic, version, kind, length = HEADER.unpack_from(self._buffer)
+        buffer = self._buffer
+        while len(buffer) >= HEADER_SIZE:
+            magic, version, kind = buffer[:2], buffer[2], buffer[3]
+            length = int.from_bytes(buffer[4:HEADER_SIZE], "big")
             if magic != MAGIC:
                 raise FrameError(f"bad frame magic {bytes(magic)!r}, expected {MAGIC!r}")
             if version != VERSION:
@@ -154,11 +160,11 @@ class FrameDecoder:
                 raise FrameError(f"unknown frame kind {kind}")
             if length > MAX_PAYLOAD:
                 raise FrameError(f"frame payload of {length} bytes exceeds the limit")
-            end = HEADER.size + length
-            if len(self._buffer) < end:
+            end = HEADER_SIZE + length
+            if len(buffer) < end:
                 break
-            payload = bytes(self._buffer[HEADER.size:end])
-            del self._buffer[:end]
+            payload = bytes(buffer[HEADER_SIZE:end])
+            del buffer[:end]
             try:
                 message = from_json(payload.decode("utf-8"))
             except (UnicodeDecodeError, ValueError) as error:
