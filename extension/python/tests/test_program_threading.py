@@ -141,3 +141,25 @@ def test_threading_first_imported_by_a_debugger_thread_keeps_the_real_main_threa
     done = subprocess.run([sys.executable, "-c", FIRST_IMPORT_ON_A_DEBUGGER_THREAD],
                           capture_output=True, text=True, env=env, timeout=TIMEOUT)
     assert (done.returncode, done.stdout, done.stderr) == (0, "worker ran\nmain alive True\n", "")
+
+
+def test_hooks_wait_for_threading_again_after_the_debugger_left(tmp_path):
+    # A detach from an attached process takes the watch out (forget); a later attach's
+    # hooks must still run as the program imports threading.
+    import os
+    import subprocess
+    import sys
+
+    from conftest import PACKAGE_DIR, TIMEOUT
+
+    code = (
+        "import sys\n"
+        "from dapperdbg.common import program_threading\n"
+        "program_threading.forget()\n"
+        "program_threading.when_imported(lambda module: print('hooked', module.__name__))\n"
+        "import threading\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(PACKAGE_DIR)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=TIMEOUT)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "hooked threading\n", "")

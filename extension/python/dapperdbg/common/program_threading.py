@@ -151,6 +151,7 @@ def when_imported(patch: Patch) -> None:
         with _lock:
             if _threading is None:
                 _waiting.append(patch)
+                _watch()  # Again, if the debugger left since (``forget``).
                 return
         threading = _threading
     patch(threading)
