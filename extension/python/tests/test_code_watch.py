@@ -198,3 +198,40 @@ def test_a_compiled_script_stops_at_the_breakpoints_of_its_source(
     output = debugged_output(launch, compiled, [], [source], [("h", 2)], backend, mode,
                              tmp_path)
     assert output == "script\n"
+
+
+# A file whose code first ran while it had no breakpoint, given one afterwards: the
+# tracer answers such a file's code objects without looking at each (tracing/base.py),
+# and must look again once the breakpoints change.
+QUIET = """
+def first():
+    return "first"
+def later():
+    return "later"  # line 4: a breakpoint, set once first() has run
+"""
+
+QUIET_PROGRAM = """
+import quiet
+
+print(quiet.first())
+print("gate")  # line 5: a breakpoint
+print(quiet.later())
+"""
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_a_breakpoint_set_later_in_a_file_whose_code_ran_stops(
+        launch, write, backend, tmp_path, mode):
+    quiet = write("quiet.py", QUIET)
+    program = write("main.py", QUIET_PROGRAM)
+    debuggee = launch("--program", program, tracer=backend, env=MODES[mode], cwd=tmp_path)
+    debuggee.configure({"program": str(program)})
+    debuggee.set_breakpoints(program, [5])
+    debuggee.request("configurationDone")
+    stopped = debuggee.stopped()
+    assert debuggee.top_frame(stopped["threadId"])["line"] == 5
+    debuggee.set_breakpoints(quiet, [4])
+    debuggee.request("continue", {"threadId": stopped["threadId"]})
+    stop_at(debuggee, ("later", 4))
+    debuggee.finish(0)
+    assert debuggee.stdout() == "first\ngate\nlater\n"

@@ -101,6 +101,13 @@ class Tracer(ProbeStops, DataStops):
         # by identity: code objects that differ only in their file compare equal. The
         # entry keeps its code object alive, so its id cannot be reused meanwhile.
         self._verdicts: dict[int, tuple[types.CodeType, bool]] = {}
+        # The ``co_filename`` of files none of whose code can hold a breakpoint as they are
+        # now (no line breakpoint, no function or data breakpoint in the session): a code
+        # object of one is answered from here, without its verdict. A backend that looks
+        # at every code object as it first starts (monitoring's PY_START) meets thousands
+        # of them in a large program, almost all of such files, and each full verdict costs
+        # it about three times this lookup. Replaced with the verdicts.
+        self._quiet_filenames: set[str] = set()
         # thread ident -> StepState, for the threads that are stepping.
         self._steps: dict[int, StepState] = {}
         # The debugger's own threads, exactly while they run (common/debugger_threads.py):
@@ -251,9 +258,12 @@ class Tracer(ProbeStops, DataStops):
         # Taken before the breakpoints are read: if they change meanwhile, this verdict
         # lands in the table being replaced, never in the new one.
         verdicts = self._verdicts
-        canonical = self.canonical(code.co_filename)
+        quiet = self._quiet_filenames
+        filename = code.co_filename
+        canonical = self.canonical(filename)
         if is_debugger_path(canonical):
             verdicts[_identity(code)] = (code, False)
+            quiet.add(filename)
             return False
         store = self._store
         # The file's code exists now: its pending breakpoints are announced verified
@@ -289,6 +299,10 @@ class Tracer(ProbeStops, DataStops):
                 self._data_codes[_identity(code)] = (code, *watching)
                 verdict = True
         verdicts[_identity(code)] = (code, verdict)
+        if not (lines or functions.active or store.data.active
+                or canonical in store.pending_files):
+            # Noted as loaded above: the file's other code objects have nothing to add.
+            quiet.add(filename)
         return verdict
 
     def _verdict(self, code: types.CodeType) -> bool:
@@ -299,6 +313,7 @@ class Tracer(ProbeStops, DataStops):
 
     def _reset_verdicts(self) -> None:
         self._verdicts = {}
+        self._quiet_filenames = set()
         self._function_codes = {}
         self._data_codes = {}
         self._entries = {}

@@ -145,6 +145,8 @@ class MonitoringTracer(Tracer):
     # Hot path: callbacks.
 
     def _on_start(self, code, instruction_offset):
+        if code.co_filename in self._quiet_filenames:
+            return self._disable
         entry = self._verdicts.get(_identity(code))
         verdict = entry[1] if entry is not None else self._code_has_breakpoints(code)
         if verdict:
@@ -157,6 +159,8 @@ class MonitoringTracer(Tracer):
         return self._disable
 
     def _on_resume(self, code, instruction_offset):
+        if code.co_filename in self._quiet_filenames:
+            return self._disable
         entry = self._verdicts.get(_identity(code))
         verdict = entry[1] if entry is not None else self._code_has_breakpoints(code)
         if verdict:
