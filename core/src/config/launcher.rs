@@ -5,16 +5,21 @@ use crate::contract::{Address, Platform};
 use serde_json::{Map, Value};
 
 /// The launcher's script, relative to the Python package directory. A program (a script)
-/// runs under it, by its path: `-m dapperdbg.launcher` would import runpy, which costs
-/// every start 1 ms (3.12) to 9 ms (3.9, which imports `typing` for it) that a plain
-/// `python script.py` does not pay. A module or code runs under `-m dapperdbg.launcher`:
-/// after a script Python flushes stdout and stderr, which it does not after `-m` or `-c`,
-/// and a program that replaced them would see the difference. Where the interpreter
-/// ignores `PYTHONPATH` (`-E`, `-I`), `-m` cannot find the package: a module or code then
-/// runs under `-c` code that puts the package on `sys.path` itself (the launcher takes it
-/// off again). The children's hooks choose the same way
+/// runs under it, by its path: `-m dapperdbg.launcher` would import runpy, which costs a
+/// start 1-2 ms of CPU (3.12, 3.13) to 6 ms (3.10, 3.11) and 17 ms (3.9) that a plain
+/// `python script.py` does not pay. Code runs under `-c` `LAUNCHER_CODE`, which imports no
+/// runpy either, and a module under `-m dapperdbg.launcher`, as plain: not under the
+/// script, because after a script Python flushes stdout and stderr, which it does not
+/// after `-m` or `-c`, and a program that replaced them would see the difference. Where
+/// the interpreter ignores `PYTHONPATH` (`-E`, `-I`), neither can find the package: a
+/// module or code then runs under `-c` code that puts the package on `sys.path` itself
+/// (the launcher takes it off again). The children's hooks choose the same way
 /// (extension/python/dapperdbg/children/commands.py).
 const LAUNCHER_SCRIPT: [&str; 3] = ["dapperdbg", "launcher", "__main__.py"];
+
+/// The `-c` code that runs the launcher for a code target, the package found through
+/// `PYTHONPATH`.
+const LAUNCHER_CODE: &str = "from dapperdbg.launcher import run_as_main; run_as_main()";
 
 /// The path of the launcher's script in `package_dir`, with the platform's separator.
 fn launcher_script(package_dir: &str, platform: Platform) -> String {
@@ -30,10 +35,7 @@ fn launcher_script(package_dir: &str, platform: Platform) -> String {
 /// The `-c` code that runs the launcher where `PYTHONPATH` is ignored.
 fn launcher_bootstrap(package_dir: &str) -> String {
     let directory = python_literal(package_dir);
-    format!(
-        "import sys; sys.path.insert(0, {directory}); \
-         from dapperdbg.launcher import run_as_main; run_as_main()"
-    )
+    format!("import sys; sys.path.insert(0, {directory}); {LAUNCHER_CODE}")
 }
 
 /// A Python string literal of `text`, whatever its characters, in single quotes and with
@@ -87,7 +89,8 @@ fn ignores_environment(python_args: &[String]) -> bool {
 
 /// Builds `python [pythonArgs…] LAUNCHER --ipc … --session-id … [--no-debug] (--program P
 /// | --module M | --code C) [-- args…]`, where LAUNCHER is the launcher's script (for a
-/// program), `-m dapperdbg.launcher`, or the `-c` bootstrap (LAUNCHER_SCRIPT says when).
+/// program), `-c LAUNCHER_CODE` (for code), `-m dapperdbg.launcher` (for a module), or the
+/// `-c` bootstrap (LAUNCHER_SCRIPT says when).
 /// `None` for a child session's configuration, which starts no launcher.
 pub fn launcher_argv(
     config: &LaunchConfig,
@@ -113,6 +116,9 @@ pub fn launcher_argv(
     } else if config.sudo || ignores_environment(&config.python_args) {
         argv.push("-c".to_string());
         argv.push(launcher_bootstrap(package_dir));
+    } else if let Target::Code(_) = config.target {
+        argv.push("-c".to_string());
+        argv.push(LAUNCHER_CODE.to_string());
     } else {
         argv.extend(["-m", "dapperdbg.launcher"].map(str::to_string));
     }
@@ -251,7 +257,7 @@ mod tests {
             (
                 json!({"code": "print(1)", "noDebug": true}),
                 &unix,
-                "python3 -m dapperdbg.launcher --ipc unix:/t/s.sock --session-id s1 --no-debug --code print(1)",
+                "python3 -c from dapperdbg.launcher import run_as_main; run_as_main() --ipc unix:/t/s.sock --session-id s1 --no-debug --code print(1)",
             ),
             // PYTHONPATH ignored: a module or code comes through the -c bootstrap, a
             // program through the script still, which needs no PYTHONPATH.

@@ -10,6 +10,7 @@ import pytest
 
 from dapperdbg.children.commands import (
     CODE,
+    LAUNCHER_CODE,
     MODULE,
     PROGRAM,
     NotAttachable,
@@ -100,7 +101,7 @@ def test_python_command_lines_that_cannot_run_under_the_launcher(words, reason):
      [PY, "-m", "dapperdbg.launcher", "--ipc", "unix:/l", "--session-id", "s1.2",
       "--module", "pkg"]),
     (["-c", "print(1)", "--multiprocessing-fork"],
-     [PY, "-m", "dapperdbg.launcher", "--ipc", "unix:/l", "--session-id", "s1.2",
+     [PY, "-c", LAUNCHER_CODE, "--ipc", "unix:/l", "--session-id", "s1.2",
       "--code", "print(1)", "--", "--multiprocessing-fork"]),
 ])
 def test_rewriting_puts_the_launcher_between_options_and_target(words, expected):
@@ -167,16 +168,18 @@ def _rewritten(plan):
     return plan.rewritten("unix:/l", "s1.1", "/pkg")
 
 
-# A program runs under the launcher's script; a module or code under -m (no flush after it).
+# A program runs under the launcher's script; a module under -m and code under -c (no
+# flush after either, and -c imports no runpy).
 RUN_PROGRAM = [SCRIPT, "--ipc", "unix:/l", "--session-id", "s1.1"]
 LAUNCH = ["-m", "dapperdbg.launcher", "--ipc", "unix:/l", "--session-id", "s1.1"]
+RUN_CODE = ["-c", LAUNCHER_CODE, "--ipc", "unix:/l", "--session-id", "s1.1"]
 
 
 @pytest.mark.parametrize("argv, executable, name, rewritten", [
     ([PY, "w.py", "1"], None, "w.py", [PY, *RUN_PROGRAM, "--program", "w.py", "--", "1"]),
     (["python3", "-m", "http.server"], None, "http.server",
      ["python3", *LAUNCH, "--module", "http.server"]),
-    (["anything", "-c", "pass"], PY, "-c", ["anything", *LAUNCH, "--code", "pass"]),
+    (["anything", "-c", "pass"], PY, "-c", ["anything", *RUN_CODE, "--code", "pass"]),
 ])
 def test_plans_for_python_commands(argv, executable, name, rewritten):
     plan = plan_argv(argv, executable)

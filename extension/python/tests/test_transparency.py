@@ -37,6 +37,8 @@ print(json.dumps({
     "collector": [gc.isenabled(), gc.get_threshold()],
     "finders": [getattr(f, "__name__", type(f).__name__) for f in sys.meta_path],
     "builtins": sorted(name for name in vars(builtins) if "dapper" in name),
+    # What ran the program: -m imports runpy, a script and -c do not.
+    "runpy": "runpy" in sys.modules,
 }))
 """
 

@@ -32,16 +32,19 @@ OLDEST_MINOR = 9
 
 # The launcher's script, relative to the package directory. A program (a script) is run
 # under it by its path, as the engine runs it (core/src/config/launcher.rs): ``-m
-# dapperdbg.launcher`` would import runpy, which costs every start 1 ms (3.12) to 9 ms
-# (3.9) that ``python script.py`` does not pay; where the interpreter ignores PYTHONPATH
-# (-E, -I), the script puts the package on sys.path itself. A module or code keeps ``-m``
-# (or, ignoring PYTHONPATH, ``-c`` with the package put on sys.path by hand, which the
-# launcher's clean-up takes off again): after a script Python flushes stdout and stderr,
-# which it does not after ``-m`` or ``-c``, and a program that replaced them sees it
-# (CPython's test_threading runs code in such a flush).
+# dapperdbg.launcher`` would import runpy, which costs a start 1-2 ms of CPU (3.12, 3.13)
+# to 6 ms (3.10, 3.11) and 17 ms (3.9) that ``python script.py`` does not pay; where the
+# interpreter ignores PYTHONPATH (-E, -I), the script puts the package on sys.path itself.
+# Code (``python -c``, every multiprocessing child started by spawn or forkserver among
+# them) is run under ``-c LAUNCHER_CODE``, which imports no runpy either, and a module
+# under ``-m``, as plain. Neither runs under the script: after a script Python flushes
+# stdout and stderr, which it does not after ``-m`` or ``-c``, and a program that
+# replaced them sees it (CPython's test_threading runs code in such a flush). Ignoring
+# PYTHONPATH, both run under ``-c`` code that puts the package on sys.path by hand (the
+# launcher's clean-up takes it off again).
 LAUNCHER_SCRIPT = ("dapperdbg", "launcher", "__main__.py")
-_BOOTSTRAP = ("import sys; sys.path.insert(0, {dir!r}); "
-              "from dapperdbg.launcher import run_as_main; run_as_main()")
+LAUNCHER_CODE = "from dapperdbg.launcher import run_as_main; run_as_main()"
+_BOOTSTRAP = "import sys; sys.path.insert(0, {dir!r}); " + LAUNCHER_CODE
 
 
 class NotAttachable(Exception):
@@ -213,6 +216,8 @@ def launcher_start(kind: str, ignores_environment: bool, package_dir: str) -> li
         return [os.path.join(package_dir, *LAUNCHER_SCRIPT)]
     if ignores_environment:
         return ["-c", _BOOTSTRAP.format(dir=package_dir)]
+    if kind == CODE:
+        return ["-c", LAUNCHER_CODE]
     return ["-m", "dapperdbg.launcher"]
 
 
