@@ -8,6 +8,7 @@ import contextlib
 import json
 import os
 import queue
+import shlex
 import socket
 import subprocess
 import sys
@@ -483,3 +484,27 @@ def test_the_hooked_os_functions_introspect_as_without_the_debugger(launch, writ
     root = start_root(launch, program, listener)
     root.finish(0)
     assert json.loads(root.stdout().splitlines()[-1]) == json.loads(plain.stdout)
+
+
+@pytest.mark.parametrize("how", ["argv", "shell"])
+def test_a_code_child_runs_as_its_plain_run_does(launch, write, listener, how):
+    # A -c child runs the launcher under -c too (children/commands.py): it sees what its
+    # plain run sees, started from a list or through a shell line rewritten for it.
+    code = ("import json, sys; print(json.dumps([sys.argv, sys.path[0], "
+            "'runpy' in sys.modules, sys.modules['__main__'].__spec__])); sys.exit(4)")
+    argv = [sys.executable, "-c", code, "a b"]
+    plain = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    call = (f"subprocess.call({argv!r})" if how == "argv"
+            else f"subprocess.call({shlex.join(argv)!r}, shell=True)")
+    parent = write("parent.py", f"""
+        import subprocess
+        code = {call}
+        print("parent saw", code, flush=True)
+    """)
+    root = start_root(launch, parent, listener)
+    child = listener.accept()
+    assert child.next()["event"] == "dapper/sessionHello"
+    configure_child(child)
+    assert child.event("dapper/exiting") == {"exitCode": 4}
+    root.finish(0)
+    assert root.stdout() == plain.stdout + "parent saw 4\n"

@@ -101,12 +101,13 @@ class Tracer(ProbeStops, DataStops):
         # by identity: code objects that differ only in their file compare equal. The
         # entry keeps its code object alive, so its id cannot be reused meanwhile.
         self._verdicts: dict[int, tuple[types.CodeType, bool]] = {}
-        # The ``co_filename`` of files none of whose code can hold a breakpoint as they are
-        # now (no line breakpoint, no function or data breakpoint in the session): a code
-        # object of one is answered from here, without its verdict. A backend that looks
-        # at every code object as it first starts (monitoring's PY_START) meets thousands
-        # of them in a large program, almost all of such files, and each full verdict costs
-        # it about three times this lookup. Replaced with the verdicts.
+        # The ``co_filename`` of the files whose code can hold no breakpoint while the
+        # breakpoints stay as they are (the file has no line breakpoint, the session no
+        # function or data breakpoint): a later code object of one is answered from here,
+        # without a verdict of its own. A backend that looks at every code object as it
+        # first starts (monitoring's PY_START) meets thousands of them in a large program,
+        # almost all of such files, and a verdict costs about three times this lookup.
+        # Replaced, as the verdicts are, whenever the breakpoints change.
         self._quiet_filenames: set[str] = set()
         # thread ident -> StepState, for the threads that are stepping.
         self._steps: dict[int, StepState] = {}
