@@ -4,13 +4,17 @@ and rewritten, shell=True lines, #! scripts, the child's environment."""
 from __future__ import annotations
 
 import os
+import re
 import sys
+from pathlib import Path
 
 import pytest
 
 from dapperdbg.children.commands import (
+    _BOOTSTRAP,
     CODE,
     LAUNCHER_CODE,
+    LAUNCHER_SCRIPT,
     MODULE,
     PROGRAM,
     NotAttachable,
@@ -289,3 +293,19 @@ def test_the_child_environment(base, pythonpath):
     assert environment["DAPPER_INSTRUMENT"] == "0"
     assert all(base[key] == environment[key] for key in base if key != "PYTHONPATH")
     assert [hooks.next_session_id(), hooks.next_session_id()] == ["s1.4.1", "s1.4.2"]
+
+
+def test_the_engine_starts_the_launcher_with_the_same_words():
+    # The engine builds a launched program's command line (core/src/config/launcher.rs),
+    # the hooks a child's: the launcher's script and the -c code are written in both, and
+    # a copy left behind here would start children differently from their parent.
+    engine = (Path(__file__).resolve().parents[3] / "core" / "src" / "config"
+              / "launcher.rs").read_text(encoding="utf-8")
+    code = re.search(r'^const LAUNCHER_CODE: &str = "([^"]*)";$', engine, re.MULTILINE)
+    script = re.search(r"^const LAUNCHER_SCRIPT: \[&str; \d+\] = \[([^\]]*)\];$", engine,
+                       re.MULTILINE)
+    assert code is not None and script is not None, "launcher.rs no longer names them so"
+    assert code.group(1) == LAUNCHER_CODE
+    assert tuple(re.findall(r'"([^"]*)"', script.group(1))) == LAUNCHER_SCRIPT
+    assert 'import sys; sys.path.insert(0, {directory}); {LAUNCHER_CODE}' in engine
+    assert _BOOTSTRAP == "import sys; sys.path.insert(0, {dir!r}); " + LAUNCHER_CODE
