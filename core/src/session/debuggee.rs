@@ -52,7 +52,11 @@ impl Session {
     }
 
     /// Sends `dapper/configure`: the client's initialize arguments, the normalised
-    /// configuration and, when children are debugged, where they connect.
+    /// configuration and, when children are debugged, where they connect. The client
+    /// hears `initialized` at once: what it sends next reaches the debuggee after the
+    /// configuration, in order on the one connection, and the debuggee reads it as soon
+    /// as its start-up imports are done, so the client's round trips overlap them
+    /// rather than follow them. A refused configuration fails the launch all the same.
     pub(super) fn send_configure(&mut self, ctx: &mut SessionContext<'_>) {
         let Some(launch) = self.program.as_ref() else {
             return;
@@ -75,6 +79,7 @@ impl Session {
         {
             self.pending
                 .insert(PendingKey::Debuggee(seq), Pending::Configure);
+            self.announce_process(ctx);
         }
     }
 
@@ -148,9 +153,7 @@ impl Session {
             .remove(PendingKey::Debuggee(response.request_seq))
         {
             Some(Pending::Configure) => {
-                if response.success {
-                    self.on_configured(ctx);
-                } else {
+                if !response.success {
                     let reason = response
                         .message
                         .unwrap_or_else(|| "no reason given".to_string());
@@ -216,8 +219,8 @@ impl Session {
         }
     }
 
-    /// The debuggee accepted its configuration: the client may now configure it.
-    fn on_configured(&mut self, ctx: &mut SessionContext<'_>) {
+    /// The debuggee is on its way to being configured: the client may configure it.
+    fn announce_process(&mut self, ctx: &mut SessionContext<'_>) {
         let Some(body) = self.program.as_mut().map(Program::configured) else {
             return;
         };
@@ -395,6 +398,26 @@ impl Session {
     /// debuggee the engine did not spawn (runInTerminal) is taken to have exited,
     /// with the code it announced; a spawned one ends with the host's processExited.
     pub(super) fn debuggee_connection_lost(&mut self, ctx: &mut SessionContext<'_>) {
+        let configure_lost = self.abandon_debuggee_requests(ctx);
+        let Some(launch) = self.program.as_ref() else {
+            return;
+        };
+        if launch.process.spawned.is_none() && launch.process.is_alive() {
+            let code = launch.process.announced_exit_code;
+            self.debuggee_exited(ctx, code, None);
+        } else if configure_lost {
+            let error = DapError::user(
+                codes::DEBUGGEE_FAILED,
+                "The debuggee closed its connection before it was configured.",
+            );
+            self.fail_launch(ctx, error);
+        }
+    }
+
+    /// Answers every client request still waiting for the debuggee with an error (its
+    /// connection is gone or being closed); returns whether `dapper/configure` was
+    /// among what it never answered.
+    pub(super) fn abandon_debuggee_requests(&mut self, ctx: &mut SessionContext<'_>) -> bool {
         let waiting = self
             .pending
             .drain_where(|key, _| matches!(key, PendingKey::Debuggee(_)));
@@ -415,19 +438,7 @@ impl Session {
                 _ => {}
             }
         }
-        let Some(launch) = self.program.as_ref() else {
-            return;
-        };
-        if launch.process.spawned.is_none() && launch.process.is_alive() {
-            let code = launch.process.announced_exit_code;
-            self.debuggee_exited(ctx, code, None);
-        } else if configure_lost {
-            let error = DapError::user(
-                codes::DEBUGGEE_FAILED,
-                "The debuggee closed its connection before it was configured.",
-            );
-            self.fail_launch(ctx, error);
-        }
+        configure_lost
     }
 
     pub fn on_process_output(

@@ -446,6 +446,9 @@ impl Session {
         if let Some(connection) = connection {
             ctx.close_connection(connection.conn);
         }
+        // What the client asked of the debuggee meanwhile (it heard `initialized` when
+        // the configuration was sent) is answered: no answer comes from a closed connection.
+        self.abandon_debuggee_requests(ctx);
         self.kill_debuggee(ctx, Signal::Kill);
     }
 
