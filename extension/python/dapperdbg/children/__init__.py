@@ -3,7 +3,8 @@ connected to the tree's child listener, and is announced to the engine (docs/ipc
 "Child processes").
 
 - ``commands``, ``shell``, ``planning``: which commands start Python and how they are
-  rewritten (pure).
+  rewritten (pure). Imported by the first command the program starts (and before its
+  first fork): most debuggees start none, and their import cost every start ~0.4 ms.
 - ``state``: the active hooks' state and the announcements.
 - ``popen_hook``, ``os_hooks``, ``multiprocessing_hooks``, ``fork``: the hooks.
 - ``watcher``: noticing that a child ended.

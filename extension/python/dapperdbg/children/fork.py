@@ -21,7 +21,6 @@ import sys
 
 from ..session import lifecycle
 from . import fork_safety
-from .planning import Plan
 from .state import ACTIVE, ChildHooks, attach
 
 _original_fork = os.fork if hasattr(os, "fork") else None
@@ -38,6 +37,8 @@ def _fork():
     if pid == 0:
         _become_session(hooks, session_id)
         return 0
+    from .planning import Plan
+
     command = list(getattr(sys, "orig_argv", None) or [sys.executable, *sys.argv])
     plan = Plan(command, name, True)
     hooks.announce(plan, pid, session_id, None)
@@ -116,9 +117,19 @@ def _run_untraced(debugger, error: RuntimeError) -> None:
         f"any other in it ({error}). It runs on undebugged.\n")
 
 
+def _load_planning() -> None:
+    """Before any fork (os.fork or C code's): a fork child may start a command at once
+    (an exec, a spawn), and what plans it is imported on a process's first command. In
+    the child, a module another thread of the parent was importing at the fork stays
+    locked for good: imported here, in the parent, it is whole in both."""
+    if ACTIVE.hooks is not None:
+        from . import planning  # noqa: F401
+
+
 def install() -> None:
     global _installed
     if _installed or _original_fork is None:
         return
     _installed = True
+    os.register_at_fork(before=_load_planning)
     os.fork = _fork

@@ -20,7 +20,6 @@ import sys
 
 from ..common.import_hooks import when_imported
 from ..common.native import allocate_lock
-from .planning import plan_argv
 from .state import ACTIVE, PACKAGE_DIR
 
 _environment_lock = allocate_lock()
@@ -32,6 +31,8 @@ def _spawnv_passfds_hook(original):
     def spawnv_passfds(path, args, passfds):
         hooks = ACTIVE.usable()
         try:
+            from .planning import plan_argv
+
             words = [os.fsdecode(word) for word in args]
             plan = plan_argv(words, executable=os.fsdecode(path))
         except Exception as error:  # The child must start whatever happens here.

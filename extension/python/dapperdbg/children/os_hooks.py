@@ -21,7 +21,6 @@ import os
 import sys
 
 from ..common import program_threading
-from .planning import plan_argv, plan_shell, which
 from .state import ACTIVE, PACKAGE_DIR
 
 _NAMES = ("execv", "execve", "spawnv", "spawnve", "spawnvp", "spawnvpe",
@@ -51,6 +50,8 @@ def _prepare_or_raise(hooks, program: str, argv, env, search: bool):
         for key in ("PATH", b"PATH"):
             if key in env:
                 path = os.fsdecode(env[key])
+    from .planning import plan_argv, which
+
     resolved = which(program_text, path) if search else program_text
     plan = plan_argv(words, executable=resolved or program_text, path=path)
     if not plan.attachable:
@@ -69,6 +70,8 @@ def _prepare_or_raise(hooks, program: str, argv, env, search: bool):
 def _program(plan, path):
     """The file to execute: a #! script's interpreter replaces the script itself."""
     if plan.replaces_program:
+        from .planning import which
+
         return which(plan.python.interpreter[0]) or plan.python.interpreter[0]
     return path
 
@@ -187,6 +190,8 @@ def _system(command):
     if hooks is None or os.name == "nt" or "posix_spawn" not in _originals:
         return _originals["system"](command)
     try:
+        from .planning import plan_shell
+
         line = os.fsdecode(command)
         plan = plan_shell(line)
         session_id = hooks.next_session_id() if plan.attachable else None

@@ -13,8 +13,11 @@ import os
 import sys
 
 from ..common.import_hooks import when_imported
-from .planning import Plan, plan_argv, plan_shell
 from .state import ACTIVE, PACKAGE_DIR, ChildHooks
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from .planning import Plan
 
 # Popen.__init__ as subprocess defines it, and its signature; set when the hook goes in,
 # which is when the program imports subprocess (importing it for every debuggee, with
@@ -43,6 +46,9 @@ def _path_of(env) -> str | None:
 
 
 def plan_popen(args, executable, shell: bool, cwd, env) -> Plan | None:
+    # Planning is imported by the first command a program starts (children/__init__.py).
+    from .planning import plan_argv, plan_shell
+
     cwd_text = os.fsdecode(cwd) if cwd is not None else None
     if shell:
         if isinstance(args, (str, bytes, os.PathLike)):

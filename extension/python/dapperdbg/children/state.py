@@ -16,8 +16,11 @@ import os
 
 from ..common.native import allocate_lock, local
 from ..session.link import PARENT_SESSION_VARIABLE, SessionLink
-from .planning import Plan
 from .watcher import ExitWatcher
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from .planning import Plan
 
 # DAPPER_* variables handed on to children as they are (the tracer a test forced, the
 # pipe the engine captures: launcher/output_buffering.py).
