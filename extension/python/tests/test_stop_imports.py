@@ -13,6 +13,7 @@ LATE = [
     "dapperdbg.inspection.rendering",
     "dapperdbg.inspection.presenters",
     "dapperdbg.inspection.evaluation",
+    "dapperdbg.inspection.stopped_work",
     "dapperdbg.requests.inspection",
     "dapperdbg.requests.execution",
     "dapperdbg.requests.data_breakpoints",
@@ -51,10 +52,11 @@ def test_a_process_that_never_stops_never_imports_them(launch, write, backend):
 
 def test_the_thread_that_stops_imports_them_before_the_stop_is_announced(
         launch, write, backend):
-    debuggee = start(launch, write, backend, [22])
+    line = PROGRAM.lstrip("\n").splitlines().index("value = 1") + 1
+    debuggee = start(launch, write, backend, [line])
     stopped = debuggee.stopped()
     frame = debuggee.top_frame(stopped["threadId"])
-    assert frame["line"] == 22
+    assert frame["line"] == line
     # Neither stackTrace nor evaluate imports the hot reload or data breakpoint modules:
     # only the stop can have.
     missing = debuggee.request("evaluate", {

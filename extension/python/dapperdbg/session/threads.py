@@ -15,13 +15,19 @@ from _weakref import ref  # weakref's own module: not imported before the progra
 from ..common import program_threading
 from ..common.native import allocate_lock
 from ..common.program_threading import MAIN_BEFORE_THREADING
-from ..inspection.stopped_work import ResumeSignal
+from ..common.stop_imports import import_at_first_stop
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     import threading
     import types
     from collections.abc import Callable
+
+    from ..inspection.stopped_work import ResumeSignal
+
+# The work a stopped thread runs for requests (a stopped thread's resume signal is its
+# queue): a process that never stops does not import it.
+import_at_first_stop(f"{__package__.rpartition('.')[0]}.inspection.stopped_work")
 
 # Threads the debugger starts for itself are named with this prefix; they are neither
 # announced nor listed.
@@ -166,7 +172,11 @@ class StoppedThread:
         self.reason = reason
         self.exception = exception
         self.running = running
-        self.resume = ResumeSignal() if resume is None else resume
+        if resume is None:
+            from ..inspection.stopped_work import ResumeSignal
+
+            resume = ResumeSignal()
+        self.resume = resume
         self.mid_line = mid_line
         # An exception the thread raises into the program once it resumes (a restart).
         self.raise_on_resume: BaseException | None = None
