@@ -270,35 +270,17 @@ def test_children_that_cannot_be_attached_are_reported(launch, write, listener,
     assert candidate["sessionId"] is None
 
 
-PLANNED = """
-def planned():
-    return "dapperdbg.children.planning" in sys.modules
-"""
-
-
-def test_what_plans_a_command_is_imported_by_the_first_command(launch, write, listener):
-    # Most debuggees start none: the planning of commands (and the command and shell
-    # parsers it imports) is not among what every start imports.
-    child_program = write("child.py", "pass\n")
-    parent = write("parent.py", "import subprocess, sys\n" + PLANNED + f"""
+# Most debuggees start no command: what plans one (the command and shell parsers with
+# it) is imported by the first command, not by every start; before a fork, in the
+# parent, since a module that another thread of the parent was importing at the fork
+# would stay locked in the child, which may exec at once.
+PLANNING_CASES = [
+    pytest.param("""
 print("at start", planned(), flush=True)
-subprocess.call([sys.executable, {str(child_program)!r}])
+subprocess.call([sys.executable, "-c", "pass"])
 print("after a command", planned(), flush=True)
-""")
-    root = start_root(launch, parent, listener)
-    root.wait_event("dapper/childProcess")
-    child = listener.accept()
-    child.next()
-    configure_child(child)
-    root.finish(0)
-    assert root.stdout().splitlines() == ["at start False", "after a command True"]
-
-
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
-def test_a_fork_imports_what_plans_a_command_in_the_parent_first(launch, write, listener):
-    # A fork child may exec at once; a module another thread of the parent was importing
-    # at the fork would stay locked in the child: the parent imports it before forking.
-    parent = write("forker.py", "import os, sys\n" + PLANNED + """
+""", ["at start False", "after a command True"], id="a command"),
+    pytest.param("""
 print("at start", planned(), flush=True)
 pid = os.fork()
 if pid == 0:
@@ -306,14 +288,27 @@ if pid == 0:
     os._exit(0)
 os.waitpid(pid, 0)
 print("parent", planned(), flush=True)
-""")
+""", ["at start False", "child True", "parent True"], id="a fork",
+                 marks=pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")),
+]
+
+
+@pytest.mark.parametrize(("program", "expected"), PLANNING_CASES)
+def test_what_plans_a_command_is_imported_by_the_first_command_or_fork(
+        launch, write, listener, program, expected):
+    parent = write("parent.py", """
+import os, subprocess, sys
+
+def planned():
+    return "dapperdbg.children.planning" in sys.modules
+""" + program)
     root = start_root(launch, parent, listener)
     root.wait_event("dapper/childProcess")
     child = listener.accept()
     child.next()
     configure_child(child)
     root.finish(0)
-    assert root.stdout().splitlines() == ["at start False", "child True", "parent True"]
+    assert root.stdout().splitlines() == expected
 
 
 def test_a_fork_child_becomes_a_session_with_its_own_breakpoints(
