@@ -11,9 +11,11 @@ from dapperdbg.launcher.environment import remove_pythonpath_entry, take_dapper_
 
 def test_dapper_variables_are_taken_out():
     environ = {"DAPPER_SESSION_TOKEN": "t", "DAPPER_PYTHONPATH_ENTRY": "/e",
-               "DAPPER_TRACER": "settrace", "HOME": "/h", "XDAPPER_X": "keep"}
+               "DAPPER_TRACER": "settrace", "HOME": "/h", "XDAPPER_X": "keep",
+               "DAPPER_CACHE_DIR": "/c"}
     taken = take_dapper_environment(environ)
-    assert environ == {"HOME": "/h", "XDAPPER_X": "keep"}
+    # The user's own setting stays, for the debugger's cache and for the children.
+    assert environ == {"HOME": "/h", "XDAPPER_X": "keep", "DAPPER_CACHE_DIR": "/c"}
     assert taken.session_token == "t"
     assert taken.pythonpath_entry == "/e"
     assert taken.variables["DAPPER_TRACER"] == "settrace"

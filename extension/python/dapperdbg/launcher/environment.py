@@ -2,7 +2,8 @@
 
 The engine passes the session token and the directory it prepended to PYTHONPATH
 through ``DAPPER_*`` variables. The program must see its own environment, so these
-are taken out of ``os.environ`` (and kept in memory for child-process support), and the
+are taken out of ``os.environ`` (and kept in memory for child-process support; the
+user's own ``DAPPER_CACHE_DIR`` stays), and the
 PYTHONPATH entry is removed from both ``sys.path`` and ``os.environ["PYTHONPATH"]``.
 """
 
@@ -12,6 +13,10 @@ import os
 import sys
 
 PREFIX = "DAPPER_"
+# Set by the user, not the engine: where the debugger keeps its cache
+# (common/code_cache.py), read from the environment whenever it is first needed, by this
+# process and by its children, as their plain runs would see it too.
+USERS_VARIABLES = frozenset({"DAPPER_CACHE_DIR"})
 
 
 class DapperEnvironment:
@@ -32,9 +37,11 @@ class DapperEnvironment:
 
 
 def take_dapper_environment(environ=None) -> DapperEnvironment:
-    """Remove every ``DAPPER_*`` variable from ``environ`` and return them."""
+    """Remove every ``DAPPER_*`` variable but the user's own from ``environ`` and return
+    them."""
     environ = os.environ if environ is None else environ
-    taken = {name: environ[name] for name in list(environ) if name.startswith(PREFIX)}
+    taken = {name: environ[name] for name in list(environ)
+             if name.startswith(PREFIX) and name not in USERS_VARIABLES}
     for name in taken:
         del environ[name]
     return DapperEnvironment(taken)
