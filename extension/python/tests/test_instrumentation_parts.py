@@ -358,15 +358,17 @@ def test_a_condition_is_compiled_once_across_processes(monkeypatch):
         return compile(*arguments, **keywords)
 
     monkeypatch.setattr(code_cache, "compile", counting, raising=False)
-    first = code_cache.compile_expression("n > 1", "<breakpoint condition>")
-    again = code_cache.compile_expression("n > 1", "<breakpoint condition>")
-    assert calls == ["n > 1"] and again == first and eval(again, {"n": 2}) is True
-    code_cache.compile_expression("n > 2", "<breakpoint condition>")
-    assert calls == ["n > 1", "n > 2"]
+    first = code_cache.compile_text("n > 1", "<breakpoint condition>")
+    compiled = len(calls)  # Compiled, and seen to warn of nothing.
+    again = code_cache.compile_text("n > 1", "<breakpoint condition>")
+    assert set(calls) == {"n > 1"} and len(calls) == compiled
+    assert again == first and eval(again, {"n": 2}) is True
+    code_cache.compile_text("n > 2", "<breakpoint condition>")
+    assert set(calls) == {"n > 1", "n > 2"}
     with pytest.raises(SyntaxError):
-        code_cache.compile_expression("n >", "<breakpoint condition>")
+        code_cache.compile_text("n >", "<breakpoint condition>")
     with pytest.raises(SyntaxError):
-        code_cache.compile_expression("n >", "<breakpoint condition>")
+        code_cache.compile_text("n >", "<breakpoint condition>")
     assert calls.count("n >") == 2  # An error is never kept.
 
 
@@ -381,11 +383,12 @@ def test_every_condition_of_a_session_is_kept_across_processes(monkeypatch, fres
         return compile(*arguments, **keywords)
 
     monkeypatch.setattr(code_cache, "compile", counting, raising=False)
-    monkeypatch.setattr(code_cache, "_expressions", {})
+    monkeypatch.setattr(code_cache, "_compiled", {})
     texts = ["n > 1", "n < 5", "n == 3"]
     for text in texts:
-        code_cache.compile_expression(text, "<breakpoint condition>")
-    assert calls == texts
+        code_cache.compile_text(text, "<breakpoint condition>")
+    assert set(calls) == set(texts)
+    compiled = len(calls)
     loads = []
     load = code_cache.load
 
@@ -394,11 +397,22 @@ def test_every_condition_of_a_session_is_kept_across_processes(monkeypatch, fres
         return load(*arguments, **keywords)
 
     monkeypatch.setattr(code_cache, "load", counting_load)
-    monkeypatch.setattr(code_cache, "_expressions", {})  # Another process.
-    kept = [code_cache.compile_expression(text, "<breakpoint condition>") for text in texts]
-    again = [code_cache.compile_expression(text, "<breakpoint condition>") for text in texts]
-    assert calls == texts and [eval(code, {"n": 3}) for code in kept] == [True, True, True]
+    monkeypatch.setattr(code_cache, "_compiled", {})  # Another process.
+    kept = [code_cache.compile_text(text, "<breakpoint condition>") for text in texts]
+    again = [code_cache.compile_text(text, "<breakpoint condition>") for text in texts]
+    assert len(calls) == compiled and [eval(code, {"n": 3}) for code in kept] == [True] * 3
     assert again == kept and len(loads) == len(texts)
+
+
+def test_a_text_that_warns_as_it_compiles_is_not_kept(monkeypatch, fresh_cache):
+    """Its warnings come from compiling it: a process that read it from the cache would
+    not show them, where the same program run plain does each time."""
+    monkeypatch.setattr(code_cache, "_compiled", {})
+    with pytest.warns(SyntaxWarning):
+        code_cache.compile_text("x is 1", "<string>", "exec")
+    monkeypatch.setattr(code_cache, "_compiled", {})  # Another process.
+    with pytest.warns(SyntaxWarning):
+        code_cache.compile_text("x is 1", "<string>", "exec")
 
 
 @pytest.fixture

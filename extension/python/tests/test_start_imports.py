@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import PACKAGE_DIR
 
 PROGRAM = """
@@ -108,3 +110,49 @@ def test_the_launcher_says_hello_before_importing_threading_and_what_it_imports(
         capture_output=True, text=True, check=True, env=env).stdout.split()
     assert [name for name in BEFORE_HELLO_REFUSED
             if name in launcher and name not in plain] == []
+
+
+# Counts the builtin compile() calls of the code below (the audit event every one raises).
+COUNTING_SITE = """
+import sys
+compiled = []
+
+def _count(event, arguments):
+    source = arguments[0]
+    if event == "compile" and isinstance(source, (str, bytes)) and "COMPILED" in str(source):
+        compiled.append(arguments[1])
+
+sys.addaudithook(_count)
+"""
+
+
+# Code for `python -c`, and whether the debugger compiles it in each of two runs in a
+# row. A process's first compile() call makes the interpreter's syntax tree types (1-1.5
+# ms), which a plain `python -c` never does (every multiprocessing child started by spawn
+# runs such code): from the second start on, the code comes from the debugger's cache.
+# Unless compiling it warns: plain python warns on every run, and so must its debugged run.
+CODE_CASES = [
+    pytest.param("import sitecustomize; COMPILED = 1; print(bool(sitecustomize.compiled))",
+                 ["True", "False"], id="quiet"),
+    pytest.param("import sitecustomize; COMPILED = 1 is 1; print(bool(sitecustomize.compiled))",
+                 ["True", "True"], id="warning"),
+]
+
+
+@pytest.mark.parametrize(("code", "compiles"), CODE_CASES)
+def test_code_run_by_python_c_comes_from_the_cache_once_compiled(launch, tmp_path, code,
+                                                                compiles):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(COUNTING_SITE)
+    env = {"PYTHONPATH": os.pathsep.join([str(PACKAGE_DIR), str(site)]),
+           "DAPPER_CACHE_DIR": str(tmp_path / "cache")}
+    plain = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env={**os.environ, "PYTHONPATH": str(site)}, check=True)
+    for expected in compiles:
+        debuggee = launch("--code", code, env=env)
+        debuggee.configure()
+        debuggee.request("configurationDone")
+        debuggee.finish(0)
+        assert debuggee.stdout() == f"{expected}\n", debuggee.stderr()
+        assert ("SyntaxWarning" in debuggee.stderr()) == ("SyntaxWarning" in plain.stderr)

@@ -23,9 +23,9 @@ class ExpressionError(RequestError):
 def compile_expression(text: str, filename: str) -> types.CodeType:
     """The expression compiled for ``eval``, from the debugger's cache where it can
     (common/code_cache.py says why)."""
-    from ..common.code_cache import compile_expression as compile_cached
+    from ..common.code_cache import compile_text
 
-    return compile_cached(text, filename)
+    return compile_text(text, filename)
 
 
 def compile_condition(text: str) -> types.CodeType:

@@ -220,34 +220,51 @@ def store(kind: str, name: str, key: bytes, text: bytes, value,
     _trim(folder, path)
 
 
-def compile_expression(text: str, filename: str) -> types.CodeType:
-    """``compile(text, filename, "eval", dont_inherit=True)``, read from the cache when it
-    was compiled before. A process's first ``compile`` call costs 1-2 ms more than the
-    compile itself (the interpreter makes its syntax tree types then), which a session
-    whose breakpoints have conditions, and nothing else to compile, need not pay. Raises
-    what ``compile`` raises."""
-    remembered = _expressions.get((text, filename))
+def compile_text(text: str, filename: str, mode: str = "eval") -> types.CodeType:
+    """``compile(text, filename, mode, dont_inherit=True)``, read from the cache when it
+    was compiled before. A process's first ``compile`` call costs 1-1.5 ms more than the
+    compile itself (the interpreter makes its syntax tree types then), which a plain run
+    of the same program never pays: breakpoint conditions and log messages (eval), and
+    the code of a ``python -c`` (exec: every multiprocessing child started by spawn) come
+    from here. Raises what ``compile`` raises."""
+    remembered = _compiled.get((text, filename, mode))
     if remembered is not None:
         return remembered
     source = text.encode("utf-8", "surrogatepass")
-    # The text is in the key too: each expression has an entry of its own, so that a
-    # session whose breakpoints have several conditions finds them all in every process.
-    key = filename.encode("utf-8", "surrogatepass") + b"\0" + source
-    code = load("expressions", "expression", key, source)
+    # The text is in the key too: each text has an entry of its own, so that a session
+    # whose breakpoints have several conditions finds them all in every process.
+    key = f"{mode} {filename}".encode("utf-8", "surrogatepass") + b"\0" + source
+    code = load("expressions", mode, key, source)
     if not isinstance(code, types.CodeType):
-        code = compile(text, filename, "eval", dont_inherit=True)
-        store("expressions", "expression", key, source, code)
-    if len(_expressions) >= _EXPRESSIONS_REMEMBERED:
-        _expressions.clear()
-    _expressions[(text, filename)] = code
+        code = compile(text, filename, mode, dont_inherit=True)
+        if _compiles_quietly(text, filename, mode):
+            store("expressions", mode, key, source, code)
+    if len(_compiled) >= _COMPILED_REMEMBERED:
+        _compiled.clear()
+    _compiled[(text, filename, mode)] = code
     return code
 
 
-# The expressions this process compiled or read, by (text, filename): every breakpoint of
+def _compiles_quietly(text: str, filename: str, mode: str) -> bool:
+    """Whether compiling ``text`` warns of nothing. A text that warns (``x is 1``, an
+    invalid escape) is not kept: it is compiled anew by every process, whose warnings
+    the interpreter shows each time, as it does for the same ``python -c``."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            compile(text, filename, mode, dont_inherit=True)
+        except (SyntaxError, Warning):
+            return False
+    return True
+
+
+# The texts this process compiled or read, by (text, filename, mode): every breakpoint of
 # a session comes to each process, often with the same condition on each. A code object
 # is never changed, so one serves them all. Emptied when full, so it never grows past this.
-_expressions: dict[tuple[str, str], types.CodeType] = {}
-_EXPRESSIONS_REMEMBERED = 256
+_compiled: dict[tuple[str, str, str], types.CodeType] = {}
+_COMPILED_REMEMBERED = 256
 
 
 # Writes since this process last weighed the folder's entries, per folder.

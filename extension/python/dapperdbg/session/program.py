@@ -23,6 +23,7 @@ import zipimport
 from _frozen_importlib import BuiltinImporter
 from _frozen_importlib_external import MAGIC_NUMBER, SourceFileLoader, SourcelessFileLoader
 
+from ..common.code_cache import compile_text
 from ..common.paths import canonical_path, is_debugger_path
 from ..common.patterns import LazyPattern
 from ..common.source_texts import remember_text
@@ -415,7 +416,7 @@ def prepare_code(text: str, args: list[str]) -> Callable[[], None]:
         # pymain_run_command).
         raise ProgramDoesNotStart("Unable to decode the command from the command line:",
                                   error) from None
-    code = compile(text, "<string>", "exec", dont_inherit=True)
+    code = compile_text(text, "<string>", "exec")
     if sys.version_info >= (3, 13):
         # Python 3.13 shows the source lines of -c code in tracebacks; so do we. (Older
         # versions show no lines for <string>, and neither do we there.)
