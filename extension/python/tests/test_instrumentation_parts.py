@@ -404,7 +404,7 @@ def test_every_condition_of_a_session_is_kept_across_processes(monkeypatch, fres
     assert again == kept and len(loads) == len(texts)
 
 
-def test_a_text_that_warns_as_it_compiles_is_not_kept(monkeypatch, fresh_cache):
+def test_a_program_that_warns_as_it_compiles_is_not_kept(monkeypatch, fresh_cache):
     """Its warnings come from compiling it: a process that read it from the cache would
     not show them, where the same program run plain does each time."""
     monkeypatch.setattr(code_cache, "_compiled", {})

@@ -237,7 +237,10 @@ def compile_text(text: str, filename: str, mode: str = "eval") -> types.CodeType
     code = load("expressions", mode, key, source)
     if not isinstance(code, types.CodeType):
         code = compile(text, filename, mode, dont_inherit=True)
-        if _compiles_quietly(text, filename, mode):
+        # An expression's warnings are the debugger's own business; a program's are the
+        # user's (and the program's threads do not run yet: the check below changes the
+        # warning filters of the whole process while it compiles).
+        if mode == "eval" or _compiles_quietly(text, filename, mode):
             store("expressions", mode, key, source, code)
     if len(_compiled) >= _COMPILED_REMEMBERED:
         _compiled.clear()
@@ -246,9 +249,10 @@ def compile_text(text: str, filename: str, mode: str = "eval") -> types.CodeType
 
 
 def _compiles_quietly(text: str, filename: str, mode: str) -> bool:
-    """Whether compiling ``text`` warns of nothing. A text that warns (``x is 1``, an
-    invalid escape) is not kept: it is compiled anew by every process, whose warnings
-    the interpreter shows each time, as it does for the same ``python -c``."""
+    """Whether compiling ``text`` warns of nothing. A program's code that warns (``x is
+    1``, an invalid escape) is not kept: it is compiled anew by every process, whose
+    warnings the interpreter shows each time, as it does for the same ``python -c``.
+    Called before the program runs: the filters are the whole process's."""
     import warnings
 
     with warnings.catch_warnings():
