@@ -31,7 +31,7 @@ from ..common.native import Event, allocate_lock
 from ..common.package import restore_bytecode_setting
 from ..common.start_freeze import remember_interpreter_freeze
 from ..ipc.connection import Connection
-from ..ipc.dial import accept, connect_tcp
+from ..ipc.dial import accept, connect_tcp, resolvable_host
 from ..ipc.frames import KIND_FROM_DEBUGGEE, encode_frame
 from ..ipc.peer import refusal
 from ..requests.dispatch import dispatch
@@ -101,7 +101,8 @@ def _display(host: str, port: int) -> str:
 def open_server(host: str, port: int) -> socket.socket:
     """A listening TCP socket on (host, port); raises OSError with the reason. Made with
     ``_socket`` itself, as its connections are (ipc/dial.py says why)."""
-    family, kind, proto, _, address = _socket.getaddrinfo(host, port, 0, _socket.SOCK_STREAM)[0]
+    family, kind, proto, _, address = _socket.getaddrinfo(resolvable_host(host), port, 0,
+                                                        _socket.SOCK_STREAM)[0]
     server = _socket.socket(family, kind, proto)
     try:
         if os.name != "nt":

@@ -7,30 +7,31 @@ configured (its breakpoints are set). Whatever fails, the program runs on undebu
 
 from __future__ import annotations
 
-import contextlib
-import socket
 import time
 
+from ..ipc.dial import connect_tcp
 from . import api
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    import _socket
 
 # How long the session's listener may take to open (VS Code starts the session first).
 OPEN_DEADLINE_S = 10.0
 RETRY_S = 0.02
 
 
-def _connect(host: str, port: int, deadline: float) -> socket.socket | None:
+def _connect(host: str, port: int, deadline: float) -> _socket.socket | None:
     while True:
         try:
             timeout = max(0.1, deadline - time.monotonic())
-            sock = socket.create_connection((host, port), timeout=timeout)
+            sock = connect_tcp((host, port), timeout)
         except OSError:
             if time.monotonic() + RETRY_S >= deadline:
                 return None
             time.sleep(RETRY_S)
             continue
         sock.settimeout(None)
-        with contextlib.suppress(OSError):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         return sock
 
 
