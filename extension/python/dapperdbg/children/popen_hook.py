@@ -5,6 +5,12 @@ command and environment of a Python child are rewritten, the original runs, and 
 child is announced with the pid Popen got. A child that cannot be attached runs as
 written and is reported as a candidate. If anything in the hook itself fails, the
 command runs exactly as the program gave it.
+
+The signature is read from the function's code object (its parameters' names and
+defaults), not with ``inspect``: every debugged process that imports subprocess gets the
+hook, and ``inspect`` (with ast, dis, tokenize and the rest it imports) would cost each
+9-12 ms of CPU. Only a ``Popen.__init__`` that another tool has wrapped (its parameters
+then say ``*args, **kwargs``, or it names what it wraps) is bound with ``inspect``.
 """
 
 from __future__ import annotations
@@ -19,11 +25,14 @@ TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     from .planning import Plan
 
-# Popen.__init__ as subprocess defines it, and its signature; set when the hook goes in,
-# which is when the program imports subprocess (importing it for every debuggee, with
-# the signature, would cost each ~2 ms before its first line).
+# Popen.__init__ as subprocess defines it, and how a call's arguments bind to it; set
+# when the hook goes in, which is when the program imports subprocess (importing it for
+# every debuggee would cost each ~2 ms before its first line).
 _original_init = None
-_signature = None
+_binding: Binding | _InspectedBinding | None = None
+
+_CO_VARARGS = 0x04
+_CO_VARKEYWORDS = 0x08
 
 
 def _words(args) -> list[str] | None:
@@ -72,11 +81,9 @@ def _popen_init(self, *args, **kwargs):
     hooks = ACTIVE.usable()
     if hooks is None:
         return _original_init(self, *args, **kwargs)
-    try:
-        bound = _signature.bind(self, *args, **kwargs)
-    except TypeError:
+    arguments = _binding.bind((self, *args), kwargs)
+    if arguments is None:
         return _original_init(self, *args, **kwargs)  # Let Popen give its own error.
-    arguments = bound.arguments
     cwd = arguments.get("cwd")
     try:
         plan = plan_popen(arguments.get("args"), arguments.get("executable"),
@@ -88,7 +95,7 @@ def _popen_init(self, *args, **kwargs):
     if plan is not None and plan.attachable:
         session_id = _rewrite(hooks, plan, arguments)
     with ACTIVE.busy():
-        _original_init(*bound.args, **bound.kwargs)
+        _binding.call(_original_init, arguments)
     if plan is None:
         return None
     cwd_text = os.fsdecode(cwd) if cwd is not None else None
@@ -124,12 +131,79 @@ def install() -> None:
 
 
 def _hook_subprocess(subprocess) -> None:
-    global _original_init, _signature
+    global _original_init, _binding
     if getattr(subprocess.Popen.__init__, "_dapper_hook", False):
         return
-    import inspect
-
-    _signature = inspect.signature(subprocess.Popen.__init__)
+    _binding = binding_of(subprocess.Popen.__init__)
     _original_init = subprocess.Popen.__init__
     _popen_init._dapper_hook = True  # type: ignore[attr-defined]
     subprocess.Popen.__init__ = _popen_init  # type: ignore[method-assign]
+
+
+
+class Binding:
+    """How a call of a function binds, read from its code object: ``bind`` gives
+    {parameter: value} for what a call passes, as the function would bind it, or None
+    where the function would refuse the call (it then says why itself); ``call`` calls
+    the function with such a dict."""
+
+    def __init__(self, function) -> None:
+        code = function.__code__
+        self.positional = code.co_varnames[:code.co_argcount]
+        self.keyword_only = code.co_varnames[code.co_argcount:
+                                             code.co_argcount + code.co_kwonlyargcount]
+        self.names = frozenset(self.positional + self.keyword_only)
+        defaults = function.__defaults__ or ()
+        kw_defaults = function.__kwdefaults__ or {}
+        self.required = (*self.positional[:len(self.positional) - len(defaults)],
+                         *(name for name in self.keyword_only if name not in kw_defaults))
+
+    @staticmethod
+    def reads(function) -> bool:
+        """Whether the code object is the whole signature: every parameter can be passed
+        by name, and nothing stands in for another function."""
+        code = getattr(function, "__code__", None)
+        return (code is not None and not code.co_flags & (_CO_VARARGS | _CO_VARKEYWORDS)
+                and not code.co_posonlyargcount and not hasattr(function, "__wrapped__")
+                and not hasattr(function, "__signature__"))
+
+    def bind(self, args: tuple, kwargs: dict) -> dict | None:
+        if len(args) > len(self.positional):
+            return None
+        given = dict(zip(self.positional, args))
+        for name, value in kwargs.items():
+            if name in given or name not in self.names:
+                return None
+            given[name] = value
+        for name in self.required:
+            if name not in given:
+                return None
+        return given
+
+    def call(self, function, arguments: dict):
+        return function(**arguments)
+
+
+class _InspectedBinding:
+    """The same, with ``inspect`` (which the program's import of it has paid for, or which
+    a wrapped ``Popen.__init__`` needs)."""
+
+    def __init__(self, function) -> None:
+        import inspect
+
+        self._signature = inspect.signature(function)
+        self._bound = inspect.BoundArguments
+
+    def bind(self, args: tuple, kwargs: dict) -> dict | None:
+        try:
+            return self._signature.bind(*args, **kwargs).arguments
+        except TypeError:
+            return None
+
+    def call(self, function, arguments: dict):
+        bound = self._bound(self._signature, arguments)
+        return function(*bound.args, **bound.kwargs)
+
+
+def binding_of(function) -> Binding | _InspectedBinding:
+    return Binding(function) if Binding.reads(function) else _InspectedBinding(function)
