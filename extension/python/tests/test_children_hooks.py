@@ -421,20 +421,21 @@ def test_a_debuggee_starts_without_modules_it_does_not_need(launch, write, liste
     assert root.stdout().strip() == "[]"
 
 
-IMPORTS_SUBPROCESS = """
+IMPORTS_HOOKED = """
 import sys
 before = set(sys.modules)
-import subprocess
+import {module}
 print(" ".join(sorted(set(sys.modules) - before)))
 """
 
 
-def test_hooking_subprocess_imports_nothing_its_plain_import_does_not(launch, write,
-                                                                    listener):
+@pytest.mark.parametrize("module", ["subprocess", "multiprocessing", "concurrent.futures"])
+def test_hooking_a_module_imports_nothing_its_plain_import_does_not(launch, write, listener,
+                                                                    module):
     # Every debugged process that imports subprocess (test runners' workers, servers'
     # reloaders) gets the Popen hook: inspect, with ast, dis and tokenize, would cost each
     # 9-12 ms of CPU.
-    program = write("imports_subprocess.py", IMPORTS_SUBPROCESS)
+    program = write("imports_hooked.py", IMPORTS_HOOKED.format(module=module))
     plain = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
                            timeout=TIMEOUT, check=True).stdout.split()
     root = start_root(launch, program, listener)
