@@ -219,7 +219,8 @@ def test_code_flags_are_inspects():
 
     from dapperdbg.common import code_flags
 
-    for name in ("CO_GENERATOR", "CO_COROUTINE", "CO_ITERABLE_COROUTINE", "CO_ASYNC_GENERATOR"):
+    for name in ("CO_VARARGS", "CO_VARKEYWORDS", "CO_GENERATOR", "CO_COROUTINE",
+                 "CO_ITERABLE_COROUTINE", "CO_ASYNC_GENERATOR"):
         assert getattr(code_flags, name) == getattr(inspect, name), name
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import sys
 
+from ..common.code_flags import CO_VARARGS, CO_VARKEYWORDS
 from ..common.import_hooks import when_imported
 from .state import ACTIVE, PACKAGE_DIR, ChildHooks
 
@@ -30,9 +31,6 @@ if TYPE_CHECKING:
 # every debuggee would cost each ~2 ms before its first line).
 _original_init = None
 _binding: Binding | _InspectedBinding | None = None
-
-_CO_VARARGS = 0x04
-_CO_VARKEYWORDS = 0x08
 
 
 def _words(args) -> list[str] | None:
@@ -140,7 +138,6 @@ def _hook_subprocess(subprocess) -> None:
     subprocess.Popen.__init__ = _popen_init  # type: ignore[method-assign]
 
 
-
 class Binding:
     """How a call of a function binds, read from its code object: ``bind`` gives
     {parameter: value} for what a call passes, as the function would bind it, or None
@@ -163,7 +160,7 @@ class Binding:
         """Whether the code object is the whole signature: every parameter can be passed
         by name, and nothing stands in for another function."""
         code = getattr(function, "__code__", None)
-        return (code is not None and not code.co_flags & (_CO_VARARGS | _CO_VARKEYWORDS)
+        return (code is not None and not code.co_flags & (CO_VARARGS | CO_VARKEYWORDS)
                 and not code.co_posonlyargcount and not hasattr(function, "__wrapped__")
                 and not hasattr(function, "__signature__"))
 
@@ -185,8 +182,8 @@ class Binding:
 
 
 class _InspectedBinding:
-    """The same, with ``inspect`` (which the program's import of it has paid for, or which
-    a wrapped ``Popen.__init__`` needs)."""
+    """The same, with ``inspect``: for a function whose code object is not its signature
+    (a wrapper, say), which ``inspect`` follows to what it wraps."""
 
     def __init__(self, function) -> None:
         import inspect
