@@ -311,17 +311,22 @@ describe("report", () => {
 });
 
 describe("the restartable import's figures", () => {
-  const line = JSON.stringify({ plain: [0.002, 0.0015, 2e-7, 0.0014, 0.001], "plain again": [0.002, 0.0016, 2e-7, 0.0014, 0.001], "restartable, warm cache": [0.0024, 0.0018, 2.1e-7, 0.0016, 0.0011], "restartable, empty cache": [0.09, 0.088, 2e-7, 0.07, 0.068], plain_cpu: 0.0015, noise: 1.03 });
+  const line = JSON.stringify({ plain: [0.002, 0.0015, 2e-7, 0.0014, 0.001], "plain again": [0.002, 0.0016, 2e-7, 0.0014, 0.001], "restartable, warm cache": [0.0024, 0.0018, 2.1e-7, 0.0016, 0.0011], "restartable, empty cache": [0.09, 0.088, 2e-7, 0.07, 0.068], plain_cpu: 0.0015, noise: 1.03, stdlib: { difflib: [0.001, 0.00105, 2066], all: [0.004, 0.0046, 8109] } });
   test("reads the script's last line, in CPU time", () => {
     const result = parseImports(`Python 3.12, a table\n${line}\n`);
     assert.equal(result.ratio.toFixed(2), "1.20");
     assert.equal(result.addedMs.toFixed(2), "0.30");
     assert.equal(result.cold.cpu, 88);
     assert.equal(result.laterRatio.toFixed(2), "1.10");
-    assert.match(renderImports([{ python: "3.12", rounds: 15, result }]), /\| 3\.12 \| 15 \| 1\.50 ms \/ 2\.00 ms \| 1\.03× \| 1\.80 ms \/ 2\.40 ms \| 1\.20× \| 0\.300 ms \| 1\.00 ms \/ 1\.10 ms, 1\.10× \|.*✓ first, ✓ later \|/);
+    assert.equal(result.stdlib.find((each) => each.name === "difflib").ratio.toFixed(2), "1.05");
+    assert.match(renderImports([{ python: "3.12", rounds: 15, result }]), /\| 3\.12 \| 15 \| 1\.50 ms \/ 2\.00 ms \| 1\.03× \| 1\.80 ms \/ 2\.40 ms \| 1\.20× \| 0\.300 ms \| 1\.00 ms \/ 1\.10 ms, 1\.10× \| 4\.00 ms \/ 4\.60 ms, 1\.15× \|.*✓ first, ✓ later, ✓ standard library \|/);
   });
   test("a ratio over the target is not met", () => {
-    const slow = parseImports(line.replace("0.0018", "0.0019"));
-    assert.match(renderImports([{ python: "3.12", rounds: 15, result: slow }]), /✗ first, ✓ later \|$/m);
+    const slow = parseImports(line.replace("0.0018", "0.0019").replace("0.0046", "0.0049"));
+    assert.match(renderImports([{ python: "3.12", rounds: 15, result: slow }]), /✗ first, ✓ later, ✗ standard library \|$/m);
+  });
+  test("a run without standard-library modules (--stdlib '') has no figure for them", () => {
+    const result = parseImports(JSON.stringify({ ...JSON.parse(line), stdlib: {} }));
+    assert.match(renderImports([{ python: "3.12", rounds: 15, result }]), /1\.10× \| — \|.*✓ first, ✓ later \|$/m);
   });
 });

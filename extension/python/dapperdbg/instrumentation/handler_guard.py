@@ -1,8 +1,9 @@
 """A guard in front of a restartable function's handler (restartable.py), on 3.11+: an
 exception that is no GeneratorExit leaves the frame without entering the handler.
 
-Every exception that leaves a restartable function meets its handler, which matches the
-exception, re-raises it, and re-raises it again from its cleanup: three steps of
+The handler restartable.py writes for 3.11+ catches every exception (``except:``): the
+guard is its match. A compiler's handler costs an exception that leaves the function
+more: matched, re-raised, and re-raised again from the handler's cleanup, three steps of
 unwinding in that frame where a plain function has one. In code that raises through
 many frames (parsers, lookups with a fallback) that cost the program 10-30% of its time.
 The compiler can express no cheaper handler, so the compiled code is changed: the body's
@@ -14,7 +15,8 @@ sees the frame leave on that line, as it does plain. A GeneratorExit jumps to th
 handler, which runs as the compiler made it. Appended, the guard moves no instruction:
 offsets, jumps and the line table stay valid, and the guard's instructions have no line
 (no line event, and nothing in a traceback: the exception's entry for this frame was
-made where it was raised).
+made where it was raised). The name ``GeneratorExit`` is added to the function's names
+where it has none.
 
 3.9 and 3.10 set up their handlers with block instructions, and are left as compiled.
 """
@@ -50,52 +52,53 @@ def guard_handlers(code: types.CodeType) -> types.CodeType:
     """``code`` with the guard in every restartable function among it and its nested
     code objects; the same object where there is none to add (other code, 3.9-3.10, a
     function guarded already)."""
-    return _guard_tree(code, {}) if GUARDED else code
+    return _guard_tree(code, {}, {}) if GUARDED else code
 
 
-def _guard_tree(code: types.CodeType, made: dict) -> types.CodeType:
+def _guard_tree(code: types.CodeType, made: dict, shared: dict) -> types.CodeType:
     consts = code.co_consts
-    nested = tuple(_guard_tree(const, made) if type(const) is types.CodeType else const
-                   for const in consts)
+    nested = tuple(_guard_tree(const, made, shared) if type(const) is types.CodeType
+                   else const for const in consts)
     changes = {}
     if any(new is not old for new, old in zip(nested, consts)):
         changes["co_consts"] = nested
     if is_restartable(code):
-        # The compiler shares equal line and exception tables between code objects,
-        # which the cache's marshal then writes once: functions of the same shape get
-        # the same guarded tables too.
+        # The compiler shares equal line tables and names between code objects, which
+        # the cache's marshal then writes once and loads as one object: the guarded
+        # functions share their equal tables and names too.
         key = (code.co_code, code.co_linetable, code.co_exceptiontable, code.co_names)
         guarded = made.get(key, False)
         if guarded is False:
             guarded = made[key] = _guarded(code)
+            if guarded is not None:
+                guarded = made[key] = (guarded[0], *(shared.setdefault(part, part)
+                                                     for part in guarded[1:]))
         if guarded is not None:
-            changes["co_code"], changes["co_exceptiontable"], changes["co_linetable"] = guarded
+            (changes["co_code"], changes["co_exceptiontable"], changes["co_linetable"],
+             changes["co_names"]) = guarded
     return code.replace(**changes) if changes else code
 
 
-def _guarded(code: types.CodeType) -> tuple[bytes, bytes, bytes] | None:
-    """The guarded function's code, exception table and line table; None where its
-    handler is not the one restartable.py writes."""
+def _guarded(code: types.CodeType) -> tuple[bytes, bytes, bytes, tuple] | None:
+    """The guarded function's code, exception table, line table and names; None where
+    its handler is not the one restartable.py writes."""
     raw = code.co_code
     entries = _read_table(code.co_exceptiontable)
     # The restart handler is the last one the code has: the compiler emits a handler
-    # after its try's body, and the restart's try holds the whole body.
+    # after its try's body, and the restart's try holds the whole body. Its clause
+    # catches everything (``except:``, whose code starts by dropping the exception).
     handler = max((target for _, _, target, _ in entries
                    if raw[target * 2] == _PUSH_EXC_INFO), default=None)
-    if handler is None:
+    if (handler is None or raw[handler * 2 + 2] != _POP_TOP
+            or _line_at(code, handler * 2 + 2) != code.co_firstlineno):
         return None
-    match = load = handler * 2 + 2
-    name = 0
-    while raw[load] == _EXTENDED_ARG:  # A function with more than 127 names.
-        name = (name | raw[load + 1]) << 8
-        load += 2
-    loaded = load + 2 + 2 * _caches(_LOAD_GLOBAL)
-    if (raw[load] != _LOAD_GLOBAL or raw[loaded] != _CHECK_EXC_MATCH
-            or code.co_names[(name | raw[load + 1]) >> 1] != "GeneratorExit"
-            or _line_at(code, match) != code.co_firstlineno):
-        return None
+    names = code.co_names
+    if "GeneratorExit" not in names:
+        names += ("GeneratorExit",)
     start = len(raw)
-    guard = bytearray(raw[match:loaded])
+    # LOAD_GLOBAL's argument is the name's index shifted left (its lowest bit: push a
+    # NULL for a call, not wanted here).
+    guard = bytearray(_with_prefixes(_LOAD_GLOBAL, names.index("GeneratorExit") << 1))
     guard += _instruction(_CHECK_EXC_MATCH, 0)
     # A GeneratorExit: without the offset the entries push, on to the handler.
     to_handler = _instruction(_SWAP, 2) + _instruction(_POP_TOP, 0)
@@ -116,7 +119,7 @@ def _guarded(code: types.CodeType) -> tuple[bytes, bytes, bytes] | None:
         locations.append(_NO_LOCATION | (run - 1))
         units -= run
     return (raw + bytes(guard), _write_table(retargeted),
-            code.co_linetable + bytes(locations))
+            code.co_linetable + bytes(locations), names)
 
 
 def _caches(op: int) -> int:
@@ -125,6 +128,17 @@ def _caches(op: int) -> int:
 
 def _instruction(op: int, arg: int) -> bytes:
     return bytes((op, arg)) + bytes(2 * _caches(op))
+
+
+def _with_prefixes(op: int, arg: int) -> bytes:
+    """The instruction, with the EXTENDED_ARG prefixes an argument past 255 needs."""
+    prefixes = b""
+    shift = 8
+    while arg >> shift:
+        shift += 8
+    for high in range(shift - 8, 0, -8):
+        prefixes += bytes((_EXTENDED_ARG, (arg >> high) & 0xFF))
+    return prefixes + _instruction(op, arg & 0xFF)
 
 
 def _jump_back(at: int, target: int) -> bytes:
