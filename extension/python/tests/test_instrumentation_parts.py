@@ -19,6 +19,7 @@ import ast
 import importlib.machinery
 import importlib.util
 import os
+import pathlib
 import py_compile
 import sys
 import textwrap
@@ -546,6 +547,36 @@ def test_an_import_reads_the_source_only_when_the_identity_finds_nothing(
     namespace: dict = {}
     exec(changed, namespace)
     assert namespace["f"](2) == 6
+
+
+def test_a_pyc_gone_or_stale_after_a_cached_import_is_written_again(
+        fresh_cache, monkeypatch, tmp_path):
+    """A plain import writes the module's .pyc when it is missing or does not match the
+    source; an import served from the cache does the same, however the .pyc changed
+    since the import that cached it."""
+    from dapperdbg.instrumentation import restart_loading
+
+    monkeypatch.setattr(code_cache, "_SETTLED_NS", 0)
+    path = tmp_path / "pyc_case.py"
+    path.write_bytes(b"def f(a):\n    return a * 2\n")
+    pyc = pathlib.Path(importlib.util.cache_from_source(str(path)))
+    loader = importlib.machinery.SourceFileLoader("pyc_case", str(path))
+    restart_loading.enable(lambda canonical: True, lambda canonical: None)
+    try:
+        for _ in range(2):  # The second is served by the identities.
+            assert is_restartable(loader.get_code("pyc_case").co_consts[0])
+        written = pyc.read_bytes()
+        pyc.unlink()
+        assert is_restartable(loader.get_code("pyc_case").co_consts[0])
+        assert pyc.read_bytes() == written
+        # Stale: the source's modification time it records is another one.
+        with open(pyc, "r+b") as file:
+            file.seek(8)
+            file.write(b"\0\0\0\0")
+        assert is_restartable(loader.get_code("pyc_case").co_consts[0])
+        assert pyc.read_bytes() == written
+    finally:
+        restart_loading.disable()
 
 
 @pytest.mark.parametrize("settled", [True, False])
