@@ -29,7 +29,7 @@ from _frozen_importlib_external import MAGIC_NUMBER, SourceFileLoader, cache_fro
 from ..common import code_cache
 from ..common.errors import report_internal_error
 from ..common.paths import canonical_path
-from .restarts import PACKAGE, install_restart_exception
+from .restarts import PACKAGE, install_restart_exception, may_define_functions
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
@@ -89,7 +89,13 @@ def _get_code(self, fullname):
         code = _loaded(code_cache.load("restartable", canonical, _cache_key(canonical),
                                        identity=identity), canonical)
         if code is None:
-            code = restartable_code(self.get_data(path), path, canonical, identity)
+            source = self.get_data(path)
+            if not may_define_functions(source):
+                # Its plain code is its restartable code: loaded as plain (the .pyc read
+                # or written), where the cache would keep the whole text once more.
+                _note_loaded(canonical)
+                return original(self, fullname)
+            code = restartable_code(source, path, canonical, identity)
     except Exception:
         report_internal_error("loading a module with restartable functions")
         code = None
@@ -139,10 +145,14 @@ def _loaded(code, canonical: str) -> types.CodeType | None:
     if not isinstance(code, types.CodeType):
         return None
     install_restart_exception()
+    _note_loaded(canonical)
+    return code
+
+
+def _note_loaded(canonical: str) -> None:
     on_loaded = _on_loaded
     if on_loaded is not None:
         on_loaded(canonical)
-    return code
 
 
 def _cache_key(canonical: str) -> bytes:

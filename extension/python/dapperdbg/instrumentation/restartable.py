@@ -68,7 +68,7 @@ import sys
 import types
 
 from .handler_guard import GUARDED, guard_handlers
-from .restarts import CALL_NAME, PACKAGE, snapshot_name
+from .restarts import CALL_NAME, PACKAGE, may_define_functions, snapshot_name
 
 _TRY_ON_FIRST_BODY_LINE = sys.version_info >= (3, 11)
 # Instructions without a line (3.10+: a location of -1) take the line of the instruction
@@ -77,6 +77,11 @@ _NO_LINE = -1 if sys.version_info >= (3, 10) else None
 
 def compile_restartable(source: bytes | str, filename: str) -> types.CodeType:
     """A module's code with its functions restartable (raises what ``compile`` raises)."""
+    if not may_define_functions(source):
+        # Nothing to rewrite: the plain compile is the same code, without the round trip
+        # through the syntax tree's Python objects (for a module of data, two to three
+        # times the plain compile).
+        return compile(source, filename, "exec", dont_inherit=True)
     tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     make_restartable(tree)
     return guard_handlers(compile(tree, filename, "exec", dont_inherit=True))
@@ -111,6 +116,10 @@ class _Scopes:
         enclosing: dict[ast.AST, ast.AST | None] = {}
         while pending:
             node, scope = pending.pop()
+            if scope is None and isinstance(node, ast.expr):
+                # Outside functions only the statements can hold one: a module's tables
+                # of data are not walked.
+                continue
             kind = type(node)
             if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 functions[node] = (False, set())

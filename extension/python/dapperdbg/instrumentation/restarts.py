@@ -120,6 +120,12 @@ def is_parked(frame: types.FrameType) -> bool:
             and line_now(frame) == code.co_firstlineno)
 
 
+def may_define_functions(source: bytes | str) -> bool:
+    """False when the module's ``source`` defines no function, so that its restartable
+    code is its plain code: ``def`` is nowhere in its text."""
+    return (b"def" if isinstance(source, bytes) else "def") in source
+
+
 def snapshot_name(parameter: str) -> str:
     """The local that keeps an argument's value from the call, when the body rebinds it."""
     return f"{LOCAL_PREFIX}arg_{parameter}__"

@@ -1,0 +1,138 @@
+"""Which functions a restartable compile (instrumentation/restartable.py) gives the restart
+handler, wherever they are defined, and a module without functions: compiled and loaded
+as plain, without the syntax tree's round trip or an entry in the debugger's cache."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import textwrap
+import types
+
+import pytest
+
+from dapperdbg.common import code_cache
+from dapperdbg.instrumentation import restart_loading
+from dapperdbg.instrumentation.restartable import compile_restartable
+from dapperdbg.instrumentation.restarts import is_restartable
+
+EVERYWHERE = '''
+import contextlib
+
+FLAG = True
+
+if FLAG:
+    def in_if():
+        return 1
+else:
+    def in_else():
+        return 2
+
+try:
+    def in_try():
+        return 3
+except ImportError:
+    def in_except():
+        return 4
+finally:
+    def in_finally():
+        return 5
+
+with contextlib.nullcontext():
+    def in_with():
+        return 6
+
+for _ in range(1):
+    def in_for():
+        return 7
+
+while not FLAG:
+    def in_while():
+        return 8
+
+class Outer:
+    class Inner:
+        def method(self):
+            return 9
+
+    @staticmethod
+    def decorated(key=lambda item: item):
+        def nested():
+            return 10
+        return nested
+
+    async def coroutine(self):
+        return 11
+
+    def generator(self):
+        yield 12
+
+TABLE = {"key": [(lambda: 13), {"deep": (1, 2, 3)}]}
+'''
+EVERYWHERE_RESTARTABLE = {"in_if", "in_else", "in_try", "in_except", "in_finally", "in_with",
+                          "in_for", "in_while", "method", "decorated", "nested", "coroutine"}
+
+MATCH = '''
+match 1:
+    case 1:
+        def in_case():
+            return 1
+'''
+
+
+def _functions(code: types.CodeType):
+    for const in code.co_consts:
+        if type(const) is types.CodeType:
+            yield const
+            yield from _functions(const)
+
+
+@pytest.mark.parametrize("source, expected", [
+    (EVERYWHERE, EVERYWHERE_RESTARTABLE),
+    pytest.param(MATCH, {"in_case"}, marks=pytest.mark.skipif(
+        sys.version_info < (3, 10), reason="match is 3.10+")),
+])
+def test_every_function_of_a_module_is_restartable_wherever_it_is_defined(source, expected):
+    code = compile_restartable(textwrap.dedent(source), "<case>")
+    restartable = {function.co_name for function in _functions(code)
+                   if is_restartable(function)}
+    assert restartable == expected
+
+
+@pytest.mark.parametrize("source", [
+    # Data: the restartable compile is the plain one.
+    "TABLE = {\n" + "".join(f"    'key{i}': ({i}, 'value {i}'),\n" for i in range(200)) + "}\n",
+    # The letters of ``def`` in a word: the whole rewrite runs, and finds nothing.
+    "DEFAULTS = {'undefined': 'default'}\nSIZE = len(DEFAULTS)\n",
+])
+def test_a_module_without_functions_compiles_as_plain(source):
+    assert compile_restartable(source, "<case>") == compile(source, "<case>", "exec",
+                                                             dont_inherit=True)
+
+
+def test_a_module_without_functions_is_loaded_as_plain(monkeypatch, tmp_path):
+    """Its .pyc read or written as plain, nothing kept in the debugger's cache, and the
+    file counted as loaded restartable (a function added by a hot reload is)."""
+    monkeypatch.setenv("DAPPER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(code_cache, "_folders", {})
+    monkeypatch.setattr(code_cache, "_SETTLED_NS", 0)
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = tmp_path / "table_case.py"
+    path.write_text("TABLE = {'a': 1, 'b': 2}\n")
+    loader = importlib.machinery.SourceFileLoader("table_case", str(path))
+    loaded = []
+    restart_loading.enable(lambda canonical: True, loaded.append)
+    try:
+        codes = [loader.get_code("table_case") for _ in range(2)]
+    finally:
+        restart_loading.disable()
+    assert codes[0] == codes[1] == compile(path.read_bytes(), str(path), "exec",
+                                           dont_inherit=True)
+    with open(importlib.util.cache_from_source(str(path)), "rb") as pyc:
+        assert pyc.read(4) == importlib.util.MAGIC_NUMBER
+    assert loaded == [str(path.resolve())] * 2
+    folder = code_cache.folder_for("restartable")
+    assert folder is None or not any(name.startswith("table_case")
+                                     for name in os.listdir(folder))
