@@ -136,3 +136,25 @@ def test_a_module_without_functions_is_loaded_as_plain(monkeypatch, tmp_path):
     folder = code_cache.folder_for("restartable")
     assert folder is None or not any(name.startswith("table_case")
                                      for name in os.listdir(folder))
+
+
+def test_a_module_without_functions_is_compiled_once_where_no_pyc_is_written(
+        monkeypatch, tmp_path):
+    monkeypatch.setenv("DAPPER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(code_cache, "_folders", {})
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    path = tmp_path / "table_once.py"
+    path.write_text("TABLE = {'a': 1, 'b': 2}\n")
+    loader = importlib.machinery.SourceFileLoader("table_once", str(path))
+    compiles = []
+    original = loader.source_to_code
+    monkeypatch.setattr(loader, "source_to_code",
+                        lambda *args, **keywords: compiles.append(1) or original(*args, **keywords))
+    restart_loading.enable(lambda canonical: True, lambda canonical: None)
+    try:
+        code = loader.get_code("table_once")
+    finally:
+        restart_loading.disable()
+    assert code == compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
+    assert len(compiles) == 1
+    assert not os.path.exists(importlib.util.cache_from_source(str(path)))

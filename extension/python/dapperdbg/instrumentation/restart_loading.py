@@ -78,10 +78,12 @@ def _get_code(self, fullname):
         info = None
     if info is None:
         return original(self, fullname)
+    # The plain code, where the plain load has run.
+    plain = None
     if not _pyc_is_fresh(path, info):
         # What the plain load does then (compile, write the .pyc, raise a SyntaxError)
         # is what the program sees plain.
-        original(self, fullname)
+        plain = original(self, fullname)
     try:
         # A plain import reads only the .pyc: the cache is asked by the file's identity
         # first, and the source read only when that finds nothing.
@@ -94,12 +96,17 @@ def _get_code(self, fullname):
                 # Its plain code is its restartable code: loaded as plain (the .pyc read
                 # or written), where the cache would keep the whole text once more.
                 _note_loaded(canonical)
-                return original(self, fullname)
-            code = restartable_code(source, path, canonical, identity)
+                code = plain
+            else:
+                code = restartable_code(source, path, canonical, identity)
     except Exception:
         report_internal_error("loading a module with restartable functions")
         code = None
-    return code if code is not None else original(self, fullname)
+    if code is not None:
+        return code
+    # Compiled once already where the .pyc was not current (with no .pyc written, as
+    # under PYTHONDONTWRITEBYTECODE, a second plain load would compile it again).
+    return plain if plain is not None else original(self, fullname)
 
 
 def _pyc_is_fresh(path: str, info: os.stat_result) -> bool:
