@@ -81,8 +81,9 @@ def _get_code(self, fullname):
     # The plain code, where the plain load has run.
     plain = None
     if not _pyc_is_fresh(path, info):
-        # What the plain load does then (compile, write the .pyc, raise a SyntaxError)
-        # is what the program sees plain.
+        # What the plain load does then (compile, write the .pyc, raise a SyntaxError,
+        # show the compiler's warnings) is what the program sees plain, even where it
+        # writes no .pyc.
         plain = original(self, fullname)
     try:
         # A plain import reads only the .pyc: the cache is asked by the file's identity
