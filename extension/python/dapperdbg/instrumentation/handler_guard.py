@@ -69,10 +69,11 @@ def _guard_tree(code: types.CodeType, made: dict, shared: dict) -> types.CodeTyp
         key = (code.co_code, code.co_linetable, code.co_exceptiontable, code.co_names)
         guarded = made.get(key, False)
         if guarded is False:
-            guarded = made[key] = _guarded(code)
+            guarded = _guarded(code)
             if guarded is not None:
-                guarded = made[key] = (guarded[0], *(shared.setdefault(part, part)
-                                                     for part in guarded[1:]))
+                guarded = (guarded[0], *(shared.setdefault(part, part)
+                                         for part in guarded[1:]))
+            made[key] = guarded
         if guarded is not None:
             (changes["co_code"], changes["co_exceptiontable"], changes["co_linetable"],
              changes["co_names"]) = guarded
