@@ -384,3 +384,27 @@ def test_connect_waits_for_the_configuration_and_its_children_come_back(tmp_path
     finally:
         server.close()
         finish(process)
+
+
+def test_a_connection_whose_delay_option_is_refused_is_kept(monkeypatch):
+    """TCP_NODELAY only makes small messages go at once: where a system refuses it, the
+    connection is used all the same."""
+    import _socket
+
+    from dapperdbg.ipc import dial
+
+    class NoDelayRefused(_socket.socket):
+        def setsockopt(self, *arguments):
+            raise OSError("refused here")
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        monkeypatch.setattr(_socket, "socket", NoDelayRefused)
+        connection = dial.connect_tcp(server.getsockname(), 5.0)
+        monkeypatch.undo()
+        try:
+            accepted, _ = server.accept()
+            with accepted:
+                connection.send(b"hello")
+                assert accepted.recv(5) == b"hello"
+        finally:
+            connection.close()

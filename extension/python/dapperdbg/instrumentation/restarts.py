@@ -109,14 +109,14 @@ def is_restartable(code: types.CodeType) -> bool:
 
 def is_handler_line(code: types.CodeType, line: int | None) -> bool:
     """Whether ``line`` of ``code`` is the restart machinery's, not the user's."""
-    return line == code.co_firstlineno and CALL_NAME in code.co_consts
+    return line == code.co_firstlineno and is_restartable(code)
 
 
 def is_parked(frame: types.FrameType) -> bool:
     """Whether ``frame`` (not the innermost of its thread) waits on its def line for
     the call that restarted it (restarted again, that call is parked in its turn)."""
     code = frame.f_code
-    return (bool(code.co_flags & _CO_NEWLOCALS) and CALL_NAME in code.co_consts
+    return (bool(code.co_flags & _CO_NEWLOCALS) and is_restartable(code)
             and line_now(frame) == code.co_firstlineno)
 
 
@@ -152,7 +152,7 @@ def can_restart(frame: types.FrameType) -> bool:
     (stackTrace's ``canRestart``; session/frame_restart.py says why not)."""
     code = frame.f_code
     return (bool(code.co_flags & _CO_NEWLOCALS) and not code.co_flags & GENERATOR_FLAGS
-            and CALL_NAME in code.co_consts)
+            and is_restartable(code))
 
 
 def is_machinery_local(name: object) -> bool:

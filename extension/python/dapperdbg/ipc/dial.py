@@ -82,7 +82,10 @@ def connect_tcp(address: tuple[str, int], timeout: float | None) -> _socket.sock
         except BaseException:
             sock.close()
             raise
-        sock.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
+        try:
+            sock.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
+        except OSError:
+            pass  # Slower small messages, nothing worse: the connection is kept.
         return sock
     raise error if error is not None else OSError(f"no address for {host!r}")
 
