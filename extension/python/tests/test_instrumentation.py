@@ -438,6 +438,23 @@ CASES = [
         #@ 5
         """, "f()", refused={1: "docstring", 2: "__future__", 3: "docstring",
                              4: "global declaration", 5: "no statement starts"}),
+    Case("functions a JIT compiler takes from their bytecode keep it", """
+        def njit(function=None, **options):  # numba's decorator, as the program sees it
+            return function if function is not None else (lambda inner: inner)
+
+        @njit(cache=True)
+        def jitted(x):
+            y = x * 2  #@ 1
+            return y
+
+        def handed(x):
+            return x + 1  #@ 2
+
+        fast = njit(handed)
+
+        def plain(x):
+            return jitted(x) + fast(x)  #@ 3
+        """, "plain(1)", hits=[3], refused={1: "JIT compiler", 2: "JIT compiler"}),
     Case("statements compiled away are refused (3.9)", """
         def f():
             x = 1

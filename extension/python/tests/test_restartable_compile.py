@@ -81,6 +81,101 @@ match 1:
             return 1
 '''
 
+# Functions that numba compiles from their bytecode (it refuses the handler's re-raise and
+# its call): every way numba's documentation shows of handing it one, the names imported
+# or reached through the module, with and without options. Each stays plain, and so does
+# every function defined inside it (an overload's implementation is numba's too) or in a
+# class numba compiles.
+JIT_COMPILED = '''
+import numba
+from numba import njit, vectorize, cfunc
+from numba.experimental import jitclass
+from numba.extending import overload, register_jitable
+
+@njit
+def bare():
+    return 1
+
+@numba.njit(cache=True)
+def with_options(x):
+    return x
+
+@numba.jit(nopython=True)
+def jitted(x):
+    return x
+
+@vectorize(["float64(float64)"])
+def elementwise(x):
+    return x * 2
+
+@cfunc("float64(float64)")
+def callback(x):
+    return x
+
+@numba.stencil
+def kernel(a):
+    return a[0, 1]
+
+@numba.cuda.jit
+def on_device(a):
+    pass
+
+@register_jitable
+def shared(x):
+    return x
+
+@overload(len)
+def typing_of(x):
+    def implementation(x):
+        return 0
+    return implementation
+
+@jitclass([("value", numba.float64)])
+class Counter:
+    def __init__(self, value):
+        self.value = value
+
+    def bump(self):
+        return self.value + 1
+
+def by_call(x):
+    return x
+
+fast = njit(by_call)
+
+def by_call_with_options(x):
+    return x
+
+faster = numba.jit(nopython=True)(by_call_with_options)
+
+def factory():
+    def inner(x):
+        return x
+    return njit(inner)
+
+def stays(x):
+    return x
+
+class Plain:
+    @staticmethod
+    def method(x):
+        return x
+'''
+JIT_COMPILED_RESTARTABLE = {"factory", "stays", "method"}
+
+# ``numba.jit_module`` compiles every function of the module it is called in.
+JIT_MODULE = '''
+import numba
+
+def first(x):
+    return x
+
+def second(x):
+    return first(x)
+
+numba.jit_module(nopython=True)
+'''
+
 
 def _functions(code: types.CodeType):
     for const in code.co_consts:
@@ -93,6 +188,8 @@ def _functions(code: types.CodeType):
     (EVERYWHERE, EVERYWHERE_RESTARTABLE),
     pytest.param(MATCH, {"in_case"}, marks=pytest.mark.skipif(
         sys.version_info < (3, 10), reason="match is 3.10+")),
+    (JIT_COMPILED, JIT_COMPILED_RESTARTABLE),
+    (JIT_MODULE, set()),
 ])
 def test_every_function_of_a_module_is_restartable_wherever_it_is_defined(source, expected):
     code = compile_restartable(textwrap.dedent(source), "<case>")

@@ -38,6 +38,7 @@ from .copies import (
     walk_codes,
     walk_pairs,
 )
+from .jit_compiled import compiled_functions
 from .probes import Probe
 from .restartable import guard_handlers, make_restartable
 from .transform import (
@@ -86,8 +87,9 @@ def instrument_tree(tree: ast.Module, index: StatementIndex, source: bytes | str
     candidates: dict[int, Probe] = {}
     conditions: dict[int, ast.expr | None] = {}
     executable: set[int] | None = None
+    jitted = _jit_compiled_spans(tree)
     for line, probe in probes.items():
-        reason = refusal_for_line(index, line, optimize)
+        reason = refusal_for_line(index, line, optimize) or _jit_refusal(jitted, line)
         if reason == runs_no_code(line) and sys.version_info < (3, 10):
             # 3.9 may give such a line the jump or return that follows the statement
             # (``pass`` ending a block): only its plain compile tells.
@@ -146,6 +148,22 @@ def instrument_tree(tree: ast.Module, index: StatementIndex, source: bytes | str
     if copies:
         module._copies = copies
     return module
+
+
+def _jit_compiled_spans(tree: ast.Module) -> list[tuple[int, int, str]]:
+    """(first body line, last line, name) of each function another compiler takes
+    (jit_compiled.py)."""
+    return [(function.body[0].lineno, function.end_lineno or function.lineno, function.name)
+            for function in compiled_functions(tree)]
+
+
+def _jit_refusal(spans: list[tuple[int, int, str]], line: int) -> str | None:
+    for first, last, name in spans:
+        if first <= line <= last:
+            return (f"line {line} is in {name}, which a JIT compiler (numba) compiles from "
+                    "its bytecode, where a probe would break it: the tracer stops there "
+                    "when it runs as Python")
+    return None
 
 
 def _compile_tree(tree: ast.Module, filename: str, optimize: int,

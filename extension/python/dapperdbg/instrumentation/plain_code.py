@@ -22,7 +22,8 @@ from .copies import InstrumentationError
 # The package's files whose code decides what a copy or a plain compile is.
 _COMPILER_FILES = (
     "compiler.py", "transform.py", "bytecode.py", "probes.py", "restartable.py",
-    "restarts.py", "segments.py", "copies.py", "copy_cache.py", "plain_code.py",
+    "restarts.py", "jit_compiled.py", "segments.py", "copies.py", "copy_cache.py",
+    "plain_code.py",
     os.path.join(os.pardir, "common", "code_lines.py"),
 )
 _COMPILE_ERRORS = (SyntaxError, ValueError, TypeError, RecursionError)

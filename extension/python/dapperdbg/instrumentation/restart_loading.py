@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 # Bumped whenever restartable.py compiles differently.
-_REWRITE_VERSION = 4
+_REWRITE_VERSION = 5
 
 _original_get_code = None
 # Called with the canonical path of every file loaded restartable.

@@ -54,8 +54,10 @@ Code compiled from a tree made restartable goes through ``guard_handlers``
 entering the handler: every compile of such a tree does, so that copies compare equal.
 
 Generators and async generators are left alone: a consumer has seen their values.
-Coroutines are restartable. The names added are dunders, so class bodies do not mangle
-them, and start with ``__dapper_`` so the Variables view can leave them out.
+So are the functions that another compiler takes from their bytecode (numba's,
+jit_compiled.py): it refuses the handler. Coroutines are restartable. The names added
+are dunders, so class bodies do not mangle them, and start with ``__dapper_`` so the
+Variables view can leave them out.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ import sys
 import types
 
 from .handler_guard import GUARDED, guard_handlers
+from .jit_compiled import compiled_functions
 from .restarts import CALL_NAME, PACKAGE, may_define_functions, snapshot_name
 
 _TRY_ON_FIRST_BODY_LINE = sys.version_info >= (3, 11)
@@ -88,14 +91,16 @@ def compile_restartable(source: bytes | str, filename: str) -> types.CodeType:
 
 
 def make_restartable(tree: ast.Module) -> int:
-    """Give every function of ``tree`` that is not a generator the restart handler, in
-    place. Each function's statements stay in the list object they were parsed in (the
-    probes' index inserts into those lists). Returns how many functions got one."""
+    """Give every function of ``tree`` that is not a generator (nor another compiler's)
+    the restart handler, in place. Each function's statements stay in the list object
+    they were parsed in (the probes' index inserts into those lists). Returns how many
+    functions got one."""
     scopes = _Scopes()
     scopes.visit(tree)
+    compiled = compiled_functions(tree)
     count = 0
     for function, (suspends, stored) in scopes.functions.items():
-        if not suspends:
+        if not suspends and function not in compiled:
             _rewrite(function, stored)
             count += 1
     return count

@@ -1,0 +1,84 @@
+"""numba's compiled functions under the debugger (instrumentation/jit_compiled.py), with
+numba itself: a program gives its plain output, with the user's functions restartable
+and breakpoints in and beside the compiled ones; a breakpoint in a compiled function
+stops where numba runs it as Python (NUMBA_DISABLE_JIT=1)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytest.importorskip("numba", reason="numba publishes no wheel for this Python")
+
+PROGRAM = textwrap.dedent("""\
+    import numba
+    import numpy as np
+    from numba.experimental import jitclass
+
+    @numba.njit(cache=False)
+    def total(values):
+        result = 0.0
+        for value in values:
+            result += value * 2  # line 9: in a compiled function
+        return result
+
+    def by_call(n):
+        return n * 3
+
+    tripled = numba.njit(by_call)
+
+    @jitclass([("count", numba.int64)])
+    class Counter:
+        def __init__(self, count):
+            self.count = count
+
+        def bump(self):
+            self.count += 1
+            return self.count
+
+    def report(values):
+        answer = total(values) + tripled(4) + Counter(1).bump()
+        return answer  # line 28: in a plain function
+
+    print("answer", report(np.arange(5.0)))
+""")
+IN_COMPILED, IN_PLAIN = 9, 28
+
+
+def _plain_output(path) -> str:
+    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                          check=True, timeout=120).stdout
+
+
+def _start(launch, write, backend, env=None):
+    path = write("program.py", PROGRAM)
+    debuggee = launch("--program", path, tracer=backend, env=env)
+    debuggee.configure({"program": str(path)})
+    answered = debuggee.set_breakpoints(path, [IN_COMPILED, IN_PLAIN])
+    debuggee.request("configurationDone")
+    return debuggee, path, answered
+
+
+def test_compiled_functions_run_as_plain_beside_a_breakpoint(launch, write, backend):
+    debuggee, path, answered = _start(launch, write, backend)
+    assert [bp["line"] for bp in answered] == [IN_COMPILED, IN_PLAIN]
+    body = debuggee.stopped()
+    assert debuggee.top_frame(body["threadId"])["line"] == IN_PLAIN
+    debuggee.request("continue", {"threadId": body["threadId"]})
+    debuggee.finish()
+    assert debuggee.stdout() == _plain_output(path) == "answer 34.0\n"
+
+
+def test_a_breakpoint_in_a_compiled_function_stops_where_it_runs_as_python(
+        launch, write, backend):
+    debuggee, path, _ = _start(launch, write, backend, env={"NUMBA_DISABLE_JIT": "1"})
+    body = debuggee.stopped()
+    frame = debuggee.top_frame(body["threadId"])
+    assert (frame["name"], frame["line"]) == ("total", IN_COMPILED)
+    debuggee.request("setBreakpoints", {"source": {"path": str(path)}, "breakpoints": []})
+    debuggee.request("continue", {"threadId": body["threadId"]})
+    debuggee.finish()
+    assert debuggee.stdout() == "answer 34.0\n"
