@@ -35,8 +35,17 @@ _COMPILERS = frozenset({
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # The statements whose value may hand a function to a compiler.
 _VALUED = (ast.Assign, ast.Expr, ast.Return)
-# The fields of a statement that hold statements (or handlers and cases that do).
-_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+# The fields of each compound statement (and handler, and case) that hold statements;
+# the walk looks at nothing else.
+_BODIES = {kind: fields for kind, fields in (
+    (ast.FunctionDef, ("body",)), (ast.AsyncFunctionDef, ("body",)), (ast.ClassDef, ("body",)),
+    (ast.If, ("body", "orelse")), (ast.For, ("body", "orelse")),
+    (ast.AsyncFor, ("body", "orelse")), (ast.While, ("body", "orelse")),
+    (ast.With, ("body",)), (ast.AsyncWith, ("body",)),
+    (ast.Try, ("body", "handlers", "orelse", "finalbody")),
+    (getattr(ast, "TryStar", None), ("body", "handlers", "orelse", "finalbody")),
+    (ast.ExceptHandler, ("body",)), (getattr(ast, "Match", None), ("cases",)),
+    (getattr(ast, "match_case", None), ("body",))) if kind is not None}
 
 
 def _compiler_name(node) -> str | None:
@@ -75,10 +84,8 @@ def compiled_functions(tree: ast.Module) -> set:
                     whole_module = True
                 elif name is not None:
                     handed.update(a.id for a in call.args if type(a) is ast.Name)
-        for field in _BODIES:
-            value = getattr(node, field, None)
-            if type(value) is list:
-                pending.extend((item, taken) for item in value)
+        for field in _BODIES.get(kind, ()):
+            pending.extend((item, taken) for item in getattr(node, field))
     if whole_module:
         return {function for function, _ in functions}
     found = {function for function, taken in functions if taken or function.name in handed}
@@ -94,10 +101,9 @@ def _nested_functions(function) -> list:
     pending = list(function.body)
     while pending:
         node = pending.pop()
-        if type(node) in _FUNCTIONS:
+        kind = type(node)
+        if kind in _FUNCTIONS:
             found.append(node)
-        for field in _BODIES:
-            value = getattr(node, field, None)
-            if type(value) is list:
-                pending.extend(value)
+        for field in _BODIES.get(kind, ()):
+            pending.extend(getattr(node, field))
     return found
