@@ -45,7 +45,7 @@ export function marker(file: string, name: string): number {
  * (a fixture's requirements.txt) from PyPI, made once and remade when the file changes;
  * its Python, or why there is none (no network: the test skips, saying so).
  */
-export function venvWith(python: Python, name: string, requirements: string): { executable?: string; reason?: string } {
+export function venvWith(python: Python, name: string, requirements: string, installTimeoutMs = 120000): { executable?: string; reason?: string } {
   const venv = path.join(root, ".cache", `e2e-${name}`, python.version);
   const executable = path.join(venv, process.platform === "win32" ? "Scripts/python.exe" : "bin/python");
   const stamp = path.join(venv, ".dapper-installed");
@@ -54,7 +54,7 @@ export function venvWith(python: Python, name: string, requirements: string): { 
   try {
     mkdirSync(path.dirname(venv), { recursive: true });
     if (!existsSync(executable)) execFileSync(python.executable, ["-m", "venv", venv], { stdio: "pipe" });
-    execFileSync(executable, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", requirements], { stdio: "pipe", timeout: 120000 });
+    execFileSync(executable, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", requirements], { stdio: "pipe", timeout: installTimeoutMs });
   } catch (error) {
     return { reason: `${path.basename(path.dirname(requirements))}'s packages could not be installed: ${String((error as { stderr?: Buffer }).stderr ?? error).slice(0, 300)}` };
   }

@@ -20,6 +20,10 @@ Functions defined inside such a function (an overload's implementation) are the
 compiler's too. A decorator of another library that has one of these names
 (``typing.overload``, ``numpy.vectorize``) only costs its functions the restart and
 their breakpoints' probes.
+
+``torch.compile`` reads the bytecode of every function it compiles or inlines too (an
+``nn.Module``'s ``forward`` and what it calls, named nowhere), and follows the restart
+handler: probes.py keeps the probes out of its way.
 """
 
 from __future__ import annotations
@@ -46,6 +50,41 @@ _BODIES = {kind: fields for kind, fields in (
     (getattr(ast, "TryStar", None), ("body", "handlers", "orelse", "finalbody")),
     (ast.ExceptHandler, ("body",)), (getattr(ast, "Match", None), ("cases",)),
     (getattr(ast, "match_case", None), ("body",))) if kind is not None}
+
+
+_NAMES = frozenset(name.encode() for name in _COMPILERS)
+# Parts of the names that every name holds one of: the text is searched for these.
+_NEEDLES = (b"jit", b"vectorize", b"overload", b"cfunc", b"stencil", b"intrinsic")
+# What starts a line on which a compiler's name hands nothing over by a call.
+_NOT_A_CALL = (b"@", b"from ", b"import ", b"#")
+
+
+def may_hand_over(source: bytes) -> bool:
+    """Whether the text may hand a function to a compiler other than by a decorator:
+    a compiler's name, as a whole word, on a line that is not a decorator, an import or
+    a comment (a call such as ``fast = njit(slow)``, or ``jit_module()``, which only the
+    whole module shows). Words are looked for, not parsed: a string or a comment after
+    code may say yes. The search is the C one, once per part of a name."""
+    for needle in _NEEDLES:
+        at = source.find(needle)
+        while at >= 0:
+            first, end = at, at + len(needle)
+            while first > 0 and _is_name_byte(source[first - 1]):
+                first -= 1
+            while end < len(source) and _is_name_byte(source[end]):
+                end += 1
+            if source[first:end] in _NAMES:
+                line = source.rfind(b"\n", 0, first) + 1
+                while source[line:line + 1] in (b" ", b"\t"):
+                    line += 1
+                if not source.startswith(_NOT_A_CALL, line):
+                    return True
+            at = source.find(needle, end)
+    return False
+
+
+def _is_name_byte(byte: int) -> bool:
+    return byte == 95 or 48 <= byte <= 57 or 65 <= byte <= 90 or 97 <= byte <= 122 or byte > 127
 
 
 def _compiler_name(node) -> str | None:
@@ -107,3 +146,4 @@ def _nested_functions(function) -> list:
         for field in _BODIES.get(kind, ()):
             pending.extend(getattr(node, field))
     return found
+

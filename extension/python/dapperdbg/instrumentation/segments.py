@@ -40,6 +40,7 @@ from collections.abc import Callable, Mapping
 from ..common.code_lines import code_tree_lines
 from .compiler import InstrumentationError, instrument_tree
 from .copies import InstrumentedModule, nested_codes, same_code
+from .jit_compiled import may_hand_over
 from .probes import Probe
 from .restartable import guard_handlers, make_restartable
 from .transform import StatementIndex
@@ -74,7 +75,9 @@ def instrument_parts(source: bytes | str, filename: str, probes: Mapping[int, Pr
     (restartable if ``restartable``), asked only when the probes may be in definitions
     (none is at the left margin, where only module-level statements start). None when
     this cannot be done for every probe."""
-    if not isinstance(source, bytes) or not probes:
+    if not isinstance(source, bytes) or not probes or may_hand_over(source):
+        # A function handed to a JIT compiler by a call keeps its plain code, which only
+        # the whole module's statements show (jit_compiled.py).
         return None
     lines = source.splitlines(keepends=True)
     if any(not 1 <= line <= len(lines) or not _indent(lines[line - 1]) for line in probes):
