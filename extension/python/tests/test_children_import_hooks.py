@@ -45,6 +45,25 @@ def test_a_patch_waits_for_the_import_and_then_runs_once(module_dir):
     assert seen == [1]
 
 
+def test_a_patch_taken_back_is_never_run_and_leaves_no_finder(module_dir):
+    name = module_dir("dapper_hook_forgotten")
+    other = module_dir("dapper_hook_kept")
+    seen = []
+    patch = seen.append
+    import_hooks.when_imported(name, patch)
+    import_hooks.when_imported(other, seen.append)
+    import_hooks.forget(name, patch)
+    assert import_hooks.pending_names() == [other]
+    assert import_hooks._FINDER in sys.meta_path
+    importlib.import_module(name)
+    assert seen == []
+    import_hooks.forget(other, lambda module: None)  # Not the patch that waits: kept.
+    assert import_hooks.pending_names() == [other]
+    import_hooks.forget(other, seen.append)
+    assert import_hooks.pending_names() == []
+    assert import_hooks._FINDER not in sys.meta_path
+
+
 def test_a_loaded_module_is_patched_at_once(module_dir):
     name = module_dir("dapper_hook_loaded")
     importlib.import_module(name)

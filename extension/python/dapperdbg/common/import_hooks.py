@@ -106,6 +106,20 @@ def when_imported(name: str, patch: Patch) -> None:
         _insert_finder()
 
 
+def forget(name: str, patch: Patch) -> None:
+    """Take back ``patch`` if it still waits for the import of ``name`` (the finder
+    leaves ``sys.meta_path`` with the last one)."""
+    with _lock:
+        patches = _pending.get(name)
+        if patches is None or patch not in patches:
+            return
+        patches.remove(patch)
+        if not patches:
+            del _pending[name]
+        if not _pending:
+            _remove_finder()
+
+
 def pending_names() -> list[str]:
     """The modules whose patches wait for an import (for tests)."""
     with _lock:

@@ -131,6 +131,9 @@ class Instrumentation:
     def uninstall(self) -> None:
         """Restore every live function's original code and leave imports alone. The
         probe function stays in builtins: frames may still run copies."""
+        from .probes import stop_hiding_from_dynamo
+
+        stop_hiding_from_dynamo()
         self._installed = False
         if self.finder.restartable:
             from . import restart_loading

@@ -26,7 +26,7 @@ import sys
 import types
 
 from ..common.errors import report_internal_error
-from ..common.import_hooks import when_imported
+from ..common.import_hooks import forget, when_imported
 from ..common.records import Record
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
@@ -109,27 +109,44 @@ def install_probe_function() -> None:
     (idempotent)."""
     if getattr(builtins, PROBE_NAME, None) is not _probe:
         setattr(builtins, PROBE_NAME, _probe)
-        _hide_from_dynamo()
     if getattr(builtins, LOG_NAME, None) is not _log:
         setattr(builtins, LOG_NAME, _log)
+    _hide_from_dynamo()
+
+
+# torch.compile's tracer (dynamo) reads the bytecode of every function it compiles or
+# inlines, a copy's too, and would end its graph at the probe's call: an error under
+# ``fullgraph=True``. The functions it is told to ignore it leaves out of its graphs as
+# no-ops (they must return None, as these do): in compiled code a breakpoint does not
+# stop, as under a tracing debugger, and where the function runs as Python (not
+# compiled, or past a graph break) it does. Told once ``torch._dynamo.config`` is
+# imported (at once if it is), from the first copy on; a torch older than the setting
+# (2.7) ends its graph there as before. The wait for the import is taken back when the
+# session's instrumentation ends, so that sys.meta_path is left as it was.
+_DYNAMO_CONFIG = "torch._dynamo.config"
+_waiting_for_dynamo = False
+
+
+def _ignored_by_dynamo(config) -> None:
+    ignored = getattr(config, "ignore_logging_functions", None)
+    if isinstance(ignored, set):
+        ignored.update((_probe, _log))
 
 
 def _hide_from_dynamo() -> None:
-    """torch.compile's tracer (dynamo) reads the bytecode of every function it compiles
-    or inlines, a copy's too, and would end its graph at the probe's call: an error
-    under ``fullgraph=True``. The functions it is told to ignore it leaves out of its
-    graphs as no-ops (they must return None, as these do): in compiled code a breakpoint
-    does not stop, as under a tracing debugger, and where the function runs as Python
-    (not compiled, or past a graph break) it does. Done once ``torch._dynamo.config``
-    is imported (at once if it is); a torch older than the setting (2.7) ends its graph
-    there as before."""
+    global _waiting_for_dynamo
+    if not _waiting_for_dynamo:
+        _waiting_for_dynamo = True
+        when_imported(_DYNAMO_CONFIG, _ignored_by_dynamo)
 
-    def ignore(config) -> None:
-        ignored = getattr(config, "ignore_logging_functions", None)
-        if isinstance(ignored, set):
-            ignored.update((_probe, _log))
 
-    when_imported("torch._dynamo.config", ignore)
+def stop_hiding_from_dynamo() -> None:
+    """The session's copies are undone: no wait for torch's import is left behind (a
+    later copy waits again; what torch was told stays told)."""
+    global _waiting_for_dynamo
+    if _waiting_for_dynamo:
+        _waiting_for_dynamo = False
+        forget(_DYNAMO_CONFIG, _ignored_by_dynamo)
 
 
 def route_probes_to(handler: ProbeHandler | None,
