@@ -51,7 +51,6 @@ _BODIES = {kind: fields for kind, fields in (
     (ast.ExceptHandler, ("body",)), (getattr(ast, "Match", None), ("cases",)),
     (getattr(ast, "match_case", None), ("body",))) if kind is not None}
 
-
 _NAMES = frozenset(name.encode() for name in _COMPILERS)
 # Parts of the names that every name holds one of: the text is searched for these.
 _NEEDLES = (b"jit", b"vectorize", b"overload", b"cfunc", b"stencil", b"intrinsic")
@@ -146,4 +145,3 @@ def _nested_functions(function) -> list:
         for field in _BODIES.get(kind, ()):
             pending.extend(getattr(node, field))
     return found
-
