@@ -33,7 +33,6 @@ from dapperdbg.common import code_cache
 from dapperdbg.common.pyc_files import cached_module_code
 from dapperdbg.instrumentation import Probe, copy_cache, instrument_source, segments
 from dapperdbg.instrumentation.copies import same_code, walk_codes, walk_pairs
-from dapperdbg.instrumentation.jit_compiled import may_hand_over
 from dapperdbg.instrumentation.restarts import is_restartable
 
 
@@ -599,25 +598,3 @@ def test_the_compiler_s_version_follows_its_files(monkeypatch, tmp_path, settled
     monkeypatch.setattr(plain_code, "_version", None)
     assert versions[0] != versions[1] and plain_code.compiler_version() == versions[1]
 
-
-@pytest.mark.parametrize(("text", "hands_over"), [
-    (b"fast = njit(slow)\n", True),
-    (b"faster = numba.jit(nopython=True)(slow)\n", True),
-    (b"def make():\n    return numba.njit(inner)\n", True),
-    (b"if FAST:\n    numba.jit_module(nopython=True)\n", True),
-    # Decorators are in the definition's own text; imports and comments hand nothing.
-    (b"@numba.njit(cache=True)\ndef f(x):\n    return x\n", False),
-    (b"from numba import njit, vectorize\nimport numba.cuda\n", False),
-    (b"    # njit(slow) once the types settle\n", False),
-    # Longer names that hold a compiler's.
-    (b"overloads = jitter = 1\n", False),
-])
-def test_a_text_that_may_hand_a_function_to_a_jit_compiler_is_compiled_whole(text, hands_over):
-    assert may_hand_over(text) is hands_over
-    if hands_over:
-        # A probe inside a definition, which the parts would otherwise compile alone.
-        source = text + b"\ndef g(x):\n    return x\n"
-        line = source.count(b"\n")
-        assert segments.instrument_parts(source, "/virtual/case.py", {line: Probe(1)},
-                                         lambda: compile(source, "/virtual/case.py",
-                                                         "exec")) is None
