@@ -113,6 +113,8 @@ pub enum Note {
     /// killed, or (`detach`: a detach from a program the user started) left running
     /// without the debugger, as the program is.
     StopChildren { detach: bool },
+    /// The client's `configurationDone` went through.
+    Configured,
     /// The session sent its `terminated` event.
     Terminated,
 }

@@ -374,6 +374,7 @@ impl Router {
                     session.resume_deferred_stop(&mut self.ctx.for_session(from));
                 }
             }
+            Note::Configured => self.on_session_configured(from),
             Note::Terminated => self.child_ended(from),
         }
     }

@@ -18,6 +18,7 @@ mod connect;
 mod connection;
 mod debuggee;
 mod facts;
+mod inheritance;
 mod inject;
 mod launch;
 mod lifecycle;
@@ -33,4 +34,6 @@ mod termination;
 mod timers;
 
 pub use child::ChildBinding;
+pub use connection::debuggee_frame;
+pub use inheritance::{Inheritance, LastBreakpoints};
 pub use state::Session;

@@ -5,6 +5,7 @@
 use crate::context::SessionKey;
 use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello::ChildHello;
+use crate::session::LastBreakpoints;
 use crate::{ConnectionId, TimerId};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -22,6 +23,10 @@ pub struct ChildConnection {
     pub hello: ChildHello,
     /// The root session whose listener it connected to.
     pub root: SessionKey,
+    /// The seq of the engine's next request on it.
+    pub next_seq: i64,
+    /// The breakpoints it was sent to run on (`dapper/inherit`), if it was.
+    pub inherited: Option<LastBreakpoints>,
 }
 
 /// A child process the engine knows of, not yet bound to a session.
@@ -42,6 +47,11 @@ pub struct PendingChild {
 #[derive(Default)]
 pub struct ChildTable {
     pub children: BTreeMap<String, PendingChild>,
+    /// By root session: whether its client gave the first child session it configured
+    /// the breakpoints its parent had (clients that keep one set of breakpoints for all
+    /// sessions do), so that later children may run on their parent's
+    /// (session/inheritance.rs). Not there until a child's client has configured it.
+    pub shared_breakpoints: BTreeMap<SessionKey, bool>,
 }
 
 impl ChildTable {

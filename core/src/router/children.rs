@@ -9,11 +9,11 @@ use super::child_table::{
 use super::Router;
 use crate::config::{child_configuration, DEFAULT_ADAPTER_TYPE};
 use crate::context::SessionKey;
-use crate::dap::message::Request;
+use crate::dap::message::{self, Request};
 use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello::ChildHello;
-use crate::session::ChildBinding;
-use crate::{Address, ConnectionId, LogLevel};
+use crate::session::{debuggee_frame, ChildBinding, Inheritance};
+use crate::{Address, ConnectionId, LogLevel, Output};
 use serde_json::{json, Map, Value};
 
 fn text(body: &Map<String, Value>, key: &str) -> Option<String> {
@@ -85,6 +85,8 @@ impl Router {
             decoder,
             hello,
             root,
+            next_seq: 1,
+            inherited: None,
         });
         self.try_start_child(&session_id);
     }
@@ -145,6 +147,11 @@ impl Router {
         // session with, the name the client registered the adapter under.
         let root = self.ctx.tree.root(parent);
         let adapter_type = self.sessions.get(&root).map(|root| root.adapter_type());
+        // Where the child's own children connect, as its session will tell it.
+        let child_listener = self
+            .sessions
+            .get(&connection.root)
+            .and_then(|root| root.child_listener());
         let Some(session) = self.sessions.get_mut(&parent) else {
             self.abandon_child(session_id, "its parent session has ended");
             return;
@@ -174,9 +181,16 @@ impl Router {
                 }
             }
         }
+        // Only for a client seen to give a child the breakpoints its parent had.
+        let inheritance = (self.children.shared_breakpoints.get(&root) == Some(&true))
+            .then(|| session.inheritance_for_child(&configuration, &name, child_listener.as_ref()))
+            .flatten();
         match session.request_child_session(&mut self.ctx.for_session(parent), &key, configuration)
         {
             Ok(()) => {
+                if let Some(inheritance) = inheritance {
+                    self.send_inheritance(session_id, inheritance);
+                }
                 if let Some(timer) = timer {
                     self.ctx.cancel_timer(timer);
                 }
@@ -197,6 +211,30 @@ impl Router {
                 self.abandon_child(session_id, &reason);
             }
         }
+    }
+
+    /// Sends a child whose session the client was asked for what it runs on until
+    /// that session configures it (session/inheritance.rs).
+    fn send_inheritance(&mut self, session_id: &str, inheritance: Inheritance) {
+        let Some(connection) = self
+            .children
+            .children
+            .get_mut(session_id)
+            .and_then(|child| child.connection.as_mut())
+        else {
+            return;
+        };
+        let seq = connection.next_seq;
+        connection.next_seq += 1;
+        connection.inherited = Some(inheritance.breakpoints);
+        let data = debuggee_frame(
+            message::request("dapper/inherit", inheritance.arguments),
+            seq,
+        );
+        self.ctx.emit(Output::Send {
+            conn: connection.conn,
+            data,
+        });
     }
 
     /// Gives up on a pending child: closes its connection (its process then runs on
@@ -320,6 +358,8 @@ impl Router {
                     session_id,
                     child_listener,
                     of_users_program,
+                    next_seq: connection.next_seq,
+                    inherited: connection.inherited,
                 },
             );
         }
@@ -376,8 +416,36 @@ impl Router {
         }
     }
 
+    /// A session's client finished configuring it: if it is the first child session of
+    /// its tree to be configured, whether its client gave it the breakpoints its parent
+    /// has decides whether later children run on their parent's (session/inheritance.rs).
+    pub(super) fn on_session_configured(&mut self, session: SessionKey) {
+        let Some(parent) = self.ctx.tree.parent(session) else {
+            return;
+        };
+        let root = self.ctx.tree.root(session);
+        if self.children.shared_breakpoints.contains_key(&root) {
+            return;
+        }
+        let (Some(child), Some(parent)) = (self.sessions.get(&session), self.sessions.get(&parent))
+        else {
+            return;
+        };
+        let shared = child.last_breakpoints() == parent.last_breakpoints();
+        self.ctx.log(
+            LogLevel::Debug,
+            if shared {
+                "The client gave a child session its parent's breakpoints: later children run on their parent's until their own session is configured."
+            } else {
+                "The client gave a child session breakpoints other than its parent's: children wait for their own session's configuration."
+            },
+        );
+        self.children.shared_breakpoints.insert(root, shared);
+    }
+
     /// Drops the pending children of a session that is being released.
     pub(super) fn forget_children_of(&mut self, session: SessionKey) {
+        self.children.shared_breakpoints.remove(&session);
         for session_id in self.children.of_session(session) {
             if let Some(child) = self.children.children.remove(&session_id) {
                 if let Some(timer) = child.timer {

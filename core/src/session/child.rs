@@ -6,6 +6,7 @@
 
 use super::client::ClientLink;
 use super::connection::Connection;
+use super::inheritance::LastBreakpoints;
 use super::program::{Origin, Program};
 use super::stage::Stage;
 use crate::config::LaunchConfig;
@@ -51,6 +52,10 @@ pub struct ChildBinding {
     pub child_listener: Option<Address>,
     /// Whether the tree's root is a program the user started (see `Origin::Child`).
     pub of_users_program: bool,
+    /// The seq of the engine's next request on the connection.
+    pub next_seq: i64,
+    /// The breakpoints the child was sent to run on (inheritance.rs), if it was.
+    pub inherited: Option<LastBreakpoints>,
 }
 
 impl Program {
@@ -93,6 +98,11 @@ impl Program {
         if self.config.subprocess_auto_attach {
             self.child_listener = binding.child_listener;
         }
-        self.stage = Stage::connected(Connection::new(binding.conn, binding.decoder, binding.pid));
+        self.stage = Stage::connected(Connection::continuing(
+            binding.conn,
+            binding.decoder,
+            binding.pid,
+            binding.next_seq,
+        ));
     }
 }

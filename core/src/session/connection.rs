@@ -21,10 +21,21 @@ pub struct Connection {
 
 impl Connection {
     pub fn new(conn: ConnectionId, decoder: FrameDecoder, pid: Option<u32>) -> Connection {
+        Connection::continuing(conn, decoder, pid, 1)
+    }
+
+    /// A connection on which the engine sent messages before (a child's inheritance):
+    /// its next request has `next_seq`.
+    pub fn continuing(
+        conn: ConnectionId,
+        decoder: FrameDecoder,
+        pid: Option<u32>,
+        next_seq: i64,
+    ) -> Connection {
         Connection {
             conn,
             decoder,
-            next_seq: 1,
+            next_seq,
             pid,
             stopped: false,
         }
@@ -35,16 +46,21 @@ impl Connection {
     pub fn send(&mut self, ctx: &mut SessionContext<'_>, message: Unsequenced) -> i64 {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let payload = message.stamp(seq);
         ctx.emit(Output::Send {
             conn: self.conn,
-            data: Bytes(frame::encode(
-                FrameKind::ToDebuggee,
-                payload.as_str().as_bytes(),
-            )),
+            data: debuggee_frame(message, seq),
         });
         seq
     }
+}
+
+/// A message stamped with `seq`, in the DP frame that carries it to a debuggee.
+pub fn debuggee_frame(message: Unsequenced, seq: i64) -> Bytes {
+    let payload = message.stamp(seq);
+    Bytes(frame::encode(
+        FrameKind::ToDebuggee,
+        payload.as_str().as_bytes(),
+    ))
 }
 
 /// A frame's payload as a DAP message, or why it is not one.

@@ -4,24 +4,47 @@
 //! debuggee's processes ask the client for (`startDebugging`).
 
 use super::connection::parse_payload;
+use super::inheritance::{inherit_arguments, Inheritance};
 use super::output_lines::OUTPUT_LINES_EVENT;
 use super::pending::{Pending, PendingKey};
 use super::program::Program;
 use super::stage::{Stage, Step};
 use super::state::{is_dapper_event, Session};
 use super::timers::TimerPurpose;
+use crate::config;
 use crate::context::{Note, SessionContext};
 use crate::dap::error::{codes, DapError};
 use crate::dap::message::{self, Event, Incoming, Request, Response, Unsequenced};
 use crate::ipc::frame::FrameKind;
 use crate::ipc::hello;
 use crate::path_mappings::PathMappings;
-use crate::{ConnectionId, LogLevel, ProcessId, Stream};
+use crate::{Address, ConnectionId, LogLevel, ProcessId, Stream};
 use serde_json::{json, Map, Value};
 
 /// Events only the engine decides on; a debuggee that sends them anyway is ignored
 /// rather than allowed to confuse the client.
 const ENGINE_OWNED_EVENTS: &[&str] = &["initialized", "process", "exited", "terminated"];
+
+/// The arguments of `dapper/configure`: the client's initialize arguments, the
+/// normalised configuration and, when children are debugged, where they connect (with
+/// the token they prove themselves with, for a program that has none of its own).
+pub(super) fn configure_arguments(
+    client: Option<&Value>,
+    launch: &Map<String, Value>,
+    child_listener: Option<&Address>,
+    child_token: Option<&str>,
+) -> Map<String, Value> {
+    let mut arguments = Map::new();
+    arguments.insert("client".to_string(), client.cloned().unwrap_or(Value::Null));
+    arguments.insert("launch".to_string(), Value::Object(launch.clone()));
+    if let Some(address) = child_listener {
+        arguments.insert("childListener".to_string(), json!(address));
+        if let Some(token) = child_token {
+            arguments.insert("childToken".to_string(), json!(token));
+        }
+    }
+    arguments
+}
 
 impl Session {
     pub fn on_connection_bytes(
@@ -61,22 +84,22 @@ impl Session {
         let Some(launch) = self.program.as_ref() else {
             return;
         };
-        let mut arguments = json!({
-            "client": self.initialize_arguments.clone().unwrap_or(Value::Null),
-            "launch": Value::Object(launch.config.normalised.clone()),
-        });
-        if let (Some(address), Some(object)) =
-            (launch.child_listener.as_ref(), arguments.as_object_mut())
-        {
-            object.insert("childListener".to_string(), json!(address));
-            // A program the user started has no token of its own to hand its children.
-            if launch.origin.endpoint().is_some() {
-                object.insert("childToken".to_string(), json!(launch.token));
-            }
-        }
-        if let Some(seq) =
-            self.send_to_debuggee(ctx, message::request("dapper/configure", arguments))
-        {
+        // A program the user started has no token of its own to hand its children.
+        let token = launch
+            .origin
+            .endpoint()
+            .is_some()
+            .then_some(launch.token.as_str());
+        let arguments = configure_arguments(
+            self.initialize_arguments.as_ref(),
+            &launch.config.normalised,
+            launch.child_listener.as_ref(),
+            token,
+        );
+        if let Some(seq) = self.send_to_debuggee(
+            ctx,
+            message::request("dapper/configure", Value::Object(arguments)),
+        ) {
             self.pending
                 .insert(PendingKey::Debuggee(seq), Pending::Configure);
             self.announce_process(ctx);
@@ -332,10 +355,14 @@ impl Session {
             self.respond_error(ctx, request.seq, &command, &error);
             return;
         }
-        let changes = match self
+        let mapped = self
             .mappings()
-            .and_then(|mappings| mappings.request_arguments(&command, &request.arguments))
-        {
+            .and_then(|mappings| mappings.request_arguments(&command, &request.arguments));
+        // What this session's children run on until their own client configures them
+        // (inheritance.rs): the breakpoints as the debuggee is given them.
+        self.last_breakpoints
+            .record(&command, mapped.as_ref().unwrap_or(&request.arguments));
+        let changes = match mapped {
             Some(arguments) => vec![("arguments", arguments)],
             None => Vec::new(),
         };
@@ -491,6 +518,31 @@ impl Session {
         Ok(())
     }
 
+    /// What a child whose session this session asks its client for runs on until that
+    /// client configures it (inheritance.rs), from the configuration the client is
+    /// asked to attach with and where the child's own children connect; `None` when the
+    /// child is to wait for its client.
+    pub fn inheritance_for_child(
+        &self,
+        configuration: &Map<String, Value>,
+        name: &str,
+        child_listener: Option<&Address>,
+    ) -> Option<Inheritance> {
+        let config = config::validate_child(&Value::Object(configuration.clone()), name).ok()?;
+        let listener = child_listener.filter(|_| config.subprocess_auto_attach);
+        let configure = configure_arguments(
+            self.initialize_arguments.as_ref(),
+            &config.normalised,
+            listener,
+            None,
+        );
+        let arguments = inherit_arguments(configure, &self.last_breakpoints)?;
+        Some(Inheritance {
+            arguments,
+            breakpoints: self.last_breakpoints.clone(),
+        })
+    }
+
     pub(super) fn on_start_debugging_response(
         &mut self,
         ctx: &mut SessionContext<'_>,
@@ -514,6 +566,7 @@ impl Session {
 
     /// Answers the client's `launch` once `configurationDone` went through.
     pub(super) fn complete_launch(&mut self, ctx: &mut SessionContext<'_>) {
+        ctx.note(Note::Configured);
         if let Some(seq) = self.pending.launch() {
             self.pending.remove(PendingKey::Client(seq));
             let command = self.start_command();

@@ -567,7 +567,11 @@ impl Session {
     }
 
     /// Binds this session to its child process's connection and configures it.
-    pub fn bind_child(&mut self, ctx: &mut SessionContext<'_>, binding: ChildBinding) {
+    pub fn bind_child(&mut self, ctx: &mut SessionContext<'_>, mut binding: ChildBinding) {
+        if let Some(inherited) = binding.inherited.take() {
+            // Its own children inherit these until its client has configured it.
+            self.last_breakpoints = inherited;
+        }
         match self.program.as_mut() {
             Some(program) if program.awaits_child() => program.bind(ctx, binding),
             _ => {

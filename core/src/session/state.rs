@@ -5,6 +5,7 @@
 
 use super::child::Handover;
 use super::client::ClientLink;
+use super::inheritance::LastBreakpoints;
 use super::lifecycle::Lifecycle;
 use super::pending::{Pending, PendingKey, PendingTable};
 use super::program::Program;
@@ -75,6 +76,9 @@ pub struct Session {
     pub(super) timers: Timers,
     /// How far the session is on its way to its end (lifecycle.rs).
     pub(super) lifecycle: Lifecycle,
+    /// The breakpoint requests last forwarded, which its children run on until their
+    /// own client configures them (inheritance.rs).
+    pub(super) last_breakpoints: LastBreakpoints,
 }
 
 impl Session {
@@ -90,6 +94,7 @@ impl Session {
             pending: PendingTable::default(),
             timers: Timers::default(),
             lifecycle: Lifecycle::Open,
+            last_breakpoints: LastBreakpoints::default(),
         }
     }
 
@@ -99,6 +104,11 @@ impl Session {
 
     pub fn key(&self) -> SessionKey {
         self.key
+    }
+
+    /// The breakpoint requests last forwarded to the debuggee (inheritance.rs).
+    pub fn last_breakpoints(&self) -> &LastBreakpoints {
+        &self.last_breakpoints
     }
 
     /// The session's normalised configuration, from which a child's is built.

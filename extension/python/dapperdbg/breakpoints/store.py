@@ -293,6 +293,11 @@ class BreakpointStore:
             breakpoint.message = str(error)
         return breakpoint
 
+    def file_breakpoints(self, path: str) -> list[Breakpoint]:
+        """The breakpoints of the file at ``path`` now, in the order they were set."""
+        with self._lock:
+            return list(self._by_file.get(canonical_path(path), ()))
+
     def describe(self, created: list[Breakpoint], line_offset: int) -> list[dict]:
         """The setBreakpoints response's breakpoints, remembering what the client is told."""
         with self._lock:

@@ -64,6 +64,8 @@ _LINES_HEAD = '{"type":"event","event":"dapper/outputLines","body":{"category":"
 # surrogate's escape), so a frame stays within MAX_PAYLOAD.
 _FRAME_CHARS = MAX_PAYLOAD // 8
 FLUSH_THREAD_NAME = "dapper.output"
+# How many events for the client a connection holds back at most (``hold_events``).
+MOST_HELD_EVENTS = 10_000
 
 
 def _run_json(texts: list[str], place: str) -> str:
@@ -100,6 +102,8 @@ class Connection:
         self._flush_wanted = Event()
         self._flusher = None
         self._flusher_lock = allocate_lock()
+        # The events for the client held back (``hold_events``), or None.
+        self._held: list[dict] | None = None
 
     @property
     def closed(self) -> bool:
@@ -113,20 +117,55 @@ class Connection:
 
     def send(self, message: dict) -> bool:
         """Send one message, filling in its ``seq``, after the output lines queued before
-        it. Returns False when the connection is gone (the message is dropped)."""
+        it. Returns False when the connection is gone (the message is dropped). An event
+        for the client is kept instead while events are held (``hold_events``)."""
         if self._closed:
             return False
         with self._write_lock:
-            queued = self._queued_frames() if self._queued else b""
-            # The seq is taken under the write lock so that seqs go out in order.
-            message["seq"] = self._take_seq()
-            try:
-                frame = encode_frame(KIND_FROM_DEBUGGEE, message)
-                self._sock.sendall(queued + frame if queued else frame)
-            except (OSError, FrameError):
-                self._closed = True
-                return False
+            held = self._held
+            if held is None or message.get("type") != "event" or str(
+                    message.get("event")).startswith("dapper/"):
+                return self._write((message,))
+            if len(held) < MOST_HELD_EVENTS:
+                held.append(message)
+                return True
+            # Past the bound the client hears them before its configuration is done,
+            # rather than the process keeping ever more of them.
+            self._held = None
+            held.append(message)
+            return self._write(held)
+
+    def _write(self, messages) -> bool:
+        """With the write lock held: the queued output lines, then ``messages``."""
+        queued = self._queued_frames() if self._queued else b""
+        try:
+            # The seqs are taken under the write lock so that they go out in order.
+            frames = []
+            for message in messages:
+                message["seq"] = self._take_seq()
+                frames.append(encode_frame(KIND_FROM_DEBUGGEE, message))
+            self._sock.sendall(queued + b"".join(frames))
+        except (OSError, FrameError):
+            self._closed = True
+            return False
         return True
+
+    def hold_events(self) -> None:
+        """Keep the events meant for the client (not the engine's ``dapper/`` ones), in
+        order, until ``release_events``: a session that runs before its client has
+        configured it (session/inheritance.py)."""
+        with self._write_lock:
+            if self._held is None:
+                self._held = []
+
+    def release_events(self) -> None:
+        """Send the held events, and the events from now on as they come."""
+        if self._held is None:
+            return
+        with self._write_lock:
+            held, self._held = self._held, None
+            if held and not self._closed:
+                self._write(held)
 
     @property
     def queued_lines(self) -> int:

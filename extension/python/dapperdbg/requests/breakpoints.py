@@ -15,6 +15,12 @@ if TYPE_CHECKING:
 def set_breakpoints(debugger: Debugger, arguments: dict):
     source_path(arguments, "setBreakpoints")
     source = arguments["source"]
+    inherited = debugger.inherited
+    if inherited is not None and inherited.confirmed("setBreakpoints", arguments):
+        # What the child inherited for the file, in place already (session/inheritance.py).
+        offset = debugger.line_offset
+        return {"breakpoints": debugger.store.describe(
+            debugger.store.file_breakpoints(source["path"]), offset)}
     requested = arguments.get("breakpoints")
     if requested is None:
         # The deprecated form: a bare list of lines.
@@ -44,6 +50,8 @@ def set_breakpoints(debugger: Debugger, arguments: dict):
 
 
 def set_function_breakpoints(debugger: Debugger, arguments: dict):
+    if debugger.inherited is not None:
+        debugger.inherited.confirmed("setFunctionBreakpoints", arguments)
     requested = arguments.get("breakpoints")
     if not isinstance(requested, list):
         raise RequestError("setFunctionBreakpoints 'breakpoints' must be an array")
@@ -56,6 +64,8 @@ def set_function_breakpoints(debugger: Debugger, arguments: dict):
 
 
 def set_exception_breakpoints(debugger: Debugger, arguments: dict):
+    if debugger.inherited is not None:
+        debugger.inherited.confirmed("setExceptionBreakpoints", arguments)
     filters = parse_filters(arguments)
     debugger.set_exception_filters(filters)
     count = len(arguments.get("filters") or []) + len(arguments.get("filterOptions") or [])

@@ -66,7 +66,67 @@ def _configure_inspection(debugger: Debugger, launch: dict) -> None:
 TRACING_WAIT_SECONDS = 10.0
 
 
+def inherit(debugger: Debugger, arguments: dict):
+    """dapper/inherit: the configuration and breakpoints a child runs on until its
+    client's session configures it (session/inheritance.py); the program runs once they
+    are applied. Not answered: the engine asked for nothing back. A request of them that
+    fails is left to the client's own, which will say why."""
+    from ..common.errors import report_internal_error
+    from ..session.inheritance import Inherited
+    from .dispatch import handler_for
+
+    requests = arguments.get("requests")
+    if not isinstance(requests, list) or not all(isinstance(item, dict) for item in requests):
+        raise RequestError("dapper/inherit needs 'requests', a list of requests")
+    for request in requests:
+        command = request.get("command")
+        handler = handler_for(command) if command in _INHERITABLE else None
+        inherited = request.get("arguments")
+        if handler is None or not isinstance(inherited, dict):
+            continue
+        try:
+            body = handler(debugger, inherited)
+            if isinstance(body, Then):
+                body.action()
+        except RequestError:
+            pass
+        except Exception:
+            report_internal_error(f"the inherited {command}")
+    debugger.run_on_inheritance(Inherited(requests))
+    return NO_RESPONSE
+
+
+# What a child is given to run on (by the engine, which sends nothing else this way).
+_INHERITABLE = frozenset(("dapper/configure", "setBreakpoints", "setFunctionBreakpoints",
+                          "setExceptionBreakpoints"))
+
+
+def _drop_uninherited(debugger: Debugger) -> None:
+    """The client's session is configured: what the child inherited that the client did
+    not send again is not the client's, and goes."""
+    from .breakpoints import (
+        set_breakpoints,
+        set_exception_breakpoints,
+        set_function_breakpoints,
+    )
+
+    inherited = debugger.inherited
+    if inherited is None:
+        return
+    for path in list(inherited.sources):
+        set_breakpoints(debugger, {"source": {"path": path}, "breakpoints": []}).action()
+    if inherited.functions is not None:
+        set_function_breakpoints(debugger, {"breakpoints": []})
+    if inherited.exceptions is not None:
+        set_exception_breakpoints(debugger, {"filters": []})
+
+
 def configuration_done(debugger: Debugger, arguments: dict):
+    if debugger.inherited is not None:
+        # The program runs already, on what it inherited: the client hears the answer,
+        # then the events held for it.
+        _drop_uninherited(debugger)
+        return Then({}, debugger.client_configured)
     ready = debugger.tracing_ready
     if ready is None:
         # The main thread starts the program once this response is on its way.

@@ -38,6 +38,7 @@ HANDLERS: dict[str, str] = {
     # The session.
     "dapper/configure": "configuration.configure",
     "configurationDone": "configuration.configuration_done",
+    "dapper/inherit": "configuration.inherit",
     # Breakpoints.
     "setBreakpoints": "breakpoints.set_breakpoints",
     "setFunctionBreakpoints": "breakpoints.set_function_breakpoints",

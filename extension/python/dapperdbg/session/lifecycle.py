@@ -85,6 +85,8 @@ class Session:
             dispatch(debugger, message)
 
         def on_end() -> None:
+            # Nothing is to come on it: an end that waits for the client's session goes on.
+            debugger.stop_waiting_for_client()
             # Before configurationDone the launcher itself ends, saying why. The signal
             # goes before the stopped threads are released: the program must not run on
             # meanwhile (its own SIGTERM handler runs once they are).
@@ -196,6 +198,7 @@ def finish_session(debugger: Debugger, state: ExitState) -> None:
     after Python has waited for the non-daemon threads."""
     state.finished = True
     flush_output()
+    debugger.wait_for_client()
     debugger.connection.send_event("dapper/exiting", {"exitCode": state.code})
     try:
         debugger.end_of_process()

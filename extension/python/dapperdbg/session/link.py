@@ -129,7 +129,17 @@ class SessionLink:
         """Called for each message from the engine: keeps configure's childListener, and
         the token children prove themselves with when this session has none of its own
         (``childToken``: an attached program's, which said no token in its hello)."""
-        if message.get("type") == "request" and message.get("command") == "dapper/configure":
+        if message.get("type") != "request":
+            return
+        if message.get("command") == "dapper/inherit":
+            # A child's first configuration comes inside it (session/inheritance.py).
+            arguments = message.get("arguments")
+            requests = arguments.get("requests") if isinstance(arguments, dict) else None
+            for request in requests if isinstance(requests, list) else ():
+                if isinstance(request, dict) and request.get("command") == "dapper/configure":
+                    self.observe({"type": "request", **request})
+            return
+        if message.get("command") == "dapper/configure":
             arguments = message.get("arguments")
             if not isinstance(arguments, dict):
                 arguments = {}

@@ -1,0 +1,62 @@
+"""A child process that runs before its client has configured its session.
+
+When the engine asks the client for a child's session, it sends the child
+``dapper/inherit``: its configuration, and the breakpoint requests its parent's session
+was last given (core/src/session/inheritance.rs says why). The child applies them and
+its program runs, while the client's session for it starts. That session's own
+configuration is the authority once it comes:
+
+- a ``setBreakpoints`` the same as the inherited one for its source is answered from the
+  breakpoints in place (their ids and verdicts), any other request is applied as a
+  change;
+- at its ``configurationDone``, what was inherited and not sent again is dropped;
+- until then, the events meant for the client are held (ipc/connection.py), so that it
+  hears of a stop once its session is configured, and the process's end waits for it
+  (``EXIT_WAIT_SECONDS`` at most; the engine closes the connection sooner when no session
+  comes): a session that attached to a process already gone would show nothing.
+"""
+
+from __future__ import annotations
+
+# How long the end of a process that runs on inherited breakpoints waits for its
+# client's session; the engine gives a client 30 s to attach, then closes the connection
+# (which ends the wait at once).
+EXIT_WAIT_SECONDS = 60.0
+
+
+class Inherited:
+    """The breakpoint requests a child inherited that its client has not sent again."""
+
+    __slots__ = ("exceptions", "functions", "sources")
+
+    def __init__(self, requests: list[dict]) -> None:
+        self.sources: dict[str, dict] = {}
+        self.functions: dict | None = None
+        self.exceptions: dict | None = None
+        for request in requests:
+            arguments = request.get("arguments")
+            if not isinstance(arguments, dict):
+                continue
+            command = request.get("command")
+            if command == "setBreakpoints":
+                source = arguments.get("source")
+                path = source.get("path") if isinstance(source, dict) else None
+                if isinstance(path, str):
+                    self.sources[path] = arguments
+            elif command == "setFunctionBreakpoints":
+                self.functions = arguments
+            elif command == "setExceptionBreakpoints":
+                self.exceptions = arguments
+
+    def confirmed(self, command: str, arguments: dict) -> bool:
+        """The client sent ``command``: what it inherited there is no longer left over.
+        True when the request is a ``setBreakpoints`` the same as the inherited one."""
+        if command == "setBreakpoints":
+            source = arguments.get("source")
+            path = source.get("path") if isinstance(source, dict) else None
+            return self.sources.pop(path, None) == arguments if isinstance(path, str) else False
+        if command == "setFunctionBreakpoints":
+            self.functions = None
+        elif command == "setExceptionBreakpoints":
+            self.exceptions = None
+        return False

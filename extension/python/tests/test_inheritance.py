@@ -1,0 +1,122 @@
+"""A child that runs on what it inherited (dapper/inherit) while its client's session
+starts (session/inheritance.py): through the launcher, with this file as the engine."""
+
+from __future__ import annotations
+
+import queue
+
+import pytest
+
+PROGRAM = """\
+total = 0
+for index in range(3):
+    total += index
+print("total", total)
+"""
+LOOP_LINE = 3
+
+
+def inherit(debuggee, path, lines, launch=None):
+    """What the engine sends a child with the request for its session."""
+    client = {"linesStartAt1": True, "columnsStartAt1": True}
+    requests = [{"command": "dapper/configure",
+                 "arguments": {"client": client, "launch": launch or {}}}]
+    if lines:
+        requests.append({"command": "setBreakpoints", "arguments": {
+            "source": {"path": str(path)}, "breakpoints": [{"line": line} for line in lines]}})
+    requests.append({"command": "setExceptionBreakpoints", "arguments": {"filters": []}})
+    debuggee.send_request("dapper/inherit", {"requests": requests})
+
+
+def nothing_within(debuggee, seconds=0.6) -> list[dict]:
+    """The messages that arrive within ``seconds``: none, while events are held."""
+    arrived = []
+    try:
+        while True:
+            arrived.append(debuggee.messages.get(timeout=seconds))
+    except queue.Empty:
+        return arrived
+
+
+def test_a_stop_before_the_session_is_configured_reaches_the_client_after_it(
+        launch, write, backend):
+    program = write("main.py", PROGRAM)
+    debuggee = launch("--program", program, tracer=backend)
+    inherit(debuggee, program, [LOOP_LINE])
+    # The program runs and stops at once, but its client hears nothing yet.
+    assert nothing_within(debuggee) == []
+    debuggee.configure()
+    # The client's own request, the same as the inherited one: answered from what is in
+    # place (the breakpoint the child stopped at, with its id).
+    [answered] = debuggee.set_breakpoints(program, [LOOP_LINE])
+    assert answered["verified"] and answered["line"] == LOOP_LINE
+    debuggee.request("setExceptionBreakpoints", {"filters": []})
+    debuggee.request("configurationDone")
+    stop = debuggee.stopped()
+    assert stop["hitBreakpointIds"] == [answered["id"]]
+    debuggee.request("continue", {"threadId": stop["threadId"]})
+    debuggee.stopped()  # The next round of the loop: the breakpoint is the client's too.
+
+
+def test_what_the_client_does_not_send_again_is_dropped(launch, write, backend):
+    program = write("main.py", PROGRAM)
+    debuggee = launch("--program", program, tracer=backend)
+    inherit(debuggee, program, [LOOP_LINE])
+    assert nothing_within(debuggee) == []  # Stopped on the loop's first round.
+    debuggee.configure()
+    # The client has no breakpoint in the file: the inherited one goes at
+    # configurationDone, after the one stop it made.
+    debuggee.request("configurationDone")
+    stop = debuggee.stopped()
+    debuggee.request("continue", {"threadId": stop["threadId"]})
+    debuggee.finish(0)
+    assert "total 3" in debuggee.stdout()
+    assert not any(event["event"] == "stopped" for event in debuggee.events)
+
+
+def test_a_different_request_from_the_client_is_applied(launch, write, backend):
+    program = write("main.py", PROGRAM)
+    debuggee = launch("--program", program, tracer=backend)
+    inherit(debuggee, program, [4])  # The print: reached after the loop.
+    debuggee.configure()
+    [answered] = debuggee.set_breakpoints(program, [LOOP_LINE], condition="index == 2")
+    assert answered["line"] == LOOP_LINE
+    debuggee.request("configurationDone")
+    stop = debuggee.stopped()
+    frame = debuggee.top_frame(stop["threadId"])
+    # Either the program was at the inherited print already, or the client's breakpoint
+    # caught it on the loop's last round; after that, only what the client set holds.
+    assert frame["line"] in (LOOP_LINE, 4)
+    debuggee.request("continue", {"threadId": stop["threadId"]})
+    debuggee.finish(0)
+
+
+@pytest.mark.parametrize("configured", [True, False])
+def test_the_process_end_waits_for_the_session(launch, write, configured):
+    program = write("main.py", PROGRAM)
+    debuggee = launch("--program", program)
+    inherit(debuggee, program, [])
+    # The program has run to its end, and the process waits for its session.
+    assert [message.get("event") for message in nothing_within(debuggee)] == []
+    assert debuggee.process.poll() is None
+    assert "total 3" in debuggee.stdout()
+    if configured:
+        debuggee.configure()
+        debuggee.request("configurationDone")
+        assert debuggee.wait_event("dapper/exiting") == {"exitCode": 0}
+    else:
+        # No session came: the engine closes the connection, and the process ends.
+        debuggee.disconnect()
+    debuggee.finish(0)
+
+
+def test_malformed_inheritance_is_refused_and_the_child_waits(launch, write):
+    program = write("main.py", PROGRAM)
+    debuggee = launch("--program", program)
+    response = debuggee.request_raw("dapper/inherit", {"requests": "all of them"})
+    assert not response["success"]
+    assert "needs 'requests'" in response["message"]
+    assert "total" not in debuggee.stdout()
+    debuggee.configure()
+    debuggee.request("configurationDone")
+    debuggee.finish(0)
