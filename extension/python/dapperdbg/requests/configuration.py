@@ -72,7 +72,6 @@ def inherit(debugger: Debugger, arguments: dict):
     are applied. Not answered: the engine asked for nothing back. A request of them that
     fails is left to the client's own, which will say why."""
     from ..common.errors import report_internal_error
-    from ..session.inheritance import Inherited
     from .dispatch import handler_for
 
     requests = arguments.get("requests")
@@ -92,7 +91,7 @@ def inherit(debugger: Debugger, arguments: dict):
             pass
         except Exception:
             report_internal_error(f"the inherited {command}")
-    debugger.run_on_inheritance(Inherited(requests))
+    debugger.run_on_inheritance(requests)
     return NO_RESPONSE
 
 

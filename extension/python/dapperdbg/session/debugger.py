@@ -30,7 +30,7 @@ from ..tracing.steps import STEP_ENTRY, STEP_PARK, STEP_PAUSE, STEP_RAISE, STEP_
 from . import breakpoint_hook, program
 from .exception_breakpoints import ExceptionBreakpoints
 from .foreign_code import ForeignCode
-from .inheritance import EXIT_WAIT_SECONDS
+from .inheritance import EXIT_WAIT_SECONDS, Inherited
 from .log_points import LogPoints
 from .stops import Stops
 from .threads import (
@@ -43,8 +43,6 @@ from .threads import (
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     import threading
-
-    from .inheritance import Inherited
 
 _STOP_REASONS = {STEP_ENTRY: "entry", STEP_PAUSE: "pause", STEP_RESTART: "restart"}
 # How long a thread that loads a file waits for the setBreakpoints response that
@@ -123,10 +121,10 @@ class Debugger:
         self.tracer.set_just_my_code(bool(launch.get("justMyCode", True)))
         self.tracer.watch_returns = launch.get("showReturnValue") is True
 
-    def run_on_inheritance(self, inherited: Inherited) -> None:
-        """dapper/inherit is applied: the program runs, and the events for the client
-        wait for its session's configurationDone."""
-        self.inherited = inherited
+    def run_on_inheritance(self, requests: list[dict]) -> None:
+        """dapper/inherit's ``requests`` are applied: the program runs, and the events
+        for the client wait for its session's configurationDone."""
+        self.inherited = Inherited(requests)
         self._client_configured = Event()
         self.connection.hold_events()
         self.configuration_done.set()
