@@ -120,3 +120,25 @@ def test_malformed_inheritance_is_refused_and_the_child_waits(launch, write):
     debuggee.configure()
     debuggee.request("configurationDone")
     debuggee.finish(0)
+
+
+def test_the_record_of_what_was_inherited():
+    from dapperdbg.session.inheritance import Inherited
+
+    configure = {"client": {"linesStartAt1": True}, "launch": {"justMyCode": True}}
+    source = {"source": {"path": "/w/a.py"}, "breakpoints": [{"line": 3}]}
+    record = Inherited([
+        {"command": "dapper/configure", "arguments": configure},
+        {"command": "setBreakpoints", "arguments": source},
+        {"command": "setExceptionBreakpoints", "arguments": {"filters": ["uncaught"]}},
+        {"command": "setBreakpoints", "arguments": "not an object"},
+    ])
+    # The configuration a client attaches with, plus its own private keys, is the same.
+    with_target = {**configure, "launch": {**configure["launch"], "__configurationTarget": 5}}
+    assert record.confirmed("dapper/configure", with_target)
+    assert not record.confirmed("dapper/configure", {**configure, "launch": {"justMyCode": False}})
+    # A source is the same only with the same breakpoints; either way it is confirmed.
+    assert not record.confirmed("setBreakpoints", {**source, "breakpoints": [{"line": 4}]})
+    assert record.sources == {}
+    record.confirmed("setExceptionBreakpoints", {"filters": []})
+    assert record.exceptions is None and record.functions is None

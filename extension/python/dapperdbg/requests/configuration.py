@@ -13,6 +13,10 @@ if TYPE_CHECKING:
 
 
 def configure(debugger: Debugger, arguments: dict):
+    inherited = debugger.inherited
+    if inherited is not None and inherited.confirmed("dapper/configure", arguments):
+        # What the child runs on already (session/inheritance.py).
+        return {}
     client = arguments.get("client")
     launch = arguments.get("launch")
     client = {} if client is None else client

@@ -27,9 +27,10 @@ EXIT_WAIT_SECONDS = 60.0
 class Inherited:
     """The breakpoint requests a child inherited that its client has not sent again."""
 
-    __slots__ = ("exceptions", "functions", "sources")
+    __slots__ = ("configuration", "exceptions", "functions", "sources")
 
     def __init__(self, requests: list[dict]) -> None:
+        self.configuration: dict | None = None
         self.sources: dict[str, dict] = {}
         self.functions: dict | None = None
         self.exceptions: dict | None = None
@@ -38,7 +39,9 @@ class Inherited:
             if not isinstance(arguments, dict):
                 continue
             command = request.get("command")
-            if command == "setBreakpoints":
+            if command == "dapper/configure":
+                self.configuration = _own_keys(arguments)
+            elif command == "setBreakpoints":
                 source = arguments.get("source")
                 path = source.get("path") if isinstance(source, dict) else None
                 if isinstance(path, str):
@@ -50,7 +53,10 @@ class Inherited:
 
     def confirmed(self, command: str, arguments: dict) -> bool:
         """The client sent ``command``: what it inherited there is no longer left over.
-        True when the request is a ``setBreakpoints`` the same as the inherited one."""
+        True when the request is a ``setBreakpoints`` or a ``dapper/configure`` the same
+        as the inherited one."""
+        if command == "dapper/configure":
+            return self.configuration is not None and _own_keys(arguments) == self.configuration
         if command == "setBreakpoints":
             source = arguments.get("source")
             path = source.get("path") if isinstance(source, dict) else None
@@ -60,3 +66,14 @@ class Inherited:
         elif command == "setExceptionBreakpoints":
             self.exceptions = None
         return False
+
+
+def _own_keys(configure: dict) -> dict:
+    """dapper/configure's arguments without the launch configuration's private keys,
+    which a client adds to the configuration it was asked to attach with (VS Code's
+    ``__configurationTarget``) and the debuggee has no use for."""
+    launch = configure.get("launch")
+    if not isinstance(launch, dict):
+        return configure
+    own = {key: value for key, value in launch.items() if not key.startswith("__")}
+    return {**configure, "launch": own}
