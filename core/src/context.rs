@@ -125,6 +125,9 @@ pub enum Note {
 pub struct SessionTree {
     parents: BTreeMap<SessionKey, SessionKey>,
     live: BTreeSet<SessionKey>,
+    /// By parent: how many of its children run on their inheritance while the client
+    /// starts their sessions; it terminates after those sessions too.
+    awaited: BTreeMap<SessionKey, usize>,
 }
 
 impl SessionTree {
@@ -152,12 +155,30 @@ impl SessionTree {
     pub fn forget(&mut self, session: SessionKey) {
         self.live.remove(&session);
         self.parents.remove(&session);
+        self.awaited.remove(&session);
+    }
+
+    /// A child of `parent` runs before its session came: the parent's end waits for it.
+    pub fn await_child_session(&mut self, parent: SessionKey) {
+        *self.awaited.entry(parent).or_default() += 1;
+    }
+
+    /// The session of such a child came (it is a live child now), or never will.
+    pub fn child_session_settled(&mut self, parent: SessionKey) {
+        if let Some(count) = self.awaited.get_mut(&parent) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                self.awaited.remove(&parent);
+            }
+        }
     }
 
     pub fn has_live_children(&self, session: SessionKey) -> bool {
-        self.parents
-            .iter()
-            .any(|(child, parent)| *parent == session && self.live.contains(child))
+        self.awaited.contains_key(&session)
+            || self
+                .parents
+                .iter()
+                .any(|(child, parent)| *parent == session && self.live.contains(child))
     }
 
     /// Every descendant of a session, deepest first, so that grandchildren end

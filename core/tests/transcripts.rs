@@ -439,3 +439,80 @@ fn transcripts() {
         "expected the transcript files under tests/transcripts"
     );
 }
+
+/// A child that runs on its inheritance before its session comes: what it sends for
+/// that session is kept, but not without bound. Replayed from child_inherit.txt until
+/// child B said hello (and was sent dapper/inherit), then B sends a megabyte and more:
+/// its connection is no longer read; once its session binds, it is read again.
+#[test]
+fn a_child_that_sends_much_before_its_session_is_not_read_until_it_comes() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/transcripts/child_inherit.txt");
+    let source = std::fs::read_to_string(path).expect("child_inherit.txt");
+    let inputs: Vec<Value> = source
+        .lines()
+        .filter_map(|line| line.strip_prefix("> "))
+        .map(|text| serde_json::from_str(&restore(text)).expect("an input"))
+        .collect();
+    let options: EngineOptions = serde_json::from_value(default_options()).expect("options");
+    let mut engine = Engine::new(options).expect("an engine");
+    let is_attach_of_b =
+        |input: &Value| input["client"] == 3 && input["message"]["command"] == "attach";
+    let mut replayed = inputs.iter();
+    for input in replayed.by_ref() {
+        let said_hello_b = input["conn"] == 9 && input["frame"]["event"] == "dapper/sessionHello";
+        engine.handle(input_from_transcript(input.clone()).expect("an input"));
+        if said_hello_b {
+            break;
+        }
+    }
+    let output = serde_json::json!({"type": "event", "event": "output",
+        "body": {"category": "stdout", "output": "x".repeat(64 << 10)}});
+    let chunk = frame::encode(FrameKind::FromDebuggee, output.to_string().as_bytes());
+    let flood = |engine: &mut Engine| {
+        engine.handle(Input::ConnectionBytes {
+            conn: dapper_core::ConnectionId(9),
+            data: dapper_core::Bytes(chunk.clone()),
+        })
+    };
+    let paused = |outputs: &[Output]| {
+        outputs.iter().any(|output| {
+            matches!(
+                output,
+                Output::PauseReading {
+                    from: dapper_core::ReadSource::Conn(dapper_core::ConnectionId(9))
+                }
+            )
+        })
+    };
+    let chunks_until_paused = (1..=64)
+        .find(|_| paused(&flood(&mut engine)))
+        .expect("the connection paused");
+    assert_eq!(
+        chunks_until_paused, 16,
+        "paused at the first chunk past 1 MiB"
+    );
+    // Up to B's attach, the outputs of everything replayed say nothing of it again.
+    for input in replayed.by_ref() {
+        let attach = is_attach_of_b(input);
+        let outputs = engine.handle(input_from_transcript(input.clone()).expect("an input"));
+        assert!(!paused(&outputs));
+        if attach {
+            assert!(outputs.iter().any(|output| matches!(
+                output,
+                Output::ResumeReading {
+                    from: dapper_core::ReadSource::Conn(dapper_core::ConnectionId(9))
+                }
+            )));
+            // What B sent meanwhile reaches its client, in order.
+            let sent = outputs
+                .iter()
+                .filter(
+                    |output| matches!(output, Output::SendToClient { client, .. } if client.0 == 3),
+                )
+                .count();
+            assert!(sent >= 16, "{sent} messages to B's client");
+            return;
+        }
+    }
+    panic!("the transcript has no attach of B");
+}

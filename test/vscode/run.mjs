@@ -27,7 +27,10 @@
 // Scenario 9 (asyncScenario.mjs): asyncio's call stack through the awaiting task, and the
 // Tasks view.
 //
-// Usage: node test/vscode/run.mjs [--vsix PATH] [--readme-screenshot] [--keep] [--only-auto-attach] [--only-debug-test] [--only-presenters] [--only-edit-continue] [--only-async]
+// Scenario 10 (childrenScenario.mjs): a program's child processes, each attached in a
+// session of its own; one stops at a breakpoint, the others run through.
+//
+// Usage: node test/vscode/run.mjs [--vsix PATH] [--readme-screenshot] [--keep] [--only-auto-attach] [--only-debug-test] [--only-presenters] [--only-edit-continue] [--only-async] [--only-children]
 //   --vsix PATH            the .vsix to test (default: dapper-<version>.vsix at the root,
 //                          made by `npm run package`)
 //   --readme-screenshot    also writes the paused state to images/screenshot-paused.png
@@ -38,6 +41,7 @@
 //   --only-edit-continue   runs scenario 7 alone
 //   --only-agent-tools     runs scenario 8 (agentToolsScenario.mjs) alone
 //   --only-async           runs scenario 9 alone
+//   --only-children        runs scenario 10 alone
 // Environment: DAPPER_VSCODE_PYTHON, the interpreter the session must run under: the
 // stand-in Python extension (fake-python-extension/) names it, while `dapper.python`
 // names another, which must lose (default: the newest CPython that is not python3 on PATH).
@@ -52,6 +56,7 @@ import { scenarioAgentTools } from "./agentToolsScenario.mjs";
 import { scenarioAsyncio } from "./asyncScenario.mjs";
 import { scenarioAttachToProcess } from "./attachScenario.mjs";
 import { scenarioAutoAttach } from "./autoAttachScenario.mjs";
+import { scenarioChildren } from "./childrenScenario.mjs";
 import { scenarioDebugTest } from "./debugTestScenario.mjs";
 import { scenarioEditAndContinue } from "./editContinueScenario.mjs";
 import { scenarioPresenters } from "./presentersScenario.mjs";
@@ -342,6 +347,12 @@ async function main() {
     const asyncio = () => scenarioAsyncio(page, { begin, log, artifacts, stepMs: LIMITS.step, waitForDebugger });
     if (process.argv.includes("--only-async")) {
       await asyncio();
+    await children();
+      return passed();
+    }
+    const children = () => scenarioChildren(page, { begin, log, workspace: dirs.workspace, artifacts, stepMs: LIMITS.step, waitForDebugger });
+    if (process.argv.includes("--only-children")) {
+      await children();
       return passed();
     }
     if (process.argv.includes("--only-presenters")) {

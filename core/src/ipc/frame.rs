@@ -118,6 +118,11 @@ impl FrameDecoder {
         }
     }
 
+    /// How many bytes wait in the buffer.
+    pub fn buffered(&self) -> usize {
+        self.buffer.len()
+    }
+
     /// The next whole frame, `Ok(None)` when more bytes are needed, or the error that
     /// broke the stream (reported once).
     pub fn next_frame(&mut self) -> Result<Option<Frame>, FrameError> {

@@ -15,6 +15,10 @@ use std::collections::BTreeMap;
 pub const CHILD_MATCH_TIMEOUT_MS: u64 = 10_000;
 /// How long a client has, after `startDebugging`, to attach a session to the child.
 pub const CHILD_ATTACH_TIMEOUT_MS: u64 = 30_000;
+/// Bytes a child that runs before its session came may have sent for it, past which
+/// its connection is not read until the session comes (the child then waits on a full
+/// socket, as a program writing to a slow terminal does).
+pub const PENDING_PAUSE_AT: usize = 1 << 20;
 
 /// The connection of a child process that said a valid hello.
 pub struct ChildConnection {
@@ -27,6 +31,11 @@ pub struct ChildConnection {
     pub next_seq: i64,
     /// The breakpoints it was sent to run on (`dapper/inherit`), if it was.
     pub inherited: Option<LastBreakpoints>,
+    /// It ran on them to its end: the connection is closed, what it sent kept.
+    pub ended: bool,
+    /// Its bytes are no longer read: what it sent waits for its session (past
+    /// `PENDING_PAUSE_AT`).
+    pub paused: bool,
 }
 
 /// A child process the engine knows of, not yet bound to a session.

@@ -5,6 +5,7 @@
 
 use super::child_table::{
     ChildConnection, PendingChild, CHILD_ATTACH_TIMEOUT_MS, CHILD_MATCH_TIMEOUT_MS,
+    PENDING_PAUSE_AT,
 };
 use super::Router;
 use crate::config::{child_configuration, DEFAULT_ADAPTER_TYPE};
@@ -13,7 +14,7 @@ use crate::dap::message::{self, Request};
 use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello::ChildHello;
 use crate::session::{debuggee_frame, ChildBinding, Inheritance};
-use crate::{Address, ConnectionId, LogLevel, Output};
+use crate::{Address, ConnectionId, LogLevel, Output, ReadSource};
 use serde_json::{json, Map, Value};
 
 fn text(body: &Map<String, Value>, key: &str) -> Option<String> {
@@ -87,6 +88,8 @@ impl Router {
             root,
             next_seq: 1,
             inherited: None,
+            ended: false,
+            paused: false,
         });
         self.try_start_child(&session_id);
     }
@@ -216,14 +219,14 @@ impl Router {
     /// Sends a child whose session the client was asked for what it runs on until
     /// that session configures it (session/inheritance.rs).
     fn send_inheritance(&mut self, session_id: &str, inheritance: Inheritance) {
-        let Some(connection) = self
-            .children
-            .children
-            .get_mut(session_id)
-            .and_then(|child| child.connection.as_mut())
-        else {
+        let Some(child) = self.children.children.get_mut(session_id) else {
             return;
         };
+        let (Some(parent), Some(connection)) = (child.parent, child.connection.as_mut()) else {
+            return;
+        };
+        // The child may end before its session comes; its parent terminates after it.
+        self.ctx.tree.await_child_session(parent);
         let seq = connection.next_seq;
         connection.next_seq += 1;
         connection.inherited = Some(inheritance.breakpoints);
@@ -237,12 +240,24 @@ impl Router {
         });
     }
 
+    /// A pending child leaves the table: if it ran on its inheritance, its parent no
+    /// longer waits for its session; returns that parent.
+    fn settle_awaited(&mut self, child: &PendingChild) -> Option<SessionKey> {
+        let parent = child.parent?;
+        child.connection.as_ref()?.inherited.as_ref()?;
+        self.ctx.tree.child_session_settled(parent);
+        Some(parent)
+    }
+
     /// Gives up on a pending child: closes its connection (its process then runs on
     /// without the debugger) and reports it with `dapper/childProcessCandidate`.
     pub(super) fn abandon_child(&mut self, session_id: &str, reason: &str) {
         let Some(child) = self.children.children.remove(session_id) else {
             return;
         };
+        if let Some(parent) = self.settle_awaited(&child) {
+            self.parent_may_terminate(parent);
+        }
         if let Some(timer) = child.timer {
             self.ctx.cancel_timer(timer);
         }
@@ -338,15 +353,24 @@ impl Router {
         if let Some(timer) = child.timer {
             self.ctx.cancel_timer(timer);
         }
+        // Settled before it is added as a live child: the parent keeps waiting for it.
+        self.settle_awaited(&child);
         let Some(connection) = child.connection else {
             return;
         };
+        if connection.paused && !connection.ended {
+            self.ctx.emit(Output::ResumeReading {
+                from: ReadSource::Conn(connection.conn),
+            });
+        }
         let root = self.sessions.get(&connection.root);
         let child_listener = root.and_then(|root| root.child_listener());
         // A root that is gone leaves nothing to vouch for the child's pid.
         let of_users_program = root.is_none_or(|root| root.is_user_attach());
         let parent = child.parent.unwrap_or(connection.root);
-        self.ctx.owners.conns.insert(connection.conn, session);
+        if !connection.ended {
+            self.ctx.owners.conns.insert(connection.conn, session);
+        }
         self.ctx.tree.add_child(session, parent);
         if let Some(target) = self.sessions.get_mut(&session) {
             target.bind_child(
@@ -360,12 +384,14 @@ impl Router {
                     of_users_program,
                     next_seq: connection.next_seq,
                     inherited: connection.inherited,
+                    ended: connection.ended,
                 },
             );
         }
     }
 
-    /// Bytes from a child connection that waits for its session: kept for it.
+    /// Bytes from a child connection that waits for its session: kept for it, up to
+    /// `PENDING_PAUSE_AT`, past which the connection is not read until then.
     pub(super) fn on_pending_child_bytes(&mut self, session_id: &str, bytes: &[u8]) {
         if let Some(connection) = self
             .children
@@ -374,10 +400,18 @@ impl Router {
             .and_then(|child| child.connection.as_mut())
         {
             connection.decoder.push(bytes);
+            if !connection.paused && connection.decoder.buffered() >= PENDING_PAUSE_AT {
+                connection.paused = true;
+                self.ctx.emit(Output::PauseReading {
+                    from: ReadSource::Conn(connection.conn),
+                });
+            }
         }
     }
 
-    /// A waiting child's connection closed: it will not be debugged.
+    /// A waiting child's connection closed: it will not be debugged; or, if it ran on
+    /// its inheritance, it ended, and its session (which the client was asked for) is
+    /// told so when it comes.
     pub(super) fn on_pending_child_closed(&mut self, session_id: &str) {
         if let Some(connection) = self
             .children
@@ -387,6 +421,14 @@ impl Router {
         {
             // Already closed by the peer: nothing to close from our side.
             self.ctx.owners.conns.remove(&connection.conn);
+            if connection.inherited.is_some() {
+                connection.ended = true;
+                self.ctx.log(
+                    LogLevel::Debug,
+                    format!("Child {session_id} ran to its end before its session came."),
+                );
+                return;
+            }
         }
         self.abandon_child(
             session_id,
@@ -401,6 +443,20 @@ impl Router {
             return;
         };
         if let Some(session_id) = self.children.by_pid(pid) {
+            let inherited = self
+                .children
+                .children
+                .get(&session_id)
+                .is_some_and(|child| {
+                    child
+                        .connection
+                        .as_ref()
+                        .is_some_and(|connection| connection.inherited.is_some())
+                });
+            if inherited {
+                // Its session, which the client was asked for, reports its exit.
+                return;
+            }
             if let Some(child) = self.children.children.remove(&session_id) {
                 if let Some(timer) = child.timer {
                     self.ctx.cancel_timer(timer);
@@ -448,6 +504,7 @@ impl Router {
         self.children.shared_breakpoints.remove(&session);
         for session_id in self.children.of_session(session) {
             if let Some(child) = self.children.children.remove(&session_id) {
+                self.settle_awaited(&child);
                 if let Some(timer) = child.timer {
                     self.ctx.cancel_timer(timer);
                 }

@@ -56,6 +56,9 @@ pub struct ChildBinding {
     pub next_seq: i64,
     /// The breakpoints the child was sent to run on (inheritance.rs), if it was.
     pub inherited: Option<LastBreakpoints>,
+    /// The child ran on them to its end before its session came: its connection is
+    /// closed, and what it sent is in `decoder`.
+    pub ended: bool,
 }
 
 impl Program {
@@ -66,6 +69,7 @@ impl Program {
             config,
             Origin::Child {
                 of_users_program: false,
+                inherited: false,
             },
             Stage::Starting { connect: None },
         )
@@ -92,6 +96,7 @@ impl Program {
         self.session_id = binding.session_id;
         self.origin = Origin::Child {
             of_users_program: binding.of_users_program,
+            inherited: binding.inherited.is_some(),
         };
         self.process.hello_pid = binding.pid;
         self.process.started();

@@ -24,7 +24,13 @@ pub enum Origin {
     /// by `connect`, `listen` or process id), perhaps on another machine: the pid in
     /// the child's hello is only its word, so the child is treated as the user's
     /// program too, asked to end rather than signalled.
-    Child { of_users_program: bool },
+    Child {
+        of_users_program: bool,
+        /// It ran on what its parent's session had (inheritance.rs) before this session
+        /// came: an exit before the client's configuration ends the session, not the
+        /// attach.
+        inherited: bool,
+    },
     /// The user started it with `python -m dapperdbg --listen`; the session attached to
     /// it at this endpoint.
     Remote(Endpoint),
@@ -69,8 +75,20 @@ impl Origin {
                 | Origin::Injected(_)
                 | Origin::Incoming(_)
                 | Origin::Child {
-                    of_users_program: true
+                    of_users_program: true,
+                    ..
                 }
+        )
+    }
+
+    /// Whether this child ran on its parent's configuration before its session came.
+    pub fn ran_on_inheritance(&self) -> bool {
+        matches!(
+            self,
+            Origin::Child {
+                inherited: true,
+                ..
+            }
         )
     }
 

@@ -568,10 +568,11 @@ impl Session {
 
     /// Binds this session to its child process's connection and configures it.
     pub fn bind_child(&mut self, ctx: &mut SessionContext<'_>, mut binding: ChildBinding) {
-        if let Some(inherited) = binding.inherited.take() {
+        if let Some(inherited) = binding.inherited.as_mut() {
             // Its own children inherit these until its client has configured it.
-            self.last_breakpoints = inherited;
+            self.last_breakpoints = std::mem::take(inherited);
         }
+        let ended = binding.ended;
         match self.program.as_mut() {
             Some(program) if program.awaits_child() => program.bind(ctx, binding),
             _ => {
@@ -583,7 +584,25 @@ impl Session {
                 return;
             }
         }
-        self.configure_debuggee(ctx);
+        if ended {
+            self.end_of_inherited_run(ctx);
+        } else {
+            self.configure_debuggee(ctx);
+        }
+    }
+
+    /// A child that ran on its inheritance to its end before this session came: the
+    /// client hears of its process, what it sent meanwhile, and its exit; there is
+    /// nothing to configure (no `initialized`), and the attach is answered.
+    fn end_of_inherited_run(&mut self, ctx: &mut SessionContext<'_>) {
+        if let Some(body) = self.program.as_mut().map(Program::configured) {
+            self.send_event(ctx, "process", Some(body));
+        }
+        self.drain_debuggee_frames(ctx);
+        if let Some(launch) = self.program.as_mut() {
+            launch.stage.take_connection();
+        }
+        self.debuggee_connection_lost(ctx);
     }
 
     /// Answers an `attach` that names no waiting child.

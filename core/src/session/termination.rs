@@ -137,6 +137,15 @@ impl Session {
         let connected = launch.stage.got_hello();
         self.cancel_timers_for(ctx, TimerPurpose::HelloDeadline);
         self.cancel_timers_for(ctx, TimerPurpose::TerminateEscalation);
+        let ran_on_inheritance = self
+            .program
+            .as_ref()
+            .is_some_and(|launch| launch.origin.ran_on_inheritance());
+        if ran_on_inheritance && self.pending.launch().is_some() {
+            // It ran, as its parent's session had it run, before its client configured
+            // this one: an ordinary end, not a failed attach.
+            self.complete_launch(ctx);
+        }
         if self.pending.launch().is_some() {
             let code_text =
                 exit_code.map_or("an unknown code".to_string(), |code| format!("code {code}"));

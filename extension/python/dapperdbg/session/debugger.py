@@ -30,7 +30,7 @@ from ..tracing.steps import STEP_ENTRY, STEP_PARK, STEP_PAUSE, STEP_RAISE, STEP_
 from . import breakpoint_hook, program
 from .exception_breakpoints import ExceptionBreakpoints
 from .foreign_code import ForeignCode
-from .inheritance import EXIT_WAIT_SECONDS, Inherited
+from .inheritance import Inherited
 from .log_points import LogPoints
 from .stops import Stops
 from .threads import (
@@ -98,9 +98,8 @@ class Debugger:
         self.step_in_targets: dict[int, tuple[int, types.FrameType, str]] = {}
         # A child that runs on what it inherited, until its client's session is
         # configured (session/inheritance.py): what it inherited that the client has not
-        # sent again, and what the process's end waits on.
+        # sent again.
         self.inherited: Inherited | None = None
-        self._client_configured: Event | None = None
 
     # Configuration.
 
@@ -125,7 +124,6 @@ class Debugger:
         """dapper/inherit's ``requests`` are applied: the program runs, and the events
         for the client wait for its session's configurationDone."""
         self.inherited = Inherited(requests)
-        self._client_configured = Event()
         self.connection.hold_events()
         self.configuration_done.set()
 
@@ -134,20 +132,6 @@ class Debugger:
         answered): the events held for it go out, and from now on as they come."""
         self.inherited = None
         self.connection.release_events()
-        self.stop_waiting_for_client()
-
-    def wait_for_client(self) -> None:
-        """At the process's end: a child that ran on what it inherited waits for its
-        client's session, which would find nothing to attach to once it is gone. The
-        engine closes the connection when no session comes (the wait ends then)."""
-        waiting = self._client_configured
-        if waiting is not None and not self._detached:
-            waiting.wait(EXIT_WAIT_SECONDS)
-
-    def stop_waiting_for_client(self) -> None:
-        """No session is to come (the connection ended): the end waits no more."""
-        if self._client_configured is not None:
-            self._client_configured.set()
 
     def use_tracer(self, name: str) -> None:
         """Swap the (not yet installed) tracer for another backend."""
@@ -555,7 +539,6 @@ class Debugger:
             print(f"dapper: could not clear breakpoints: {error}", file=sys.stderr)
         self.stops.resume_all()
         self.configuration_done.set()
-        self.stop_waiting_for_client()
 
     def end_of_process(self) -> None:
         """The process ends (its last exit handler): as ``detach``, but without listing

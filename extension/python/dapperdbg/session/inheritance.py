@@ -11,17 +11,14 @@ configuration is the authority once it comes:
   change;
 - at its ``configurationDone``, what was inherited and not sent again is dropped;
 - until then, the events meant for the client are held (ipc/connection.py), so that it
-  hears of a stop once its session is configured, and the process's end waits for it
-  (``EXIT_WAIT_SECONDS`` at most; the engine closes the connection sooner when no session
-  comes): a session that attached to a process already gone would show nothing.
+  hears of a stop once its session is configured.
+
+A child that ends before its session came does not wait for it: its held events go out
+before its ``dapper/exiting``, and the engine gives them, with its exit, to the session
+when it comes (core/src/router/children.rs).
 """
 
 from __future__ import annotations
-
-# How long the end of a process that runs on inherited breakpoints waits for its
-# client's session; the engine gives a client 30 s to attach, then closes the connection
-# (which ends the wait at once).
-EXIT_WAIT_SECONDS = 60.0
 
 
 class Inherited:

@@ -85,8 +85,6 @@ class Session:
             dispatch(debugger, message)
 
         def on_end() -> None:
-            # Nothing is to come on it: an end that waits for the client's session goes on.
-            debugger.stop_waiting_for_client()
             # Before configurationDone the launcher itself ends, saying why. The signal
             # goes before the stopped threads are released: the program must not run on
             # meanwhile (its own SIGTERM handler runs once they are).
@@ -198,7 +196,9 @@ def finish_session(debugger: Debugger, state: ExitState) -> None:
     after Python has waited for the non-daemon threads."""
     state.finished = True
     flush_output()
-    debugger.wait_for_client()
+    # A child that ran on its inheritance ends without waiting for its session: what it
+    # held for the client goes first; the engine gives it to the session when it comes.
+    debugger.connection.release_events()
     debugger.connection.send_event("dapper/exiting", {"exitCode": state.code})
     try:
         debugger.end_of_process()
