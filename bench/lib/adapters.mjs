@@ -79,6 +79,8 @@ export async function startSession(spec, { program, args = [], breakpoints = [],
   const startedAt = performance.now();
   client ??= DapClient.spawnAdapter(spec.command, spec.args, { env: spec.env, cwd: root, name: spec.label });
   const session = { client, startedAt, debuggeePid: undefined };
+  // Whether the launch or attach was answered (see the set-up's end below).
+  let answered = false;
   client.nextEvent("process", timeoutMs).then(
     (event) => {
       session.debuggeePid = event.body?.systemProcessId;
@@ -109,7 +111,14 @@ export async function startSession(spec, { program, args = [], breakpoints = [],
     const launched = client.request(command, config, timeoutMs);
     // A launch that fails before `initialized` must surface as the launch's error.
     launched.catch(() => undefined);
-    await Promise.race([initialized, launched]);
+    // A child that ran on its parent's configuration may end before its session came
+    // (Dapper answers its attach without `initialized`, then reports its exit), or
+    // before its session's configurationDone: as VS Code does, the session is then over.
+    launched.then(() => (answered = true), () => undefined);
+    if ((await Promise.race([initialized.then(() => "initialized"), launched.then(() => "answered")])) === "answered") {
+      session.endedEarly = true;
+      return session;
+    }
     const initializedEvent = await initialized;
     // When each step of the set-up was reached, for the breakdown of the time to the first stop.
     session.phases = { initializeAnswered: initializeResponse.receivedAt - startedAt, initialized: initializedEvent.receivedAt - startedAt };
@@ -141,6 +150,10 @@ export async function startSession(spec, { program, args = [], breakpoints = [],
     session.phases.configurationDone = configured.receivedAt - startedAt;
     await launched;
   } catch (error) {
+    if (answered && launchArguments) {
+      session.endedEarly = true;
+      return session;
+    }
     await client.dispose({ debuggeePid: session.debuggeePid });
     const stderr = client.stderr?.trim();
     throw new Error(`${error.message}${stderr ? `\n${spec.label} stderr: ${stderr.slice(-1500)}` : ""}`);

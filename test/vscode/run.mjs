@@ -347,7 +347,6 @@ async function main() {
     const asyncio = () => scenarioAsyncio(page, { begin, log, artifacts, stepMs: LIMITS.step, waitForDebugger });
     if (process.argv.includes("--only-async")) {
       await asyncio();
-    await children();
       return passed();
     }
     const children = () => scenarioChildren(page, { begin, log, workspace: dirs.workspace, artifacts, stepMs: LIMITS.step, waitForDebugger });
@@ -502,6 +501,7 @@ async function main() {
     await editAndContinue();
     await agentTools();
     await asyncio();
+    await children();
     return passed();
   } catch (error) {
     console.error(`\n[vscode-test] FAILED at step "${step}": ${error.message}`);

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import queue
 
-import pytest
-
 PROGRAM = """\
 total = 0
 for index in range(3):

@@ -196,9 +196,10 @@ def finish_session(debugger: Debugger, state: ExitState) -> None:
     after Python has waited for the non-daemon threads."""
     state.finished = True
     flush_output()
-    # A child that ran on its inheritance ends without waiting for its session: what it
-    # held for the client goes first; the engine gives it to the session when it comes.
-    debugger.connection.release_events()
+    if debugger.inherited is not None:
+        # A child that ran on its inheritance ends without waiting for its session: what
+        # it held for the client goes first; the engine gives it to the session later.
+        debugger.connection.release_events()
     debugger.connection.send_event("dapper/exiting", {"exitCode": state.code})
     try:
         debugger.end_of_process()
