@@ -79,7 +79,8 @@ export async function startSession(spec, { program, args = [], breakpoints = [],
   const startedAt = performance.now();
   client ??= DapClient.spawnAdapter(spec.command, spec.args, { env: spec.env, cwd: root, name: spec.label });
   const session = { client, startedAt, debuggeePid: undefined };
-  // Whether the launch or attach was answered (see the set-up's end below).
+  // The launch or attach, and whether it was answered (see the set-up's end below).
+  let launched;
   let answered = false;
   client.nextEvent("process", timeoutMs).then(
     (event) => {
@@ -108,7 +109,7 @@ export async function startSession(spec, { program, args = [], breakpoints = [],
     // A child session is started with the request and configuration its parent's
     // `startDebugging` named; everything else is a launch of `program`.
     const [command, config] = launchArguments ?? ["launch", spec.launch(program, args, launchExtra)];
-    const launched = client.request(command, config, timeoutMs);
+    launched = client.request(command, config, timeoutMs);
     // A launch that fails before `initialized` must surface as the launch's error.
     launched.catch(() => undefined);
     // A child that ran on its parent's configuration may end before its session came
@@ -150,7 +151,9 @@ export async function startSession(spec, { program, args = [], breakpoints = [],
     session.phases.configurationDone = configured.receivedAt - startedAt;
     await launched;
   } catch (error) {
-    if (answered && launchArguments) {
+    // A child that ended before its configurationDone: its attach is answered right
+    // after the refusal of the requests it could no longer take.
+    if (launchArguments && launched && (answered || (await launched.then(() => true, () => false)))) {
       session.endedEarly = true;
       return session;
     }
