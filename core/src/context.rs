@@ -115,6 +115,9 @@ pub enum Note {
     StopChildren { detach: bool },
     /// The client's `configurationDone` went through.
     Configured,
+    /// The session is asked to stop: the sessions of its children that run on their
+    /// inheritance, which the client has not attached yet, are no longer waited for.
+    StopAwaiting,
     /// The session sent its `terminated` event.
     Terminated,
 }
@@ -173,12 +176,16 @@ impl SessionTree {
         }
     }
 
-    pub fn has_live_children(&self, session: SessionKey) -> bool {
+    /// Whether the session waits for the sessions of children that run on their
+    /// inheritance (its `terminated` comes after them).
+    pub fn awaits_child_sessions(&self, session: SessionKey) -> bool {
         self.awaited.contains_key(&session)
-            || self
-                .parents
-                .iter()
-                .any(|(child, parent)| *parent == session && self.live.contains(child))
+    }
+
+    pub fn has_live_children(&self, session: SessionKey) -> bool {
+        self.parents
+            .iter()
+            .any(|(child, parent)| *parent == session && self.live.contains(child))
     }
 
     /// Every descendant of a session, deepest first, so that grandchildren end

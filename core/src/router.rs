@@ -375,6 +375,7 @@ impl Router {
                 }
             }
             Note::Configured => self.on_session_configured(from),
+            Note::StopAwaiting => self.stop_awaiting_children_of(from),
             Note::Terminated => self.child_ended(from),
         }
     }
@@ -399,7 +400,7 @@ impl Router {
     }
 
     fn parent_may_terminate(&mut self, parent: SessionKey) {
-        if self.ctx.tree.has_live_children(parent) {
+        if self.ctx.tree.has_live_children(parent) || self.ctx.tree.awaits_child_sessions(parent) {
             return;
         }
         if let Some(parent_session) = self.sessions.get_mut(&parent) {

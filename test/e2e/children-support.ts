@@ -65,8 +65,26 @@ export class TreeClient extends RecordingClient {
     const initialized = this.next("initialized");
     const attached = this.attachRequest(this.configuration as DebugProtocol.AttachRequestArguments);
     attached.catch(() => undefined);
-    await Promise.race([initialized, attached]);
-    await initialized;
+    initialized.catch(() => undefined);
+    // A child that ran on its parent's breakpoints and ended before this session came
+    // gets its attach answered without `initialized` (nothing to configure), then its
+    // exit; one that ends while this session configures it refuses the requests it can
+    // no longer take, and its attach is answered all the same. VS Code takes either as a
+    // session that is over, and so does this client.
+    if ((await Promise.race([initialized.then(() => "initialized"), attached.then(() => "attached")])) === "attached") {
+      this.ready = true;
+      return;
+    }
+    try {
+      await this.configureAsChild();
+    } catch (error) {
+      if (!(await attached.then(() => true, () => false))) throw error;
+    }
+    await attached;
+    this.ready = true;
+  }
+
+  private async configureAsChild(): Promise<void> {
     for (const [file, lines] of Object.entries(this.tree.breakpoints)) {
       const response = await this.setBreakpointsRequest({ source: { path: file }, breakpoints: lines.map((bp) => (typeof bp === "number" ? { line: bp } : bp)) });
       // A child's program is not known to its session (an attach): its breakpoints, like
@@ -80,8 +98,6 @@ export class TreeClient extends RecordingClient {
     // VS Code gives every session the exception breakpoints of its Breakpoints view.
     if (this.tree.exceptionFilters.length > 0) await this.setExceptionBreakpointsRequest({ filters: this.tree.exceptionFilters });
     await this.configurationDoneRequest();
-    await attached;
-    this.ready = true;
   }
 
   ready = false;

@@ -310,6 +310,9 @@ impl Session {
 
     pub(super) fn on_request(&mut self, ctx: &mut SessionContext<'_>, request: Request) {
         let stopping = matches!(request.command.as_str(), "disconnect" | "terminate");
+        if stopping && ctx.tree.awaits_child_sessions(self.key) {
+            ctx.note(Note::StopAwaiting);
+        }
         if stopping && !self.lifecycle.waits_for_children() && ctx.tree.has_live_children(self.key)
         {
             // Children end before their parent: the router ends them, then resumes.

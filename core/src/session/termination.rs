@@ -199,7 +199,7 @@ impl Session {
         if self.lifecycle.is_finished() || self.lifecycle.terminated() == Some(Terminated::Sent) {
             return;
         }
-        if ctx.tree.has_live_children(self.key) {
+        if ctx.tree.has_live_children(self.key) || ctx.tree.awaits_child_sessions(self.key) {
             self.lifecycle.set_terminated(Terminated::Deferred);
             return;
         }
