@@ -7,11 +7,13 @@
 //! program it debugs with its stage, process and connection. Each way to a program
 //! (launch, attach by connect, listen or process id, child) is the program's methods in
 //! the file named after it, which decide and report; the session acts on what they
-//! report. `impl Session` is in four files: state.rs, starting.rs (the start and the
-//! host's answers), debuggee.rs (the connected debuggee) and termination.rs (the end).
+//! report. `impl Session` is in five files: state.rs, starting.rs (the start and the
+//! host's answers), binding.rs (a child process bound to its session), debuggee.rs
+//! (the connected debuggee) and termination.rs (the end).
 //! No file here imports this one.
 
 mod attach;
+mod binding;
 mod child;
 mod client;
 mod connect;

@@ -107,8 +107,8 @@ export async function scenarioAttachToProcess(page, context) {
   }
 }
 
-/** Opens `file` in the editor with Quick Open (retried) and sets a breakpoint on `line` by clicking the gutter. */
-export async function setBreakpointIn(page, file, line, stepMs) {
+/** Opens `file` in the editor with Quick Open, retried: the workbench may still be settling. */
+export async function openInEditor(page, file, stepMs) {
   await waitFor(
     `${file} to open in the editor`,
     async () => {
@@ -119,6 +119,11 @@ export async function setBreakpointIn(page, file, line, stepMs) {
     stepMs,
     1_000,
   );
+}
+
+/** Opens `file` in the editor (openInEditor) and sets a breakpoint on `line` by clicking the gutter. */
+export async function setBreakpointIn(page, file, line, stepMs) {
+  await openInEditor(page, file, stepMs);
   await workbench.clickGutter(page, line);
   await waitFor(`a breakpoint glyph on line ${line}`, async () => (await workbench.breakpointLines(page)).includes(line), stepMs);
 }

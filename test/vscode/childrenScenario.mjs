@@ -8,7 +8,7 @@
 // parent's breakpoints while VS Code starts their sessions (docs/architecture.md).
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { setBreakpointIn } from "./attachScenario.mjs";
+import { openInEditor, setBreakpointIn } from "./attachScenario.mjs";
 import { callStackRows } from "./editContinueScenario.mjs";
 import { waitFor } from "./processes.mjs";
 import * as workbench from "./workbench.mjs";
@@ -45,16 +45,7 @@ export async function scenarioChildren(page, context) {
   if ((await header.getAttribute("aria-expanded")) === "false") await header.click({ timeout: 5_000 });
 
   start(`"Dapper: Debug Python File" on ${PARENT}: its first child stops on line ${BREAKPOINT_LINE} of ${CHILD}`);
-  await waitFor(
-    `${PARENT} to open in the editor`,
-    async () => {
-      if (await workbench.editorShows(page, PARENT)) return true;
-      await workbench.quickOpen(page, PARENT);
-      return waitFor("the editor", () => workbench.editorShows(page, PARENT), 5_000).catch(() => false);
-    },
-    stepMs,
-    1_000,
-  );
+  await openInEditor(page, PARENT, stepMs);
   await workbench.focusEditor(page);
   await workbench.runPaletteCommand(page, "Dapper: Debug Python File");
   await waitForDebugger(page, `the editor to show ${CHILD} paused on line ${BREAKPOINT_LINE}`, async () => (await workbench.editorShows(page, CHILD)) && (await workbench.pausedLines(page)).includes(BREAKPOINT_LINE));

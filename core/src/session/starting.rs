@@ -7,7 +7,6 @@
 //! debuggee, fail the launch.
 
 use super::attach::ATTACH_DEADLINE_MS;
-use super::child::ChildBinding;
 use super::connect::{Candidate, Verdict, CANDIDATE_HELLO_DEADLINE_MS};
 use super::inject::INJECT_DEADLINE_MS;
 use super::launch::{launch_config, Start, HELLO_DEADLINE_MS, RUN_IN_TERMINAL_TIMEOUT_MS};
@@ -566,45 +565,6 @@ impl Session {
         }
     }
 
-    /// Binds this session to its child process's connection and configures it.
-    pub fn bind_child(&mut self, ctx: &mut SessionContext<'_>, mut binding: ChildBinding) {
-        if let Some(inherited) = binding.inherited.as_mut() {
-            // Its own children inherit these until its client has configured it.
-            self.last_breakpoints = std::mem::take(inherited);
-        }
-        let ended = binding.ended;
-        match self.program.as_mut() {
-            Some(program) if program.awaits_child() => program.bind(ctx, binding),
-            _ => {
-                ctx.log(
-                    LogLevel::Error,
-                    "A child process was bound to a session that is not waiting for one.",
-                );
-                ctx.close_connection(binding.conn);
-                return;
-            }
-        }
-        if ended {
-            self.end_of_inherited_run(ctx);
-        } else {
-            self.configure_debuggee(ctx);
-        }
-    }
-
-    /// A child that ran on its inheritance to its end before this session came: the
-    /// client hears of its process, what it sent meanwhile, and its exit; there is
-    /// nothing to configure (no `initialized`), and the attach is answered.
-    fn end_of_inherited_run(&mut self, ctx: &mut SessionContext<'_>) {
-        if let Some(body) = self.program.as_mut().map(Program::configured) {
-            self.send_event(ctx, "process", Some(body));
-        }
-        self.drain_debuggee_frames(ctx);
-        if let Some(launch) = self.program.as_mut() {
-            launch.stage.take_connection();
-        }
-        self.debuggee_connection_lost(ctx);
-    }
-
     /// Answers an `attach` that names no waiting child.
     pub fn refuse_attach(&mut self, ctx: &mut SessionContext<'_>, message: String) {
         self.fail_launch(ctx, DapError::user(codes::NO_SUCH_CHILD, message));
@@ -612,7 +572,7 @@ impl Session {
 
     /// The debuggee said hello (or, for a `connect` attach, its child listener
     /// settled): `dapper/configure`, then what it sent meanwhile.
-    fn configure_debuggee(&mut self, ctx: &mut SessionContext<'_>) {
+    pub(super) fn configure_debuggee(&mut self, ctx: &mut SessionContext<'_>) {
         self.send_configure(ctx);
         self.drain_debuggee_frames(ctx);
     }
