@@ -34,6 +34,7 @@ print(json.dumps({
                    package.__path__, package.__spec__.submodule_search_locations,
                    package.__file__],
     "finders": [type(finder).__name__ for finder in sys.meta_path],
+    "launcher": type(sys.modules["dapperdbg.launcher.launch"].__spec__.loader).__name__,
 }))
 """
 
@@ -127,6 +128,9 @@ def test_start_bundle(launch, write, tmp_path, scenario):
         assert (loaded_from, report["edited"]) == (expected_loader, expected_edited)
         if report["preloaded"]:
             assert report["loader"] == BUNDLED
+        if expected_loader != FROM_SOURCE:
+            # The launcher's own modules, imported before the hello, come from it too.
+            assert report["launcher"] == BUNDLED
         assert report["source matches"]
         # Nothing of the bundle stays for the program to see.
         assert "StartBundle" not in report["finders"]

@@ -15,11 +15,13 @@ those types or of their subclasses.
 
 from __future__ import annotations
 
-import types
-
 from ..common.errors import RequestError
 from ..common.records import Record
 from ..common.stop_imports import import_at_first_stop
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    import types
 
 RAISED = "raised"
 UNCAUGHT = "uncaught"

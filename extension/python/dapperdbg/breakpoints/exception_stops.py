@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import types
-
 from ..common.paths import canonical_path, is_debugger_path, is_runpy_path
 from ..common.records import Record
 from ..instrumentation.restarts import without_parked_entries
@@ -16,6 +14,10 @@ from .exception_filters import (
     full_type_name,
     traceback_text,
 )
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    import types
 
 
 def is_hidden_file(filename: str) -> bool:

@@ -6,14 +6,16 @@ evaluates code objects. Invalid input raises ExpressionError with a user-facing 
 
 from __future__ import annotations
 
-import types
-
 # operator's own functions, from its C module: operator.py costs 1.4 ms to import on 3.12.
 from _operator import eq, ge, gt, le, lt
 
 from ..common.errors import RequestError
 from ..common.patterns import LazyPattern
 from ..common.records import Record
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    import types
 
 
 class ExpressionError(RequestError):

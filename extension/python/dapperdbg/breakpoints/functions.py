@@ -17,13 +17,17 @@ from __future__ import annotations
 import gc
 import os
 import sys
-import types
 
+from ..common.interpreter_types import CodeType, FunctionType
 from ..common.native import allocate_lock
 from ..common.paths import canonical_path, is_debugger_path
 from ..common.records import Record
 from ..common.start_freeze import thaw_start_objects
 from .expressions import ExpressionError, HitCondition, compile_condition, parse_hit_condition
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    import types
 
 
 class FunctionBreakpoint(Record, eq=False):
@@ -59,7 +63,7 @@ def qualified_name(code: types.CodeType) -> str:
         return qualname
     thaw_start_objects([code.co_filename])  # A module imported before the program.
     for referrer in gc.get_referrers(code):
-        if isinstance(referrer, types.FunctionType) and referrer.__code__ is code:
+        if isinstance(referrer, FunctionType) and referrer.__code__ is code:
             return referrer.__qualname__
     return code.co_name
 
@@ -191,7 +195,7 @@ class FunctionBreakpointStore:
                         target = None
                 code = getattr(getattr(target, "__func__", target), "__code__", None)
                 # Before the program starts, __main__ is the launcher: never match it.
-                if isinstance(code, types.CodeType) and not is_debugger_path(
+                if isinstance(code, CodeType) and not is_debugger_path(
                         canonical_path(code.co_filename)):
                     self.found(breakpoint, code)
                     return

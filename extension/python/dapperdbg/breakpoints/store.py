@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import os
 import time
-import types
 
 from ..common.errors import RequestError
 from ..common.native import Condition, RLock
@@ -52,6 +51,7 @@ from .loaded_files import LoadedFiles
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
     from collections.abc import Callable
 
     from ..common.code_lines import ExecutableLinesCache

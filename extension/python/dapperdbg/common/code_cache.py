@@ -31,7 +31,12 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-import types
+
+from .interpreter_types import CodeType
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    import types
 
 try:
     from _imp import source_hash
@@ -235,7 +240,7 @@ def compile_text(text: str, filename: str, mode: str = "eval") -> types.CodeType
     # whose breakpoints have several conditions finds them all in every process.
     key = f"{mode} {filename}".encode("utf-8", "surrogatepass") + b"\0" + source
     code = load("expressions", mode, key, source)
-    if not isinstance(code, types.CodeType):
+    if not isinstance(code, CodeType):
         code = compile(text, filename, mode, dont_inherit=True)
         # An expression's warnings are the debugger's own business; a program's are the
         # user's (and the program's threads do not run yet: the check below changes the

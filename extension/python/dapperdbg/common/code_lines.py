@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import os
 import stat
-import types
 from _bisect import bisect_left  # bisect.py only re-exports its C half.
 
+from .interpreter_types import CodeType
 from .native import allocate_lock
 from .records import Record
 
-_HAS_CO_LINES = hasattr(types.CodeType, "co_lines")
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    import types
+
+_HAS_CO_LINES = hasattr(CodeType, "co_lines")
 
 
 class SourceError(Exception):
@@ -83,7 +87,7 @@ def code_tree_lines(code: types.CodeType) -> set[int]:
     while pending:
         current = pending.pop()
         lines.update(code_own_lines(current))
-        pending.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+        pending.extend(c for c in current.co_consts if isinstance(c, CodeType))
     return lines
 
 

@@ -52,28 +52,36 @@ running: dict[int, DebuggerThread] = {}
 
 
 def start_debugger_thread(name: str, target: Callable[..., object], *args) -> DebuggerThread:
-    """Run ``target(*args)`` on a new debugger thread; returns once the thread runs (its
-    ``ident`` is set). An exception that escapes ``target`` is printed as a debugger
-    bug, never raised into the program."""
+    """Run ``target(*args)`` on a new debugger thread, in ``running`` from the moment it
+    exists. Returns without waiting for it to run: waiting would hand the interpreter
+    lock to the new thread and back, 1-2 ms on a busy machine, which a program would
+    pay for every child process it starts (each gets the children's watcher anew when
+    the last one has ended). An exception that escapes ``target`` is printed as a
+    debugger bug, never raised into the program."""
     thread = DebuggerThread(name)
-    started = allocate_lock()
-    started.acquire()
+    # Held until the thread is in ``running``: one that ends at once must not leave
+    # its ident there for good.
+    registered = allocate_lock()
+    registered.acquire()
 
     def run() -> None:
-        ident = get_ident()
-        thread.ident = ident
-        running[ident] = thread
-        started.release()
+        with registered:
+            pass
         try:
             target(*args)
         except BaseException:
             report_internal_error(f"the debugger's thread {name}")
         finally:
-            if running.get(ident) is thread:
+            ident = thread.ident
+            if ident is not None and running.get(ident) is thread:
                 del running[ident]
 
-    _start_with_signals_blocked(run)
-    started.acquire()
+    try:
+        ident = _start_with_signals_blocked(run)
+        thread.ident = ident
+        running[ident] = thread
+    finally:
+        registered.release()
     return thread
 
 
@@ -81,13 +89,12 @@ def start_debugger_thread(name: str, target: Callable[..., object], *args) -> De
 _BLOCKABLE = _signal.valid_signals() if hasattr(_signal, "pthread_sigmask") else None
 
 
-def _start_with_signals_blocked(run: Callable[[], None]) -> None:
+def _start_with_signals_blocked(run: Callable[[], None]) -> int:
     if _BLOCKABLE is None:
-        start_new_thread(run, ())
-        return
+        return start_new_thread(run, ())
     previous = _signal.pthread_sigmask(_signal.SIG_BLOCK, _BLOCKABLE)
     try:
-        start_new_thread(run, ())
+        return start_new_thread(run, ())
     finally:
         _signal.pthread_sigmask(_signal.SIG_SETMASK, previous)
 

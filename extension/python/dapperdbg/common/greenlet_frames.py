@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import gc
 import sys
-import types
 from _functools import partial  # functools itself imports more than a start should.
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    import types
 
 # Whether an allocation may run a collection there and then (before 3.12).
 _COLLECTS_IN_ALLOCATIONS = sys.version_info < (3, 12)

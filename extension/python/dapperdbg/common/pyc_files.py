@@ -24,7 +24,12 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-import types
+
+from .interpreter_types import CodeType
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    import types
 
 try:  # The import system's own functions, loaded with the interpreter.
     import _imp
@@ -76,7 +81,7 @@ def cached_module_code(path: str, source: bytes,
         code = marshal.loads(memoryview(data)[_HEADER_SIZE:])
     except (ValueError, EOFError, TypeError):
         return None
-    if not isinstance(code, types.CodeType):
+    if not isinstance(code, CodeType):
         return None
     _imp._fix_co_filename(code, path)
     return code
@@ -93,7 +98,7 @@ def plain_module_code(path: str, source: bytes) -> types.CodeType:
 
     key = path.encode("utf-8", "surrogatepass")
     code = code_cache.load("plain", path, key, source)
-    if isinstance(code, types.CodeType):
+    if isinstance(code, CodeType):
         return code
     code = compile(source, path, "exec", dont_inherit=True)
     code_cache.store("plain", path, key, source, code)

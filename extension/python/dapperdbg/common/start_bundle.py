@@ -1,13 +1,14 @@
 """The start bundle: the bytecode of the package's modules that the launcher imports before
-the program runs, in one file read at once.
+the program runs, in one file mapped at once.
 
 Every child process of a debugged program starts the launcher, which imports some sixty
 modules of this package before the program's first line. Found and loaded one by one,
 through the import system's path finder (a directory listing, a stat of the source, a
 pyc opened, read and checked for each), they cost about 10 ms a start on 3.12; from one
 file, about 6 ms. The bundle serves only while the launcher starts (``open`` to
-``close``: from the hello until the program is about to run, the requests that configure
-the session and the instrumentation of what is loaded for its breakpoints included):
+``close``: from the launcher's own modules until the program is about to run, the
+requests that configure the session and the instrumentation of what is loaded for its
+breakpoints included):
 then nothing of it stays in ``sys.meta_path``, and what the launcher imports later (for
 a stop, a breakpoint set later, a child) comes through the import system as usual.
 
@@ -226,8 +227,8 @@ def _read(path: str) -> tuple[dict[str, Entry], list[str]]:
     except OSError:
         return {}, []
     try:
-        data = os.read(descriptor, os.fstat(descriptor).st_size)
-    except OSError:
+        data = _contents(descriptor)
+    except (OSError, ValueError):
         return {}, []
     finally:
         os.close(descriptor)
@@ -247,6 +248,24 @@ def _read(path: str) -> tuple[dict[str, Entry], list[str]]:
     except (EOFError, ValueError, TypeError):
         return {}, []
     return entries, [name for name in order if type(name) is str and name in entries]
+
+
+def _contents(descriptor: int):
+    """The file's bytes, mapped rather than read where ``mmap`` is there: a start uses
+    about half of the bundle, and a read copies all of it into fresh memory, a page
+    fault for every 4 KiB (286 of them for 1.1 MiB, 0.5 ms a start on 3.12), where the
+    mapped pages of the file, already in the page cache, come 16 to a fault.
+
+    The writer replaces the file and never changes it in place (``write``), so what is
+    mapped stays what was read. Windows refuses to replace a file that a process has
+    mapped, which would keep a stale bundle for good: there it is read."""
+    try:
+        import mmap
+    except ImportError:
+        mmap = None
+    if mmap is None or os.name == "nt":
+        return os.read(descriptor, os.fstat(descriptor).st_size)
+    return mmap.mmap(descriptor, 0, access=mmap.ACCESS_READ)
 
 
 _installed: StartBundle | None = None

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import os
 import sys
-import types
 
 from ..common.errors import RequestError
+from ..common.interpreter_types import CodeType
 from ..common.native import allocate_lock
 from ..common.paths import canonical_path, is_debugger_path, is_synthetic_filename
 from ..common.stop_imports import import_at_first_stop
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
     import weakref
     from collections.abc import Callable
 
@@ -88,7 +89,7 @@ class SourceRegistry:
                         self._last_compiled[filename] = source
             else:
                 code = arguments[0]
-                if isinstance(code, types.CodeType):
+                if isinstance(code, CodeType):
                     text = self._last_compiled.get(code.co_filename)
                     if (text is not None and self._code_texts is not None
                             and code not in self._code_texts):
@@ -102,7 +103,7 @@ class SourceRegistry:
         while pending:
             current = pending.pop()
             self._code_texts[current] = text  # type: ignore[index]
-            pending.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+            pending.extend(c for c in current.co_consts if isinstance(c, CodeType))
 
     def source_for_code(self, code: types.CodeType) -> dict:
         """The DAP ``source`` of ``code``: its file, or the text it was compiled from."""

@@ -20,9 +20,9 @@ tracer (``enabled``).
 from __future__ import annotations
 
 import sys
-import types
 
 from ..common.errors import report_internal_error
+from ..common.interpreter_types import CodeType
 from ..common.native import RLock, allocate_lock
 from ..common.records import Record
 from . import Instrumentation, Probe, route_probes_to
@@ -31,6 +31,7 @@ from .registry import InstrumentationRegistry
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
     from collections.abc import Callable, Mapping
 
     from .importer import InstrumentedCallback
@@ -176,7 +177,7 @@ class BreakpointProbes:
             current = pending.pop()
             if registry.known_copy(current) is not None:
                 return False
-            pending.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+            pending.extend(c for c in current.co_consts if isinstance(c, CodeType))
         self._foreign.add(canonical)
         return True
 

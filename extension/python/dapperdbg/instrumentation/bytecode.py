@@ -28,12 +28,15 @@ from __future__ import annotations
 import dis
 import itertools
 import sys
-import types
 from collections.abc import Collection, Iterator
 
 from .copies import ProbeSites
 from .inline_caches import CACHE_UNITS as _CACHE_UNITS
 from .probes import PROBE_NAME
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    import types
 
 _PASS_THROUGH = frozenset({"POP_BLOCK", "POP_EXCEPT", "NOP"})
 _JUMPS = frozenset({"JUMP_FORWARD", "JUMP_ABSOLUTE", "JUMP", "JUMP_NO_INTERRUPT"})

@@ -9,13 +9,14 @@ the cache of copies (copy_cache.py) needs neither.
 from __future__ import annotations
 
 import sys
-import types
 
+from ..common.interpreter_types import CodeType
 from ..common.native import allocate_lock
 from ..common.records import Record
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
     from collections.abc import Callable, Iterator, Mapping
 
     from .probes import Probe
@@ -135,7 +136,7 @@ class ShapeMismatch(Exception):
 
 
 def nested_codes(code: types.CodeType) -> list[types.CodeType]:
-    code_type = types.CodeType
+    code_type = CodeType
     return [const for const in code.co_consts if type(const) is code_type]
 
 

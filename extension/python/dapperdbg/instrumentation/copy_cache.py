@@ -16,14 +16,14 @@ A hit needs neither ``ast`` nor ``dis``: nothing of the compiler is imported.
 
 from __future__ import annotations
 
-import types
-
 from ..common import code_cache
+from ..common.interpreter_types import CodeType
 from . import plain_code
 from .copies import InstrumentedModule, ProbeSites
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
     from collections.abc import Mapping
 
     from .probes import Probe
@@ -88,7 +88,7 @@ def _entry_of(module: InstrumentedModule) -> tuple:
     pending = [module.code]
     for current in pending:
         for position, const in enumerate(current.co_consts):
-            if type(const) is types.CodeType and id(const) not in path_of:
+            if type(const) is CodeType and id(const) not in path_of:
                 path_of[id(const)] = path_of[id(current)] + (position,)
                 pending.append(const)
     sites = tuple((path_of[id(copy)], found.lines, found.quiet_offsets, found.probe_offsets)
@@ -103,7 +103,7 @@ def _module_of(kept, filename: str, probes: Mapping[int, Probe], ids: dict[int, 
     that is no such entry (a miss)."""
     try:
         code, sites, accepted, refused = kept
-        if type(code) is not types.CodeType:
+        if type(code) is not CodeType:
             return None
         made: dict[tuple[int, ...], types.CodeType] = {}
         root = _relocated(code, (), [path for path, *_ in sites], ids, made)

@@ -25,10 +25,14 @@ from __future__ import annotations
 
 import opcode
 import sys
-import types
 
+from ..common.interpreter_types import CodeType
 from .inline_caches import cache_units as _cache_units
 from .restarts import is_restartable
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    import types
 
 _PUSH_EXC_INFO = opcode.opmap.get("PUSH_EXC_INFO", -1)
 _LOAD_GLOBAL = opcode.opmap["LOAD_GLOBAL"]
@@ -57,7 +61,7 @@ def guard_handlers(code: types.CodeType) -> types.CodeType:
 
 def _guard_tree(code: types.CodeType, made: dict, shared: dict) -> types.CodeType:
     consts = code.co_consts
-    nested = tuple(_guard_tree(const, made, shared) if type(const) is types.CodeType
+    nested = tuple(_guard_tree(const, made, shared) if type(const) is CodeType
                    else const for const in consts)
     changes = {}
     if any(new is not old for new, old in zip(nested, consts)):

@@ -19,7 +19,6 @@ import __future__
 
 import os
 import sys
-import types
 
 # importlib.machinery's, from the import system's own module: importing the importlib
 # package costs every start.
@@ -34,6 +33,7 @@ from .restarts import install_restart_exception
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
     from collections.abc import Callable, Mapping
 
     from .copies import InstrumentedModule

@@ -19,7 +19,6 @@ import gc
 import io
 import os
 import sys
-import types
 
 from ..common.code_flags import (
     CO_ASYNC_GENERATOR,
@@ -28,6 +27,13 @@ from ..common.code_flags import (
     CO_ITERABLE_COROUTINE,
 )
 from ..common.greenlet_frames import waiting_greenlet_frames
+from ..common.interpreter_types import (
+    AsyncGeneratorType,
+    CodeType,
+    CoroutineType,
+    FunctionType,
+    GeneratorType,
+)
 from ..common.module_files import files_that_may_be, is_link, known_not_link
 from ..common.native import allocate_lock, get_ident
 from ..common.paths import NAMES_AS_WRITTEN, canonical_path, is_debugger_path
@@ -41,11 +47,12 @@ from .registry import CopyInfo, InstrumentationRegistry
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
     from collections.abc import Callable, Mapping
 
     from .copies import InstrumentedModule
 
-_SUSPENDABLE = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
+_SUSPENDABLE = (GeneratorType, CoroutineType, AsyncGeneratorType)
 
 
 class SwapResult(Record):
@@ -275,7 +282,7 @@ class LiveInstrumenter:
             referrers.extend(_namespace_functions(
                 [target for target in targets if isinstance(target, dict)]))
         for obj in referrers:
-            if type(obj) is types.FunctionType and names(obj.__code__.co_filename):
+            if type(obj) is FunctionType and names(obj.__code__.co_filename):
                 functions[id(obj)] = obj
         return list(functions.values())
 
@@ -295,7 +302,7 @@ def _namespace_functions(namespaces: list[dict]) -> list[types.FunctionType]:
         if id(value) in seen:
             continue
         seen.add(id(value))
-        if kind is types.FunctionType:
+        if kind is FunctionType:
             found.append(value)
             wrapped = value.__dict__.get("__wrapped__")
             if wrapped is not None:
@@ -418,11 +425,11 @@ def _defines_one_of(code: types.CodeType, wanted: dict) -> bool:
     """Whether code nested in ``code`` (at any depth) is one of ``wanted``."""
     if not wanted:
         return False
-    pending = [const for const in code.co_consts if isinstance(const, types.CodeType)]
+    pending = [const for const in code.co_consts if isinstance(const, CodeType)]
     while pending:
         nested = pending.pop()
         match = wanted.get(nested)
         if match is not None and same_code(nested, match):
             return True
-        pending.extend(const for const in nested.co_consts if isinstance(const, types.CodeType))
+        pending.extend(const for const in nested.co_consts if isinstance(const, CodeType))
     return False

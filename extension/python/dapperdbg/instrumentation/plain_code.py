@@ -13,11 +13,15 @@ Entries are keyed by the text of the package's files that decide what a compile 
 from __future__ import annotations
 
 import os
-import types
 
 from ..common import code_cache
+from ..common.interpreter_types import CodeType
 from ..common.pyc_files import plain_module_code
 from .copies import InstrumentationError
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    import types
 
 # The package's files whose code decides what a copy or a plain compile is.
 _COMPILER_FILES = (
@@ -83,7 +87,7 @@ def compile_plain(source: bytes | str, filename: str, optimize: int = -1,
             raise InstrumentationError(f"{filename} does not compile: {error}") from None
     key = cache_key(filename, optimize, restartable)
     code = code_cache.load("plain", filename, key, as_bytes(source))
-    if isinstance(code, types.CodeType):
+    if isinstance(code, CodeType):
         return code
     try:
         if restartable:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import builtins
 import sys
-import types
 
 from ..common.errors import report_internal_error
 from ..common.import_hooks import forget, when_imported
@@ -31,6 +30,7 @@ from ..common.records import Record
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
     from collections.abc import Callable
 
     # handler(probe_id, frame, error): ``frame`` is the user's frame at the probe's line,

@@ -12,10 +12,12 @@ identity to be safe against a stale read.
 
 from __future__ import annotations
 
-import types
-
 from ..common.native import allocate_lock
 from ..common.records import Record
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    import types
 
 
 class CopyInfo(Record, frozen=True):

@@ -23,16 +23,17 @@ it.
 from __future__ import annotations
 
 import os
-import types
 from _frozen_importlib_external import MAGIC_NUMBER, SourceFileLoader, cache_from_source
 
 from ..common import code_cache
 from ..common.errors import report_internal_error
+from ..common.interpreter_types import CodeType
 from ..common.paths import canonical_path
 from .restarts import PACKAGE, install_restart_exception, may_define_functions
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
     from collections.abc import Callable
 
 # Bumped whenever restartable.py compiles differently.
@@ -134,7 +135,7 @@ def restartable_code(source: bytes, path: str, canonical: str,
     the file's (code_cache.file_identity), taken before ``source`` was read."""
     key = _cache_key(canonical)
     code = code_cache.load("restartable", canonical, key, source)
-    if not isinstance(code, types.CodeType):
+    if not isinstance(code, CodeType):
         from .restartable import compile_restartable
 
         try:
@@ -150,7 +151,7 @@ def restartable_code(source: bytes, path: str, canonical: str,
 
 def _loaded(code, canonical: str) -> types.CodeType | None:
     """``code`` (a value from the cache: None unless a code object) about to run."""
-    if not isinstance(code, types.CodeType):
+    if not isinstance(code, CodeType):
         return None
     install_restart_exception()
     _note_loaded(canonical)

@@ -67,11 +67,14 @@ from __future__ import annotations
 # compiled afresh, a test's script just written, say), and none of it is needed here.
 import _ast as ast
 import sys
-import types
 
 from .handler_guard import GUARDED, guard_handlers
 from .jit_compiled import compiled_functions
 from .restarts import CALL_NAME, PACKAGE, may_define_functions, snapshot_name
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    import types
 
 _TRY_ON_FIRST_BODY_LINE = sys.version_info >= (3, 11)
 # Instructions without a line (3.10+: a location of -1) take the line of the instruction

@@ -14,11 +14,13 @@ three), and the handler is in every function of the user's code.
 from __future__ import annotations
 
 import sys
-import types
 from _thread import get_ident as _get_ident
+
+from ..common.interpreter_types import ModuleType
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
     from collections.abc import Callable
 
 _CO_NEWLOCALS = 0x0002
@@ -86,7 +88,7 @@ class RestartFrame(GeneratorExit):
 _calls: dict[int, Callable[[], object]] = {}
 
 
-class _CallablePackage(types.ModuleType):
+class _CallablePackage(ModuleType):
     """The class of the package's top module once restartable code may run."""
 
     def __call__(self, what: str | None = None):

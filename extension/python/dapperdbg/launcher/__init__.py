@@ -10,6 +10,16 @@ The engine and the children's hooks run the launcher by its script's path
 (``__main__.py``), which ``python -m dapperdbg.launcher`` runs too.
 """
 
-from .launch import run_as_main
-
 __all__ = ["run_as_main"]
+
+
+def run_as_main(run_as_script: bool = False) -> None:
+    """The launcher (launch.py). The start bundle (common/start_bundle.py) is opened
+    first, so that the launcher's own modules come from it too rather than one by one
+    through the import system: about 0.5 ms of every start."""
+    from ..common.start_bundle import open_bundle
+
+    open_bundle()
+    from .launch import run_as_main as run_launcher
+
+    run_launcher(run_as_script)

@@ -4,8 +4,9 @@
 Order matters here: the environment is cleaned and the hello sent before anything
 else, with only the modules imported at the top of this one (no threading, nor what it
 imports): the engine asks the client for the session while the rest of the package is
-imported, from the start bundle (common/start_bundle.py, which also serves the requests
-that configure the session), so a child is ready sooner; the exit hook is registered
+imported, from the start bundle (common/start_bundle.py, opened before this module is
+imported, which serves its own imports and the requests that configure the session
+too), so a child is ready sooner; the exit hook is registered
 before the user's code so that it runs after the user's own atexit handlers; the package
 is imported before the PYTHONPATH entry that made it importable is removed (its modules
 are found through the package's own path from then on).
@@ -91,6 +92,7 @@ def _without_session(arguments, environment: DapperEnvironment, link: SessionLin
     break because one of its children could not be debugged."""
     if not link.is_child:
         return _fail(reason)
+    close_bundle()
     print(f"dapper: this child process runs without the debugger: {reason}",
           file=sys.stderr)
     from ..session import program
@@ -118,7 +120,7 @@ def run_as_main(run_as_script: bool = False) -> None:
 def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_state: ExitState,
          sock, tracer_name: str, run_as_script: bool, collecting: bool) -> int:
     """The session, once the hello is said: the rest of the package is imported now."""
-    open_bundle()
+    open_bundle()  # Open already where run_as_main started the launcher.
     # The imports below find what this loads (common/start_bundle.py says how and why).
     load_start_modules()
     from .. import children

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sys
-import types
 
 from ..breakpoints.exception_filters import ExceptionFilters
 from ..breakpoints.store import Breakpoint, BreakpointStore
@@ -43,6 +42,7 @@ from .threads import (
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     import threading
+    import types
 
 _STOP_REASONS = {STEP_ENTRY: "entry", STEP_PAUSE: "pause", STEP_RESTART: "restart"}
 # How long a thread that loads a file waits for the setBreakpoints response that

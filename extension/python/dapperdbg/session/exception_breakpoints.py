@@ -7,8 +7,6 @@ unwinding exceptions through the ``Debugger`` (its host), which hands them here.
 
 from __future__ import annotations
 
-import types
-
 from ..breakpoints.exception_filters import (
     DEFAULT_FILTERS,
     POST_MORTEM,
@@ -27,6 +25,8 @@ from . import program
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
+
     from .parts import DebuggerParts
 
 

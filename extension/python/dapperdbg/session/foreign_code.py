@@ -5,13 +5,14 @@ the program's own trace function hides them (docs/instrumentation.md)."""
 
 from __future__ import annotations
 
-import types
-
 from ..common.errors import report_internal_error
+from ..common.interpreter_types import CodeType
 from ..inspection.sources import observe_exec
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
+
     from .parts import DebuggerParts
 
 _FOREIGN_TRACER_NOTICE = (
@@ -48,7 +49,7 @@ class ForeignCode:
         the tracer takes the file's lines, from now on, on every thread."""
         debugger = self._debugger
         try:
-            if debugger.detached or not isinstance(code, types.CodeType):
+            if debugger.detached or not isinstance(code, CodeType):
                 return
             canonical = debugger.paths.lookup(code.co_filename)
             if canonical is None:

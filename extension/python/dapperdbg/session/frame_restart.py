@@ -12,9 +12,9 @@ arguments of the original call (a parameter the body rebinds was kept by the cop
 from __future__ import annotations
 
 import sys
-import types
 
 from ..common.errors import report_internal_error
+from ..common.interpreter_types import FunctionType
 from ..hotreload.stacks import replacement_of
 from ..instrumentation.restarts import (
     GENERATOR_FLAGS,
@@ -27,6 +27,7 @@ from ..tracing.steps import STEP_RAISE, STEP_RESTART
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
     from collections.abc import Callable
 
     from .parts import DebuggerParts
@@ -121,7 +122,7 @@ def _function_of(frame: types.FrameType) -> types.FunctionType | None:
     candidates: list[types.FunctionType] = []
     for known in codes:
         for referrer in gc.get_referrers(known):
-            if type(referrer) is types.FunctionType and referrer not in candidates:
+            if type(referrer) is FunctionType and referrer not in candidates:
                 candidates.append(referrer)
     if len(candidates) <= 1:
         return candidates[0] if candidates else None

@@ -10,7 +10,6 @@ otherwise a thread is a ``threading`` thread, as everywhere.
 from __future__ import annotations
 
 import sys
-import types
 
 from ..common import program_threading
 from ..common.errors import RequestError
@@ -26,6 +25,8 @@ from ..inspection.greenlets import (
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
+
     from .parts import DebuggerParts
     from .threads import StoppedThread
 

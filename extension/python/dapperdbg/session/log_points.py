@@ -5,13 +5,13 @@ on the connection, which sends them in order before anything sent after them
 
 from __future__ import annotations
 
-import types
-
 from ..common.native import get_ident
 from ..ipc.frames import to_json
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
+
     from ..breakpoints.store import Breakpoint
     from .parts import DebuggerParts
 

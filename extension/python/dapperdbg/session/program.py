@@ -15,7 +15,6 @@ import codecs
 import io
 import os
 import sys
-import types
 import zipimport
 
 # importlib.machinery's classes, from the import system's own modules: importing the
@@ -24,12 +23,14 @@ from _frozen_importlib import BuiltinImporter
 from _frozen_importlib_external import MAGIC_NUMBER, SourceFileLoader, SourcelessFileLoader
 
 from ..common.code_cache import compile_text
+from ..common.interpreter_types import CodeType, ModuleType
 from ..common.paths import canonical_path, is_debugger_path
 from ..common.patterns import LazyPattern
 from ..common.source_texts import remember_text
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
     from collections.abc import Callable
     from typing import NoReturn
 
@@ -60,7 +61,7 @@ _launcher_main: types.ModuleType | None = None
 
 def _fresh_main_module() -> types.ModuleType:
     global _launcher_main
-    module = types.ModuleType("__main__")
+    module = ModuleType("__main__")
     module.__dict__["__builtins__"] = builtins
     if _launcher_main is None:
         _launcher_main = sys.modules.get("__main__")
@@ -255,7 +256,7 @@ def _load_compiled(data: bytes) -> types.CodeType:
         code = marshal.loads(data[16:])
     except Exception:
         code = None
-    if not isinstance(code, types.CodeType):
+    if not isinstance(code, CodeType):
         raise RuntimeError("Bad code object in .pyc file")
     return code
 

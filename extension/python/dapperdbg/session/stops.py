@@ -12,7 +12,6 @@ is shown where it is. Any resume (continue or a step) releases them all.
 from __future__ import annotations
 
 import sys
-import types
 
 from ..breakpoints.exception_stops import ExceptionStop
 from ..common import program_threading
@@ -28,6 +27,7 @@ from .threads import DEBUGGER_THREAD_PREFIX, StoppedThread
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     import threading
+    import types
 
     from .parts import DebuggerParts
 

@@ -10,7 +10,6 @@ breakpoint run untraced while no thread is stepping.
 from __future__ import annotations
 
 import sys
-import types
 
 from ..common import debugger_threads
 from ..common.errors import report_internal_error
@@ -47,6 +46,7 @@ class ToolIdInUse(RuntimeError):
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
     from collections.abc import Callable
 
     from ..breakpoints.store import BreakpointStore

@@ -6,8 +6,6 @@ backends' line and return events."""
 
 from __future__ import annotations
 
-import types
-
 from ..common.errors import report_internal_error
 from ..common.native import get_ident
 from ..instrumentation.registry import identity as _identity
@@ -16,6 +14,7 @@ from .steps import SUSPENDING_FLAGS
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
     from collections.abc import Callable
 
     from ..breakpoints.store import BreakpointStore

@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-import types
-
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
     from typing import Protocol as _Protocol
 
     from .steps import AfterTask, StepState

@@ -40,9 +40,9 @@ is on (the uncaught filter needs no events).
 from __future__ import annotations
 
 import sys
-import types
 
 from ..common.greenlet_frames import waiting_greenlet_frames
+from ..common.interpreter_types import FunctionType, MethodType
 from ..common.native import RLock, get_ident
 from ..common.paths import is_debugger_path
 from ..instrumentation.registry import identity as _identity
@@ -58,6 +58,10 @@ from .steps import (
     StepState,
     yield_kind,
 )
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    import types
 
 # 3.12 instruments every code object that first runs while a tool watches PY_START, and
 # its instrumentation turns the superinstructions made when the code was quickened back
@@ -211,10 +215,10 @@ class MonitoringTracer(Tracer):
         if step is None or step.kind != STEP_OVER or step.frame is not sys._getframe(1):
             return None
         kind = type(callee)
-        if kind is types.MethodType:
+        if kind is MethodType:
             callee = callee.__func__
             kind = type(callee)
-        if kind is types.FunctionType:  # No other callable is asked anything: user code.
+        if kind is FunctionType:  # No other callable is asked anything: user code.
             target = callee.__code__
             if _identity(target) not in self._return_codes:
                 with self._lock:

@@ -7,7 +7,6 @@ behalf of a breakpoint's condition. ``base.Tracer`` holds the state it reads
 from __future__ import annotations
 
 import sys
-import types
 
 from ..common.errors import report_internal_error
 from ..common.native import get_ident
@@ -17,6 +16,7 @@ from ..instrumentation.restarts import line_now as _line_now
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import types
     from collections.abc import Callable
 
     from ..instrumentation.registry import InstrumentationRegistry

@@ -5,7 +5,6 @@ steps with it."""
 from __future__ import annotations
 
 import sys
-import types
 
 from ..common.code_flags import (
     CO_ASYNC_GENERATOR,
@@ -14,6 +13,10 @@ from ..common.code_flags import (
     CO_ITERABLE_COROUTINE,
 )
 from ..common.records import Record
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    import types
 
 # Step kinds. "entry" is the stop on the first line of the user's code (stopOnEntry),
 # "pause" the stop on the next line a paused thread runs.
