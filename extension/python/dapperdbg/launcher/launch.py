@@ -156,7 +156,6 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     session.start_reader(end_with_engine=not link.is_child)
 
     configured = session.wait_until_configured()
-    restore_bytecode_setting()
     if not configured and not link.is_child:
         close_bundle()
         exit_state.code = _fail("the debugger disconnected before the program started")
@@ -182,6 +181,11 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     # breakpoints to what is loaded; what the program's run needs later is imported
     # through the import system, and the program finds sys.meta_path as it was.
     close_bundle()
+    # The program gets the user's bytecode setting; until here the package's modules,
+    # those that applied the breakpoints included, had their bytecode cached (a module
+    # changed in place was compiled again by every process that imported it after the
+    # setting came back).
+    restore_bytecode_setting()
     # What the start made lives as long as the process: the collector leaves it alone
     # from now on (common/start_freeze.py says what that changes).
     freeze_start_objects()
