@@ -221,12 +221,14 @@ def test_a_child_that_cannot_connect_runs_its_program_untraced(tmp_path):
     from conftest import engine_environment
 
     program = tmp_path / "child.py"
-    program.write_text("import sys\nprint('ran', sys.argv[1:])\nsys.exit(3)\n")
+    # Nothing of the launcher's start bundle stays in the import system it runs with.
+    program.write_text("import sys\nprint('ran', sys.argv[1:], [type(finder).__name__ for finder "
+                       "in sys.meta_path if 'Bundle' in type(finder).__name__])\nsys.exit(3)\n")
     argv = [sys.executable, "-m", "dapperdbg.launcher", "--ipc", f"unix:{tmp_path}/none.sock",
             "--session-id", "s1.1", "--program", str(program), "--", "a"]
     result = subprocess.run(argv, env=engine_environment({"DAPPER_PARENT_SESSION_ID": "s1"}),
                             capture_output=True, text=True, timeout=30, cwd=tmp_path)
-    assert (result.returncode, result.stdout) == (3, "ran ['a']\n")
+    assert (result.returncode, result.stdout) == (3, "ran ['a'] []\n")
     assert result.stderr.startswith("dapper: this child process runs without the debugger: "
                                     "cannot connect to the debugger at unix:")
 
