@@ -1,7 +1,9 @@
 """The types of the interpreter's own objects that the start-up modules test against,
 made here rather than imported from ``types``: every debugged process imports these
-modules before its program runs, and ``types`` (a module of the standard library, not
-built in) costs a start about 0.25 ms that a plain ``python -c`` child never pays."""
+modules before its program runs (those that apply its breakpoints included), and
+``types`` (a module of the standard library, not built in) costs a start about 0.25 ms
+that a plain ``python -c`` child never pays. Modules that load only at a stop, for hot
+reload or with ``ast`` (compiling instrumented copies) import ``types`` itself."""
 
 from __future__ import annotations
 

@@ -259,13 +259,14 @@ def _contents(descriptor: int):
     The writer replaces the file and never changes it in place (``write``), so what is
     mapped stays what was read. Windows refuses to replace a file that a process has
     mapped, which would keep a stale bundle for good: there it is read."""
-    try:
-        import mmap
-    except ImportError:
-        mmap = None
-    if mmap is None or os.name == "nt":
-        return os.read(descriptor, os.fstat(descriptor).st_size)
-    return mmap.mmap(descriptor, 0, access=mmap.ACCESS_READ)
+    if os.name != "nt":
+        try:
+            import mmap
+        except ImportError:
+            pass
+        else:
+            return mmap.mmap(descriptor, 0, access=mmap.ACCESS_READ)
+    return os.read(descriptor, os.fstat(descriptor).st_size)
 
 
 _installed: StartBundle | None = None

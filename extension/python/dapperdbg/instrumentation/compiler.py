@@ -23,6 +23,7 @@ import __future__
 
 import ast
 import sys
+import types
 from collections.abc import Mapping
 
 from ..common.code_lines import code_tree_lines
@@ -49,10 +50,6 @@ from .transform import (
     remove_probes,
     runs_no_code,
 )
-
-TYPE_CHECKING = False  # typing's own import costs every debugged process.
-if TYPE_CHECKING:
-    import types
 
 # Free and cell variables first: a change there also changes co_flags on 3.9-3.10
 # (CO_NOFREE), and the blame is clearer from the variables.

@@ -33,21 +33,17 @@ import __future__
 
 import ast
 import sys
+import types
 from _bisect import bisect_right  # bisect.py only re-exports its C half.
 from collections.abc import Callable, Mapping
 
 from ..common.code_lines import code_tree_lines
-from ..common.interpreter_types import CodeType
 from .compiler import InstrumentationError, instrument_tree
 from .copies import InstrumentedModule, nested_codes, same_code
 from .jit_compiled import may_hand_over
 from .probes import Probe
 from .restartable import guard_handlers, make_restartable
 from .transform import StatementIndex
-
-TYPE_CHECKING = False  # typing's own import costs every debugged process.
-if TYPE_CHECKING:
-    import types
 
 # Every compiler flag a ``from __future__`` import can set: the module's code carries
 # them in its co_flags, and a part of it is compiled with the same.
@@ -124,7 +120,7 @@ def _parts_holding(plain: types.CodeType, lines: list[bytes],
     """The definitions holding the probe lines, each with its probes; None when a probe
     line is in none of them."""
     children = [(position, const) for position, const in enumerate(plain.co_consts)
-                if type(const) is CodeType]
+                if type(const) is types.CodeType]
     children.sort(key=lambda item: item[1].co_firstlineno)
     firsts = [child.co_firstlineno for _, child in children]
     spans: dict[int, tuple[int, int]] = {}  # position -> (first, last line of its code)
@@ -147,7 +143,7 @@ def _parts_holding(plain: types.CodeType, lines: list[bytes],
             last = _last_line(lines, owner[0], owner[1])
             part = parts[owner[0]] = _Part(owner[0], last, [
                 position for position, child in enumerate(plain.co_consts)
-                if type(child) is CodeType and owner[0] <= child.co_firstlineno <= last])
+                if type(child) is types.CodeType and owner[0] <= child.co_firstlineno <= last])
         part.probes[line] = probe
     ordered = sorted(parts.values(), key=lambda part: part.first)
     for before, after in zip(ordered, ordered[1:]):

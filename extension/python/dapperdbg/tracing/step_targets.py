@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import ast
 import linecache
+import types
 from dataclasses import dataclass
 
 from ..breakpoints.functions import qualified_name
-
-TYPE_CHECKING = False  # typing's own import costs every debugged process.
-if TYPE_CHECKING:
-    import types
 
 
 @dataclass(frozen=True)
