@@ -311,6 +311,60 @@ def planned():
     assert root.stdout().splitlines() == expected
 
 
+# The hooks themselves wait for their first use (children/stand_ins.py): a debuggee that
+# starts no child never imports them.
+HOOKS_LOADED = """
+import os, sys
+
+def hooks():
+    return [name for name in ("fork", "multiprocessing_hooks", "os_hooks", "popen_hook",
+                              "watcher") if "dapperdbg.children." + name in sys.modules]
+"""
+
+HOOKS_CASES = [
+    pytest.param("""
+print("at start", hooks(), flush=True)
+import subprocess
+print("subprocess", hooks(), flush=True)
+import multiprocessing
+print("multiprocessing", hooks(), flush=True)
+os.system("exit 0")
+print("a shell command", hooks(), flush=True)
+""", ["at start []", "subprocess ['popen_hook']",
+      "multiprocessing ['multiprocessing_hooks', 'popen_hook']",
+      "a shell command ['multiprocessing_hooks', 'os_hooks', 'popen_hook']"], False,
+                 id="imports and a command that is no Python",
+                 marks=pytest.mark.skipif(os.name == "nt", reason="os.system is left alone")),
+    pytest.param("""
+import subprocess
+subprocess.call([sys.executable, "-c", "pass"])
+print("a child", hooks(), flush=True)
+""", ["a child ['popen_hook', 'watcher']"], True, id="a Python child"),
+    pytest.param("""
+pid = os.fork()
+if pid == 0:
+    os._exit(0)
+os.waitpid(pid, 0)
+print("a fork", hooks(), flush=True)
+""", ["a fork ['fork', 'watcher']"], True, id="a fork",
+                 marks=pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")),
+]
+
+
+@pytest.mark.parametrize(("program", "expected", "has_child"), HOOKS_CASES)
+def test_the_hooks_are_imported_at_their_first_use(launch, write, listener, program,
+                                                    expected, has_child):
+    parent = write("parent.py", HOOKS_LOADED + program)
+    root = start_root(launch, parent, listener)
+    if has_child:
+        root.wait_event("dapper/childProcess")
+        child = listener.accept()
+        child.next()
+        configure_child(child)
+    root.finish(0)
+    assert root.stdout().splitlines() == expected
+
+
 def test_a_fork_child_becomes_a_session_with_its_own_breakpoints(
         launch, write, listener, backend):
     parent = write("forker.py", """

@@ -6,8 +6,9 @@ connected to the tree's child listener, and is announced to the engine (docs/ipc
   rewritten (pure). Imported by the first command the program starts (and before its
   first fork): most debuggees start none, and their import cost every start ~0.4 ms.
 - ``state``: the active hooks' state and the announcements.
-- ``popen_hook``, ``os_hooks``, ``multiprocessing_hooks``, ``fork``: the hooks.
-- ``watcher``: noticing that a child ended.
+- ``popen_hook``, ``os_hooks``, ``multiprocessing_hooks``, ``fork``: the hooks,
+  imported at their first use; ``stand_ins``: what the program finds meanwhile.
+- ``watcher``: noticing that a child ended (made with the first child).
 - ``fork_safety``: fork children never use their parent's connection; ``os._exit``
   still sends ``dapper/exiting`` (installed in every debuggee).
 
@@ -37,14 +38,11 @@ def activate(link: SessionLink, debugger) -> bool:
     if address is None:
         deactivate()
         return False
-    from . import fork, multiprocessing_hooks, os_hooks, popen_hook
+    from . import stand_ins
     from .state import attach
 
     attach(link, debugger, *address)
-    popen_hook.install()
-    os_hooks.install()
-    fork.install()
-    multiprocessing_hooks.install()
+    stand_ins.install()
     return True
 
 

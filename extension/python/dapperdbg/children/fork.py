@@ -1,13 +1,13 @@
 """Fork children (os.fork, and so multiprocessing's fork start method, Pool and
 ProcessPoolExecutor with it).
 
-``os.fork`` is wrapped. Before forking, the parent picks the child's session id; after
-it, the parent announces the child with its pid, and the child, which is a copy of a
-debugged process, turns itself into a new session: it drops its copy of the parent's
-connection (closing the descriptor only: a shutdown would cut the parent's too), opens
-its own to the child listener, says ``dapper/sessionHello`` and waits, as a launched
-child does, until its session is configured. Then it traces with a fresh debugger
-and its own breakpoints.
+``os.fork``'s stand-in (stand_ins.py) calls ``fork`` here. Before forking, the parent
+picks the child's session id; after it, the parent announces the child with its pid,
+and the child, which is a copy of a debugged process, turns itself into a new session:
+it drops its copy of the parent's connection (closing the descriptor only: a shutdown
+would cut the parent's too), opens its own to the child listener, says
+``dapper/sessionHello`` and waits, as a launched child does, until its session is
+configured. Then it traces with a fresh debugger and its own breakpoints.
 
 Every fork child first goes through ``fork_safety`` (the copied connection is dropped,
 the copied debugger detached); other forks (by C code, or the ones subprocess and
@@ -21,19 +21,17 @@ import sys
 
 from ..session import lifecycle
 from . import fork_safety
-from .state import ACTIVE, ChildHooks, attach
-
-_original_fork = os.fork if hasattr(os, "fork") else None
-_installed = False
+from .state import ACTIVE, ORIGINALS, ChildHooks, attach
 
 
-def _fork():
+def fork():
+    """``os.fork``, through its stand-in (stand_ins.py)."""
     hooks = ACTIVE.usable()
     if hooks is None:
-        return _original_fork()
+        return ORIGINALS["fork"]()
     session_id = hooks.next_session_id()
     name = getattr(ACTIVE.local, "process_name", None) or f"{_program_name()} (fork)"
-    pid = _original_fork()
+    pid = ORIGINALS["fork"]()
     if pid == 0:
         _become_session(hooks, session_id)
         return 0
@@ -115,21 +113,3 @@ def _run_untraced(debugger, error: RuntimeError) -> None:
         f"will not stop: it was forked while another thread of its parent was installing "
         f"a trace function, and Python {sys.version_info[0]}.{sys.version_info[1]} refuses "
         f"any other in it ({error}). It runs on undebugged.\n")
-
-
-def _load_planning() -> None:
-    """Before any fork (os.fork or C code's): a fork child may start a command at once
-    (an exec, a spawn), and what plans it is imported on a process's first command. In
-    the child, a module another thread of the parent was importing at the fork stays
-    locked for good: imported here, in the parent, it is whole in both."""
-    if ACTIVE.hooks is not None:
-        from . import planning  # noqa: F401
-
-
-def install() -> None:
-    global _installed
-    if _installed or _original_fork is None:
-        return
-    _installed = True
-    os.register_at_fork(before=_load_planning)
-    os.fork = _fork

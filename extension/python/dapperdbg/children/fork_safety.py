@@ -59,7 +59,7 @@ def _exit(status):
         active = _active_hooks()
         hooks = active.hooks if active is not None else None
         if hooks is not None and hooks.debugger is debugger:
-            hooks.watcher.flush()
+            hooks.flush_watcher()
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()

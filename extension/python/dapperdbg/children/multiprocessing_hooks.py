@@ -114,13 +114,14 @@ def _hook_popen(module) -> None:
 
 
 def install() -> None:
+    """Called once the program imports multiprocessing (stand_ins.py)."""
     global _installed
     if _installed or sys.platform == "win32":
         return
     _installed = True
     os.register_at_fork(after_in_child=_new_lock_after_fork)
-    # Patched when the program imports them (import_hooks): importing them here would
-    # cost every debuggee ~15 ms before its first line, multiprocessing or not.
+    # Patched when the program imports them (import_hooks), as the modules that start
+    # processes are not all imported with the package.
     when_imported("multiprocessing.util", _hook_util)
     for name in ("multiprocessing.popen_fork", "multiprocessing.popen_spawn_posix",
                  "multiprocessing.popen_forkserver"):

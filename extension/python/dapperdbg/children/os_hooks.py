@@ -10,8 +10,9 @@
 - ``system`` (POSIX): a Python command line is started by the hook, see ``_system``.
 
 These functions are called by name from the os module (and by subprocess), so
-patching the module's attributes covers them all; a hook never rewrites a call made
-while another hook is at work (``ACTIVE.busy``).
+replacing the module's attributes covers them all: each has a stand-in there
+(stand_ins.py), which imports this module at its first call. A hook never rewrites a
+call made while another hook is at work (``ACTIVE.busy``).
 """
 
 from __future__ import annotations
@@ -21,11 +22,7 @@ import os
 import sys
 
 from ..common import program_threading
-from .state import ACTIVE, PACKAGE_DIR
-
-_NAMES = ("execv", "execve", "spawnv", "spawnve", "spawnvp", "spawnvpe",
-          "posix_spawn", "posix_spawnp", "system")
-_originals: dict = {}
+from .state import ACTIVE, ORIGINALS, PACKAGE_DIR
 
 
 def _prepare(hooks, program: str, argv, env, search: bool):
@@ -101,18 +98,18 @@ def _exec(path, args, env):
     # so the announcement goes first and nobody watches for the exit.
     hooks.announce(plan, os.getpid(), session_id, None, watch=False)
     with ACTIVE.busy():
-        return _originals["execve"](_program(plan, path), new_argv, new_env)
+        return ORIGINALS["execve"](_program(plan, path), new_argv, new_env)
 
 
 def _call_exec(path, args, env):
     with ACTIVE.busy():
         if env is None:
-            return _originals["execv"](path, args)
-        return _originals["execve"](path, args, env)
+            return ORIGINALS["execv"](path, args)
+        return ORIGINALS["execve"](path, args, env)
 
 
 def _spawn_hook(name: str, has_env: bool, search: bool):
-    original = _originals[name]
+    original = ORIGINALS[name]
 
     def hook(mode, file, args, *rest):
         hooks = ACTIVE.usable()
@@ -132,7 +129,7 @@ def _spawn_hook(name: str, has_env: bool, search: bool):
             return _finish(mode, pid, None)
         target = _program(plan, file)
         with ACTIVE.busy():
-            pid = _originals["spawnve" if not search else "spawnvpe"](
+            pid = ORIGINALS["spawnve" if not search else "spawnvpe"](
                 os.P_NOWAIT, target, new_argv, new_env)
         hooks.announce(plan, pid, session_id, None)
         return _finish(mode, pid, hooks)
@@ -154,7 +151,7 @@ def _finish(mode, pid, hooks):
 
 
 def _posix_spawn_hook(name: str):
-    original = _originals[name]
+    original = ORIGINALS[name]
 
     def hook(path, argv, env, *rest, **kwargs):
         hooks = ACTIVE.usable()
@@ -187,8 +184,8 @@ def _system(command):
     system(3) does, ignoring SIGINT and SIGQUIT meanwhile (in the main thread, where
     handlers can be set), and returns the raw wait status as os.system does."""
     hooks = ACTIVE.usable()
-    if hooks is None or os.name == "nt" or "posix_spawn" not in _originals:
-        return _originals["system"](command)
+    if hooks is None or os.name == "nt" or "posix_spawn" not in ORIGINALS:
+        return ORIGINALS["system"](command)
     try:
         from .planning import plan_shell
 
@@ -199,16 +196,16 @@ def _system(command):
         environment = hooks.child_environment(None) if session_id else None
     except Exception as error:
         print(f"dapper: could not examine a child command: {error}", file=sys.stderr)
-        return _originals["system"](command)
+        return ORIGINALS["system"](command)
     if session_id is None:
         # os.system gives no pid: the candidate is reported without one.
         hooks.report_candidate(plan, None, None)
         with ACTIVE.busy():
-            return _originals["system"](command)
+            return ORIGINALS["system"](command)
     ignored = _ignore_interrupts()
     try:
         with ACTIVE.busy():
-            pid = _originals["posix_spawn"](
+            pid = ORIGINALS["posix_spawn"](
                 "/bin/sh", ["sh", "-c", new_line], environment,
                 setsigdef=(_signal.SIGINT, _signal.SIGQUIT))
         hooks.announce(plan, pid, session_id, None)
@@ -234,37 +231,18 @@ def _restore(previous: dict) -> None:
         _signal.signal(number, handler if handler is not None else _signal.SIG_DFL)
 
 
-def _standing_for(hook, name: str):
-    """``hook``, dressed as the ``os`` function ``name`` it replaces: its name, module,
-    documentation and text signature, and ``__wrapped__``, which ``inspect.signature``
-    follows, so that the program's introspection finds what it finds without the
-    debugger (CPython's test_inspect checks these functions' signatures)."""
-    original = _originals[name]
-    for attribute in ("__module__", "__name__", "__qualname__", "__doc__",
-                      "__text_signature__"):
-        try:
-            setattr(hook, attribute, getattr(original, attribute))
-        except (AttributeError, TypeError):
-            continue
-    hook.__wrapped__ = original
-    return hook
-
-
-def install() -> None:
-    if _originals:
-        return
-    for name in _NAMES:
-        if hasattr(os, name):
-            _originals[name] = getattr(os, name)
-    if "execv" in _originals and "execve" in _originals:
-        os.execv = _standing_for(_execv, "execv")
-        os.execve = _standing_for(_execve, "execve")
+def _made_hooks() -> dict:
+    hooks = {"execv": _execv, "execve": _execve, "system": _system}
     for name, has_env, search in (("spawnv", False, False), ("spawnve", True, False),
                                   ("spawnvp", False, True), ("spawnvpe", True, True)):
-        if name in _originals and "spawnve" in _originals and "spawnvpe" in _originals:
-            setattr(os, name, _standing_for(_spawn_hook(name, has_env, search), name))
+        if name in ORIGINALS:
+            hooks[name] = _spawn_hook(name, has_env, search)
     for name in ("posix_spawn", "posix_spawnp"):
-        if name in _originals:
-            setattr(os, name, _standing_for(_posix_spawn_hook(name), name))
-    if "system" in _originals and os.name != "nt":
-        os.system = _standing_for(_system, "system")
+        if name in ORIGINALS:
+            hooks[name] = _posix_spawn_hook(name)
+    return hooks
+
+
+# The hook of each os function that has a stand-in (stand_ins.py), by name: made when
+# the program first calls one of them.
+HOOKS = _made_hooks()

@@ -19,7 +19,6 @@ import os
 import sys
 
 from ..common.code_flags import CO_VARARGS, CO_VARKEYWORDS
-from ..common.import_hooks import when_imported
 from .state import ACTIVE, PACKAGE_DIR, ChildHooks
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
@@ -124,11 +123,8 @@ def _rewrite(hooks: ChildHooks, plan: Plan, arguments: dict) -> str | None:
     return session_id
 
 
-def install() -> None:
-    when_imported("subprocess", _hook_subprocess)
-
-
-def _hook_subprocess(subprocess) -> None:
+def hook_subprocess(subprocess) -> None:
+    """Patch ``subprocess.Popen`` (once the program imports subprocess: stand_ins.py)."""
     global _original_init, _binding
     if getattr(subprocess.Popen.__init__, "_dapper_hook", False):
         return

@@ -16,11 +16,11 @@ import os
 
 from ..common.native import allocate_lock, local
 from ..session.link import PARENT_SESSION_VARIABLE, SessionLink
-from .watcher import ExitWatcher
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     from .planning import Plan
+    from .watcher import ExitWatcher
 
 # DAPPER_* variables handed on to children as they are (the tracer a test forced, the
 # pipe the engine captures: launcher/output_buffering.py).
@@ -29,6 +29,9 @@ _INHERITED_VARIABLES = ("DAPPER_TRACER", "DAPPER_INSTRUMENT", "DAPPER_CAPTURED_O
 # only: it is not handed on).
 REATTACH_VARIABLE = "DAPPER_REATTACH_FILE"
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The os functions that have a stand-in (stand_ins.py), as they were: what the hooks
+# call to do the work.
+ORIGINALS: dict = {}
 
 
 class ChildHooks:
@@ -40,11 +43,29 @@ class ChildHooks:
         self.ipc = ipc
         self.ipc_port = ipc_port
         self._counter = 0
-        self._counter_lock = allocate_lock()
-        self.watcher = ExitWatcher(self._child_exited)
+        self._lock = allocate_lock()  # The counter's, and the watcher's making.
+        # Made with the first child to watch (most sessions start none).
+        self._watcher: ExitWatcher | None = None
+
+    @property
+    def watcher(self) -> ExitWatcher:
+        watcher = self._watcher
+        if watcher is None:
+            with self._lock:
+                watcher = self._watcher
+                if watcher is None:
+                    from .watcher import ExitWatcher
+
+                    watcher = self._watcher = ExitWatcher(self._child_exited)
+        return watcher
+
+    def flush_watcher(self) -> None:
+        """Report the children known to have ended (none without a watcher)."""
+        if self._watcher is not None:
+            self._watcher.flush()
 
     def next_session_id(self) -> str:
-        with self._counter_lock:
+        with self._lock:
             self._counter += 1
             return f"{self.link.session_id}.{self._counter}"
 
@@ -187,4 +208,4 @@ def _running(pid: int) -> bool:
 
 def _report_ended_children(hooks: ChildHooks) -> None:
     if ACTIVE.hooks is hooks:
-        hooks.watcher.flush()
+        hooks.flush_watcher()

@@ -126,8 +126,9 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     from .. import children
 
     # What children.activate installs once the session is configured: imported here, while
-    # the engine asks the client for the session, rather than on the way to the program.
-    from ..children import fork, fork_safety, multiprocessing_hooks, os_hooks, popen_hook  # noqa: F401
+    # the engine asks the client for the session, rather than on the way to the program
+    # (the hooks themselves wait for their first use: children/stand_ins.py).
+    from ..children import fork_safety, stand_ins  # noqa: F401
     from ..children.state import REATTACH_VARIABLE
     from ..ipc.connection import Connection
     from ..session import program
