@@ -20,7 +20,7 @@ from dapperdbg.common.start_bundle import bundle_path
 # left of it.
 PROGRAM = """
 import json, sys
-module = sys.modules["dapperdbg.session.stops"]
+module = sys.modules["dapperdbg.session.threads"]
 package = sys.modules["dapperdbg.session"]
 loader = module.__spec__.loader
 print(json.dumps({
@@ -44,7 +44,7 @@ FROM_SOURCE, BUNDLED, PRELOADED = "SourceFileLoader", "_BundleLoader", "preloade
 
 
 def edit(package):
-    with open(package / "dapperdbg" / "session" / "stops.py", "a") as source:
+    with open(package / "dapperdbg" / "session" / "threads.py", "a") as source:
         source.write("\nEDITED = 1\n")
 
 
@@ -71,7 +71,7 @@ def misorder(package):
     data = bundle(package).read_bytes()
     length = int.from_bytes(data[:4], "little")
     layout, magic, index, order = marshal.loads(data[4:4 + length])
-    assert "dapperdbg.tracing" in order and "dapperdbg.session.stops" in order
+    assert "dapperdbg.tracing" in order and "dapperdbg.session.threads" in order
     order.remove("dapperdbg.tracing")
     head = marshal.dumps((layout, magic, index, order + ["dapperdbg.tracing"]))
     bundle(package).write_bytes(len(head).to_bytes(4, "little") + head + data[4 + length:])
@@ -81,7 +81,7 @@ def bundle(package):
     return package / "dapperdbg" / "__pycache__" / bundle_path().rsplit("/", 1)[-1]
 
 
-# name: [(what is done before the launch, where dapperdbg.session.stops comes from, EDITED)]
+# name: [(what is done before the launch, where dapperdbg.session.threads comes from, EDITED)]
 SCENARIOS = {
     "the first start writes the bundle, the next imports from it, the next run its order": [
         (None, FROM_SOURCE, None), (None, BUNDLED, None), (None, PRELOADED, None),
@@ -138,7 +138,7 @@ def test_start_bundle(launch, write, tmp_path, scenario):
         reports.append(report)
     # A module from the bundle is what the import system makes of it from its source.
     assert all(report["attributes"] == reports[0]["attributes"] for report in reports)
-    stops = package / "dapperdbg" / "session" / "stops.py"
+    threads = package / "dapperdbg" / "session" / "threads.py"
     assert reports[0]["attributes"][:2] == [
-        str(stops), str(package / "dapperdbg" / "session" / "__pycache__" /
-                        f"stops.{sys.implementation.cache_tag}.pyc")]
+        str(threads), str(package / "dapperdbg" / "session" / "__pycache__" /
+                        f"threads.{sys.implementation.cache_tag}.pyc")]

@@ -87,6 +87,25 @@ def test_breakpoints_in_loaded_and_unloaded_files_import_no_threading_before_the
     assert [name for name in LIGHT if name in debugged and name not in plain] == []
 
 
+# Made at a session's first stop, or its first request about a stopped thread or a
+# source: a session that never stops never loads them (the debugger's own modules, each
+# some tens of kilobytes of bytecode for every process to load at its start).
+STOP_TIME = ["dapperdbg.inspection.sources", "dapperdbg.session.stops"]
+
+
+@pytest.mark.parametrize("with_breakpoints", [False, True], ids=["none", "never hit"])
+def test_a_session_that_never_stops_makes_no_stop_machinery(launch, write, backend, tmp_path,
+                                                             with_breakpoints):
+    import textwrap
+
+    program = write("main.py", PROGRAM)
+    env = {"DAPPER_CACHE_DIR": str(tmp_path / "cache")}
+    breakpoints = [(program, 2), (textwrap.__file__, _def_line(textwrap.__file__, "dedent") + 1)]
+    debugged = _debugged_modules(launch, program, backend, env,
+                                 breakpoints if with_breakpoints else ())
+    assert [name for name in STOP_TIME if name in debugged] == []
+
+
 def test_a_session_over_tcp_imports_what_one_over_a_unix_socket_does(launch, write, backend,
                                                                     tmp_path):
     # Windows has the engine listen on TCP. Resolving a host given as text runs the idna

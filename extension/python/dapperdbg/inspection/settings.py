@@ -4,13 +4,17 @@ makes only once it stops or is asked about a frame (common/stop_imports.py)."""
 
 from __future__ import annotations
 
-from .sources import SourceRegistry
+from ..common.native import allocate_lock
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from .sources import SourceRegistry
 
 
 class InspectionSettings:
     def __init__(self) -> None:
-        # The files and texts behind the frames' sources (source references).
-        self.sources = SourceRegistry()
+        self._sources: SourceRegistry | None = None
+        self._sources_lock = allocate_lock()
         self.line_offset = 0  # 1 when the client counts lines from 0
         self.column_offset = 0
         self.show_return_value = False
@@ -22,3 +26,17 @@ class InspectionSettings:
         self.gevent = False
         # The stdout/stderr tees (output_capture), set up by dapper/configure.
         self.output = None
+
+    @property
+    def sources(self) -> SourceRegistry:
+        """The files and texts behind the frames' sources (source references), made at
+        their first use, as the inspector is."""
+        sources = self._sources
+        if sources is None:
+            with self._sources_lock:
+                sources = self._sources
+                if sources is None:
+                    from .sources import SourceRegistry
+
+                    sources = self._sources = SourceRegistry()
+        return sources

@@ -21,7 +21,6 @@ TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     import types
     import weakref
-    from collections.abc import Callable
 
 
 class SourceError(RequestError):
@@ -62,19 +61,15 @@ class SourceRegistry:
         """Keep the text of code the program compiles from strings (``exec``, ``eval``,
         ``compile``), which Python itself forgets, through an audit hook (PEP 578): the
         ``compile`` event carries the text, the ``exec`` event that follows the code
-        object. From now on this registry is the one that keeps them (see ``_audit``)."""
-        global _capturing_registry, _hook_installed
+        object. From now on this registry is the one that keeps them (exec_audit.py)."""
         import weakref
+
+        from .exec_audit import capture_into
 
         if self._code_texts is None:
             self._code_texts = weakref.WeakKeyDictionary()
         self._capturing = True
-        _capturing_registry = self
-        if not _hook_installed:
-            # Once per process: audit hooks cannot be removed, so a later session of the
-            # same process (listening mode) reuses the hook through the global.
-            _hook_installed = True
-            sys.addaudithook(_audit)
+        capture_into(self)
 
     def _audited(self, event: str, arguments: tuple) -> None:
         """A ``compile`` or ``exec`` event (from ``_audit``). Must never raise: an
@@ -149,43 +144,8 @@ class SourceRegistry:
                  "presentationHint": "deemphasize"} for name, text in keys]
 
 
-# The registry that keeps the texts of code compiled from strings, the observer of code
-# run by ``exec`` (observe_exec), and whether the one audit hook of the process is
-# installed.
-_capturing_registry: SourceRegistry | None = None
-_exec_observer: Callable[[types.CodeType], None] | None = None
-_hook_installed = False
-
 # read_source_file runs on the IPC thread, also while threads are stopped.
 import_at_first_stop("importlib.util")
-
-
-def observe_exec(observer: Callable[[types.CodeType], None] | None) -> None:
-    """Call ``observer`` with every code object the program runs through ``exec`` (a
-    module body run by any loader, a script run by a tool such as cProfile), before it
-    runs, on the thread that runs it. ``observer`` must not raise."""
-    global _exec_observer, _hook_installed
-    _exec_observer = observer
-    if observer is not None and not _hook_installed:
-        _hook_installed = True
-        sys.addaudithook(_audit)
-
-
-def _audit(event: str, arguments: tuple) -> None:
-    # Called on every audited event of the whole program (``id()``, ``sys._getframe``,
-    # ``open``, setting a class attribute, …), so it rejects the others first thing. A
-    # plain function on purpose: with a bound method as the hook, ``id()`` took 0.9-1.05
-    # us on 3.9-3.13; with this function 0.26-0.42 us, against 0.23-0.29 us with a hook
-    # written in C and 0.04-0.1 us with none (copy.deepcopy calls id() on every object).
-    if event != "compile" and event != "exec":
-        return
-    registry = _capturing_registry
-    if registry is not None:
-        registry._audited(event, arguments)
-    if event == "exec":
-        observer = _exec_observer
-        if observer is not None:
-            observer(arguments[0])
 
 
 def read_source_file(path: str) -> str:

@@ -31,7 +31,6 @@ from .exception_breakpoints import ExceptionBreakpoints
 from .foreign_code import ForeignCode
 from .inheritance import Inherited
 from .log_points import LogPoints
-from .stops import Stops
 from .threads import (
     DEBUGGER_THREAD_PREFIX,
     ThreadRegistry,
@@ -43,6 +42,8 @@ TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     import threading
     import types
+
+    from .stops import Stops
 
 _STOP_REASONS = {STEP_ENTRY: "entry", STEP_PAUSE: "pause", STEP_RESTART: "restart"}
 # How long a thread that loads a file waits for the setBreakpoints response that
@@ -66,7 +67,12 @@ class Debugger:
         # Frames, scopes and variables: made at first use (``inspector``), since what
         # it imports costs every process that never stops (common/stop_imports.py).
         self._inspector = None
-        self._inspector_lock = allocate_lock()
+        # The stopped threads: made at the first stop or request about one (``stops``),
+        # for the same reason. Stopping and resuming take ``stop_lock``, and so does a
+        # detach, whether or not a thread ever stopped.
+        self._stops: Stops | None = None
+        self.stop_lock = allocate_lock()
+        self._parts_lock = allocate_lock()
         # What dapper/configure says of showing frames and values, shared with it.
         self.inspection = InspectionSettings()
         self.client_arguments: dict = {}
@@ -87,7 +93,6 @@ class Debugger:
         self.environment = None
         self._detached = False
         self._main_thread_ended = False
-        self.stops = Stops(self)
         # Threads currently inside the debugger (evaluating a condition, stopped): a
         # breakpoint reached from there is ignored rather than re-entered.
         self.busy: set[int] = set()
@@ -223,11 +228,24 @@ class Debugger:
             os._exit(0)
 
     @property
+    def stops(self) -> Stops:
+        """The stopped threads (session/stops.py), made at their first use."""
+        stops = self._stops
+        if stops is None:
+            with self._parts_lock:
+                stops = self._stops
+                if stops is None:
+                    from .stops import Stops
+
+                    stops = self._stops = Stops(self, self.stop_lock)
+        return stops
+
+    @property
     def inspector(self):
         """The inspector (inspection/inspector.py), made at its first use."""
         inspector = self._inspector
         if inspector is None:
-            with self._inspector_lock:
+            with self._parts_lock:
                 inspector = self._inspector
                 if inspector is None:
                     from ..inspection.inspector import Inspector
@@ -521,14 +539,32 @@ class Debugger:
         self.tracer.lines_need_tracing = self.probes.lines_need_tracing
         self.tracer.breakpoints_changed()
         self.foreign_code.watch()
-        self.stops.settle_tracing()
+        self.settle_tracing()
+
+    def settle_tracing(self) -> None:
+        """Let the tracer stop tracing if nothing needs it: never while a thread is
+        stopped, since it sits in a trace event, where a goto may still jump."""
+        with self.stop_lock:  # A thread registers its stop under this lock.
+            stops = self._stops
+            if stops is None or not stops.holds_threads():
+                self.tracer.settle_tracing()
+
+    def _end_stops(self) -> None:
+        """Never stop again (the lock makes a thread that is stopping see it), and let go
+        of every thread that is stopped or parking."""
+        with self.stop_lock:
+            self._detached = True
+            if self._stops is not None:
+                self._stops.forget_parking()
+
+    def _resume_stopped(self) -> None:
+        if self._stops is not None:
+            self._stops.resume_all()
 
     def detach(self) -> None:
         """The engine is gone: drop breakpoints and steps, release every thread, never
         stop again. The program runs on."""
-        with self.stops.lock:
-            self._detached = True
-            self.stops.forget_parking()
+        self._end_stops()
         self.store.clear()
         self.tracer.cancel_steps()
         try:
@@ -537,7 +573,7 @@ class Debugger:
             self.tracer.breakpoints_changed()
         except Exception as error:  # The program must keep running whatever happens.
             print(f"dapper: could not clear breakpoints: {error}", file=sys.stderr)
-        self.stops.resume_all()
+        self._resume_stopped()
         self.configuration_done.set()
 
     def end_of_process(self) -> None:
@@ -545,13 +581,11 @@ class Debugger:
         the threads or taking the tracer out, which an audit hook of the program's would
         see: the tracer is silenced, and live functions keep their probes, which do
         nothing once detached."""
-        with self.stops.lock:
-            self._detached = True
-            self.stops.forget_parking()
+        self._end_stops()
         self.tracer.silence()
         self.store.clear()
         self.tracer.cancel_steps()
-        self.stops.resume_all()
+        self._resume_stopped()
         self.configuration_done.set()
 
     def remove_from_process(self) -> None:
@@ -579,7 +613,7 @@ class Debugger:
     def attach(self) -> None:
         """A debugger attached to a listening program (python -m dapperdbg --listen) and
         finished configuring: stops are allowed again until the next ``detach``."""
-        with self.stops.lock:
+        with self.stop_lock:
             self._detached = False
             self.detach_requested = False
 

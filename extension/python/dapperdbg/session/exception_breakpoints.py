@@ -46,7 +46,7 @@ class ExceptionBreakpoints:
         self.filters = filters
         debugger = self._debugger
         debugger.tracer.set_watch_exceptions(filters.watches_raising)
-        debugger.stops.settle_tracing()
+        debugger.settle_tracing()
 
     def install_hooks(self) -> None:
         """Where uncaught exceptions end up: a thread's (threading.excepthook) and the

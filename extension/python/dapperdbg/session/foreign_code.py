@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from ..common.errors import report_internal_error
 from ..common.interpreter_types import CodeType
-from ..inspection.sources import observe_exec
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
@@ -40,6 +39,8 @@ class ForeignCode:
         debugger = self._debugger
         if (not self._watching_exec and debugger.tracer.name == "settrace"
                 and debugger.probes.active and debugger.store.lines_by_file):
+            from ..inspection.exec_audit import observe_exec
+
             self._watching_exec = True
             observe_exec(self._code_executed)
 

@@ -30,7 +30,6 @@ class StopsPart(Protocol):
 
 class DebuggerParts(Protocol):
     tracer: Tracer
-    stops: StopsPart
     threads: ThreadRegistry
     probes: BreakpointProbes
     connection: Connection
@@ -43,6 +42,11 @@ class DebuggerParts(Protocol):
 
     @property
     def line_offset(self) -> int: ...
+
+    @property
+    def stops(self) -> StopsPart: ...
+
+    def settle_tracing(self) -> None: ...
 
     @property
     def detached(self) -> bool: ...

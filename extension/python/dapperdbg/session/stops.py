@@ -17,7 +17,7 @@ from ..breakpoints.exception_stops import ExceptionStop
 from ..common import program_threading
 from ..common.debugger_threads import start_debugger_thread
 from ..common.errors import RequestError
-from ..common.native import allocate_lock, get_ident, os_ident, sleep
+from ..common.native import get_ident, os_ident, sleep
 from ..common.paths import is_debugger_path
 from ..common.stop_imports import import_for_stops
 from ..tracing import StepState
@@ -38,23 +38,20 @@ PAUSE_GRACE_SECONDS = 0.3
 
 class Stops:
     """The stopped threads of one debugger, under the lock that stopping and resuming
-    take (the debugger's detach takes it too)."""
+    take (the debugger's, which its detach takes too)."""
 
-    def __init__(self, debugger: DebuggerParts) -> None:
+    def __init__(self, debugger: DebuggerParts, lock) -> None:
         self._debugger = debugger
-        self.lock = allocate_lock()
+        self.lock = lock
         self._stopped: dict[int, StoppedThread] = {}
         # True from the first stop until the next resume: every thread is stopped.
         self._all_stopped = False
         # Thread ident -> the step it had when it was asked to park (restored on resume).
         self._parked_steps: dict[int, StepState | None] = {}
 
-    def settle_tracing(self) -> None:
-        """Let the tracer stop tracing if nothing needs it (never while a thread is
-        stopped: it sits in a trace event, where a goto may still jump)."""
-        with self.lock:  # A thread registers its stop under this lock.
-            if not self._stopped and not self._all_stopped:
-                self._debugger.tracer.settle_tracing()
+    def holds_threads(self) -> bool:
+        """Whether a thread is stopped or every thread is to stop (with the lock held)."""
+        return bool(self._stopped) or self._all_stopped
 
     def forget_parking(self) -> None:
         """Called with the lock held when the debugger detaches: nothing stays stopped
@@ -281,7 +278,7 @@ class Stops:
             released = self._release_all()
         for stopped in released:
             stopped.resume.set()
-        self.settle_tracing()
+        self._debugger.settle_tracing()
 
     def resume_with_step(self, stopped: StoppedThread, kind: str,
                          target: str | None = None) -> None:
