@@ -14,20 +14,20 @@ if TYPE_CHECKING:
     import types
     from collections.abc import Callable
 
-    from .sources import SourceRegistry
-
-# The registry that keeps the texts of code compiled from strings, the observer of code
-# run by ``exec``, and whether the hook is installed (once per process: a later session
-# of the same process, in listening mode, reuses it through these).
-_capturing_registry: SourceRegistry | None = None
+# The observer of every ``compile`` and ``exec`` event (the registry that keeps the texts
+# of code compiled from strings), the observer of code run by ``exec``, and whether the
+# hook is installed (once per process: a later session of the same process, in listening
+# mode, reuses it through these).
+_compile_observer: Callable[[str, tuple], None] | None = None
 _exec_observer: Callable[[types.CodeType], None] | None = None
 _hook_installed = False
 
 
-def capture_into(registry: SourceRegistry) -> None:
-    """``registry`` gets every ``compile`` and ``exec`` event from now on."""
-    global _capturing_registry
-    _capturing_registry = registry
+def observe_compiles(observer: Callable[[str, tuple], None]) -> None:
+    """Call ``observer(event, arguments)`` for every ``compile`` and ``exec`` audit event
+    from now on. ``observer`` must not raise."""
+    global _compile_observer
+    _compile_observer = observer
     _install()
 
 
@@ -56,9 +56,9 @@ def _audit(event: str, arguments: tuple) -> None:
     # written in C and 0.04-0.1 us with none (copy.deepcopy calls id() on every object).
     if event != "compile" and event != "exec":
         return
-    registry = _capturing_registry
-    if registry is not None:
-        registry._audited(event, arguments)
+    compile_observer = _compile_observer
+    if compile_observer is not None:
+        compile_observer(event, arguments)
     if event == "exec":
         observer = _exec_observer
         if observer is not None:

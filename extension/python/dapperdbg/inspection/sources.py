@@ -64,12 +64,12 @@ class SourceRegistry:
         object. From now on this registry is the one that keeps them (exec_audit.py)."""
         import weakref
 
-        from .exec_audit import capture_into
+        from .exec_audit import observe_compiles
 
         if self._code_texts is None:
             self._code_texts = weakref.WeakKeyDictionary()
         self._capturing = True
-        capture_into(self)
+        observe_compiles(self._audited)
 
     def _audited(self, event: str, arguments: tuple) -> None:
         """A ``compile`` or ``exec`` event (from ``_audit``). Must never raise: an
