@@ -105,6 +105,72 @@ def test_the_index_keeps_no_module_alive(tmp_path, cleanup):
     assert ref() is None
 
 
+
+def test_modules_imported_after_the_index_extend_it_and_a_change_before_them_remakes_it(
+        tmp_path, cleanup):
+    first, second, third = (tmp_path / name for name in ("first.py", "second.py", "third.py"))
+    sys.modules[NAME] = _module(first)
+    assert _found(first)
+    sys.modules[NAME + "_2"] = _module(second)
+    assert _found(first) and _found(second)
+    sys.modules[NAME] = _module(third)
+    assert _found(third) and _found(second) and not _found(first)
+
+
+def test_while_the_program_waits_what_the_debugger_imports_is_seen(tmp_path, cleanup):
+    module_files.program_waits()
+    try:
+        sys.modules[NAME] = _module(tmp_path / "first.py")
+        assert _found(tmp_path / "first.py")
+        sys.modules[NAME + "_2"] = _module(tmp_path / "second.py")
+        assert _found(tmp_path / "second.py")
+    finally:
+        module_files.program_runs()
+    # The program runs: a module it puts in place of another is seen at once again.
+    sys.modules[NAME] = _module(tmp_path / "third.py")
+    assert _found(tmp_path / "third.py") and not _found(tmp_path / "first.py")
+
+
+# A program that puts a module of another file in place of one it imported: as many
+# modules as before, another file among them.
+REPLACING = """\
+import sys
+import types
+import helper
+print("imported", flush=True)
+module = types.ModuleType("helper")
+module.__file__ = sys.argv[1]
+sys.modules["helper"] = module
+print("replaced", flush=True)
+"""
+# What the index answers for a file, asked in the stopped program.
+MAY_BE = "__import__('dapperdbg.common.module_files').common.module_files.files_that_may_be({!r})"
+
+
+def test_a_module_the_program_puts_in_place_of_another_is_seen_once_it_runs(
+        launch, write, backend):
+    write("helper.py", "VALUE = 1\n")
+    other = write("other.py", "VALUE = 2\n")
+    program = write("main.py", REPLACING)
+    debuggee = launch("--program", program, other, tracer=backend)
+    debuggee.configure()
+    debuggee.set_breakpoints(program, [4, 8])
+    debuggee.request("configurationDone")
+
+    def candidates() -> str:
+        stop = debuggee.stopped()
+        frame = debuggee.top_frame(stop["threadId"])
+        answer = debuggee.request("evaluate", {
+            "expression": MAY_BE.format(canonical_path(str(other))), "frameId": frame["id"],
+            "context": "repl"})["result"]
+        debuggee.request("continue", {"threadId": stop["threadId"]})
+        return answer
+
+    assert candidates() == "[]"
+    assert candidates() == repr([str(other)])
+    assert debuggee.finish() == 0
+
+
 def _tree(tmp_path):
     (tmp_path / "real").mkdir()
     (tmp_path / "real" / "f.py").write_text("")

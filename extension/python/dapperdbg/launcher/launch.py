@@ -130,11 +130,15 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     # (the hooks themselves wait for their first use: children/stand_ins.py).
     from ..children import fork_safety, stand_ins  # noqa: F401
     from ..children.state import REATTACH_VARIABLE
+    from ..common.module_files import program_waits
     from ..ipc.connection import Connection
     from ..session import program
     from ..session.lifecycle import Session, instrument_program, run_program
 
     start_modules_loaded()
+    # No code of the program's runs until run_program (common/module_files.py says what
+    # that spares the configuration).
+    program_waits()
 
     program.interpreter_flushes_at_end = run_as_script
     connection = Connection(sock, sent=1)

@@ -22,6 +22,7 @@ import sys
 
 from ..common.debugger_threads import start_debugger_thread
 from ..common.errors import report_internal_error
+from ..common.module_files import program_runs
 from ..common.native import sleep
 from ..common.output import flush_output
 from ..ipc.connection import Connection, connect
@@ -180,6 +181,9 @@ def run_program(arguments, debugger: Debugger, trace: bool) -> int:
     """Run the program of ``arguments`` (launcher or listen arguments: ``target_kind``,
     ``target``, ``args``) as ``python`` would and return its exit status, traced when
     ``trace`` (``instrument_program`` came first)."""
+    # From here code of the program's may run: preparing a module target imports its
+    # packages.
+    program_runs()
     run = program.prepare_or_exit_status(arguments.target_kind, arguments.target,
                                          arguments.args)
     if isinstance(run, int):
