@@ -13,8 +13,10 @@ is freed as it is without the debugger.
 A module may be the file under another name only through a link (the path it was
 imported by ends in a link of another name): whether a module's path is a link is asked
 once a path (an ``lstat``), and such modules are candidates for every file. The
-debugger's own modules (most of a child's modules while it starts) are not asked: no
-breakpoint's file is one of them under another name.
+debugger's own modules (most of a child's modules while it starts, a dozen of them
+``__init__.py``) are left out: breakpoints in the debugger's files are refused before
+anything asks (breakpoints/store.py, instrumentation/live.py), and no other file is one
+of them under another name.
 
 Reading every module's file to compare takes about 15 us (3.12, 130 modules), and a
 child's start asked it some thirty times for twenty breakpoints. While the launcher
@@ -124,11 +126,11 @@ def _current() -> _Index:
         links = []
         new = files
     for filename in new:
-        if not filename:
+        if not filename or filename.startswith(_OWN_FILES):
             continue
         name = os.path.normcase(os.path.basename(filename))
         by_name[name] = [*by_name.get(name, ()), filename]
-        if not filename.startswith(_OWN_FILES) and is_link(filename):
+        if is_link(filename):
             links.append(filename)
     index = _index = _Index(files, by_name, links)
     return index
