@@ -6,9 +6,13 @@ hands over to a Python one at the thread's next event), and has it taken away ag
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -70,3 +74,78 @@ def test_an_untraced_thread_is_given_tracing_and_has_it_taken_away():
     first_line = spin.__code__.co_firstlineno
     assert first_line + 3 in lines
     assert set(lines) <= {first_line + 2, first_line + 3, first_line + 4}
+
+
+# A thread that spins in one function, then in another, and the threads that give it
+# tracing; run in a process of its own, as a debugger that starved would hang it. The
+# GIL passes to the spinning thread while tracing is being given (the frames are
+# snapshotted), as it may whenever the giving thread calls anything, and the thread
+# moves to its second function meanwhile.
+_GIL_PASSES = """
+import json, sys, threading, time
+from dapperdbg.tracing import remote as remote_module
+from dapperdbg.tracing.remote import RemoteTrace
+
+moved = threading.Event()
+given = []
+
+def first():
+    while not moved.is_set():
+        pass
+
+def second():
+    while True:
+        pass
+
+def spin():
+    first()
+    second()
+
+def first_event(frame, event, arg):
+    given.append(frame.f_code.co_name)
+    sys.settrace(None)
+
+class PassingSys:
+    # sys for the module under test, whose first snapshot of the frames lets the
+    # spinning thread run (and leave the frame it was found in) before the walk.
+    calls = 0
+
+    def __getattr__(self, name):
+        return getattr(sys, name)
+
+    def _current_frames(self):
+        frames = sys._current_frames()
+        PassingSys.calls += 1
+        if PassingSys.calls == 1:
+            moved.set()
+            time.sleep(0.05)
+        return frames
+
+thread = threading.Thread(target=spin, daemon=True)
+thread.start()
+while getattr(sys._current_frames().get(thread.ident), "f_code", None) is not first.__code__:
+    time.sleep(0.001)
+remote_module.sys = PassingSys()
+started = time.monotonic()
+RemoteTrace(first_event).give([thread.ident])
+deadline = time.monotonic() + 5
+while not given and time.monotonic() < deadline:
+    time.sleep(0.01)
+print(json.dumps({"seconds": time.monotonic() - started, "given": given,
+                  "interval": sys.getswitchinterval()}))
+"""
+
+
+def test_a_thread_that_runs_while_tracing_is_given_gets_it_and_starves_nobody():
+    package_parent = str(Path(__file__).resolve().parents[1])
+    result = subprocess.run([sys.executable, "-c", _GIL_PASSES], capture_output=True,
+                            text=True, timeout=20,
+                            env={**os.environ, "PYTHONPATH": package_parent})
+    assert result.returncode == 0, result.stderr
+    outcome = json.loads(result.stdout)
+    # Given tracing in the frame it runs now, at once, and the GIL's switch interval as
+    # it was: a debugger that kept the GIL from switching while it walked the threads
+    # left a thread that got the GIL meanwhile to keep it for as long as it ran.
+    assert outcome["given"] == ["second"], outcome
+    assert outcome["seconds"] < 2, outcome
+    assert outcome["interval"] == sys.getswitchinterval(), outcome

@@ -30,6 +30,10 @@ except ImportError:  # Some embedded builds have no ctypes.
     ctypes = None  # type: ignore[assignment]
 
 
+# How many snapshots of the threads' frames a change of tracing tries: each again for the
+# threads that moved to another frame while the last was matched.
+_ATTEMPTS = 4
+
 # Py_tracefunc's ``what`` (PyTrace_CALL...) -> the settrace event name. C calls have no
 # Python counterpart.
 _EVENTS = {0: "call", 1: "exception", 2: "line", 3: "return", 7: "opcode"}
@@ -102,12 +106,13 @@ class RemoteTrace:
         if not self.available or not wanted:
             return
         api = self._api
-        # Thread states are matched by their current frame. Without a switch of the GIL
-        # during the walk, the frames cannot move meanwhile.
-        interval = sys.getswitchinterval()
-        sys.setswitchinterval(1000.0)
-        try:
-            # id() is the frame's address in CPython.
+        # Thread states are matched by their current frame: id() is a frame's address in
+        # CPython, and the frames are held meanwhile, so that no other frame takes one's
+        # address. The GIL may pass to another thread between any two calls below (it is
+        # not kept from switching: a thread that got it then kept it for as long as the
+        # switch interval, forever for one that computes), and a thread that ran may have
+        # left the frame it was found in: it is looked for again, in a new snapshot.
+        for _ in range(_ATTEMPTS):
             current = sys._current_frames()
             frames = {id(frame): ident for ident, frame in current.items() if ident in wanted}
             state = api.PyInterpreterState_ThreadHead(api.PyInterpreterState_Get())
@@ -118,5 +123,6 @@ class RemoteTrace:
                     if frames.pop(address, None) is not None:
                         api._PyEval_SetTrace(state, function, None)
                 state = api.PyThreadState_Next(state)
-        finally:
-            sys.setswitchinterval(interval)
+            if not frames:
+                return
+            wanted = set(frames.values())
