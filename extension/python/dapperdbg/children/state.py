@@ -14,7 +14,7 @@ from __future__ import annotations
 import atexit
 import os
 
-from ..common.native import allocate_lock, local
+from ..common.native import allocate_lock, local, made_once
 from ..session.link import PARENT_SESSION_VARIABLE, SessionLink
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
@@ -51,13 +51,13 @@ class ChildHooks:
     def watcher(self) -> ExitWatcher:
         watcher = self._watcher
         if watcher is None:
-            with self._lock:
-                watcher = self._watcher
-                if watcher is None:
-                    from .watcher import ExitWatcher
-
-                    watcher = self._watcher = ExitWatcher(self._child_exited)
+            watcher = made_once(self, "_watcher", self._lock, self._make_watcher)
         return watcher
+
+    def _make_watcher(self) -> ExitWatcher:
+        from .watcher import ExitWatcher
+
+        return ExitWatcher(self._child_exited)
 
     def flush_watcher(self) -> None:
         """Report the children known to have ended (none without a watcher)."""

@@ -48,6 +48,18 @@ sleep: Callable[[float], None] = _original("time", "sleep", _time.sleep)
 _original_select = None
 
 
+def made_once(owner, name: str, lock, make: Callable[[], object]):
+    """``owner``'s attribute ``name``, made by ``make()`` under ``lock`` unless another
+    thread made it first. For a part made at its first use: the caller reads the
+    attribute without the lock on every use, and comes here only while it is None."""
+    with lock:
+        value = getattr(owner, name)
+        if value is None:
+            value = make()
+            setattr(owner, name, value)
+    return value
+
+
 def select(readers, writers, errors, timeout=None):
     """``select.select``, the interpreter's: ``select`` is imported at the first call (a
     shared library that only the watcher of child processes needs), and gevent's record

@@ -4,7 +4,7 @@ makes only once it stops or is asked about a frame (common/stop_imports.py)."""
 
 from __future__ import annotations
 
-from ..common.native import allocate_lock
+from ..common.native import allocate_lock, made_once
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
@@ -33,10 +33,11 @@ class InspectionSettings:
         their first use, as the inspector is."""
         sources = self._sources
         if sources is None:
-            with self._sources_lock:
-                sources = self._sources
-                if sources is None:
-                    from .sources import SourceRegistry
-
-                    sources = self._sources = SourceRegistry()
+            sources = made_once(self, "_sources", self._sources_lock, _make_sources)
         return sources
+
+
+def _make_sources() -> SourceRegistry:
+    from .sources import SourceRegistry
+
+    return SourceRegistry()
