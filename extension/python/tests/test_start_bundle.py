@@ -8,6 +8,7 @@ and where a start-up module came from each time."""
 from __future__ import annotations
 
 import json
+import marshal
 import shutil
 import sys
 
@@ -58,23 +59,51 @@ def cut_short(package):
 
 
 def other_layout(package):
-    import marshal
-
     bundle(package).write_bytes(marshal.dumps((999, b"", {})))
+
+
+def read_bundle(package):
+    """The bundle's index, its modules' code, and its start block (still marshalled)."""
+    data = bundle(package).read_bytes()
+    length = int.from_bytes(data[:4], "little")
+    head = marshal.loads(data[4:4 + length])
+    offset, block_length = head[4]
+    code = data[4 + length:]
+    return head, code[:offset], code[offset:offset + block_length]
+
+
+def write_bundle(package, head, code, block):
+    layout, magic, index, order, _ = head
+    head = marshal.dumps((layout, magic, index, order, (len(code), len(block))))
+    bundle(package).write_bytes(len(head).to_bytes(4, "little") + head + code + block)
 
 
 def misorder(package):
     """The recorded order with a package moved after the modules that import names from
     it: the first of them fails to load, and the import system loads what is left."""
-    import marshal
-
-    data = bundle(package).read_bytes()
-    length = int.from_bytes(data[:4], "little")
-    layout, magic, index, order = marshal.loads(data[4:4 + length])
+    head, code, block = read_bundle(package)
+    order = head[3]
     assert "dapperdbg.tracing" in order and "dapperdbg.session.threads" in order
     order.remove("dapperdbg.tracing")
-    head = marshal.dumps((layout, magic, index, order + ["dapperdbg.tracing"]))
-    bundle(package).write_bytes(len(head).to_bytes(4, "little") + head + data[4 + length:])
+    order.append("dapperdbg.tracing")
+    write_bundle(package, head, code, block)
+
+
+def block_edits(package):
+    """A start block whose code of the module is not its entry's: a start runs the
+    block's (as it runs a pyc's: the bundle is a cache of them, never checked against its
+    own entries)."""
+    head, code, block = read_bundle(package)
+    codes = marshal.loads(block)
+    threads = package / "dapperdbg" / "session" / "threads.py"
+    codes["dapperdbg.session.threads"] = compile(threads.read_text() + "\nEDITED = 2\n",
+                                                 str(threads), "exec", dont_inherit=True)
+    write_bundle(package, head, code, marshal.dumps(codes))
+
+
+def block_unreadable(package):
+    head, code, block = read_bundle(package)
+    write_bundle(package, head, code, block[:len(block) // 2])
 
 
 def bundle(package):
@@ -94,6 +123,12 @@ SCENARIOS = {
     "an order whose modules fail to load is left to the import system, and recorded again": [
         (None, FROM_SOURCE, None), (None, BUNDLED, None), (misorder, BUNDLED, None),
         (None, PRELOADED, None),
+    ],
+    "a start runs its modules' code from the start block": [
+        (None, FROM_SOURCE, None), (None, BUNDLED, None), (block_edits, PRELOADED, 2),
+    ],
+    "a start block that cannot be read leaves each module to its own entry": [
+        (None, FROM_SOURCE, None), (None, BUNDLED, None), (block_unreadable, PRELOADED, None),
     ],
     "a bundle that cannot be read is ignored and written again": [
         (None, FROM_SOURCE, None), (corrupt, FROM_SOURCE, None), (None, BUNDLED, None),

@@ -132,9 +132,16 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     from ..children.state import REATTACH_VARIABLE
     from ..common.module_files import program_waits
     from ..ipc.connection import Connection
+    from ..requests.dispatch import handler_for
     from ..session import program
     from ..session.lifecycle import Session, instrument_program, run_program
+    from ..tracing import backend_class
 
+    # What every start uses next, imported with the start-up modules rather than at its
+    # first use, so that it comes from the bundle's start block too: the handlers of the
+    # configuration's requests and the tracer's backend.
+    handler_for("dapper/configure")
+    backend_class(tracer_name)
     start_modules_loaded()
     # No code of the program's runs until run_program (common/module_files.py says what
     # that spares the configuration).

@@ -11,16 +11,22 @@ from .host import TracerHost
 from .steps import StepState
 
 
-def create_tracer(name: str, store, host: TracerHost, paths: PathCache | None = None) -> Tracer:
-    """The backend ``name``, whose module alone is imported: a process runs one."""
+def backend_class(name: str) -> type[Tracer]:
+    """The class of the backend ``name``, whose module alone is imported: a process runs
+    one."""
     if name == "monitoring":
         from .monitoring import MonitoringTracer
 
-        return MonitoringTracer(store, host, paths)
+        return MonitoringTracer
     from .settrace import SettraceTracer
 
-    return SettraceTracer(store, host, paths)
+    return SettraceTracer
 
 
-__all__ = ["BACKENDS", "StepState", "ToolIdInUse", "Tracer", "TracerHost", "choose_backend_name",
-           "create_tracer", "is_free_threaded"]
+def create_tracer(name: str, store, host: TracerHost, paths: PathCache | None = None) -> Tracer:
+    """The backend ``name``'s tracer."""
+    return backend_class(name)(store, host, paths)
+
+
+__all__ = ["BACKENDS", "StepState", "ToolIdInUse", "Tracer", "TracerHost", "backend_class",
+           "choose_backend_name", "create_tracer", "is_free_threaded"]
