@@ -17,6 +17,7 @@ import { describeRealWork, measureRealWork, renderRealWork } from "./lib/realwor
 import { DAPPER, DEBUGPY } from "./lib/adapters.mjs";
 import { AttachUnavailable, measureAttachPidLatency } from "./lib/attachpid.mjs";
 import { FeatureMissing, measureChildLatency } from "./lib/child.mjs";
+import { describeChildStart, measureChildStart, renderChildStart } from "./lib/childstart.mjs";
 import { measureWasmThroughput, MIXES } from "./lib/engine-throughput.mjs";
 import { choosePythons, DEBUGPY_VERSION, ensureBuilt, ensureVenv, machineFacts } from "./lib/environment.mjs";
 import { measureLatencies } from "./lib/latency.mjs";
@@ -75,10 +76,11 @@ async function main() {
   const setups = [];
   const imports = [];
   const realWork = [];
+  const childStarts = [];
   // The results are written after every part, so that a run cut short still leaves what
   // it measured (marked unfinished until the end).
   const save = (partial) => {
-    const text = renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes: partial ? ["**Unfinished run**: the parts not shown were still running.", ...notes] : notes }) + renderActivation(activation) + renderHotReload(newest.version, hotReload) + renderAutoAttach(newest.version, autoAttach) + renderSuite(suite) + renderSetup(setups) + renderImports(imports) + renderRealWork(realWork) + renderDataBreakpoints(dataBreakpoints);
+    const text = renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes: partial ? ["**Unfinished run**: the parts not shown were still running.", ...notes] : notes }) + renderActivation(activation) + renderHotReload(newest.version, hotReload) + renderAutoAttach(newest.version, autoAttach) + renderSuite(suite) + renderChildStart(childStarts) + renderSetup(setups) + renderImports(imports) + renderRealWork(realWork) + renderDataBreakpoints(dataBreakpoints);
     mkdirSync(path.dirname(output), { recursive: true });
     writeFileSync(output, text);
     return text;
@@ -202,6 +204,24 @@ async function main() {
       log(`failed: ${suite.error}`);
     }
     save(true);
+  }
+
+  if (selected(options, "childstart")) {
+    // Every chosen Python: each starts differently (its own modules, runpy, the launcher's
+    // code under it).
+    for (const python of pythons) {
+      const rounds = options.quick ? 1 : Math.max(options.nearRuns, 15);
+      step(`A child's start on Python ${python.version}: ${rounds} rounds of ten children, each kind`);
+      let result;
+      try {
+        result = await measureChildStart({ python: python.version, venvPython: python.venvPython, rounds });
+      } catch (error) {
+        result = { python: python.version, error: error.message.split("\n")[0] };
+      }
+      log(describeChildStart(result));
+      childStarts.push(result);
+      save(true);
+    }
   }
 
   if (selected(options, "setup")) {

@@ -13,7 +13,9 @@ Options:
                      databreakpoints, setup (what a session and a breakpoint add to a
                      whole process), imports (a module's import with restartable
                      functions), realwork (CPython's test modules as whole runs,
-                     with their children; about 20 minutes per Python)
+                     with their children; about 20 minutes per Python), childstart
+                     (what a child's session adds to its start; about a minute
+                     per Python)
   --no-debugpy       measure Dapper and plain python only
   --cold-adapter     slowdown runs start a fresh Dapper adapter each (default: one
                      adapter server for all of them, as VS Code hosts one engine)
@@ -29,7 +31,7 @@ Options:
 /** The default runs per cell for cells whose target is near 1× (see `--near-runs`). */
 export const NEAR_RUNS = 15;
 
-export const PARTS = ["latency", "throughput", "memory", "child", "suite", "activation", "hotreload", "attachpid", "autoattach", "databreakpoints", "setup", "imports", "realwork"];
+export const PARTS = ["latency", "throughput", "memory", "child", "suite", "activation", "hotreload", "attachpid", "autoattach", "databreakpoints", "setup", "imports", "realwork", "childstart"];
 
 /** Parses argv (without node and the script); throws an Error with a clear message on bad input. */
 export function parseOptions(argv, { programNames }) {

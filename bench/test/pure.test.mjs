@@ -9,6 +9,7 @@ import { decodeFrames, encodeFrame } from "../lib/engine-throughput.mjs";
 import { inspectTargetSource, LOCALS_COUNT } from "../lib/latency.mjs";
 import { parseReport } from "../lib/measure.mjs";
 import { parseOptions } from "../lib/options.mjs";
+import { parseChildren, renderChildStart, runFigures } from "../lib/childstart.mjs";
 import { parseImports, renderImports } from "../lib/imports.mjs";
 import { bigTableSource, breakpointsFor, formatRatio, PROGRAMS, sizeFor, targetFor } from "../lib/programs.mjs";
 import { cellRounds, compactError, modeOrder } from "../lib/ratios.mjs";
@@ -328,5 +329,31 @@ describe("the restartable import's figures", () => {
   test("a run without standard-library modules (--stdlib '') has no figure for them", () => {
     const result = parseImports(JSON.stringify({ ...JSON.parse(line), stdlib: {} }));
     assert.match(renderImports([{ python: "3.12", rounds: 15, result }]), /1\.10× \| — \|.*✓ first, ✓ later \|$/m);
+  });
+});
+
+describe("a child's start", () => {
+  test("reads the parent's line of figures, and takes a run's medians over its children", () => {
+    const children = parseChildren("noise\nBENCH_CHILDREN=[[30, 25, 40], [20, 18, 31], [25, 21, 36]]\n");
+    assert.deepEqual(runFigures(children), { firstLine: 25, firstLineCpu: 21, whole: 36 });
+    assert.throws(() => parseChildren("nothing"), /printed no BENCH_CHILDREN/);
+    assert.throws(() => parseChildren("BENCH_CHILDREN=[]"), /reported no child/);
+  });
+  const figure = (median, low = median, high = median) => ({ median, low, high });
+  const row = (kind, added) => ({
+    kind,
+    plain: { firstLine: figure(12), firstLineCpu: figure(11.5), whole: figure(15) },
+    added: { firstLine: figure(added), firstLineCpu: figure(added - 2), whole: figure(added + 1) },
+    spread: { firstLine: figure(-0.25, -3, 4), firstLineCpu: figure(0), whole: figure(0) },
+    engineMs: figure(7),
+  });
+  test("a session that adds more than the target to the first line misses it", () => {
+    const text = renderChildStart([{ python: "3.12", rounds: 15, children: 10, rows: [row("code", 14.5), row("script", 15.5)] }]);
+    assert.match(text, /\| 3\.12 \| `python -c` \| 15 \| 12\.0 ms \/ 11\.5 ms \| \+14\.5 ms \/ \+12\.5 ms \| \+15\.5 ms \| −0\.250 ms \(−3\.00 ms … \+4\.00 ms\) \| 7\.00 ms \| ≤ 15 ms \| ✓ \|/);
+    assert.match(text, /\| 3\.12 \| script \| .* \| ✗ \|$/m);
+  });
+  test("a Python whose part failed says so", () => {
+    assert.match(renderChildStart([{ python: "3.13", error: "no venv" }]), /\| 3\.13 \| — \| — \| _failed: no venv_ \|/);
+    assert.equal(renderChildStart([]), "");
   });
 });
