@@ -58,6 +58,19 @@ def cut_short(package):
     bundle(package).write_bytes(data[:len(data) // 2])
 
 
+def entry_unreadable(package):
+    """records.py's code, in its entry and in the start block, is not what was written:
+    it comes from its source, and a bundle written again leaves it out of the block."""
+    head, code, block = read_bundle(package)
+    name = "dapperdbg.common.records"
+    assert name in head[3]
+    *_, offset, length = head[2][name]
+    code = code[:offset] + b"\xff" * length + code[offset + length:]
+    codes = marshal.loads(block)
+    del codes[name]
+    write_bundle(package, head, code, marshal.dumps(codes))
+
+
 def other_layout(package):
     bundle(package).write_bytes(marshal.dumps((999, b"", {})))
 
@@ -129,6 +142,10 @@ SCENARIOS = {
     ],
     "a start block that cannot be read leaves each module to its own entry": [
         (None, FROM_SOURCE, None), (None, BUNDLED, None), (block_unreadable, PRELOADED, None),
+    ],
+    "a module whose code in the bundle cannot be read comes from its source": [
+        (None, FROM_SOURCE, None), (None, BUNDLED, None), (entry_unreadable, PRELOADED, None),
+        (edit, FROM_SOURCE, 1), (None, BUNDLED, 1), (None, PRELOADED, 1),
     ],
     "a bundle that cannot be read is ignored and written again": [
         (None, FROM_SOURCE, None), (corrupt, FROM_SOURCE, None), (None, BUNDLED, None),

@@ -110,14 +110,20 @@ class _BundleLoader(SourceFileLoader):  # type: ignore[misc,valid-type]
     def __init__(self, name: str, path: str, code: bytes | memoryview | CodeType,
                  finished: list[str] | None) -> None:
         super().__init__(name, path)
-        self._code: bytes | memoryview | None = code
+        self._code: bytes | memoryview | CodeType | None = code
         self._finished = finished
 
     def get_code(self, fullname):
         code, self._code = self._code, None
         if code is None or fullname != self.name:
             return super().get_code(fullname)
-        return code if type(code) is _CodeType else marshal.loads(code)
+        if type(code) is _CodeType:
+            return code
+        try:
+            return marshal.loads(code)
+        except (EOFError, ValueError, TypeError):
+            # Not what was written (the file changed in place): the import system's way.
+            return super().get_code(fullname)
 
     def exec_module(self, module) -> None:
         super().exec_module(module)
@@ -147,7 +153,7 @@ class StartBundle:
     def find_spec(self, name: str, path=None, target=None):
         if name != _PACKAGE and not name.startswith(_PACKAGE + "."):
             return None
-        return self._spec(name, None)
+        return self.spec_for(name)
 
     def start_codes(self) -> dict:
         """The start block's code by module name; empty where the file has none or it
@@ -161,7 +167,7 @@ class StartBundle:
             return {}
         return codes if type(codes) is dict else {}
 
-    def _spec(self, name: str, code):
+    def spec_for(self, name: str, code: CodeType | None = None):
         """The module's spec while its entry is current, its code ``code`` if given
         (else its entry's); None otherwise."""
         entry = self._entries.get(name)
@@ -213,8 +219,7 @@ class StartBundle:
         for name, (is_package, mtime_ns, size, code) in entries.items():
             index[name] = (is_package, mtime_ns, size, offset, len(code))
             offset += len(code)
-        block = marshal.dumps({name: marshal.loads(entries[name][3])
-                               for name in order if name in entries})
+        block = _start_block(entries, order)
         head = marshal.dumps((_LAYOUT, MAGIC_NUMBER, index, order, (offset, len(block))))
         temporary = f"{self._path}.{os.getpid()}.tmp"
         try:
@@ -227,6 +232,20 @@ class StartBundle:
             os.replace(temporary, self._path)
         except OSError:  # A read-only installation, or a folder gone: no bundle.
             _remove(temporary)
+
+
+def _start_block(entries: dict[str, Entry], order: list[str]) -> bytes:
+    """The start block of ``order``'s modules, from their entries (one whose code cannot
+    be read is left to its entry, which fails to load as it did)."""
+    codes = {}
+    for name in order:
+        entry = entries.get(name)
+        if entry is not None:
+            try:
+                codes[name] = marshal.loads(entry[3])
+            except (EOFError, ValueError, TypeError):
+                continue
+    return marshal.dumps(codes)
 
 
 def _remove(path: str) -> None:
@@ -346,7 +365,7 @@ def load_start_modules() -> None:
     codes = bundle.start_codes()
     for name in bundle.order:
         if name not in sys.modules:
-            spec = bundle._spec(name, codes.get(name))
+            spec = bundle.spec_for(name, codes.get(name))
             if spec is None:  # Stale: taken out of the entries, written again at close.
                 specs = {}
                 break
