@@ -216,6 +216,42 @@ export async function endSession(session) {
   await session.client.dispose({ debuggeePid: session.debuggeePid });
 }
 
+/**
+ * Runs `program` under Dapper's adapter `server` with every child process attached as a
+ * session of its own (each started as VS Code starts one: a new connection with the
+ * request and configuration the parent's `startDebugging` named, no breakpoint), to the
+ * end of the parent and every child; the parent's stdout. Throws unless `children`
+ * children were attached.
+ */
+export async function runWithChildrenAttached(spec, server, { program, args, children, launchExtra = {}, timeoutMs }) {
+  const parent = await DapClient.connect(server.port, `${spec.label} (parent)`);
+  const started = [];
+  parent.reverseRequestHandler = (request) => {
+    if (request.command !== "startDebugging") throw new Error(`unexpected reverse request ${request.command}`);
+    const { request: command, configuration } = request.arguments;
+    started.push(
+      (async () => {
+        const client = await DapClient.connect(server.port, `${spec.label} (child)`);
+        await startSession(spec, { client, timeoutMs, launchArguments: [command, configuration] });
+        await client.nextEvent("terminated", timeoutMs);
+        // Not endSession: its clean-up kills the debuggee's pid, and a child that has
+        // said it exits may still be finishing (its parent would see it killed).
+        await client.dispose();
+      })(),
+    );
+    return {};
+  };
+  const session = await startSession(spec, { program, args, client: parent, timeoutMs, launchExtra: { subprocessAutoAttach: true, ...launchExtra } });
+  try {
+    await parent.nextEvent("terminated", timeoutMs);
+    await Promise.all(started);
+    if (started.length !== children) throw new Error(`${started.length} of the ${children} children were attached`);
+    return parent.outputOf("stdout");
+  } finally {
+    await endSession(session);
+  }
+}
+
 /** A free TCP port on loopback, for an adapter that cannot be told to pick one itself. */
 function freePort() {
   return new Promise((resolve, reject) => {

@@ -17,8 +17,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { spawn } from "node:child_process";
-import { adapterSpec, DAPPER, endSession, startDapperServer, startSession } from "./adapters.mjs";
-import { DapClient } from "./dap-client.mjs";
+import { adapterSpec, DAPPER, runWithChildrenAttached, startDapperServer } from "./adapters.mjs";
 import { programsDir } from "./paths.mjs";
 import { formatMs, median } from "./stats.mjs";
 
@@ -82,38 +81,9 @@ function serverCpuMs(pid) {
 }
 
 async function runDapper(spec, server, kind) {
-  const parent = await DapClient.connect(server.port, "Dapper (child start)");
-  const started = [];
-  parent.reverseRequestHandler = (request) => {
-    if (request.command !== "startDebugging") throw new Error(`unexpected reverse request ${request.command}`);
-    const { request: command, configuration } = request.arguments;
-    started.push(
-      (async () => {
-        const client = await DapClient.connect(server.port, "Dapper (child)");
-        await startSession(spec, { client, timeoutMs: TIMEOUT_MS, launchArguments: [command, configuration] });
-        await client.nextEvent("terminated", TIMEOUT_MS);
-        // Not endSession: its clean-up kills the debuggee's pid, and a child that has
-        // said it exits may still be finishing (its parent would see it killed).
-        await client.dispose();
-      })(),
-    );
-    return {};
-  };
-  const session = await startSession(spec, {
-    program,
-    args: [String(CHILDREN), kind],
-    client: parent,
-    timeoutMs: TIMEOUT_MS,
-    launchExtra: { subprocessAutoAttach: true, env: { PYTHONDONTWRITEBYTECODE: null } },
-  });
-  try {
-    await parent.nextEvent("terminated", TIMEOUT_MS);
-    await Promise.all(started);
-    if (started.length !== CHILDREN) throw new Error(`${started.length} of the ${CHILDREN} children were attached`);
-    return parseChildren(parent.outputOf("stdout"));
-  } finally {
-    await endSession(session);
-  }
+  return parseChildren(
+    await runWithChildrenAttached(spec, server, { program, args: [String(CHILDREN), kind], children: CHILDREN, launchExtra: { env: { PYTHONDONTWRITEBYTECODE: null } }, timeoutMs: TIMEOUT_MS }),
+  );
 }
 
 /** Figures of `rounds` over figure names: median, and for the spread the range too. */

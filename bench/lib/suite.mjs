@@ -4,8 +4,7 @@
 // ratio of the two run times is reported. Dapper only: debugpy's child sessions need a
 // client of their own per child, and the goal is Dapper's own.
 import path from "node:path";
-import { adapterSpec, DAPPER, endSession, startDapperServer, startSession } from "./adapters.mjs";
-import { DapClient } from "./dap-client.mjs";
+import { adapterSpec, DAPPER, runWithChildrenAttached, startDapperServer } from "./adapters.mjs";
 import { runPlain } from "./measure.mjs";
 import { programsDir } from "./paths.mjs";
 import { median, minimum } from "./stats.mjs";
@@ -23,34 +22,7 @@ function seconds(output) {
 }
 
 async function underDapper(spec, server, children) {
-  const parent = await DapClient.connect(server.port, "Dapper (suite)");
-  const started = [];
-  let attached = 0;
-  parent.reverseRequestHandler = (request) => {
-    if (request.command !== "startDebugging") throw new Error(`unexpected reverse request ${request.command}`);
-    const { request: command, configuration } = request.arguments;
-    started.push(
-      (async () => {
-        const client = await DapClient.connect(server.port, "Dapper (suite child)");
-        await startSession(spec, { client, timeoutMs: TIMEOUT_MS, launchArguments: [command, configuration] });
-        attached++;
-        await client.nextEvent("terminated", TIMEOUT_MS);
-        // Not endSession: its clean-up kills the debuggee's pid, and a child that has
-        // said it exits may still be finishing (its parent would see it killed).
-        await client.dispose();
-      })(),
-    );
-    return {};
-  };
-  const session = await startSession(spec, { program, args: [String(children)], client: parent, timeoutMs: TIMEOUT_MS, launchExtra: { subprocessAutoAttach: true } });
-  try {
-    await parent.nextEvent("terminated", TIMEOUT_MS);
-    await Promise.all(started);
-    if (attached !== children) throw new Error(`${attached} of the ${children} children were attached`);
-    return seconds(parent.outputOf("stdout"));
-  } finally {
-    await endSession(session);
-  }
+  return seconds(await runWithChildrenAttached(spec, server, { program, args: [String(children)], children, timeoutMs: TIMEOUT_MS }));
 }
 
 /** Plain and Dapper runs of suite.py, interleaved; the median of each and their ratio. */
