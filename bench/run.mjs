@@ -17,6 +17,7 @@ import { describeRealWork, measureRealWork, renderRealWork } from "./lib/realwor
 import { DAPPER, DEBUGPY } from "./lib/adapters.mjs";
 import { AttachUnavailable, measureAttachPidLatency } from "./lib/attachpid.mjs";
 import { FeatureMissing, measureChildLatency } from "./lib/child.mjs";
+import { describeChildInstructions, haveValgrind, measureChildInstructions, renderChildInstructions } from "./lib/childinstructions.mjs";
 import { describeChildStart, measureChildStart, renderChildStart } from "./lib/childstart.mjs";
 import { measureWasmThroughput, MIXES } from "./lib/engine-throughput.mjs";
 import { choosePythons, DEBUGPY_VERSION, ensureBuilt, ensureVenv, machineFacts } from "./lib/environment.mjs";
@@ -77,10 +78,11 @@ async function main() {
   const imports = [];
   const realWork = [];
   const childStarts = [];
+  const childInstructions = [];
   // The results are written after every part, so that a run cut short still leaves what
   // it measured (marked unfinished until the end).
   const save = (partial) => {
-    const text = renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes: partial ? ["**Unfinished run**: the parts not shown were still running.", ...notes] : notes }) + renderActivation(activation) + renderHotReload(newest.version, hotReload) + renderAutoAttach(newest.version, autoAttach) + renderSuite(suite) + renderChildStart(childStarts) + renderSetup(setups) + renderImports(imports) + renderRealWork(realWork) + renderDataBreakpoints(dataBreakpoints);
+    const text = renderResults({ machine, versions, options, cells, latency, throughput, memory, debuggers, notes: partial ? ["**Unfinished run**: the parts not shown were still running.", ...notes] : notes }) + renderActivation(activation) + renderHotReload(newest.version, hotReload) + renderAutoAttach(newest.version, autoAttach) + renderSuite(suite) + renderChildStart(childStarts) + renderChildInstructions(childInstructions) + renderSetup(setups) + renderImports(imports) + renderRealWork(realWork) + renderDataBreakpoints(dataBreakpoints);
     mkdirSync(path.dirname(output), { recursive: true });
     writeFileSync(output, text);
     return text;
@@ -220,6 +222,25 @@ async function main() {
       }
       log(describeChildStart(result));
       childStarts.push(result);
+      save(true);
+    }
+  }
+
+  if (selected(options, "childinstructions")) {
+    for (const python of pythons) {
+      step(`A child's start on Python ${python.version}, counted by callgrind`);
+      let result;
+      if (!haveValgrind()) {
+        result = { python: python.version, error: "valgrind is not installed" };
+      } else {
+        try {
+          result = await measureChildInstructions({ python: python.version, venvPython: python.venvPython, log });
+        } catch (error) {
+          result = { python: python.version, error: error.message.split("\n")[0] };
+        }
+      }
+      log(describeChildInstructions(result));
+      childInstructions.push(result);
       save(true);
     }
   }

@@ -15,7 +15,8 @@ Options:
                      functions), realwork (CPython's test modules as whole runs,
                      with their children; about 20 minutes per Python), childstart
                      (what a child's session adds to its start; about a minute
-                     per Python)
+                     per Python), childinstructions (the same, counted in
+                     instructions by valgrind's callgrind; about a minute per Python)
   --no-debugpy       measure Dapper and plain python only
   --cold-adapter     slowdown runs start a fresh Dapper adapter each (default: one
                      adapter server for all of them, as VS Code hosts one engine)
@@ -31,7 +32,7 @@ Options:
 /** The default runs per cell for cells whose target is near 1× (see `--near-runs`). */
 export const NEAR_RUNS = 15;
 
-export const PARTS = ["latency", "throughput", "memory", "child", "suite", "activation", "hotreload", "attachpid", "autoattach", "databreakpoints", "setup", "imports", "realwork", "childstart"];
+export const PARTS = ["latency", "throughput", "memory", "child", "suite", "activation", "hotreload", "attachpid", "autoattach", "databreakpoints", "setup", "imports", "realwork", "childstart", "childinstructions"];
 
 /** Parses argv (without node and the script); throws an Error with a clear message on bad input. */
 export function parseOptions(argv, { programNames }) {

@@ -10,6 +10,7 @@ import { inspectTargetSource, LOCALS_COUNT } from "../lib/latency.mjs";
 import { parseReport } from "../lib/measure.mjs";
 import { parseOptions } from "../lib/options.mjs";
 import { parseChildren, renderChildStart, runFigures } from "../lib/childstart.mjs";
+import { classifyChild, countsIn, parseCallgrindFile, renderChildInstructions } from "../lib/childinstructions.mjs";
 import { parseImports, renderImports } from "../lib/imports.mjs";
 import { bigTableSource, breakpointsFor, formatRatio, PROGRAMS, sizeFor, targetFor } from "../lib/programs.mjs";
 import { cellRounds, compactError, modeOrder } from "../lib/ratios.mjs";
@@ -355,5 +356,46 @@ describe("a child's start", () => {
   test("a Python whose part failed says so", () => {
     assert.match(renderChildStart([{ python: "3.13", error: "no venv" }]), /\| 3\.13 \| — \| — \| _failed: no venv_ \|/);
     assert.equal(renderChildStart([]), "");
+  });
+});
+
+describe("a child's start in instructions", () => {
+  const PLAIN_CODE = "/py/bin/python -c import time; print(time.time(), time.process_time())";
+  const DAPPER_CODE = "/py/bin/python -c from dapperdbg.launcher import run_as_main; run_as_main() --ipc unix:/tmp/s.sock --session-id s1.2 --code import time; print(time.time(), time.process_time())";
+  const file = (command, total) => `version: 1\ncreator: callgrind-3.19.0\ncmd:  ${command}\npart: 1\nevents: Ir\nsummary: ${total}\n`;
+  test("a process's command line and count are read from its file", () => {
+    assert.deepEqual(parseCallgrindFile(file("/py/bin/python x.py", 123)), { command: "/py/bin/python x.py", instructions: 123 });
+    assert.deepEqual(parseCallgrindFile("cmd: a\ntotals: 7\n"), { command: "a", instructions: 7 });
+    assert.equal(parseCallgrindFile("cmd: a\n"), undefined);
+  });
+  test("children are told from the parent and the engine's probes by their command lines", () => {
+    assert.equal(classifyChild(PLAIN_CODE), "plain");
+    assert.equal(classifyChild("/py/bin/python /bench/programs/child_start_script.py"), "plain");
+    assert.equal(classifyChild(DAPPER_CODE), "dapper");
+    assert.equal(classifyChild("/py/bin/python /x/dapperdbg/launcher/__main__.py --ipc unix:/s --session-id s1 --program /bench/programs/child_start.py 5 code"), undefined);
+    assert.equal(classifyChild("/py/bin/python /bench/programs/child_start.py 5 code"), undefined);
+    assert.equal(classifyChild("/py/bin/python -S -c import sys"), undefined);
+  });
+  test("a child's first line is its first part, its whole run every part", () => {
+    const counts = countsIn([
+      { name: "cg.10.1", text: file(PLAIN_CODE, 30) },
+      { name: "cg.10", text: file(PLAIN_CODE, 5) },
+      { name: "cg.11.1", text: file(DAPPER_CODE, 70) },
+      { name: "cg.11", text: file(DAPPER_CODE, 6) },
+      // A child that never reached its first line, and the parent, count for nothing.
+      { name: "cg.12", text: file(DAPPER_CODE, 9) },
+      { name: "cg.13", text: file("/py/bin/python /bench/programs/child_start.py 5 code", 50) },
+    ]);
+    assert.deepEqual(counts, { plain: [{ firstLine: 30, whole: 35 }], dapper: [{ firstLine: 70, whole: 76 }] });
+  });
+  test("the table gives what a session adds, and a failed Python its reason", () => {
+    const figure = (median) => ({ median, low: median, high: median });
+    const text = renderChildInstructions([
+      { python: "3.12", children: 5, rows: [{ kind: "code", plain: figure(34e6), dapper: figure(69e6), plainWhole: figure(42e6), dapperWhole: figure(77.5e6) }] },
+      { python: "3.13", error: "valgrind is not installed" },
+    ]);
+    assert.match(text, /\| 3\.12 \| `python -c` \| 34\.00 M \(34\.00 M … 34\.00 M\) \| 69\.00 M \(69\.00 M … 69\.00 M\) \| \+35\.00 M \| 2\.03× \| \+35\.50 M \|/);
+    assert.match(text, /\| 3\.13 \| — \| _failed: valgrind is not installed_ \|/);
+    assert.equal(renderChildInstructions([]), "");
   });
 });

@@ -194,3 +194,22 @@ def test_start_bundle(launch, write, tmp_path, scenario):
     assert reports[0]["attributes"][:2] == [
         str(threads), str(package / "dapperdbg" / "session" / "__pycache__" /
                         f"threads.{sys.implementation.cache_tag}.pyc")]
+
+
+def test_paths_are_the_import_systems():
+    """A module's source and pyc paths, put together by hand for the bundle's specs, are
+    the ones the import system finds for every module of the package."""
+    import importlib.util
+    import pkgutil
+
+    import dapperdbg
+    from dapperdbg.common.start_bundle import cached_path, source_path
+
+    names = ["dapperdbg"] + [info.name for info in pkgutil.walk_packages(
+        dapperdbg.__path__, "dapperdbg.")]
+    assert len(names) > 100
+    for name in names:
+        spec = importlib.util.find_spec(name)
+        is_package = spec.submodule_search_locations is not None
+        assert source_path(name, is_package) == spec.origin
+        assert cached_path(spec.origin) == importlib.util.cache_from_source(spec.origin)

@@ -79,6 +79,10 @@ _INDEX_LENGTH = 4
 _PACKAGE = "dapperdbg"
 # The directory holding the package (this file is dapperdbg/common/start_bundle.py).
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_ROOT_PREFIX = os.path.join(_ROOT, "")
+_PACKAGE_SOURCE = os.sep + "__init__.py"
+_PYCACHE = os.sep + "__pycache__" + os.sep
+_CACHE_TAG = sys.implementation.cache_tag
 
 # The type of code objects (types.CodeType, without importing types).
 _CodeType = type((lambda: None).__code__)
@@ -98,10 +102,20 @@ def bundle_path() -> str | None:
 
 
 def source_path(name: str, is_package: bool) -> str:
-    parts = name.split(".")
-    if is_package:
-        return os.path.join(_ROOT, *parts, "__init__.py")
-    return os.path.join(_ROOT, *parts[:-1], parts[-1] + ".py")
+    """The source file of the package's module ``name`` (what ``os.path.join`` of its
+    parts makes, put together with less work: a start asks for sixty)."""
+    path = _ROOT_PREFIX + name.replace(".", os.sep)
+    return path + _PACKAGE_SOURCE if is_package else path + ".py"
+
+
+def cached_path(origin: str) -> str:
+    """``cache_from_source(origin)`` for a source file named ``*.py``: in the common case
+    (no ``sys.pycache_prefix``, no optimization level) put together here, about 3 µs less
+    a module than the import system's general way."""
+    if sys.pycache_prefix is not None or sys.flags.optimize or _CACHE_TAG is None:
+        return cache_from_source(origin)
+    head, _, tail = origin.rpartition(os.sep)
+    return f"{head}{_PYCACHE}{tail[:-3]}.{_CACHE_TAG}.pyc"
 
 
 class _BundleLoader(SourceFileLoader):  # type: ignore[misc,valid-type]
@@ -190,7 +204,7 @@ class StartBundle:
         spec = ModuleSpec(name, loader,
                           origin=origin, is_package=is_package)
         spec.has_location = True
-        spec.cached = cache_from_source(origin)
+        spec.cached = cached_path(origin)
         if is_package:
             spec.submodule_search_locations = [os.path.dirname(origin)]
         return spec
