@@ -2,9 +2,9 @@
 // child-start part (programs/child_start.py), its children run under valgrind's
 // callgrind, which counts the instructions a process executes. Wall and CPU time on this
 // machine move by ±6–9 ms between two identical plain runs, more than most changes to a
-// start are worth; an instruction count moves by a few tenths of a percent (the session's
-// threads meet at other points from run to run), so two builds can be told apart by one
-// run each.
+// start are worth; a plain child's count does not move, a debugged one's by about 1% (the
+// session's threads meet at other points from run to run), so two builds can be told
+// apart by one run each.
 //
 // The interpreter the parent is given is a wrapper script that runs the real one under
 // callgrind with --trace-children, so every process it starts is counted too, in a file
@@ -77,8 +77,8 @@ function writeWrapper(directory, python) {
 }
 
 /**
- * The children's counts in `directory`'s output files, by kind of child: to the first
- * line (the file written as it was reached) and the whole process (that and the rest).
+ * The children's counts in callgrind's output files ({name, text}), by kind of child: to
+ * the first line (the file written as it was reached) and the whole process (every part).
  */
 export function countsIn(files) {
   const byProcess = new Map();
@@ -86,9 +86,9 @@ export function countsIn(files) {
     const match = /^cg\.(\d+)(?:\.(\d+))?$/.exec(name);
     const parsed = match && parseCallgrindFile(text);
     if (!parsed) continue;
-    const process = byProcess.get(match[1]) ?? { command: parsed.command, parts: [] };
-    process.parts.push({ part: match[2] === undefined ? Infinity : Number(match[2]), instructions: parsed.instructions });
-    byProcess.set(match[1], process);
+    const entry = byProcess.get(match[1]) ?? { command: parsed.command, parts: [] };
+    entry.parts.push({ part: match[2] === undefined ? Infinity : Number(match[2]), instructions: parsed.instructions });
+    byProcess.set(match[1], entry);
   }
   const counts = { plain: [], dapper: [] };
   for (const { command, parts } of byProcess.values()) {
