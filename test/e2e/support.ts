@@ -178,7 +178,12 @@ export class RecordingClient extends DebugClient {
     // that is the adapter being gone, not an error of the test's (an unhandled 'error'
     // would fail it: a killed adapter's program can end before its exit is seen).
     this.adapterProcess?.stdin?.on("error", () => (this.adapterGone = true));
-    (this as unknown as { _socket?: Socket })._socket?.once("close", () => (this.adapterGone = true));
+    // The same over TCP: a server that was just killed ends the connection ('end' comes
+    // before 'close'), and a request written in between fails with an 'error' on it.
+    const socket = (this as unknown as { _socket?: Socket })._socket;
+    socket?.once("end", () => (this.adapterGone = true));
+    socket?.on("error", () => (this.adapterGone = true));
+    socket?.once("close", () => (this.adapterGone = true));
   }
 
   /** The adapter process DebugClient started (stdio mode), to signal it as editors do. */
