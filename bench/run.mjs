@@ -232,6 +232,9 @@ async function main() {
       let result;
       if (!haveValgrind()) {
         result = { python: python.version, error: "valgrind is not installed" };
+      } else if (python.sid) {
+        // Its interpreter runs inside the Debian sid root, where valgrind's own files are not.
+        result = { python: python.version, error: "valgrind cannot follow a Python of the Debian sid root into it" };
       } else {
         try {
           result = await measureChildInstructions({ python: python.version, venvPython: python.venvPython, log });

@@ -71,7 +71,7 @@ export function ensureVenv(python, { withDebugpy }) {
     }
   }
   const fullVersion = probe(bin, ["-c", "import platform; print(platform.python_version())"]) ?? python.version;
-  return { version: python.version, fullVersion, venvPython: bin, debugpy };
+  return { version: python.version, fullVersion, venvPython: bin, debugpy, sid };
 }
 
 /** CPU model, cores, memory, OS; and the versions of Node and Dapper. */
