@@ -27,6 +27,8 @@ loader = module.__spec__.loader
 print(json.dumps({
     "loader": type(loader).__name__,
     "preloaded": module.__name__ in sys.modules["dapperdbg.common.start_bundle"].loaded_at_start,
+    "boot preloaded": "dapperdbg.launcher.launch" in sys.modules[
+        "dapperdbg.common.start_bundle"].loaded_at_boot,
     "edited": getattr(module, "EDITED", None),
     "source matches": loader.get_source(module.__name__) == open(module.__file__).read(),
     "attributes": [module.__file__, module.__spec__.cached, getattr(module, "__cached__", None),
@@ -86,9 +88,16 @@ def read_bundle(package):
 
 
 def write_bundle(package, head, code, block):
-    layout, magic, index, order, _ = head
-    head = marshal.dumps((layout, magic, index, order, (len(code), len(block))))
-    bundle(package).write_bytes(len(head).to_bytes(4, "little") + head + code + block)
+    """The bundle with this index, code and start block (and the boot's block as it was)."""
+    data = bundle(package).read_bytes()
+    boot_offset, boot_length = head[6]
+    boot_start = 4 + int.from_bytes(data[:4], "little") + boot_offset
+    boot_block = data[boot_start:boot_start + boot_length]
+    layout, magic, index, order, _, boot_order, _ = head
+    head = marshal.dumps((layout, magic, index, order, (len(code), len(block)), boot_order,
+                          (len(code) + len(block), len(boot_block))))
+    bundle(package).write_bytes(len(head).to_bytes(4, "little") + head + code + block
+                                + boot_block)
 
 
 def misorder(package):
@@ -180,6 +189,8 @@ def test_start_bundle(launch, write, tmp_path, scenario):
         assert (loaded_from, report["edited"]) == (expected_loader, expected_edited)
         if report["preloaded"]:
             assert report["loader"] == BUNDLED
+            # The launcher's own first modules were recorded by the start before, too.
+            assert report["boot preloaded"]
         if expected_loader != FROM_SOURCE:
             # The launcher's own modules, imported before the hello, come from it too.
             assert report["launcher"] == BUNDLED

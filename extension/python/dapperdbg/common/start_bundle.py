@@ -28,20 +28,23 @@ loader is a ``SourceFileLoader`` (it reads the pyc again if asked for the code o
 with the module's name and source path, and ``__file__``, ``__path__`` and ``__spec__``
 (``__cached__`` before 3.15) are as they would be.
 
-The launcher's own imports (``load_start_modules``) skip the import system altogether
-once a start has recorded them. Found through the finder, each module still costs the
-import system's Python machinery (its lock, the search of ``sys.meta_path``, the checks
-around the spec and the module): about 30 µs a module, 1.8 ms of the 12 ms that the
-launcher's 58 start-up modules took on 3.12 (medians of 20 paired starts). So the
-bundle also keeps the order in which a start's modules finished loading; the next start
-makes each module from its spec and runs its code in that order, a package made before
+The launcher's own imports skip the import system altogether once a start has recorded
+them, in two phases: the *boot*, the launcher's first modules, which ``open_bundle``
+loads before the hello, and the *start*, the session's, which ``load_start_modules``
+loads while the engine asks the client for the session. Found through the finder, each
+module still costs the import system's Python machinery (its lock, the search of
+``sys.meta_path``, the checks around the spec and the module): about 30 µs a module,
+1.8 ms of the 12 ms that the launcher's 58 start-up modules took on 3.12 (medians of 20
+paired starts). So the bundle also keeps, for each phase, the order in which its
+modules finished loading; the next start makes each module from its spec and runs its
+code in that order, a package made before
 any of its modules runs and its own code run when it finished (which is after the
 modules it imports). Nothing is run unless every module of the order is current; a
 module whose code raises is taken out with everything the loading made, and the import
 system then does what is left.
 
-The code of the order's modules is also kept marshalled together, as one object (the
-*start block*), which a start unmarshals at once. Marshalled one by one, each module
+The code of each order's modules is also kept marshalled together, as one object (the
+phase's *block*), which a start unmarshals at once. Marshalled one by one, each module
 carries its own copy of every name and constant it shares with the others (``self``,
 ``os``, ``debugger``, each name of the package's own imported from another module), and
 a start builds each copy, interns it and drops it again; together, each is built once
@@ -69,12 +72,13 @@ if TYPE_CHECKING:
 
 # The bundle's own layout; a bundle of another is ignored (and written anew). The file is
 # the length of its index (4 bytes, little-endian), the index marshalled (layout, magic
-# number, entries, order, where the start block is), then the modules' marshalled code
-# one after the other, then the start block (a dict of the order's modules' code). A
+# number, entries, the start's order, where its block is, the boot's order, where its
+# block is), then the modules' marshalled code one after the other, then the start's
+# block and the boot's (each a dict of its order's modules' code). A
 # start reads it at once and unmarshals code from a view of what it read: the bundle
 # also holds the modules that other kinds of start import, and copying each entry out
 # of the file cost a start as much as reading it.
-_LAYOUT = 4
+_LAYOUT = 5
 _INDEX_LENGTH = 4
 _PACKAGE = "dapperdbg"
 # The directory holding the package (this file is dapperdbg/common/start_bundle.py).
@@ -150,17 +154,23 @@ class StartBundle:
     """A meta path finder for the package's modules, from the bundle, while installed."""
 
     def __init__(self, path: str, entries: dict[str, Entry], order: list[str],
-                 block: memoryview | None = None) -> None:
+                 block: memoryview | None = None, boot_order: list[str] | None = None,
+                 boot_block: memoryview | None = None) -> None:
         self._path = path
         self._entries = entries
-        # The start block, marshalled (None: none in the file).
+        # The phases' blocks, marshalled (None: none in the file, or taken).
         self._block = block
-        # The launcher's start-up modules in the order they finished loading, as the file
-        # has it, and as this start records it (None: not recording).
+        self._boot_block = boot_block
+        # Each phase's modules in the order they finished loading, as the file has it,
+        # and as this start records it; the modules finishing now are recorded into
+        # ``finished`` (None: not recording).
         self.order = self._order_read = order
+        self.boot_order = self._boot_order_read = boot_order or []
         self.finished: list[str] | None = None
-        # Modules of the package looked for past the bundle (none there, or stale).
+        # Modules of the package looked for past the bundle (none there, or stale), and
+        # how many of them the boot looked for.
         self.missed: list[str] = []
+        self.missed_at_boot = 0
         # Whether the entries differ from the file's (a stale one taken out).
         self._changed = False
 
@@ -170,16 +180,24 @@ class StartBundle:
         return self.spec_for(name)
 
     def start_codes(self) -> dict:
-        """The start block's code by module name; empty where the file has none or it
-        cannot be read (each module's own entry serves then)."""
+        """The start's block: its code by module name (see ``_codes``)."""
         block, self._block = self._block, None
-        if block is None:
-            return {}
-        try:
-            codes = marshal.loads(block)
-        except (EOFError, ValueError, TypeError):
-            return {}
-        return codes if type(codes) is dict else {}
+        return _codes(block)
+
+    def boot_codes(self) -> dict:
+        """The boot's block: its code by module name (see ``_codes``)."""
+        block, self._boot_block = self._boot_block, None
+        return _codes(block)
+
+    def recorded(self, missed_from: int) -> list[str]:
+        """The modules that finished loading while recording, as the next start's order
+        for the phase; none (recorded again next time) when a module of the phase, the
+        ``missed`` ones from ``missed_from`` on, came past the bundle (stale, or new). A
+        name looked for that is no module, as ``from package import name`` may look for,
+        is not one."""
+        finished, self.finished = self.finished or [], None
+        past = any(name in sys.modules for name in self.missed[missed_from:])
+        return [] if past else finished
 
     def spec_for(self, name: str, code: CodeType | None = None):
         """The module's spec while its entry is current, its code ``code`` if given
@@ -223,8 +241,8 @@ class StartBundle:
             if entry is not None:
                 entries[name] = entry
                 changed = True
-        order = self.order
-        if order != self._order_read:
+        order, boot_order = self.order, self.boot_order
+        if order != self._order_read or boot_order != self._boot_order_read:
             changed = True
         if not changed:  # Only names that are no module (an import that failed).
             return
@@ -234,7 +252,9 @@ class StartBundle:
             index[name] = (is_package, mtime_ns, size, offset, len(code))
             offset += len(code)
         block = _start_block(entries, order)
-        head = marshal.dumps((_LAYOUT, MAGIC_NUMBER, index, order, (offset, len(block))))
+        boot_block = _start_block(entries, boot_order)
+        head = marshal.dumps((_LAYOUT, MAGIC_NUMBER, index, order, (offset, len(block)),
+                              boot_order, (offset + len(block), len(boot_block))))
         temporary = f"{self._path}.{os.getpid()}.tmp"
         try:
             with open(temporary, "xb") as file:
@@ -243,14 +263,27 @@ class StartBundle:
                 for entry in entries.values():
                     file.write(entry[3])
                 file.write(block)
+                file.write(boot_block)
             os.replace(temporary, self._path)
         except OSError:  # A read-only installation, or a folder gone: no bundle.
             _remove(temporary)
 
 
+def _codes(block: memoryview | None) -> dict:
+    """A block's code by module name; empty where the file has none or it cannot be read
+    (each module's own entry serves then)."""
+    if block is None:
+        return {}
+    try:
+        codes = marshal.loads(block)
+    except (EOFError, ValueError, TypeError):
+        return {}
+    return codes if type(codes) is dict else {}
+
+
 def _start_block(entries: dict[str, Entry], order: list[str]) -> bytes:
-    """The start block of ``order``'s modules, from their entries (one whose code cannot
-    be read is left to its entry, which fails to load as it did)."""
+    """The block of ``order``'s modules, from their entries (one whose code cannot be
+    read is left to its entry, which fails to load as it did)."""
     codes = {}
     for name in order:
         entry = entries.get(name)
@@ -294,10 +327,11 @@ def _entry_of(module) -> Entry | None:
     return (is_package, status.st_mtime_ns, status.st_size, data[16:])
 
 
-def _read(path: str) -> tuple[dict[str, Entry], list[str], memoryview | None]:
-    """The bundle's entries, its start order and its start block (still marshalled);
-    none of them where it cannot be read or is not one this code wrote."""
-    nothing: tuple[dict[str, Entry], list[str], None] = ({}, [], None)
+def _read(path: str) -> tuple:
+    """The bundle's entries, the start's order and block, and the boot's order and block
+    (the blocks still marshalled); none of them where it cannot be read or is not one
+    this code wrote."""
+    nothing: tuple = ({}, [], None, [], None)
     try:
         descriptor = os.open(path, os.O_RDONLY)
     except OSError:
@@ -311,10 +345,10 @@ def _read(path: str) -> tuple[dict[str, Entry], list[str], memoryview | None]:
     view = memoryview(data)
     start = _INDEX_LENGTH + int.from_bytes(data[:_INDEX_LENGTH], "little")
     try:
-        layout, magic, index, order, (block_offset, block_length) = marshal.loads(
-            view[_INDEX_LENGTH:start])
+        (layout, magic, index, order, (block_offset, block_length), boot_order,
+         (boot_offset, boot_length)) = marshal.loads(view[_INDEX_LENGTH:start])
         if (layout != _LAYOUT or magic != MAGIC_NUMBER or not isinstance(index, dict)
-                or not isinstance(order, list)):
+                or not isinstance(order, list) or not isinstance(boot_order, list)):
             return nothing
         entries = {}
         for name, (is_package, mtime_ns, size, offset, length) in index.items():
@@ -322,13 +356,19 @@ def _read(path: str) -> tuple[dict[str, Entry], list[str], memoryview | None]:
             if end > len(data):  # Cut short: not the file that was written.
                 return nothing
             entries[name] = (is_package, mtime_ns, size, view[start + offset:end])
-        block_end = start + block_offset + block_length
-        if block_end > len(data):
-            return nothing
-        block = view[start + block_offset:block_end]
+        blocks = []
+        for offset, length in ((block_offset, block_length), (boot_offset, boot_length)):
+            end = start + offset + length
+            if end > len(data):
+                return nothing
+            blocks.append(view[start + offset:end])
     except (EOFError, ValueError, TypeError):
         return nothing
-    return entries, [name for name in order if type(name) is str and name in entries], block
+
+    def known(names: list) -> list[str]:
+        return [name for name in names if type(name) is str and name in entries]
+
+    return entries, known(order), blocks[0], known(boot_order), blocks[1]
 
 
 def _contents(descriptor: int):
@@ -354,60 +394,82 @@ _installed: StartBundle | None = None
 
 
 def open_bundle() -> None:
-    """Serve the package's modules from the bundle, until ``close_bundle``."""
-    global _installed
+    """Serve the package's modules from the bundle, until ``close_bundle``, and load the
+    boot's as an earlier start recorded them, past the import system; or, without such a
+    record (or with a module of it stale), record them as the imports that follow load
+    them, until ``load_start_modules``."""
+    global _installed, loaded_at_boot
     path = bundle_path()
     if path is None or _installed is not None:
         return
-    _installed = StartBundle(path, *_read(path))
-    sys.meta_path.insert(0, _installed)
+    _installed = bundle = StartBundle(path, *_read(path))
+    sys.meta_path.insert(0, bundle)
+    loaded = _preload(bundle, bundle.boot_order, bundle.boot_codes())
+    if loaded is None:
+        bundle.finished = []
+    else:
+        loaded_at_boot = loaded
 
 
-# The modules the last ``load_start_modules`` made and ran (what a test can ask).
+# The modules the last ``open_bundle`` and ``load_start_modules`` made and ran (what a
+# test can ask).
+loaded_at_boot: tuple[str, ...] = ()
 loaded_at_start: tuple[str, ...] = ()
 
 
 def load_start_modules() -> None:
-    """Load the launcher's start-up modules as an earlier start recorded them, past the
-    import system; or, without such a record (or with a module of it stale), record them
-    as the imports that follow load them, until ``start_modules_loaded``."""
+    """The boot is over (what it recorded is the next start's boot order). Load the
+    launcher's start-up modules as an earlier start recorded them, past the import
+    system; or, without such a record (or with a module of it stale), record them as the
+    imports that follow load them, until ``start_modules_loaded``."""
     global loaded_at_start
     bundle = _installed
     if bundle is None:
         return
+    if bundle.finished is not None:
+        bundle.boot_order = bundle.recorded(0)
+    bundle.missed_at_boot = len(bundle.missed)
+    loaded = _preload(bundle, bundle.order, bundle.start_codes())
+    if loaded is None:
+        bundle.finished = []
+    else:
+        loaded_at_start = loaded
+
+
+def _preload(bundle: StartBundle, order: list[str], codes: dict) -> tuple[str, ...] | None:
+    """Make and run ``order``'s modules from ``codes`` (else their entries), those not
+    loaded already; the names of those made, or None when there is no order, a module
+    of it is stale, or one raised (nothing is left of what this made then: the import
+    system does the rest, and raises what a module raises)."""
     specs = {}
-    codes = bundle.start_codes()
-    for name in bundle.order:
+    for name in order:
         if name not in sys.modules:
             spec = bundle.spec_for(name, codes.get(name))
             if spec is None:  # Stale: taken out of the entries, written again at close.
                 specs = {}
                 break
             specs[name] = spec
-    if specs:
-        made: dict = {}
-        try:
-            for name, spec in specs.items():
-                module = made.get(name)
-                if module is None:
-                    if name in sys.modules:  # A module run before it imported it.
-                        continue
-                    module = _make(name, specs, made)
-                spec.loader.exec_module(module)
-        except Exception:
-            # The import system does the rest (and raises what a module raises), with
-            # nothing left of what this made.
-            for name, module in made.items():
-                if sys.modules.get(name) is module:
-                    del sys.modules[name]
-                parent, _, child = name.rpartition(".")
-                package = sys.modules.get(parent)
-                if package is not None and getattr(package, child, None) is module:
-                    delattr(package, child)
-        else:
-            loaded_at_start = tuple(made)
-            return
-    bundle.finished = []
+    if not specs:
+        return None
+    made: dict = {}
+    try:
+        for name, spec in specs.items():
+            module = made.get(name)
+            if module is None:
+                if name in sys.modules:  # A module run before it imported it.
+                    continue
+                module = _make(name, specs, made)
+            spec.loader.exec_module(module)
+    except Exception:
+        for name, module in made.items():
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
+            parent, _, child = name.rpartition(".")
+            package = sys.modules.get(parent)
+            if package is not None and getattr(package, child, None) is module:
+                delattr(package, child)
+        return None
+    return tuple(made)
 
 
 def _make(name: str, specs: dict, made: dict):
@@ -426,13 +488,7 @@ def start_modules_loaded() -> None:
     ``load_start_modules`` is the order the next start loads them in."""
     bundle = _installed
     if bundle is not None and bundle.finished is not None:
-        # Modules that came past the bundle (stale, or new) are not in the record: the
-        # next start records the order again, from the entries written at the close.
-        # (A name looked for that is no module, as ``from package import name`` may
-        # look for, is not one.)
-        past = any(name in sys.modules for name in bundle.missed)
-        bundle.order = [] if past else bundle.finished
-        bundle.finished = None
+        bundle.order = bundle.recorded(bundle.missed_at_boot)
 
 
 def close_bundle() -> None:

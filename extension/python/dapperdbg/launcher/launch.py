@@ -139,9 +139,11 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
 
     # What every start uses next, imported with the start-up modules rather than at its
     # first use, so that it comes from the bundle's start block too: the handlers of the
-    # configuration's requests and the tracer's backend.
+    # configuration's requests, the tracer's backend, and what loads the user's modules
+    # with restartable functions (the instrumentation turns it on before the program).
     handler_for("dapper/configure")
     backend_class(tracer_name)
+    from ..instrumentation import restart_loading  # noqa: F401
     start_modules_loaded()
     # No code of the program's runs until run_program (common/module_files.py says what
     # that spares the configuration).
