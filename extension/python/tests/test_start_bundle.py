@@ -224,3 +224,16 @@ def test_paths_are_the_import_systems():
         is_package = spec.submodule_search_locations is not None
         assert source_path(name, is_package) == spec.origin
         assert cached_path(spec.origin) == importlib.util.cache_from_source(spec.origin)
+
+
+def test_an_order_loaded_already_is_kept():
+    """A process that imported an order's modules before the bundle opened (a test that
+    runs the launcher in its own process) has nothing to load, and does not record the
+    order again: it would record none, and the next start would lose what it preloads."""
+    from dapperdbg.common import start_bundle
+
+    name = start_bundle.__name__
+    bundle = start_bundle.StartBundle("/nonexistent/start.bundle", {}, [name], boot_order=[name])
+    assert start_bundle._preload(bundle, bundle.order, {}) == ()
+    assert start_bundle._preload(bundle, [], {}) is None
+    assert bundle.missed == []

@@ -438,19 +438,19 @@ def load_start_modules() -> None:
 
 def _preload(bundle: StartBundle, order: list[str], codes: dict) -> tuple[str, ...] | None:
     """Make and run ``order``'s modules from ``codes`` (else their entries), those not
-    loaded already; the names of those made, or None when there is no order, a module
-    of it is stale, or one raised (nothing is left of what this made then: the import
-    system does the rest, and raises what a module raises)."""
+    loaded already; the names of those made (none when every one was loaded already: a
+    process that imported the launcher before it ran, a test's), or None when there is
+    no order, a module of it is stale, or one raised (nothing is left of what this made
+    then: the import system does the rest, and raises what a module raises)."""
+    if not order:
+        return None
     specs = {}
     for name in order:
         if name not in sys.modules:
             spec = bundle.spec_for(name, codes.get(name))
             if spec is None:  # Stale: taken out of the entries, written again at close.
-                specs = {}
-                break
+                return None
             specs[name] = spec
-    if not specs:
-        return None
     made: dict = {}
     try:
         for name, spec in specs.items():
