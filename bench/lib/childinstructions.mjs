@@ -18,7 +18,7 @@ import path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import { adapterSpec, DAPPER, runWithChildrenAttached, startDapperServer } from "./adapters.mjs";
 import { programsDir } from "./paths.mjs";
-import { median } from "./stats.mjs";
+import { medianAndRange } from "./stats.mjs";
 
 const CHILDREN = 5;
 // The C function of the child's first line (programs/child_start.py's children call
@@ -145,7 +145,7 @@ export async function measureChildInstructions({ python, venvPython, log }) {
       if (plain.length !== CHILDREN || dapper.length !== CHILDREN) {
         throw new Error(`callgrind counted ${plain.length} plain and ${dapper.length} Dapper children of ${kind}, not ${CHILDREN} each`);
       }
-      const of = (counts, figure) => summary(counts.map((count) => count[figure]));
+      const of = (counts, figure) => medianAndRange(counts.map((count) => count[figure]));
       rows.push({ kind, plain: of(plain, "firstLine"), dapper: of(dapper, "firstLine"), plainWhole: of(plain, "whole"), dapperWhole: of(dapper, "whole") });
       log?.(`${kind}: to the first line, plain ${millions(rows.at(-1).plain.median)}, Dapper ${millions(rows.at(-1).dapper.median)} instructions a child`);
     }
@@ -154,10 +154,6 @@ export async function measureChildInstructions({ python, venvPython, log }) {
     server.stop();
     rmSync(directory, { recursive: true, force: true });
   }
-}
-
-function summary(values) {
-  return { median: median(values), low: Math.min(...values), high: Math.max(...values) };
 }
 
 const millions = (count) => `${(count / 1e6).toFixed(2)} M`;

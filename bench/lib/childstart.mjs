@@ -19,7 +19,7 @@ import path from "node:path";
 import { spawn } from "node:child_process";
 import { adapterSpec, DAPPER, runWithChildrenAttached, startDapperServer } from "./adapters.mjs";
 import { programsDir } from "./paths.mjs";
-import { formatMs, median } from "./stats.mjs";
+import { formatMs, median, medianAndRange } from "./stats.mjs";
 
 /** The goal: what a child's session adds to its first line, in wall time. */
 export const CHILD_START_TARGET_MS = 15;
@@ -86,12 +86,6 @@ async function runDapper(spec, server, kind) {
   );
 }
 
-/** Figures of `rounds` over figure names: median, and for the spread the range too. */
-function summary(values) {
-  const finite = values.filter(Number.isFinite);
-  return { median: median(finite), low: Math.min(...finite), high: Math.max(...finite) };
-}
-
 /** Plain and Dapper runs of child_start.py on one Python, both kinds of child. */
 export async function measureChildStart({ python, venvPython, rounds, log }) {
   const spec = adapterSpec(DAPPER, { python: venvPython });
@@ -112,13 +106,13 @@ export async function measureChildStart({ python, venvPython, rounds, log }) {
         perRound.push({ plain, dapper, plainAgain, engineMs: before === undefined || after === undefined ? undefined : (after - before) / CHILDREN });
         log?.(`${kind} round ${round + 1}: first line plain ${plain.firstLine.toFixed(1)} ms, Dapper ${dapper.firstLine.toFixed(1)} ms`);
       }
-      const of = (pick) => Object.fromEntries(FIGURES.map((name) => [name, summary(perRound.map((round) => pick(round, name)))]));
+      const of = (pick) => Object.fromEntries(FIGURES.map((name) => [name, medianAndRange(perRound.map((round) => pick(round, name)))]));
       rows.push({
         kind,
         plain: of((round, name) => round.plain[name]),
         added: of((round, name) => round.dapper[name] - round.plain[name]),
         spread: of((round, name) => round.plainAgain[name] - round.plain[name]),
-        engineMs: summary(perRound.map((round) => round.engineMs)),
+        engineMs: medianAndRange(perRound.map((round) => round.engineMs)),
       });
     }
     return { python, rounds, children: CHILDREN, rows };

@@ -8,6 +8,12 @@ export function median(values) {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
+/** The median of the finite numbers in `values`, and their range (lowest, highest). */
+export function medianAndRange(values) {
+  const finite = values.filter(Number.isFinite);
+  return { median: median(finite), low: Math.min(...finite), high: Math.max(...finite) };
+}
+
 /** The smallest finite number in `values`; undefined when there are none. */
 export function minimum(values) {
   const finite = values.filter(Number.isFinite);

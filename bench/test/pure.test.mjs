@@ -15,7 +15,7 @@ import { parseImports, renderImports } from "../lib/imports.mjs";
 import { bigTableSource, breakpointsFor, formatRatio, PROGRAMS, sizeFor, targetFor } from "../lib/programs.mjs";
 import { cellRounds, compactError, modeOrder } from "../lib/ratios.mjs";
 import { cpuTable, missedTargets, ratioRow, renderResults } from "../lib/report.mjs";
-import { median, minimum, pairedRatios } from "../lib/stats.mjs";
+import { median, medianAndRange, minimum, pairedRatios } from "../lib/stats.mjs";
 
 const programNames = PROGRAMS.map((p) => p.name);
 
@@ -71,6 +71,10 @@ describe("statistics", () => {
       assert.equal(minimum(values), min);
     });
   }
+
+  test("a median and its range leave out the runs that gave no figure", () => {
+    assert.deepEqual(medianAndRange([4, undefined, 1, NaN, 3]), { median: 3, low: 1, high: 4 });
+  });
 
   test("ratios pair runs by index and skip failed runs", () => {
     const debugged = [2, undefined, 9, 4];
