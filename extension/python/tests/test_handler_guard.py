@@ -1,8 +1,8 @@
 """The guard in front of the restart handler (instrumentation/handler_guard.py): on 3.11+
-an exception other than GeneratorExit leaves a restartable function without entering
-its handler, and everything the program sees is as it is plain. Each case is a module
-and a call that raises through its functions (or closes a coroutine, whose
-GeneratorExit must go through the handler and on)."""
+an exception leaves a restartable function without entering its handler (the guard's
+entries idle until a restart arms them), and everything the program sees is as it is
+plain. Each case is a module and a call that raises through its functions (or closes a
+coroutine, whose GeneratorExit goes through the handler and on once it is armed)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import traceback
 
 import pytest
 
-from dapperdbg.instrumentation.handler_guard import GUARDED, guard_handlers
+from dapperdbg.instrumentation.handler_guard import GUARDED, arm, disarm, guard_handlers
 from dapperdbg.instrumentation.restartable import compile_restartable
 from dapperdbg.instrumentation.restarts import install_restart_exception, is_restartable
 
@@ -86,7 +86,7 @@ CASES = {
             coroutine.send(None)
             coroutine.close()
             return "closed"
-    ''', 1),
+    ''', 0),
 }
 
 
@@ -125,12 +125,46 @@ def test_an_exception_leaves_as_it_does_plain(case, capsys):
     assert guarded[:2] == plain[:2]
     if GUARDED:
         # The handler's line (the def line) has events only where it runs: for a
-        # GeneratorExit. Every other event is the plain function's, a frame that an
-        # exception leaves returning on the line that raised it.
+        # GeneratorExit, once armed. Every other event is the plain function's, a frame
+        # that an exception leaves returning on the line that raised it.
         on_def_line = [event for event in guarded[2] if event[0] == "line" and event[3]]
         assert len(on_def_line) == handler_events, guarded[2]
         if not handler_events:
             assert guarded[2] == plain[2]
+
+
+@pytest.mark.skipif(not GUARDED, reason="3.9 and 3.10 keep their handlers as compiled")
+def test_an_armed_handler_is_entered_and_a_disarmed_one_is_not(capsys):
+    """Armed, the closed coroutine's GeneratorExit goes through the handler (its def line
+    runs) and on, as a restart's would; disarmed again, the code is what its compile
+    made, equal to a fresh one and with the hash it had."""
+    source = textwrap.dedent(CASES["a coroutine closed while it awaits"][0])
+    install_restart_exception()
+    plain = _outcome(compile(source, "<case>", "exec"), capsys)
+    code = compile_restartable(source, "<case>")
+    waits = next(const for const in code.co_consts
+                 if type(const) is type(code) and const.co_name == "waits")
+    fresh = next(const for const in compile_restartable(source, "<case>").co_consts
+                 if type(const) is type(code) and const.co_name == "waits")
+    idle, hashed = waits.co_exceptiontable, hash(waits)
+    assert arm(waits)
+    assert waits.co_exceptiontable is idle and waits.co_exceptiontable != fresh.co_exceptiontable
+    assert len(waits.co_exceptiontable) == len(fresh.co_exceptiontable)
+    armed = _outcome(code, capsys)
+    assert armed[:2] == plain[:2]
+    on_def_line = [event for event in armed[2] if event[0] == "line" and event[3]]
+    assert [event[1] for event in on_def_line] == ["waits"], armed[2]
+    disarm(waits)
+    assert waits == fresh and hash(waits) == hashed
+    assert _outcome(code, capsys)[2] == plain[2]
+
+
+def test_code_without_idle_entries_is_not_armed():
+    code = compile("def f():\n    return 1\n", "<case>", "exec").co_consts[0]
+    table = code.co_exceptiontable if hasattr(code, "co_exceptiontable") else None
+    assert not arm(code)
+    disarm(code)
+    assert getattr(code, "co_exceptiontable", None) == table
 
 
 @pytest.mark.skipif(not GUARDED, reason="3.9 and 3.10 keep their handlers as compiled")

@@ -16,6 +16,7 @@ import sys
 from ..common.errors import report_internal_error
 from ..common.interpreter_types import FunctionType
 from ..hotreload.stacks import replacement_of
+from ..instrumentation.handler_guard import arm, disarm
 from ..instrumentation.restarts import (
     GENERATOR_FLAGS,
     RestartFrame,
@@ -195,7 +196,9 @@ def restart(debugger: DebuggerParts, stopped: StoppedThread, frame: types.FrameT
     call = functools.partial(restart_plan.function, *restart_plan.args, **restart_plan.kwargs)
     attempts = [0]
 
-    def accepted(_frame: types.FrameType) -> None:
+    def accepted(frame: types.FrameType) -> None:
+        # Its handler took it: the function's exceptions leave it unguarded again.
+        disarm(frame.f_code)
         tracer = debugger.tracer
         tracer.trace_again()
         tracer.set_step(ident, StepState(STEP_RESTART))
@@ -213,6 +216,7 @@ def restart(debugger: DebuggerParts, stopped: StoppedThread, frame: types.FrameT
 
                 def again(possible: bool = True) -> RestartFrame | None:
                     if possible:
+                        arm(target.f_code)
                         return RestartFrame(target, call, accepted, lost)
                     give_up(target)
                     return None
@@ -224,6 +228,8 @@ def restart(debugger: DebuggerParts, stopped: StoppedThread, frame: types.FrameT
             report_internal_error("a frame restart the program caught")
 
     def give_up(target: types.FrameType | None) -> None:
+        if target is not None:
+            disarm(target.f_code)
         name = target.f_code.co_name if target is not None else "the frame"
         debugger.send_output(
             f"Restart Frame of {name} did not happen: the program's own code caught the "
@@ -233,9 +239,13 @@ def restart(debugger: DebuggerParts, stopped: StoppedThread, frame: types.FrameT
 
     def go() -> None:
         # After the response: the thread runs on at once, and its stop may come quickly.
-        exception = RestartFrame(restart_plan.target, call, accepted, lost)
+        # The target's handler is put in force first (handler_guard.py: idle otherwise).
+        target = restart_plan.target
+        arm(target.f_code)
+        exception = RestartFrame(target, call, accepted, lost)
         if not debugger.stops.resume_raising(stopped, exception):
             exception.give_up()  # Resumed meanwhile (a continue, a disconnect).
+            disarm(target.f_code)
 
     restart_plan.go = go
     return restart_plan
