@@ -12,7 +12,13 @@ import traceback
 
 import pytest
 
-from dapperdbg.instrumentation.handler_guard import GUARDED, arm, disarm, guard_handlers
+from dapperdbg.instrumentation.handler_guard import (
+    GUARDED,
+    _read_table,
+    arm,
+    disarm,
+    guard_handlers,
+)
 from dapperdbg.instrumentation.restartable import compile_restartable
 from dapperdbg.instrumentation.restarts import install_restart_exception, is_restartable
 
@@ -157,6 +163,24 @@ def test_an_armed_handler_is_entered_and_a_disarmed_one_is_not(capsys):
     disarm(waits)
     assert waits == fresh and hash(waits) == hashed
     assert _outcome(code, capsys)[2] == plain[2]
+
+
+@pytest.mark.skipif(not GUARDED, reason="3.9 and 3.10 keep their handlers as compiled")
+@pytest.mark.parametrize("case", list(CASES))
+def test_the_idle_table_is_well_formed(case):
+    """As tools that rewrite bytecode read a table (torch.compile's refuses a function
+    whose table is not): every entry covers a unit at least, the entries in order and
+    apart; idle or armed, the same size."""
+    code = compile_restartable(textwrap.dedent(CASES[case][0]), "<case>")
+    functions = [const for const in code.co_consts
+                 if type(const) is type(code) and is_restartable(const)]
+    for function in functions:
+        armed = function.co_consts[-1][1]
+        assert len(armed) == len(function.co_exceptiontable)
+        for table in (function.co_exceptiontable, armed):
+            entries = _read_table(table)
+            assert all(start < end for start, end, _, _ in entries), entries
+            assert all(before[1] <= after[0] for before, after in zip(entries, entries[1:]))
 
 
 def test_code_without_idle_entries_is_not_armed():

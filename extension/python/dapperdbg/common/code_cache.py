@@ -45,7 +45,7 @@ except ImportError:  # Not CPython: no cache.
 
 # Names the entries' layout and what the compilers here make of a text (the restart
 # handler's guard among it): entries of another number are never read.
-_FORMAT = 6
+_FORMAT = 7
 # Per folder: an entry holds a file's whole text and code, up to a megabyte for a large
 # module, and every set of breakpoints in it is an entry of its own.
 _MAX_ENTRIES = 2000

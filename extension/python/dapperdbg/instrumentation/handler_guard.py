@@ -21,11 +21,16 @@ where it has none.
 
 The guard still cost such an exception one more step of unwinding per frame (the entry
 found, four instructions, the re-raise: 20-50 ns on frames of 90-190 ns), and nothing
-needs it but a restart. So the entries that lead to it are written *idle*: each with a
-length of zero, which covers no instruction, its varint padded with zero digits to the
-width of its real length. An exception then leaves the function exactly as it leaves
-the plain one (the interpreter finds no entry), a GeneratorExit of the program's
-included. The table with the real lengths is kept as the function's last constant
+needs it but a restart. So the entries that lead to it are written *idle*: each covers
+its first code unit only, its length's varint padded with zero digits to the width of
+the real one. A region of the body starts with a load, a ``COPY`` or a ``POP_EXCEPT``
+(a bare ``raise`` in 2 of some 10,000 regions of the standard library's modules), never
+a call: an exception raised in a callee, or anywhere but at that first unit, leaves the
+function as it leaves the plain one (the interpreter finds no entry for it), a
+GeneratorExit of the program's included, and one raised there still goes through the
+guard, as before. An entry of no length would cover nothing at all, but tools that
+rewrite bytecode read such a table as malformed (torch.compile refuses the function).
+The table with the real lengths is kept as the function's last constant
 (``(ARMED_TABLE, table)``: a constant no instruction loads); ``arm`` writes it over the
 idle one, in place and of the same size, in the function that a restart is about to
 unwind to, and ``disarm`` writes the idle one back once the restart is taken (or
@@ -207,8 +212,9 @@ def _read_table(table: bytes) -> list[tuple[int, int, int, int]]:
 
 def _write_table(entries: list[tuple[int, int, int, int]],
                  idle_target: int | None = None) -> bytes:
-    """The table of ``entries``; those that lead to ``idle_target`` with a length of
-    zero, written as wide as their real one (leading zero digits)."""
+    """The table of ``entries``; those that lead to ``idle_target`` covering their first
+    code unit only, their length written as wide as their real one (leading zero
+    digits)."""
     out = bytearray()
     for start, end, target, depth in entries:
         for position, value in enumerate((start, end - start, target, depth)):
@@ -218,7 +224,7 @@ def _write_table(entries: list[tuple[int, int, int, int]],
                 chunks.append(value & 0x3F)
                 value >>= 6
             if position == 1 and target == idle_target:
-                chunks = [0] * len(chunks)
+                chunks = [1] + [0] * (len(chunks) - 1)
             chunks.reverse()
             encoded = [chunk | 0x40 for chunk in chunks[:-1]] + [chunks[-1]]
             if position == 0:
@@ -229,7 +235,8 @@ def _write_table(entries: list[tuple[int, int, int, int]],
 
 def _idle(armed: bytes) -> bytes:
     """``armed`` with the entries that lead to the guard (the last target: it is
-    appended after the compiler's code) covering nothing, at the same size."""
+    appended after the compiler's code) covering their first code unit only, at the
+    same size."""
     entries = _read_table(armed)
     return _write_table(entries, max(target for _, _, target, _ in entries))
 
