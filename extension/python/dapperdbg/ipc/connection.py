@@ -68,6 +68,10 @@ FLUSH_THREAD_NAME = "dapper.output"
 MOST_HELD_EVENTS = 10_000
 
 
+def _wrong_kind(kind: int) -> FrameError:
+    return FrameError(f"unexpected frame kind {kind} sent to the debuggee")
+
+
 def _run_json(texts: list[str], place: str) -> str:
     return f'{{"outputs":{to_json(texts)}{place}}}'
 
@@ -104,6 +108,11 @@ class Connection:
         self._flusher_lock = allocate_lock()
         # The events for the client held back (``hold_events``), or None.
         self._held: list[dict] | None = None
+        # The frames read so far, and the messages ``read_arrived`` read but left to
+        # ``read_loop`` (what it read and failed on too).
+        self._decoder = FrameDecoder()
+        self._arrived: list[dict] = []
+        self._arrival_failure: FrameError | None = None
 
     @property
     def closed(self) -> bool:
@@ -293,10 +302,16 @@ class Connection:
     def read_loop(self, on_message: Callable[[dict], None]) -> str | None:
         """Read frames until the peer closes or the stream is corrupt; call ``on_message``
         for each request. Returns None on a clean close, else the reason it stopped."""
-        decoder = FrameDecoder()
+        decoder = self._decoder
         reason = None
         self._reader = get_ident()
         try:
+            if self._arrival_failure is not None:
+                raise self._arrival_failure
+            arrived, self._arrived = self._arrived, []
+            for message in arrived:
+                if not self._closed_here:
+                    on_message(message)
             while True:
                 try:
                     data = self._sock.recv(65536)
@@ -312,7 +327,7 @@ class Connection:
                     break
                 for kind, message in decoder.feed(data):
                     if kind != KIND_TO_DEBUGGEE:
-                        raise FrameError(f"unexpected frame kind {kind} sent to the debuggee")
+                        raise _wrong_kind(kind)
                     # What arrives while this process closes is read only to be dropped.
                     if not self._closed_here:
                         on_message(message)
@@ -322,6 +337,37 @@ class Connection:
             self._read_to_end.set()
         self.close()
         return reason
+
+    def read_arrived(self, on_message: Callable[[dict], None],
+                     enough: Callable[[], bool]) -> None:
+        """Before ``read_loop`` runs: call ``on_message`` for each message that has
+        arrived already, without waiting for more, until ``enough()`` says so. What was
+        read past that, and a stream found corrupt, are left to ``read_loop``."""
+        sock = self._sock
+        timeout = sock.gettimeout()
+        while not enough() and not self._arrived and self._arrival_failure is None:
+            sock.setblocking(False)
+            try:
+                data = sock.recv(65536)
+            except OSError:  # Nothing yet, or a failure that read_loop will meet too.
+                return
+            finally:
+                sock.settimeout(timeout)
+            if not data:
+                return  # Closed: read_loop sees it too.
+            try:
+                frames = self._decoder.feed(data)
+            except FrameError as error:
+                self._arrival_failure = error
+                return
+            for index, (kind, message) in enumerate(frames):
+                if kind != KIND_TO_DEBUGGEE:
+                    self._arrival_failure = _wrong_kind(kind)
+                    return
+                if enough():
+                    self._arrived = [message for _, message in frames[index:]]
+                    return
+                on_message(message)
 
     def abandon_after_fork(self) -> None:
         """In a fork child: stop using the socket copied from the parent. Only this

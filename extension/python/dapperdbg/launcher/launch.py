@@ -164,6 +164,9 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     # the path finder goes through it makes the finder skip the next one (a module of
     # lib-dynload, say, is then not found).
     remove_pythonpath_entry(environment.pythonpath_entry)
+    # What the engine sent while the modules loaded (a child's inheritance) is applied
+    # on this thread before the reader starts (Session.configure_from_arrived says why).
+    session.configure_from_arrived()
     # The launched program ends when its engine dies. A child runs on, as it does when
     # its session could not start: the engine also closes a child's connection on
     # purpose (its client cannot start sessions), and ending the parent ends the tree.

@@ -79,11 +79,7 @@ class Session:
         (a launched program) a connection that ends without ``dapper/detach`` means the
         engine died, and the program ends as a launched program ends with its debugger
         instead of running on as an orphan."""
-        debugger, link, exit_state = self.debugger, self.link, self.exit_state
-
-        def on_message(message: dict) -> None:
-            link.observe(message)
-            dispatch(debugger, message)
+        debugger, exit_state = self.debugger, self.exit_state
 
         def on_end() -> None:
             # Before configurationDone the launcher itself ends, saying why. The signal
@@ -96,7 +92,21 @@ class Session:
             if not exit_state.finished:  # Else the process ends: finish_session detached.
                 debugger.detach()
 
-        start_reader(debugger, debugger.connection, on_message, on_end)
+        start_reader(debugger, debugger.connection, self._on_message, on_end)
+
+    def _on_message(self, message: dict) -> None:
+        self.link.observe(message)
+        dispatch(self.debugger, message)
+
+    def configure_from_arrived(self) -> None:
+        """Apply the configuration that has arrived already, on this thread, before the
+        reader starts: a child's inheritance, which the engine sends as it reads the
+        hello, is here by the time the start-up modules are loaded, and applying it
+        here spares the child the reader thread's start and a hand-over of the
+        interpreter's lock before the program may run (a millisecond or more on a busy
+        machine). What has not arrived is the reader's to wait for."""
+        debugger = self.debugger
+        debugger.connection.read_arrived(self._on_message, debugger.configuration_done.is_set)
 
     def wait_until_configured(self) -> bool:
         """Wait for configurationDone; False when the engine went away first."""
