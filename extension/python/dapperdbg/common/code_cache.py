@@ -100,7 +100,9 @@ def _private(folder: str) -> bool:
 
 
 def _entry_path(folder: str, name: str, key: bytes) -> str:
-    digest = source_hash(_NAME_HASH_KEY, key).hex()
+    # The header is hashed in: an entry of another format, or of another release of
+    # this Python (they share a folder), is then no file ``has_entry`` finds.
+    digest = source_hash(_NAME_HASH_KEY, _HEADER + key).hex()
     # The file's name, with what some systems refuse in a name (``<`` on Windows) left out.
     readable = "".join(c for c in os.path.basename(name)[:40] if c.isalnum() or c in "._-")
     return os.path.join(folder, f"{readable}-{digest}.entry")

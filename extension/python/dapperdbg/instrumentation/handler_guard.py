@@ -246,7 +246,7 @@ def _armed_table(code: types.CodeType) -> bytes | None:
     consts = code.co_consts
     last = consts[-1] if consts else None
     if (type(last) is tuple and len(last) == 2 and last[0] == ARMED_TABLE
-            and len(last[1]) == len(code.co_exceptiontable)):
+            and type(last[1]) is bytes and len(last[1]) == len(code.co_exceptiontable)):
         return last[1]
     return None
 

@@ -145,6 +145,13 @@ class InstrumentingLoader(SourceFileLoader):
             # The import must fail as it would without the debugger: with the
             # SyntaxError the plain compile raises.
             return self.source_to_code(source, path)
+        except ImportError:
+            # The compiler's own imports need this module (ast imports contextlib and
+            # enum): its copies were kept when the session began, and are no longer
+            # (another process's writes dropped them). It loads as compiled plain, and
+            # the tracer takes its breakpoints, as for code compiled by someone else
+            # (session/foreign_code.py).
+            return self.source_to_code(source, path)
         _loaded(self._finder.registry, canonical, module)
         callback = self._finder.on_instrumented
         if callback is not None and probes:

@@ -102,8 +102,8 @@ class Session:
         """Apply the configuration that has arrived already, on this thread, before the
         reader starts: a child's inheritance, which the engine sends as it reads the
         hello, is here by the time the start-up modules are loaded, and applying it
-        here spares the child the reader thread's start and a hand-over of the
-        interpreter's lock before the program may run (a millisecond or more on a busy
+        here spares the child waiting for the reader thread to start and to be handed
+        the interpreter's lock before the program may run (about 0.8 ms, more on a busy
         machine). What has not arrived is the reader's to wait for."""
         debugger = self.debugger
         debugger.connection.read_arrived(self._on_message, debugger.configuration_done.is_set)
