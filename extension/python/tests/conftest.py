@@ -5,6 +5,7 @@ DAP-shaped JSON over real DP frames."""
 from __future__ import annotations
 
 import contextlib
+import dis
 import os
 import queue
 import signal
@@ -269,6 +270,14 @@ class Debuggee:
             for name in os.listdir(self._socket_dir):
                 os.unlink(os.path.join(self._socket_dir, name))
             os.rmdir(self._socket_dir)
+
+
+def first_body_line(function) -> int:
+    """The line of the first statement of ``function``'s body (not decorated), in its
+    file: where a breakpoint on the function goes."""
+    code = function.__code__
+    return min(line for _, line in dis.findlinestarts(code)
+               if line and line > code.co_firstlineno)
 
 
 def engine_environment(extra=None, tracer=None) -> dict:

@@ -8,10 +8,9 @@ program runs as it does plain, and the breakpoint stops."""
 
 from __future__ import annotations
 
-import _ast
 import contextlib
-import inspect
-import textwrap
+
+from conftest import first_body_line
 
 FIRST = 'print("first")\n'
 # The copies of contextlib, kept when the session began, are dropped from the cache
@@ -38,21 +37,14 @@ with managed() as value:
 """
 
 
-def _first_body_line(function) -> int:
-    """The line of the first statement of ``function``'s body, in its file."""
-    lines, start = inspect.getsourcelines(function)
-    tree = compile(textwrap.dedent("".join(lines)), "<f>", "exec", _ast.PyCF_ONLY_AST)
-    return start + tree.body[0].body[0].lineno - 1
-
-
-def _run(launch, program, backend, cache, line) -> tuple[str, list]:
+def _run(launch, program, backend, cache, line, stops_once=False) -> tuple[str, list]:
     debuggee = launch("--program", program, tracer=backend, env={"DAPPER_CACHE_DIR": cache})
     debuggee.configure()
     [answered] = debuggee.set_breakpoints(contextlib.__file__, [line])
     assert answered["verified"]
     debuggee.request("configurationDone")
     stops = []
-    if "managed" in program.read_text():
+    if stops_once:
         stops.append(debuggee.stopped())
         debuggee.request("continue", {"threadId": stops[0]["threadId"]})
     debuggee.finish(0)
@@ -60,10 +52,11 @@ def _run(launch, program, backend, cache, line) -> tuple[str, list]:
 
 
 def test_a_breakpoint_in_a_module_the_compiler_imports(launch, write, backend, tmp_path):
-    line = _first_body_line(contextlib._GeneratorContextManager.__exit__)
+    line = first_body_line(contextlib._GeneratorContextManager.__exit__)
     cache = str(tmp_path / "cache")
     # A first process with the breakpoint keeps contextlib's copies in the cache.
     assert "first" in _run(launch, write("first.py", FIRST), backend, cache, line)[0]
-    output, stops = _run(launch, write("main.py", PROGRAM), backend, cache, line)
+    output, stops = _run(launch, write("main.py", PROGRAM), backend, cache, line,
+                         stops_once=True)
     assert "value 1" in output, output
     assert stops[0]["reason"] == "breakpoint"

@@ -5,7 +5,6 @@ before the program when a breakpoint arrives for them later."""
 
 from __future__ import annotations
 
-import dis
 import os
 import subprocess
 import sys
@@ -14,16 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TIMEOUT
+from conftest import TIMEOUT, first_body_line
 
 # The module the line above imports, as every module of the debugger's package does.
 FUTURE = sys.modules["__future__"]
-
-
-def _first_body_line(function) -> int:
-    code = function.__code__
-    return min(line for _, line in dis.findlinestarts(code)
-               if line and line > code.co_firstlineno)
 
 
 @pytest.mark.parametrize("freezes", [False, True], ids=["plain", "program-freezes"])
@@ -53,7 +46,7 @@ def test_a_breakpoint_set_later_in_a_module_imported_before_the_program_is_hit(
     while "waiting" not in debuggee.stdout():
         assert time.monotonic() < deadline, "the program never started"
         time.sleep(0.01)
-    line = _first_body_line(FUTURE._Feature.getOptionalRelease)
+    line = first_body_line(FUTURE._Feature.getOptionalRelease)
     [breakpoint] = debuggee.set_breakpoints(FUTURE.__file__, [line])
     assert breakpoint["verified"]
     flag.write_text("")
@@ -77,7 +70,7 @@ def test_breakpoints_set_before_the_program_leave_the_start_frozen(launch, write
     debuggee = launch("--program", program, tracer=backend)
     debuggee.configure({"program": str(program)})
     [breakpoint] = debuggee.set_breakpoints(
-        FUTURE.__file__, [_first_body_line(FUTURE._Feature.getOptionalRelease)])
+        FUTURE.__file__, [first_body_line(FUTURE._Feature.getOptionalRelease)])
     assert breakpoint["verified"]
     debuggee.request("configurationDone")
     debuggee.finish(0)
