@@ -357,6 +357,66 @@ for (const python of pythons()) {
       }
     });
 
+    test("children configured to stop at nothing run without the debugger until their sessions ask for more (`threads` and `pause`, a breakpoint)", async () => {
+      // The first child is configured by its client's session; the engine then trusts
+      // the client to give children their parent's breakpoints, and the second runs on
+      // what it inherits. Neither loads the debugger before something needs it.
+      const tree = treeFor(server.port, [], false);
+      const child_py = file("dormant_child.py");
+      const reached = line("dormant_child.py", "reached");
+      try {
+        await launchRoot(tree, python.executable, "dormant_parent.py", ["first", "second"]);
+        for (const name of ["first", "second"]) {
+          const child = await tree.nextChild();
+          await waitUntil(() => tree.root.output("stdout").includes(`${name} debugger at start: False\n`), 10000, `${name}'s first line`);
+          if (name === "second") {
+            const { threads } = (await child.threadsRequest()).body;
+            assert.equal(threads.length, 1, JSON.stringify(threads));
+            await child.pauseRequest({ threadId: threads[0].id });
+            const paused = await child.nextStop();
+            assert.equal(paused.event.body.reason, "pause");
+            assert.ok(paused.frames.some((frame) => frame.source?.path === child_py), JSON.stringify(paused.frames));
+            await child.continueRequest({ threadId: threads[0].id });
+          }
+          const set = await child.setBreakpointsRequest({ source: { path: child_py }, breakpoints: [{ line: reached }] });
+          assert.ok(set.body.breakpoints[0]?.verified, JSON.stringify(set.body));
+          const { event, frames } = await child.nextStop();
+          assert.deepEqual([event.body.reason, frames[0].line], ["breakpoint", reached]);
+          await child.evaluateRequest({ expression: "release()", frameId: frames[0].id, context: "repl" });
+          await child.setBreakpointsRequest({ source: { path: child_py }, breakpoints: [] });
+          await child.continueRequest({ threadId: event.body.threadId ?? 0 });
+          await waitUntil(() => child.ended, 10000, `${name}'s session to end`);
+          assert.deepEqual(child.all("exited"), [{ exitCode: 7 }]);
+        }
+        assert.equal(await tree.root.finished(), 0);
+        const stdout = tree.root.output("stdout");
+        for (const name of ["first", "second"]) assert.ok(stdout.includes(`${name} debugger later: True\n`), stdout);
+        assert.equal(stdout.split("parent saw 7\n").length, 3, stdout);
+      } finally {
+        await tree.stop();
+      }
+    });
+
+    test("an uncaught exception stops a child that runs without the debugger, where it was raised (uncaught filter)", async () => {
+      const tree = treeFor(server.port, [], false);
+      tree.exceptionFilters = ["uncaught"];
+      try {
+        await launchRoot(tree, python.executable, "dormant_parent.py", ["raise"]);
+        const child = await tree.nextChild();
+        const { event, frames } = await child.nextStop();
+        assert.deepEqual([event.body.reason, frames[0].line], ["exception", line("dormant_child.py", "raise")]);
+        await child.continueRequest({ threadId: event.body.threadId ?? 0 });
+        assert.equal(await tree.root.finished(), 0);
+        await waitUntil(() => child.ended, 10000, "the child session to end");
+        assert.deepEqual(child.all("exited"), [{ exitCode: 1 }]);
+        const stdout = tree.root.output("stdout");
+        assert.ok(stdout.includes("only debugger at start: False\n") && stdout.includes("parent saw 1\n"), stdout);
+        assert.ok(tree.root.output("stderr").includes("ValueError: only raised"));
+      } finally {
+        await tree.stop();
+      }
+    });
+
     test("a child session that disconnects detaches: the child runs on to its end untraced", async () => {
       const tree = treeFor(server.port, [["worker.py", "worker"]], false);
       try {

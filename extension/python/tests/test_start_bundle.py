@@ -15,20 +15,20 @@ import sys
 import pytest
 
 from conftest import PACKAGE_DIR
-from dapperdbg.common.start_bundle import bundle_path
+from dapperdbg.common.start_bundle import SESSION, START, bundle_path
 
 # Prints how the launcher's start imported one of its modules, and what the import system
 # left of it.
 PROGRAM = """
 import json, sys
+bundle = sys.modules["dapperdbg.common.start_bundle"]
 module = sys.modules["dapperdbg.session.threads"]
 package = sys.modules["dapperdbg.session"]
 loader = module.__spec__.loader
 print(json.dumps({
     "loader": type(loader).__name__,
-    "preloaded": module.__name__ in sys.modules["dapperdbg.common.start_bundle"].loaded_at_start,
-    "boot preloaded": "dapperdbg.launcher.launch" in sys.modules[
-        "dapperdbg.common.start_bundle"].loaded_at_boot,
+    "preloaded": module.__name__ in bundle.loaded_at[bundle.SESSION],
+    "boot preloaded": "dapperdbg.launcher.launch" in bundle.loaded_at[bundle.BOOT],
     "edited": getattr(module, "EDITED", None),
     "source matches": loader.get_source(module.__name__) == open(module.__file__).read(),
     "attributes": [module.__file__, module.__spec__.cached, getattr(module, "__cached__", None),
@@ -61,16 +61,17 @@ def cut_short(package):
 
 
 def entry_unreadable(package):
-    """records.py's code, in its entry and in the start block, is not what was written:
+    """records.py's code, in its entry and in its phase's block, is not what was written:
     it comes from its source, and a bundle written again leaves it out of the block."""
-    head, code, block = read_bundle(package)
+    head, code, blocks = read_bundle(package)
     name = "dapperdbg.common.records"
-    assert name in head[3]
+    phase = next(index for index, (order, _) in enumerate(head[3]) if name in order)
     *_, offset, length = head[2][name]
     code = code[:offset] + b"\xff" * length + code[offset + length:]
-    codes = marshal.loads(block)
+    codes = marshal.loads(blocks[phase])
     del codes[name]
-    write_bundle(package, head, code, marshal.dumps(codes))
+    blocks[phase] = marshal.dumps(codes)
+    write_bundle(package, head, code, blocks)
 
 
 def other_layout(package):
@@ -78,54 +79,56 @@ def other_layout(package):
 
 
 def read_bundle(package):
-    """The bundle's index, its modules' code, and its start block (still marshalled)."""
+    """The bundle's index, its modules' code, and each phase's block (still marshalled)."""
     data = bundle(package).read_bytes()
     length = int.from_bytes(data[:4], "little")
     head = marshal.loads(data[4:4 + length])
-    offset, block_length = head[4]
-    code = data[4 + length:]
-    return head, code[:offset], code[offset:offset + block_length]
+    body = data[4 + length:]
+    blocks = [body[offset:offset + size] for _, (offset, size) in head[3]]
+    return head, body[:head[3][0][1][0]], blocks
 
 
-def write_bundle(package, head, code, block):
-    """The bundle with this index, code and start block (and the boot's block as it was)."""
-    data = bundle(package).read_bytes()
-    boot_offset, boot_length = head[6]
-    boot_start = 4 + int.from_bytes(data[:4], "little") + boot_offset
-    boot_block = data[boot_start:boot_start + boot_length]
-    layout, magic, index, order, _, boot_order, _ = head
-    head = marshal.dumps((layout, magic, index, order, (len(code), len(block)), boot_order,
-                          (len(code) + len(block), len(boot_block))))
-    bundle(package).write_bytes(len(head).to_bytes(4, "little") + head + code + block
-                                + boot_block)
+def write_bundle(package, head, code, blocks):
+    """The bundle with this index, code and phases' blocks."""
+    layout, magic, index, phases = head
+    offset = len(code)
+    written = []
+    for (order, _), block in zip(phases, blocks):
+        written.append((order, (offset, len(block))))
+        offset += len(block)
+    head = marshal.dumps((layout, magic, index, written))
+    bundle(package).write_bytes(len(head).to_bytes(4, "little") + head + code
+                                + b"".join(blocks))
 
 
 def misorder(package):
     """The recorded order with a package moved after the modules that import names from
     it: the first of them fails to load, and the import system loads what is left."""
-    head, code, block = read_bundle(package)
-    order = head[3]
+    head, code, blocks = read_bundle(package)
+    order = head[3][SESSION][0]
     assert "dapperdbg.tracing" in order and "dapperdbg.session.threads" in order
     order.remove("dapperdbg.tracing")
     order.append("dapperdbg.tracing")
-    write_bundle(package, head, code, block)
+    write_bundle(package, head, code, blocks)
 
 
 def block_edits(package):
-    """A start block whose code of the module is not its entry's: a start runs the
+    """A session block whose code of the module is not its entry's: a start runs the
     block's (as it runs a pyc's: the bundle is a cache of them, never checked against its
     own entries)."""
-    head, code, block = read_bundle(package)
-    codes = marshal.loads(block)
+    head, code, blocks = read_bundle(package)
+    codes = marshal.loads(blocks[SESSION])
     threads = package / "dapperdbg" / "session" / "threads.py"
     codes["dapperdbg.session.threads"] = compile(threads.read_text() + "\nEDITED = 2\n",
                                                  str(threads), "exec", dont_inherit=True)
-    write_bundle(package, head, code, marshal.dumps(codes))
+    blocks[SESSION] = marshal.dumps(codes)
+    write_bundle(package, head, code, blocks)
 
 
 def block_unreadable(package):
-    head, code, block = read_bundle(package)
-    write_bundle(package, head, code, block[:len(block) // 2])
+    head, code, blocks = read_bundle(package)
+    blocks[SESSION] = blocks[SESSION][:len(blocks[SESSION]) // 2]
+    write_bundle(package, head, code, blocks)
 
 
 def bundle(package):
@@ -146,10 +149,10 @@ SCENARIOS = {
         (None, FROM_SOURCE, None), (None, BUNDLED, None), (misorder, BUNDLED, None),
         (None, PRELOADED, None),
     ],
-    "a start runs its modules' code from the start block": [
+    "a start runs its modules' code from its phase's block": [
         (None, FROM_SOURCE, None), (None, BUNDLED, None), (block_edits, PRELOADED, 2),
     ],
-    "a start block that cannot be read leaves each module to its own entry": [
+    "a block that cannot be read leaves each module to its own entry": [
         (None, FROM_SOURCE, None), (None, BUNDLED, None), (block_unreadable, PRELOADED, None),
     ],
     "a module whose code in the bundle cannot be read comes from its source": [
@@ -233,7 +236,7 @@ def test_an_order_loaded_already_is_kept():
     from dapperdbg.common import start_bundle
 
     name = start_bundle.__name__
-    bundle = start_bundle.StartBundle("/nonexistent/start.bundle", {}, [name], boot_order=[name])
-    assert start_bundle._preload(bundle, bundle.order, {}) == ()
+    bundle = start_bundle.StartBundle("/nonexistent/start.bundle", {}, [[name], [name]])
+    assert start_bundle._preload(bundle, bundle.orders[START], {}) == ()
     assert start_bundle._preload(bundle, [], {}) is None
     assert bundle.missed == []

@@ -57,16 +57,11 @@ def _become_session(parent_hooks: ChildHooks, session_id: str) -> None:
     old = parent_hooks.debugger
     link = parent_hooks.link.for_fork_child(session_id)
     lifecycle.forget_inherited_session()
-    # The copied tracer's locks may be held by a thread of the parent that is not here.
-    old.tracer.after_fork_in_child()
-    try:
-        old.tracer.uninstall()
-    except Exception as error:
-        print(f"dapper: fork child could not stop the parent's tracer: {error}",
-              file=sys.stderr)
+    # The parent's debugger, or a dormant child's stand-in for it (session/dormant.py).
+    old.leave_fork_child()
     exit_state = link.exit_state if link.exit_state is not None else lifecycle.ExitState()
     try:
-        session = lifecycle.Session.connect(parent_hooks.ipc, old.tracer.name, old.environment,
+        session = lifecycle.Session.connect(parent_hooks.ipc, old.tracer_name, old.environment,
                                             link, exit_state)
     except OSError as error:
         print(f"dapper: fork child {os.getpid()} runs without the debugger: "

@@ -29,9 +29,12 @@ with the module's name and source path, and ``__file__``, ``__path__`` and ``__s
 (``__cached__`` before 3.15) are as they would be.
 
 The launcher's own imports skip the import system altogether once a start has recorded
-them, in two phases: the *boot*, the launcher's first modules, which ``open_bundle``
-loads before the hello, and the *start*, the session's, which ``load_start_modules``
-loads while the engine asks the client for the session. Found through the finder, each
+them, in three phases: the *boot*, the launcher's first modules, which ``open_bundle``
+loads before the hello; the *start*, what every session's start needs after it (the
+connection, the inheritance of a child, the loading of the user's modules, the hooks of
+child processes), and the *session*, the debugger's own, which a child that runs dormant
+(session/dormant.py) does without. ``load_phase`` loads the start and the session's
+while the engine asks the client for the session. Found through the finder, each
 module still costs the import system's Python machinery (its lock, the search of
 ``sys.meta_path``, the checks around the spec and the module): about 30 µs a module,
 1.8 ms of the 12 ms that the launcher's 58 start-up modules took on 3.12 (medians of 20
@@ -72,13 +75,12 @@ if TYPE_CHECKING:
 
 # The bundle's own layout; a bundle of another is ignored (and written anew). The file is
 # the length of its index (4 bytes, little-endian), the index marshalled (layout, magic
-# number, entries, the start's order, where its block is, the boot's order, where its
-# block is), then the modules' marshalled code one after the other, then the start's
-# block and the boot's (each a dict of its order's modules' code). A
-# start reads it at once and unmarshals code from a view of what it read: the bundle
-# also holds the modules that other kinds of start import, and copying each entry out
-# of the file cost a start as much as reading it.
-_LAYOUT = 5
+# number, entries, and for each phase its order and where its block is), then the
+# modules' marshalled code one after the other, then the phases' blocks (each a dict of
+# its order's modules' code). A start reads it at once and unmarshals code from a view of
+# what it read: the bundle also holds the modules that other kinds of start import, and
+# copying each entry out of the file cost a start as much as reading it.
+_LAYOUT = 6
 _INDEX_LENGTH = 4
 _PACKAGE = "dapperdbg"
 # The directory holding the package (this file is dapperdbg/common/start_bundle.py).
@@ -90,6 +92,10 @@ _CACHE_TAG = sys.implementation.cache_tag
 
 # The type of code objects (types.CodeType, without importing types).
 _CodeType = type((lambda: None).__code__)
+
+# The phases, in the order a start loads them (see the module's docstring).
+BOOT, START, SESSION = 0, 1, 2
+_PHASES = 3
 
 # A module's entry: (is a package, source mtime in ns, source size, marshalled code, a
 # bytes-like object: a view of the file's contents once read).
@@ -153,24 +159,27 @@ class _BundleLoader(SourceFileLoader):  # type: ignore[misc,valid-type]
 class StartBundle:
     """A meta path finder for the package's modules, from the bundle, while installed."""
 
-    def __init__(self, path: str, entries: dict[str, Entry], order: list[str],
-                 block: memoryview | None = None, boot_order: list[str] | None = None,
-                 boot_block: memoryview | None = None) -> None:
+    def __init__(self, path: str, entries: dict[str, Entry],
+                 orders: list[list[str]] | None = None,
+                 blocks: list[memoryview | None] | None = None) -> None:
         self._path = path
         self._entries = entries
-        # The phases' blocks, marshalled (None: none in the file, or taken).
-        self._block = block
-        self._boot_block = boot_block
         # Each phase's modules in the order they finished loading, as the file has it,
-        # and as this start records it; the modules finishing now are recorded into
-        # ``finished`` (None: not recording).
-        self.order = self._order_read = order
-        self.boot_order = self._boot_order_read = boot_order or []
+        # and as this start records it; and its block, marshalled (None: none in the
+        # file, or taken).
+        self.orders = [list(order) for order in orders or ()]
+        self.orders += [[] for _ in range(_PHASES - len(self.orders))]
+        self._orders_read = [list(order) for order in self.orders]
+        self._blocks = list(blocks or ())
+        self._blocks += [None] * (_PHASES - len(self._blocks))
+        # The phase being recorded, and the modules that finished loading since it began
+        # (None: not recording).
+        self.recording: int | None = None
         self.finished: list[str] | None = None
         # Modules of the package looked for past the bundle (none there, or stale), and
-        # how many of them the boot looked for.
+        # how many of them were looked for before the phase being recorded began.
         self.missed: list[str] = []
-        self.missed_at_boot = 0
+        self._missed_before = 0
         # Whether the entries differ from the file's (a stale one taken out).
         self._changed = False
 
@@ -179,25 +188,27 @@ class StartBundle:
             return None
         return self.spec_for(name)
 
-    def start_codes(self) -> dict:
-        """The start's block: its code by module name (see ``_codes``)."""
-        block, self._block = self._block, None
+    def codes(self, phase: int) -> dict:
+        """The phase's block: its code by module name (see ``_codes``)."""
+        block, self._blocks[phase] = self._blocks[phase], None
         return _codes(block)
 
-    def boot_codes(self) -> dict:
-        """The boot's block: its code by module name (see ``_codes``)."""
-        block, self._boot_block = self._boot_block, None
-        return _codes(block)
+    def record(self, phase: int) -> None:
+        """Record the modules that finish loading from now on as ``phase``'s order."""
+        self.recording, self.finished = phase, []
+        self._missed_before = len(self.missed)
 
-    def recorded(self, missed_from: int) -> list[str]:
-        """The modules that finished loading while recording, as the next start's order
-        for the phase; none (recorded again next time) when a module of the phase, the
-        ``missed`` ones from ``missed_from`` on, came past the bundle (stale, or new). A
-        name looked for that is no module, as ``from package import name`` may look for,
-        is not one."""
-        finished, self.finished = self.finished or [], None
-        past = any(name in sys.modules for name in self.missed[missed_from:])
-        return [] if past else finished
+    def end_recording(self) -> None:
+        """The phase being recorded is over: what finished loading is the next start's
+        order for it; none (recorded again next time) when a module of the phase came
+        past the bundle (stale, or new). A name looked for that is no module, as ``from
+        package import name`` may look for, is not one."""
+        phase, finished = self.recording, self.finished or []
+        self.recording = self.finished = None
+        if phase is None:
+            return
+        past = any(name in sys.modules for name in self.missed[self._missed_before:])
+        self.orders[phase] = [] if past else finished
 
     def spec_for(self, name: str, code: CodeType | None = None):
         """The module's spec while its entry is current, its code ``code`` if given
@@ -233,7 +244,7 @@ class StartBundle:
     def write(self) -> None:
         """Write the bundle anew if it changed: the entries still current, the modules
         imported past it from the pyc files the import system has just checked, and the
-        start's order."""
+        phases' orders."""
         entries = self._entries
         changed = self._changed
         for name in self.missed:
@@ -241,8 +252,7 @@ class StartBundle:
             if entry is not None:
                 entries[name] = entry
                 changed = True
-        order, boot_order = self.order, self.boot_order
-        if order != self._order_read or boot_order != self._boot_order_read:
+        if self.orders != self._orders_read:
             changed = True
         if not changed:  # Only names that are no module (an import that failed).
             return
@@ -251,10 +261,12 @@ class StartBundle:
         for name, (is_package, mtime_ns, size, code) in entries.items():
             index[name] = (is_package, mtime_ns, size, offset, len(code))
             offset += len(code)
-        block = _start_block(entries, order)
-        boot_block = _start_block(entries, boot_order)
-        head = marshal.dumps((_LAYOUT, MAGIC_NUMBER, index, order, (offset, len(block)),
-                              boot_order, (offset + len(block), len(boot_block))))
+        blocks = [_start_block(entries, order) for order in self.orders]
+        phases = []
+        for order, block in zip(self.orders, blocks):
+            phases.append((order, (offset, len(block))))
+            offset += len(block)
+        head = marshal.dumps((_LAYOUT, MAGIC_NUMBER, index, phases))
         temporary = f"{self._path}.{os.getpid()}.tmp"
         try:
             with open(temporary, "xb") as file:
@@ -262,8 +274,8 @@ class StartBundle:
                 file.write(head)
                 for entry in entries.values():
                     file.write(entry[3])
-                file.write(block)
-                file.write(boot_block)
+                for block in blocks:
+                    file.write(block)
             os.replace(temporary, self._path)
         except OSError:  # A read-only installation, or a folder gone: no bundle.
             _remove(temporary)
@@ -328,10 +340,9 @@ def _entry_of(module) -> Entry | None:
 
 
 def _read(path: str) -> tuple:
-    """The bundle's entries, the start's order and block, and the boot's order and block
-    (the blocks still marshalled); none of them where it cannot be read or is not one
-    this code wrote."""
-    nothing: tuple = ({}, [], None, [], None)
+    """The bundle's entries, and each phase's order and block (still marshalled); none of
+    them where it cannot be read or is not one this code wrote."""
+    nothing: tuple = ({}, [], [])
     try:
         descriptor = os.open(path, os.O_RDONLY)
     except OSError:
@@ -345,10 +356,9 @@ def _read(path: str) -> tuple:
     view = memoryview(data)
     start = _INDEX_LENGTH + int.from_bytes(data[:_INDEX_LENGTH], "little")
     try:
-        (layout, magic, index, order, (block_offset, block_length), boot_order,
-         (boot_offset, boot_length)) = marshal.loads(view[_INDEX_LENGTH:start])
+        layout, magic, index, phases = marshal.loads(view[_INDEX_LENGTH:start])
         if (layout != _LAYOUT or magic != MAGIC_NUMBER or not isinstance(index, dict)
-                or not isinstance(order, list) or not isinstance(boot_order, list)):
+                or not isinstance(phases, list) or len(phases) != _PHASES):
             return nothing
         entries = {}
         for name, (is_package, mtime_ns, size, offset, length) in index.items():
@@ -356,19 +366,16 @@ def _read(path: str) -> tuple:
             if end > len(data):  # Cut short: not the file that was written.
                 return nothing
             entries[name] = (is_package, mtime_ns, size, view[start + offset:end])
-        blocks = []
-        for offset, length in ((block_offset, block_length), (boot_offset, boot_length)):
+        orders, blocks = [], []
+        for order, (offset, length) in phases:
             end = start + offset + length
-            if end > len(data):
+            if end > len(data) or not isinstance(order, list):
                 return nothing
+            orders.append([name for name in order if type(name) is str and name in entries])
             blocks.append(view[start + offset:end])
     except (EOFError, ValueError, TypeError):
         return nothing
-
-    def known(names: list) -> list[str]:
-        return [name for name in names if type(name) is str and name in entries]
-
-    return entries, known(order), blocks[0], known(boot_order), blocks[1]
+    return entries, orders, blocks
 
 
 def _contents(descriptor: int):
@@ -397,43 +404,45 @@ def open_bundle() -> None:
     """Serve the package's modules from the bundle, until ``close_bundle``, and load the
     boot's as an earlier start recorded them, past the import system; or, without such a
     record (or with a module of it stale), record them as the imports that follow load
-    them, until ``load_start_modules``."""
-    global _installed, loaded_at_boot
+    them, until the next phase."""
+    global _installed
     path = bundle_path()
     if path is None or _installed is not None:
         return
     _installed = bundle = StartBundle(path, *_read(path))
     sys.meta_path.insert(0, bundle)
-    loaded = _preload(bundle, bundle.boot_order, bundle.boot_codes())
-    if loaded is None:
-        bundle.finished = []
-    else:
-        loaded_at_boot = loaded
+    _load(bundle, BOOT)
 
 
-# The modules the last ``open_bundle`` and ``load_start_modules`` made and ran (what a
-# test can ask).
-loaded_at_boot: tuple[str, ...] = ()
-loaded_at_start: tuple[str, ...] = ()
+# The modules each phase of the last start made and ran (what a test can ask).
+loaded_at: list[tuple[str, ...]] = [() for _ in range(_PHASES)]
 
 
-def load_start_modules() -> None:
-    """The boot is over (what it recorded is the next start's boot order). Load the
-    launcher's start-up modules as an earlier start recorded them, past the import
-    system; or, without such a record (or with a module of it stale), record them as the
-    imports that follow load them, until ``start_modules_loaded``."""
-    global loaded_at_start
+def load_phase(phase: int) -> None:
+    """The phase before is over (what it recorded is the next start's order for it).
+    Load ``phase``'s modules as an earlier start recorded them, past the import system;
+    or, without such a record (or with a module of it stale), record them as the imports
+    that follow load them, until the next phase or ``phases_loaded``."""
     bundle = _installed
-    if bundle is None:
-        return
-    if bundle.finished is not None:
-        bundle.boot_order = bundle.recorded(0)
-    bundle.missed_at_boot = len(bundle.missed)
-    loaded = _preload(bundle, bundle.order, bundle.start_codes())
+    if bundle is not None:
+        bundle.end_recording()
+        _load(bundle, phase)
+
+
+def phases_loaded() -> None:
+    """The launcher's start-up imports are done: what finished loading since the last
+    phase began is the order the next start loads it in."""
+    bundle = _installed
+    if bundle is not None:
+        bundle.end_recording()
+
+
+def _load(bundle: StartBundle, phase: int) -> None:
+    loaded = _preload(bundle, bundle.orders[phase], bundle.codes(phase))
     if loaded is None:
-        bundle.finished = []
+        bundle.record(phase)
     else:
-        loaded_at_start = loaded
+        loaded_at[phase] = loaded
 
 
 def _preload(bundle: StartBundle, order: list[str], codes: dict) -> tuple[str, ...] | None:
@@ -483,14 +492,6 @@ def _make(name: str, specs: dict, made: dict):
     return module
 
 
-def start_modules_loaded() -> None:
-    """The launcher's start-up imports are done: what finished loading since
-    ``load_start_modules`` is the order the next start loads them in."""
-    bundle = _installed
-    if bundle is not None and bundle.finished is not None:
-        bundle.order = bundle.recorded(bundle.missed_at_boot)
-
-
 def close_bundle() -> None:
     """The launcher's start is over: take the finder out of ``sys.meta_path``, and write
     the bundle anew if a module of the package was imported past it."""
@@ -498,6 +499,7 @@ def close_bundle() -> None:
     bundle, _installed = _installed, None
     if bundle is None:
         return
+    bundle.end_recording()
     if bundle in sys.meta_path:
         sys.meta_path.remove(bundle)
     bundle.write()

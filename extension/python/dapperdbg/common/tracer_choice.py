@@ -41,3 +41,23 @@ def choose_backend_name(requested: str | None) -> str:
             raise ValueError("DAPPER_TRACER=monitoring needs Python 3.12 or newer")
         return requested
     return "monitoring" if available else "settrace"
+
+
+# Whether ctypes is there for tracing/remote.py (3.9-3.11 only): known without importing
+# ctypes, which costs every start 1-2 ms and is needed only once a program runs other
+# threads.
+_REMOTE_EXPECTED: bool | None = None
+
+
+def remote_expected() -> bool:
+    """Whether tracing/remote.py's ``RemoteTrace`` should work here, which gives running
+    threads a trace function from another thread: CPython 3.9-3.11 with ctypes."""
+    global _REMOTE_EXPECTED
+    if _REMOTE_EXPECTED is None:
+        from _frozen_importlib_external import PathFinder
+
+        _REMOTE_EXPECTED = (
+            sys.implementation.name == "cpython" and (3, 9) <= sys.version_info < (3, 12)
+            and ("_ctypes" in sys.builtin_module_names
+                 or PathFinder.find_spec("_ctypes") is not None))
+    return _REMOTE_EXPECTED

@@ -306,12 +306,12 @@ class Connection:
         reason = None
         self._reader = get_ident()
         try:
-            if self._arrival_failure is not None:
-                raise self._arrival_failure
             arrived, self._arrived = self._arrived, []
             for message in arrived:
                 if not self._closed_here:
                     on_message(message)
+            if self._arrival_failure is not None:
+                raise self._arrival_failure
             while True:
                 try:
                     data = self._sock.recv(65536)
@@ -343,31 +343,42 @@ class Connection:
         """Before ``read_loop`` runs: call ``on_message`` for each message that has
         arrived already, without waiting for more, until ``enough()`` says so. What was
         read past that, and a stream found corrupt, are left to ``read_loop``."""
+        while not enough():
+            message = self.next_arrived(wait=False)
+            if message is None:
+                return
+            on_message(message)
+
+    def next_arrived(self, wait: bool) -> dict | None:
+        """Before ``read_loop`` runs: the next message, read now if none is waiting (and
+        waited for if ``wait``). None when none has arrived (without ``wait``), or the
+        stream ended or is corrupt: ``read_loop`` meets both, after the messages that
+        came before them."""
+        arrived = self._arrived
         sock = self._sock
-        timeout = sock.gettimeout()
-        while not enough() and not self._arrived and self._arrival_failure is None:
-            sock.setblocking(False)
+        while not arrived and self._arrival_failure is None:
+            timeout = sock.gettimeout()
+            if not wait:
+                sock.setblocking(False)
             try:
                 data = sock.recv(65536)
             except OSError:  # Nothing yet, or a failure that read_loop will meet too.
-                return
+                return None
             finally:
                 sock.settimeout(timeout)
             if not data:
-                return  # Closed: read_loop sees it too.
+                return None  # Closed: read_loop sees it too.
             try:
                 frames = self._decoder.feed(data)
             except FrameError as error:
                 self._arrival_failure = error
-                return
-            for index, (kind, message) in enumerate(frames):
+                return None
+            for kind, message in frames:
                 if kind != KIND_TO_DEBUGGEE:
                     self._arrival_failure = _wrong_kind(kind)
-                    return
-                if enough():
-                    self._arrived = [message for _, message in frames[index:]]
-                    return
-                on_message(message)
+                    break
+                arrived.append(message)
+        return arrived.pop(0) if arrived else None
 
     def abandon_after_fork(self) -> None:
         """In a fork child: stop using the socket copied from the parent. Only this

@@ -19,10 +19,12 @@ import sys
 
 from ..common.package import restore_bytecode_setting
 from ..common.start_bundle import (
+    SESSION,
+    START,
     close_bundle,
-    load_start_modules,
+    load_phase,
     open_bundle,
-    start_modules_loaded,
+    phases_loaded,
 )
 from ..common.start_freeze import freeze_start_objects, remember_interpreter_freeze
 from ..common.tracer_choice import choose_backend_name
@@ -30,6 +32,10 @@ from ..session.link import PARENT_SESSION_VARIABLE, ExitState, SessionLink
 from . import output_buffering
 from .cli import USAGE, UsageError, parse_arguments
 from .environment import DapperEnvironment, remove_pythonpath_entry, take_dapper_environment
+
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def _fail(message: str) -> int:
@@ -102,9 +108,7 @@ def _without_session(arguments, environment: DapperEnvironment, link: SessionLin
     restore_bytecode_setting()
     if collecting:
         gc.enable()
-    run = program.prepare_or_exit_status(arguments.target_kind, arguments.target,
-                                         arguments.args)
-    return run if isinstance(run, int) else program.run_prepared(run)
+    return program.run_as_python_would(arguments.target_kind, arguments.target, arguments.args)
 
 
 def run_as_main(run_as_script: bool = False) -> None:
@@ -121,8 +125,9 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
          sock, tracer_name: str, run_as_script: bool, collecting: bool) -> int:
     """The session, once the hello is said: the rest of the package is imported now."""
     open_bundle()  # Open already where run_as_main started the launcher.
-    # The imports below find what this loads (common/start_bundle.py says how and why).
-    load_start_modules()
+    # The imports below find what this loads (common/start_bundle.py says how and why):
+    # first what every start needs, a dormant child's included (session/dormant.py).
+    load_phase(START)
     from .. import children
 
     # What children.activate installs once the session is configured: imported here, while
@@ -130,34 +135,67 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     # (the hooks themselves wait for their first use: children/stand_ins.py).
     from ..children import fork_safety, stand_ins  # noqa: F401
     from ..children.state import REATTACH_VARIABLE
-    from ..common.module_files import program_waits
-    from ..ipc.connection import Connection
-    from ..requests.dispatch import handler_for
-    from ..session import program
-    from ..session.lifecycle import Session, instrument_program, run_program
-    from ..tracing import backend_class
+    from ..common import library_code, program_threading  # noqa: F401
+    from ..common.module_files import program_runs, program_waits
+    from ..inspection import output_capture  # noqa: F401
 
-    # What every start uses next, imported with the start-up modules rather than at its
-    # first use, so that it comes from the bundle's start block too: the handlers of the
-    # configuration's requests, the tracer's backend, and what loads the user's modules
-    # with restartable functions (the instrumentation turns it on before the program).
-    handler_for("dapper/configure")
-    backend_class(tracer_name)
-    from ..instrumentation import restart_loading  # noqa: F401
-    start_modules_loaded()
+    # What loads the user's modules with restartable functions (the instrumentation turns
+    # it on before the program), a dormant child too.
+    from ..instrumentation import breakpoint_probes, restart_loading  # noqa: F401
+    from ..ipc.connection import Connection
+    from ..session import program
+    from ..session.dormant import DormantChild, may_run_dormant
+
     # No code of the program's runs until run_program (common/module_files.py says what
     # that spares the configuration).
     program_waits()
-
     program.interpreter_flushes_at_end = run_as_script
     connection = Connection(sock, sent=1)
+    reattach_file = environment.variables.get(REATTACH_VARIABLE)
+    program_path = arguments.target if arguments.target_kind == "program" else None
+    dormant = None
+    to_handle: list[dict] = []
+    if (link.is_child and not arguments.no_debug and not reattach_file
+            and may_run_dormant(tracer_name, environment.variables)):
+        dormant = DormantChild(connection, link, exit_state, environment, tracer_name,
+                               program_path)
+        configured = dormant.configure()
+        if configured is None:
+            # The reader starts once the PYTHONPATH entry is out (below says why).
+            remove_pythonpath_entry(environment.pythonpath_entry)
+            dormant.start()
+            children.activate(link, dormant)
 
-    session = Session.on(connection, tracer_name, environment, link, exit_state)
+            def run_dormant() -> int:
+                program_runs()
+                return program.run_as_python_would(arguments.target_kind, arguments.target,
+                                                   arguments.args)
+
+            return _run_program(exit_state, collecting, run_dormant)
+        to_handle = configured
+
+    # The debugger's own modules, and what every session uses next, imported with them
+    # rather than at its first use, so that it comes from the bundle's block too: the
+    # handlers of the configuration's requests and the tracer's backend.
+    load_phase(SESSION)
+    from ..requests.dispatch import handler_for
+    from ..session.lifecycle import Session, instrument_program, run_program
+    from ..tracing import backend_class
+
+    handler_for("dapper/configure")
+    backend_class(tracer_name)
+    phases_loaded()
+
+    if dormant is None:
+        session = Session.on(connection, tracer_name, environment, link, exit_state)
+        if program_path is not None:
+            # Verified at once: it runs as soon as configurationDone arrives (a child's
+            # session has no launch.program to say so).
+            session.debugger.store.loaded.set_program(program_path)
+    else:
+        # Given what the child answered before it was asked for more.
+        session = dormant.session()
     debugger = session.debugger
-    if arguments.target_kind == "program":
-        # Verified at once: it runs as soon as configurationDone arrives (a child's
-        # session has no launch.program to say so).
-        debugger.store.loaded.set_program(arguments.target)
     session.finish_at_exit()
     # Before the reader thread starts: the requests it handles import modules (of the
     # standard library too, through sys.path), and an entry taken out of sys.path while
@@ -166,6 +204,8 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     remove_pythonpath_entry(environment.pythonpath_entry)
     # What the engine sent while the modules loaded (a child's inheritance) is applied
     # on this thread before the reader starts (Session.configure_from_arrived says why).
+    for message in to_handle:
+        session.on_message(message)
     session.configure_from_arrived()
     # The launched program ends when its engine dies. A child runs on, as it does when
     # its session could not start: the engine also closes a child's connection on
@@ -182,17 +222,20 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     children.activate(link, debugger)
 
     trace = not (arguments.no_debug or debugger.no_debug or debugger.detached)
-    reattach_file = environment.variables.get(REATTACH_VARIABLE)
     if trace and link.is_child and reattach_file:
         # A child of an attached program: it reconnects to the program's next debuggers
         # (imported only here: the listener's modules import socket and json).
         from .listen import program_name
         from .reattach import watch as watch_for_next_debuggers
 
-        program_path = arguments.target if arguments.target_kind == "program" else None
         watch_for_next_debuggers(reattach_file, link, debugger, program_name(arguments),
                                  program_path)
     instrument_program(debugger, trace)
+    return _run_program(exit_state, collecting, lambda: run_program(arguments, debugger, trace))
+
+
+def _run_program(exit_state: ExitState, collecting: bool, run: Callable[[], int]) -> int:
+    """The end of the start, then ``run``, the program's run."""
     # The bundle served the requests that configured the session too (their handlers'
     # modules, the tracer's backend), and the instrumentation that gave the configured
     # breakpoints to what is loaded; what the program's run needs later is imported
@@ -208,5 +251,5 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     freeze_start_objects()
     if collecting:
         gc.enable()
-    exit_state.code = run_program(arguments, debugger, trace)
+    exit_state.code = run()
     return exit_state.code

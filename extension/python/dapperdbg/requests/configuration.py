@@ -75,28 +75,36 @@ def inherit(debugger: Debugger, arguments: dict):
     client's session configures it (session/inheritance.py); the program runs once they
     are applied. Not answered: the engine asked for nothing back. A request of them that
     fails is left to the client's own, which will say why."""
-    from ..common.errors import report_internal_error
-    from .dispatch import handler_for
-
     requests = arguments.get("requests")
     if not isinstance(requests, list) or not all(isinstance(item, dict) for item in requests):
         raise RequestError("dapper/inherit needs 'requests', a list of requests")
+    apply_requests(debugger, [request for request in requests
+                              if request.get("command") in _INHERITABLE])
+    debugger.run_on_inheritance(requests)
+    return NO_RESPONSE
+
+
+def apply_requests(debugger: Debugger, requests: list[dict]) -> None:
+    """Apply requests whose answers were given already, or are not wanted: what a child
+    inherited, and what a dormant child answered before its debugger was made
+    (session/dormant.py). One that fails is skipped."""
+    from ..common.errors import report_internal_error
+    from .dispatch import handler_for
+
     for request in requests:
         command = request.get("command")
-        handler = handler_for(command) if command in _INHERITABLE else None
-        inherited = request.get("arguments")
-        if handler is None or not isinstance(inherited, dict):
+        handler = handler_for(command)
+        arguments = request.get("arguments", {})
+        if handler is None or not isinstance(arguments, dict):
             continue
         try:
-            body = handler(debugger, inherited)
+            body = handler(debugger, arguments)
             if isinstance(body, Then):
                 body.action()
         except RequestError:
             pass
         except Exception:
-            report_internal_error(f"the inherited {command}")
-    debugger.run_on_inheritance(requests)
-    return NO_RESPONSE
+            report_internal_error(f"the {command} applied again")
 
 
 # What a child is given to run on (by the engine, which sends nothing else this way).

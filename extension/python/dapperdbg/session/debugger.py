@@ -432,6 +432,21 @@ class Debugger(BreakpointHits):
             self._detached = False
             self.detach_requested = False
 
+    @property
+    def tracer_name(self) -> str:
+        return self.tracer.name
+
+    def leave_fork_child(self) -> None:
+        """In a fork child that becomes a session of its own (children/fork.py): the
+        tracer copied from the parent goes. Its locks may be held by a thread of the
+        parent that is not here, so they are made anew first."""
+        self.tracer.after_fork_in_child()
+        try:
+            self.tracer.uninstall()
+        except Exception as error:
+            print(f"dapper: fork child could not stop the parent's tracer: {error}",
+                  file=sys.stderr)
+
     def abandon_after_fork(self) -> None:
         """In a fork child: this is the parent's debugger, copied. It never stops again
         nor writes on the parent's connection (only this process's descriptor closes).

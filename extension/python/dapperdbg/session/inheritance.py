@@ -37,7 +37,7 @@ class Inherited:
                 continue
             command = request.get("command")
             if command == "dapper/configure":
-                self.configuration = _own_keys(arguments)
+                self.configuration = own_keys(arguments)
             elif command == "setBreakpoints":
                 source = arguments.get("source")
                 path = source.get("path") if isinstance(source, dict) else None
@@ -53,7 +53,7 @@ class Inherited:
         True when the request is a ``setBreakpoints`` or a ``dapper/configure`` the same
         as the inherited one."""
         if command == "dapper/configure":
-            return self.configuration is not None and _own_keys(arguments) == self.configuration
+            return self.configuration is not None and own_keys(arguments) == self.configuration
         if command == "setBreakpoints":
             source = arguments.get("source")
             path = source.get("path") if isinstance(source, dict) else None
@@ -65,7 +65,7 @@ class Inherited:
         return False
 
 
-def _own_keys(configure: dict) -> dict:
+def own_keys(configure: dict) -> dict:
     """dapper/configure's arguments without the launch configuration's private keys,
     which a client adds to the configuration it was asked to attach with (VS Code's
     ``__configurationTarget``) and the debuggee has no use for."""

@@ -92,9 +92,10 @@ class Session:
             if not exit_state.finished:  # Else the process ends: finish_session detached.
                 debugger.detach()
 
-        start_reader(debugger, debugger.connection, self._on_message, on_end)
+        start_reader(debugger, debugger.connection, self.on_message, on_end)
 
-    def _on_message(self, message: dict) -> None:
+    def on_message(self, message: dict) -> None:
+        """Handle one message from the engine."""
         self.link.observe(message)
         dispatch(self.debugger, message)
 
@@ -106,7 +107,7 @@ class Session:
         the interpreter's lock before the program may run (about 0.8 ms, more on a busy
         machine). What has not arrived is the reader's to wait for."""
         debugger = self.debugger
-        debugger.connection.read_arrived(self._on_message, debugger.configuration_done.is_set)
+        debugger.connection.read_arrived(self.on_message, debugger.configuration_done.is_set)
 
     def wait_until_configured(self) -> bool:
         """Wait for configurationDone; False when the engine went away first."""

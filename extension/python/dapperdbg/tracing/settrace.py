@@ -22,6 +22,7 @@ from ..common.greenlet_frames import waiting_greenlet_frames
 from ..common.native import RLock, get_ident
 from ..common.paths import is_debugger_path
 from ..common.stop_imports import import_at_first_stop
+from ..common.tracer_choice import remote_expected
 from ..instrumentation.registry import identity as _identity
 from .base import Tracer
 from .probe_stops import JUMPS_NEED_LINE_EVENTS
@@ -40,25 +41,9 @@ _get_ident = get_ident
 # (return instructions, yield instructions, YIELD_FROM or -1), read from ``opcode`` once.
 _exit_opcodes: tuple[frozenset[int], frozenset[int], int] | None = None
 
-# Whether ctypes is there for remote.py (3.9-3.11 only): known without importing ctypes,
-# which costs every start 1-2 ms and is needed only once a program runs other threads.
-_REMOTE_EXPECTED: bool | None = None
 if sys.version_info < (3, 12):
     # A request on the IPC thread may give stopped threads' neighbours tracing.
     import_at_first_stop(f"{__package__}.remote")
-
-
-def remote_expected() -> bool:
-    """Whether ``remote.RemoteTrace`` should work here: CPython 3.9-3.11 with ctypes."""
-    global _REMOTE_EXPECTED
-    if _REMOTE_EXPECTED is None:
-        from _frozen_importlib_external import PathFinder
-
-        _REMOTE_EXPECTED = (
-            sys.implementation.name == "cpython" and (3, 9) <= sys.version_info < (3, 12)
-            and ("_ctypes" in sys.builtin_module_names
-                 or PathFinder.find_spec("_ctypes") is not None))
-    return _REMOTE_EXPECTED
 
 
 def exit_kind(frame, arg) -> str:
