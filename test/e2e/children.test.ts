@@ -357,7 +357,7 @@ for (const python of pythons()) {
       }
     });
 
-    test("children configured to stop at nothing run without the debugger until their sessions ask for more (`threads` and `pause`, a breakpoint)", async () => {
+    test("children configured to stop at nothing run without the debugger until their sessions ask for more (a pause, a breakpoint; `threads` is answered without it)", async () => {
       // The first child is configured by its client's session; the engine then trusts
       // the client to give children their parent's breakpoints, and the second runs on
       // what it inherits. Neither loads the debugger before something needs it.

@@ -182,6 +182,10 @@ class MainThreadBeforeThreading:
 
 
 MAIN_BEFORE_THREADING = MainThreadBeforeThreading()
+# The DAP thread id of the main thread: the first a debugger's thread registry gives
+# (session/threads.py), which a child without its debugger answers for too
+# (session/dormant.py).
+MAIN_THREAD_ID = 1
 
 
 def main_thread():

@@ -37,7 +37,9 @@ request lists them all).
 from __future__ import annotations
 
 import atexit
+import sys
 
+from ..common import program_threading
 from ..common.debugger_threads import start_debugger_thread
 from ..common.native import allocate_lock
 from ..common.output import flush_output
@@ -210,8 +212,6 @@ class DormantChild:
         self._capture_output(launch)
         self._load_restartable()
         program.uncaught_exception_hook = self._uncaught_exception
-        from ..common import program_threading
-
         program_threading.when_imported(self._hook_threads)
         breakpoint_hook.install(self)
         atexit.register(self._finish)
@@ -287,7 +287,16 @@ class DormantChild:
         """Answer a request that asks for nothing new; False for any other message."""
         command = message.get("command")
         arguments = message.get("arguments", {})
-        if message.get("type") != "request" or not _asks_nothing(command, arguments):
+        if message.get("type") != "request":
+            return False
+        if command == "threads":
+            # VS Code asks as its session starts: a program with one thread is answered
+            # without the debugger, as the debugger would answer.
+            threads = self._main_thread_alone()
+            if threads is not None:
+                self.connection.send_response(message, {"threads": threads})
+            return threads is not None
+        if not _asks_nothing(command, arguments):
             return False
         if command == "dapper/configure":
             if self._configuration is None:
@@ -315,6 +324,16 @@ class DormantChild:
             self._inherited = False
             self.connection.release_events()
         return True
+
+    def _main_thread_alone(self) -> list[dict] | None:
+        """The threads request's answer while the main thread is the program's only one;
+        None otherwise, and where greenlets or asyncio tasks are shown as threads."""
+        if "greenlet" in sys.modules or self.launch_configuration.get("asyncioTasksAsThreads"):
+            return None
+        threads = program_threading.threads()
+        if len(threads) != 1 or threads[0] is not program_threading.main_thread():
+            return None
+        return [{"id": program_threading.MAIN_THREAD_ID, "name": threads[0].name}]
 
     def _reading_ended(self) -> None:
         with self._wake_lock:

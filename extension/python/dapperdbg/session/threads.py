@@ -47,7 +47,7 @@ class ThreadRegistry:
         self._ids: dict[int, tuple[ref, int]] = {}
         self._threads: dict[int, ref] = {}
         self._sweep_at = _FIRST_SWEEP
-        self._next = 1
+        self._next = program_threading.MAIN_THREAD_ID
         # DAP id of a thread that gevent's patching made a greenlet -> that greenlet.
         self._greenlets: dict[int, ref] = {}
         self.id_for(program_threading.main_thread())
