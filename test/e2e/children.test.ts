@@ -2,6 +2,7 @@
 // (the client answers `startDebugging` as VS Code does), stops at its breakpoints, and
 // the tree is torn down with its root. One helper runs a scenario; the cases are a table.
 import assert from "node:assert/strict";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -357,15 +358,23 @@ for (const python of pythons()) {
       }
     });
 
-    test("children configured to stop at nothing run without the debugger until their sessions ask for more (a pause, a breakpoint; `threads` is answered without it)", async () => {
+    test("children configured to stop at nothing run without the debugger until their sessions ask for more (a pause, a breakpoint, a hot reload and Restart Frame; `threads` is answered without it)", async () => {
       // The first child is configured by its client's session; the engine then trusts
       // the client to give children their parent's breakpoints, and the second runs on
-      // what it inherits. Neither loads the debugger before something needs it.
-      const tree = treeFor(server.port, [], false);
-      const child_py = file("dormant_child.py");
+      // what it inherits. Neither loads the debugger before something needs it. Copies of
+      // the fixtures: the test edits the child's source.
+      const copies = mkdtempSync(path.join(os.tmpdir(), "dapper-dormant-"));
+      for (const name of ["dormant_parent.py", "dormant_child.py"]) copyFileSync(file(name), path.join(copies, name));
+      const child_py = path.join(copies, "dormant_child.py");
       const reached = line("dormant_child.py", "reached");
+      const tree = treeFor(server.port, [], false);
       try {
-        await launchRoot(tree, python.executable, "dormant_parent.py", ["first", "second"]);
+        await tree.root.start(tree.port);
+        await tree.root.launchWith(
+          { program: path.join(copies, "dormant_parent.py"), args: ["first", "second"], cwd: copies, python: python.executable, console: "internalConsole" },
+          {},
+          { supportsStartDebuggingRequest: true, supportsDapperEvents: true },
+        );
         for (const name of ["first", "second"]) {
           const child = await tree.nextChild();
           await waitUntil(() => tree.root.output("stdout").includes(`${name} debugger at start: False\n`), 10000, `${name}'s first line`);
@@ -382,18 +391,28 @@ for (const python of pythons()) {
           assert.ok(set.body.breakpoints[0]?.verified, JSON.stringify(set.body));
           const { event, frames } = await child.nextStop();
           assert.deepEqual([event.body.reason, frames[0].line], ["breakpoint", reached]);
-          await child.evaluateRequest({ expression: "release()", frameId: frames[0].id, context: "repl" });
           await child.setBreakpointsRequest({ source: { path: child_py }, breakpoints: [] });
+          if (name === "first") {
+            // Its code was loaded before the debugger, restartable all the same: the frame
+            // restarted after a reload runs the new code.
+            writeFileSync(child_py, readFileSync(child_py, "utf8").replace("return 7  # BP:reached", "return 8  # BP:reached"));
+            await child.customRequest("dapper/hotReload", { source: { path: child_py } });
+          }
+          await child.restartFrameRequest({ frameId: frames[0].id });
+          const restarted = await child.nextStop();
+          assert.deepEqual([restarted.event.body.reason, restarted.frames[0].line], ["restart", reached]);
+          await child.evaluateRequest({ expression: "release()", frameId: restarted.frames[0].id, context: "repl" });
           await child.continueRequest({ threadId: event.body.threadId ?? 0 });
           await waitUntil(() => child.ended, 10000, `${name}'s session to end`);
-          assert.deepEqual(child.all("exited"), [{ exitCode: 7 }]);
+          assert.deepEqual(child.all("exited"), [{ exitCode: 8 }]);
         }
         assert.equal(await tree.root.finished(), 0);
         const stdout = tree.root.output("stdout");
         for (const name of ["first", "second"]) assert.ok(stdout.includes(`${name} debugger later: True\n`), stdout);
-        assert.equal(stdout.split("parent saw 7\n").length, 3, stdout);
+        assert.equal(stdout.split("parent saw 8\n").length, 3, stdout);
       } finally {
         await tree.stop();
+        rmSync(copies, { recursive: true, force: true });
       }
     });
 

@@ -49,7 +49,7 @@ for name in {stdlib!r}:
 restartable = {restartable!r}
 if restartable:
     from dapperdbg.instrumentation import restart_loading
-    from dapperdbg.instrumentation.importer import restartable_file
+    from dapperdbg.instrumentation.user_files import restartable_file
     restart_loading.enable(restartable_file, lambda canonical: None)
 # As the launcher does before the program's first line (common/start_freeze.py): what the
 # start made is left out of the collections the imports below cause.

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from dapperdbg.instrumentation import breakpoint_probes
+from dapperdbg.instrumentation import switches
 
 MODES = ["copies", "traced"]
 
@@ -385,8 +385,8 @@ print("probed", probed, "after", "__dapper_probe__" in f.__code__.co_names, file
 @pytest.mark.parametrize("value,expected", [
     (None, True), ("", True), ("1", True), ("0", False), (" 0 ", False)])
 def test_the_instrument_variable(value, expected):
-    variables = {} if value is None else {breakpoint_probes.VARIABLE: value}
-    assert breakpoint_probes.enabled(variables) is expected
+    variables = {} if value is None else {switches.VARIABLE: value}
+    assert switches.enabled(variables) is expected
 
 
 def test_the_program_is_compiled_again_when_its_probes_changed_before_it_ran(tmp_path):

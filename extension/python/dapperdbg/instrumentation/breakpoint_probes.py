@@ -14,7 +14,7 @@ unique in the process, across debuggers: a fork child's session never takes an i
 parent's copies still call.
 
 ``DAPPER_INSTRUMENT=0`` in the launcher's environment leaves every breakpoint to the
-tracer (``enabled``).
+tracer (``enabled``, switches.py).
 """
 
 from __future__ import annotations
@@ -37,9 +37,6 @@ if TYPE_CHECKING:
     from .importer import InstrumentedCallback
     from .probes import ProbeHandler
 
-# The launcher's environment variable that switches the copies off ("0").
-VARIABLE = "DAPPER_INSTRUMENT"
-
 _last_probe_id = 0
 _probe_ids_lock = allocate_lock()
 _shared: Instrumentation | None = None
@@ -53,19 +50,6 @@ def _new_probe_ids(lines) -> dict[int, int]:
         first = _last_probe_id + 1
         _last_probe_id += len(lines)
     return {line: probe_id for probe_id, line in enumerate(lines, first)}
-
-
-# DAPPER_RESTARTABLE=0: the user's functions keep their plain code (no Restart Frame with
-# new code, docs/hot-reload.md).
-RESTARTABLE_VARIABLE = "DAPPER_RESTARTABLE"
-
-
-def enabled(variables: Mapping[str, str]) -> bool:
-    return variables.get(VARIABLE, "").strip() != "0"
-
-
-def restartable_enabled(variables: Mapping[str, str]) -> bool:
-    return enabled(variables) and variables.get(RESTARTABLE_VARIABLE, "").strip() != "0"
 
 
 def shared_instrumentation() -> Instrumentation:

@@ -15,7 +15,6 @@ the user's other modules are loaded restartable by restart_loading.py.
 """
 
 from __future__ import annotations
-import __future__
 
 import os
 import sys
@@ -24,12 +23,11 @@ import sys
 # package costs every start.
 from _frozen_importlib_external import PathFinder, SourceFileLoader
 
-from ..common.library_code import has_rules, is_library_canonical
-from ..common.native import local
 from ..common.paths import canonical_path, is_debugger_path
 from .probes import Probe, install_probe_function
 from .registry import CopyInfo, InstrumentationRegistry
 from .restarts import install_restart_exception
+from .user_files import compiling, compiling_now, restartable_file
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
@@ -51,48 +49,6 @@ def register_module(registry: InstrumentationRegistry, canonical: str,
     infos = [CopyInfo.of(canonical, None, copy, module) for copy in module.holding_copies()]
     if infos:
         registry.add_to_file(canonical, tuple(infos))
-
-
-# The standard library's folder, known without sysconfig (__future__ is one of its
-# modules, imported from its file by every module of this package: os may be frozen,
-# with a __file__ made up).
-_STDLIB = canonical_path(os.path.dirname(__future__.__file__)) + os.sep
-_PACKAGES = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
-# Set on a thread while the finder decides or compiles: what that imports (sysconfig for
-# library_code's first answer, ast and the compiler for the first compile) is passed on
-# untouched, or it would be compiled by what it is needed for.
-_busy = local()
-
-
-def compiling(function, *args, **keywords):
-    """``function(*args, **keywords)`` with the imports it makes on this thread left to
-    the import system (the compiler's own: copy, ast, dis, its modules), whichever of
-    them has breakpoints: compiled with probes, such a module would need the compiler
-    that is importing it."""
-    busy = getattr(_busy, "now", False)
-    _busy.now = True
-    try:
-        return function(*args, **keywords)
-    finally:
-        _busy.now = busy
-
-
-def restartable_file(canonical: str) -> bool:
-    """Whether a source file's functions are made restartable (when that is on): the
-    user's own code, not the debugger's, the standard library's or site-packages'. Told
-    by the folder (library_code's roots, which cost an import of sysconfig, are all in
-    those), unless the launch's ``rules`` may say otherwise."""
-    if canonical.startswith(_STDLIB) or any(part in canonical for part in _PACKAGES):
-        return False
-    if is_debugger_path(canonical) or getattr(_busy, "now", False):
-        return False
-    if not has_rules():
-        return not canonical.startswith("<frozen ")
-    _busy.now = True
-    try:
-        return not is_library_canonical(canonical)
-    finally:
-        _busy.now = False
 
 
 def compile_program(source: bytes | str, filename: str, probes: Mapping[int, Probe],
@@ -195,7 +151,7 @@ class InstrumentingFinder:
         self._names = frozenset(names)
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname.rpartition(".")[2] not in self._names or getattr(_busy, "now", False):
+        if fullname.rpartition(".")[2] not in self._names or compiling_now():
             return None
         spec = PathFinder.find_spec(fullname, path)
         if spec is None or spec.origin is None:

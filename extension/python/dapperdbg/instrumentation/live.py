@@ -41,9 +41,9 @@ from ..common.records import Factory, Record
 from ..common.start_freeze import referrers_of, thaw_start_objects
 from .copies import same_code, walk_pairs
 from .copy_cache import instrument_file, is_kept
-from .importer import compiling
 from .probes import Probe, install_probe_function
 from .registry import CopyInfo, InstrumentationRegistry
+from .user_files import compiling
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:

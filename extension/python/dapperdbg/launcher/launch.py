@@ -141,7 +141,7 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
 
     # What loads the user's modules with restartable functions (the instrumentation turns
     # it on before the program), a dormant child too.
-    from ..instrumentation import breakpoint_probes, restart_loading  # noqa: F401
+    from ..instrumentation import restart_loading, switches, user_files  # noqa: F401
     from ..ipc.connection import Connection
     from ..session import program
     from ..session.dormant import DormantChild, may_run_dormant

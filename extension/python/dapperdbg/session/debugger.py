@@ -22,7 +22,7 @@ from ..common.errors import RequestError
 from ..common.native import Event, allocate_lock, get_ident, made_once
 from ..common.paths import PathCache
 from ..inspection.settings import InspectionSettings
-from ..instrumentation import breakpoint_probes
+from ..instrumentation import breakpoint_probes, switches
 from ..ipc.connection import Connection
 from ..tracing import StepState, choose_backend_name, create_tracer
 from ..tracing.fast_paths import copies_notice
@@ -148,13 +148,13 @@ class Debugger(BreakpointHits):
         DAPPER_INSTRUMENT=0. The main program's compile then goes through
         ``self.probes.compile_program``. Returns whether the copies are on."""
         variables = self.environment.variables if self.environment is not None else {}
-        if not breakpoint_probes.enabled(variables):
+        if not switches.enabled(variables):
             return False
         if self.store.lines_by_file and not self._copies_work():
             return False
         self.tracer.copies = self.probes.activate(
             self.probe_hit, self._file_instrumented,
-            breakpoint_probes.restartable_enabled(variables), self.log_points.hit)
+            switches.restartable_enabled(variables), self.log_points.hit)
         program.compile_program_hook = self._compile_program
         program.program_is_current_hook = self.probes.program_is_current
         # The new copies' lines are the probes', and what they could not take is the

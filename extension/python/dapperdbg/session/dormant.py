@@ -71,7 +71,7 @@ def may_run_dormant(tracer_name: str, variables) -> bool:
     breakpoints as instrumented copies (``DAPPER_INSTRUMENT``), which let a woken
     debugger run them without a trace function."""
     from ..common.tracer_choice import remote_expected
-    from ..instrumentation.breakpoint_probes import enabled
+    from ..instrumentation.switches import enabled
 
     return enabled(variables) and (tracer_name == "monitoring" or remote_expected())
 
@@ -161,6 +161,8 @@ class DormantChild:
         self._wake_lock = allocate_lock()
         self._gone = False
         self._output = None
+        # The user's files loaded restartable before the debugger was made.
+        self._restartable_files: list[str] = []
 
     # Before the program.
 
@@ -227,16 +229,22 @@ class DormantChild:
         self._output = output if output.installed else None
 
     def _load_restartable(self) -> None:
-        from ..instrumentation import breakpoint_probes
+        """The user's modules, and the program, compiled restartable from now on, as the
+        debugger's instrumentation loads them (instrumentation/instrumentation.py); the
+        files loaded so are the debugger's to know once it is made."""
+        from ..common.paths import canonical_path
+        from ..instrumentation import restart_loading, switches
+        from ..instrumentation.user_files import restartable_file
 
         variables = self.environment.variables if self.environment is not None else {}
-        if not breakpoint_probes.restartable_enabled(variables):
+        if not switches.restartable_enabled(variables):
             return
-        instrumentation = breakpoint_probes.shared_instrumentation()
-        instrumentation.make_restartable()
+        restart_loading.enable(restartable_file, self._restartable_files.append)
 
         def compile_program(source: bytes, filename: str) -> types.CodeType:
-            code = instrumentation.restartable_program(source, filename)
+            canonical = canonical_path(filename)
+            code = restart_loading.restartable_code(source, filename, canonical) if (
+                restartable_file(canonical)) else None
             if code is None:
                 code = compile(source, filename, "exec", dont_inherit=True)
             return code
@@ -372,6 +380,12 @@ class DormantChild:
         debugger = session.debugger
         debugger.inspection.output = self._output
         debugger.activate_instrumentation()
+        # The files loaded restartable until the line above made the debugger's registry
+        # their record (session/hot_reload.py reads it).
+        instrumentation = debugger.probes.instrumentation
+        if instrumentation is not None:
+            for canonical in self._restartable_files:
+                instrumentation.registry.add_restartable_file(canonical)
         start_tracing(debugger)
         debugger.breakpoints_changed()
         return session
