@@ -136,7 +136,7 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     from ..children import fork_safety, stand_ins  # noqa: F401
     from ..children.state import REATTACH_VARIABLE
     from ..common import library_code, program_threading  # noqa: F401
-    from ..common.module_files import program_runs, program_waits
+    from ..common.module_files import program_waits
     from ..inspection import output_capture  # noqa: F401
 
     # What loads the user's modules with restartable functions (the instrumentation turns
@@ -161,17 +161,7 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
                                program_path)
         configured = dormant.configure()
         if configured is None:
-            # The reader starts once the PYTHONPATH entry is out (below says why).
-            remove_pythonpath_entry(environment.pythonpath_entry)
-            dormant.start()
-            children.activate(link, dormant)
-
-            def run_dormant() -> int:
-                program_runs()
-                return program.run_as_python_would(arguments.target_kind, arguments.target,
-                                                   arguments.args)
-
-            return _run_program(exit_state, collecting, run_dormant)
+            return _run_dormant(arguments, environment, link, exit_state, dormant, collecting)
         to_handle = configured
 
     # The debugger's own modules, and what every session uses next, imported with them
@@ -202,8 +192,9 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     # the path finder goes through it makes the finder skip the next one (a module of
     # lib-dynload, say, is then not found).
     remove_pythonpath_entry(environment.pythonpath_entry)
-    # What the engine sent while the modules loaded (a child's inheritance) is applied
-    # on this thread before the reader starts (Session.configure_from_arrived says why).
+    # What a child read before it needed its debugger, then what the engine sent while
+    # the modules loaded (a child's inheritance), are handled on this thread before the
+    # reader starts (Session.configure_from_arrived says why).
     for message in to_handle:
         session.on_message(message)
     session.configure_from_arrived()
@@ -232,6 +223,27 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
                                  program_path)
     instrument_program(debugger, trace)
     return _run_program(exit_state, collecting, lambda: run_program(arguments, debugger, trace))
+
+
+def _run_dormant(arguments, environment: DapperEnvironment, link: SessionLink,
+                 exit_state: ExitState, dormant, collecting: bool) -> int:
+    """A child configured to stop at nothing: its program runs without the debugger,
+    which is made when something needs it (session/dormant.py)."""
+    from .. import children
+    from ..common.module_files import program_runs
+    from ..session import program
+
+    # The reader starts once the PYTHONPATH entry is out (_run says why).
+    remove_pythonpath_entry(environment.pythonpath_entry)
+    dormant.start()
+    children.activate(link, dormant)
+
+    def run() -> int:
+        program_runs()
+        return program.run_as_python_would(arguments.target_kind, arguments.target,
+                                           arguments.args)
+
+    return _run_program(exit_state, collecting, run)
 
 
 def _run_program(exit_state: ExitState, collecting: bool, run: Callable[[], int]) -> int:

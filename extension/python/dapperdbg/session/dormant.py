@@ -5,9 +5,9 @@ A child configured to stop at nothing from its first line (no line, function or 
 breakpoint, no exception filter but ``uncaught``, no stop on entry), whether by what it
 inherited (session/inheritance.py) or by its client's own session, has no use for a
 debugger until someone asks it something, and most children of a test suite run for a
-few milliseconds and end before anyone does. The debugger's modules are some thirty of
-the seventy that a child's start loads. So such a child runs with only what a debugger
-made later could not make up for:
+few milliseconds and end before anyone does. The debugger's modules are some thirty-five
+of the eighty of the package that a child's start loads. So such a child runs with only
+what a debugger made later could not make up for:
 
 - its connection, and the requests that configured it, kept to give the debugger;
 - the user's modules loaded restartable, and the program compiled so
@@ -113,16 +113,14 @@ def _uncaught_only(arguments: dict) -> bool | None:
     return bool(ids)
 
 
-def _inherited_requests(message: dict) -> list[dict] | None:
-    """The requests of a ``dapper/inherit`` that a child can run dormant on, else None."""
+def _inheritance_asks_nothing(message: dict) -> bool:
+    """Whether a ``dapper/inherit`` gives a child only requests that ask for nothing."""
     arguments = message.get("arguments")
     requests = arguments.get("requests") if isinstance(arguments, dict) else None
-    if not isinstance(requests, list) or not all(
-            isinstance(request, dict)
-            and _asks_nothing(request.get("command"), request.get("arguments"))
-            and request.get("command") != "configurationDone" for request in requests):
-        return None
-    return requests
+    return isinstance(requests, list) and all(
+        isinstance(request, dict) and request.get("command") != "configurationDone"
+        and _asks_nothing(request.get("command"), request.get("arguments"))
+        for request in requests)
 
 
 class DormantChild:
@@ -177,7 +175,7 @@ class DormantChild:
             if message is None:
                 return []
             if message.get("type") == "request" and message.get("command") == "dapper/inherit":
-                if self.answered or _inherited_requests(message) is None:
+                if self.answered or not _inheritance_asks_nothing(message):
                     return [message]
                 self._take_inheritance(message)
                 return None
