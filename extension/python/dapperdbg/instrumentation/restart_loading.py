@@ -42,7 +42,7 @@ _REWRITE_VERSION = 5
 _original_get_code = None
 # Called with the canonical path of every file loaded restartable.
 _on_loaded: Callable[[str], None] | None = None
-# Which files are compiled restartable (importer.restartable_file), set by ``enable``.
+# Which files are compiled restartable (user_files.restartable_file), set by ``enable``.
 _decides: Callable[[str], bool] | None = None
 
 
