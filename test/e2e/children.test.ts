@@ -416,6 +416,32 @@ for (const python of pythons()) {
       }
     });
 
+    test("a child that runs without the debugger in a terminal: its session hears each line it prints once, before it wakes and after (redirectOutput)", async () => {
+      const tree = treeFor(server.port, [], false);
+      const reached = line("dormant_child.py", "reached");
+      try {
+        await tree.root.start(tree.port);
+        await tree.root.launchWith(
+          { program: file("dormant_parent.py"), args: ["first"], cwd: dir, python: python.executable, console: "integratedTerminal", redirectOutput: true },
+          {},
+          { supportsStartDebuggingRequest: true, supportsDapperEvents: true, supportsRunInTerminalRequest: true },
+        );
+        const child = await tree.nextChild();
+        await waitUntil(() => tree.root.terminalOutput.includes("first debugger at start: False\n"), 10000, "the child's first line");
+        await child.setBreakpointsRequest({ source: { path: file("dormant_child.py") }, breakpoints: [{ line: reached }] });
+        const { event, frames } = await child.nextStop();
+        await child.evaluateRequest({ expression: "release()", frameId: frames[0].id, context: "repl" });
+        await child.setBreakpointsRequest({ source: { path: file("dormant_child.py") }, breakpoints: [] });
+        await child.continueRequest({ threadId: event.body.threadId ?? 0 });
+        await waitUntil(() => child.ended, 10000, "the child session to end");
+        assert.equal(await tree.root.finished(), 0);
+        assert.equal(child.output("stdout"), "first debugger at start: False\nfirst debugger later: True\n");
+        assert.ok(tree.root.terminalOutput.includes("first debugger later: True\nparent saw 7\n"), tree.root.terminalOutput);
+      } finally {
+        await tree.stop();
+      }
+    });
+
     test("an uncaught exception stops a child that runs without the debugger, where it was raised (uncaught filter)", async () => {
       const tree = treeFor(server.port, [], false);
       tree.exceptionFilters = ["uncaught"];

@@ -376,7 +376,6 @@ class DormantChild:
 
         session = self.session()
         debugger = session.debugger
-        debugger.inspection.output = self._output
         debugger.activate_instrumentation()
         # The files loaded restartable until the line above made the debugger's registry
         # their record (session/hot_reload.py reads it).
@@ -398,6 +397,9 @@ class DormantChild:
         debugger = session.debugger
         if self._program_path is not None:
             debugger.store.loaded.set_program(self._program_path)
+        # The output tees in place are the debugger's: its configuration must not put
+        # others over them.
+        debugger.inspection.output = self._output
         apply_requests(debugger, self.answered)
         return session
 
@@ -412,6 +414,8 @@ class DormantChild:
         """In a fork child: the parent's session, copied, is not this process's, nor is
         its exit handler."""
         self._gone = True
+        # A thread of the parent may have held it at the fork (a wake under way).
+        self._wake_lock = allocate_lock()
         atexit.unregister(self._finish)
         session = self._session
         if session is not None:
