@@ -33,8 +33,8 @@ them, in three phases: the *boot*, the launcher's first modules, which ``open_bu
 loads before the hello; the *start*, what every session's start needs after it (the
 connection, the inheritance of a child, the loading of the user's modules, the hooks of
 child processes), and the *session*, the debugger's own, which a child that runs dormant
-(session/dormant.py) does without. ``load_phase`` loads the start and the session's
-while the engine asks the client for the session. Found through the finder, each
+(session/dormant.py) does without. ``load_phase`` loads the start's and the session's
+modules while the engine asks the client for the session. Found through the finder, each
 module still costs the import system's Python machinery (its lock, the search of
 ``sys.meta_path``, the checks around the spec and the module): about 30 µs a module,
 1.8 ms of the 12 ms that the launcher's 58 start-up modules took on 3.12 (medians of 20
