@@ -108,7 +108,7 @@ def _without_session(arguments, environment: DapperEnvironment, link: SessionLin
     restore_bytecode_setting()
     if collecting:
         gc.enable()
-    return program.run_as_python_would(arguments.target_kind, arguments.target, arguments.args)
+    return _run_untraced(arguments, program)
 
 
 def run_as_main(run_as_script: bool = False) -> None:
@@ -240,10 +240,17 @@ def _run_dormant(arguments, environment: DapperEnvironment, link: SessionLink,
 
     def run() -> int:
         program_runs()
-        return program.run_as_python_would(arguments.target_kind, arguments.target,
-                                           arguments.args)
+        return _run_untraced(arguments, program)
 
     return _run_program(exit_state, collecting, run)
+
+
+def _run_untraced(arguments, program) -> int:
+    """The program of ``arguments``, prepared and run untraced (``program``: the module
+    session/program.py, imported by the caller); the exit status Python would give."""
+    run = program.prepare_or_exit_status(arguments.target_kind, arguments.target,
+                                         arguments.args)
+    return run if isinstance(run, int) else program.run_prepared(run)
 
 
 def _run_program(exit_state: ExitState, collecting: bool, run: Callable[[], int]) -> int:

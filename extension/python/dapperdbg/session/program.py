@@ -549,13 +549,6 @@ def report_uncaught(error: BaseException) -> None:
 _interrupted = False
 
 
-def run_as_python_would(kind: str, target: str, args: list[str]) -> int:
-    """Prepare the program of ``kind`` and run it untraced (``prepare_or_exit_status``,
-    then ``run_prepared``); the exit status Python would give."""
-    run = prepare_or_exit_status(kind, target, args)
-    return run if isinstance(run, int) else run_prepared(run)
-
-
 def run_prepared(run: Callable[[], None]) -> int:
     """Run the user's code and return the exit status Python would give."""
     global _interrupted
