@@ -9,7 +9,7 @@ import type { Socket } from "node:net";
 import type { Writable } from "node:stream";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 export const root = path.resolve(__dirname, "..", "..", "..");
@@ -43,23 +43,64 @@ export function marker(file: string, name: string): number {
 /**
  * A venv of `python` under .cache/e2e-NAME/VERSION with the packages of `requirements`
  * (a fixture's requirements.txt) from PyPI, made once and remade when the file changes;
- * its Python, or why there is none (no network: the test skips, saying so).
+ * its Python, or why there is none (no network: the test skips, saying so). Test files
+ * that run at once share venvs (devservers, templates and debugpy use the same Flask):
+ * one makes it while the others wait, since a pip install over a venv in use replaces
+ * the files a running server has loaded (and its reloader restarts it).
  */
 export function venvWith(python: Python, name: string, requirements: string, installTimeoutMs = 120000): { executable?: string; reason?: string } {
   const venv = path.join(root, ".cache", `e2e-${name}`, python.version);
   const executable = path.join(venv, process.platform === "win32" ? "Scripts/python.exe" : "bin/python");
   const stamp = path.join(venv, ".dapper-installed");
   const wanted = createHash("sha256").update(readFileSync(requirements)).digest("hex");
-  if (existsSync(executable) && existsSync(stamp) && readFileSync(stamp, "utf8") === wanted) return { executable };
+  const made = () => existsSync(executable) && existsSync(stamp) && readFileSync(stamp, "utf8") === wanted;
+  if (made()) return { executable };
+  mkdirSync(path.dirname(venv), { recursive: true });
+  const release = holdLock(`${venv}.lock`, installTimeoutMs + 60000);
   try {
-    mkdirSync(path.dirname(venv), { recursive: true });
+    if (made()) return { executable };
     if (!existsSync(executable)) execFileSync(python.executable, ["-m", "venv", venv], { stdio: "pipe" });
     execFileSync(executable, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", requirements], { stdio: "pipe", timeout: installTimeoutMs });
+    writeFileSync(stamp, wanted);
+    return { executable };
   } catch (error) {
     return { reason: `${path.basename(path.dirname(requirements))}'s packages could not be installed: ${String((error as { stderr?: Buffer }).stderr ?? error).slice(0, 300)}` };
+  } finally {
+    release();
   }
-  writeFileSync(stamp, wanted);
-  return { executable };
+}
+
+/**
+ * Takes the lock directory `lock` (made atomically, holding the taker's process id),
+ * waiting while another live process of this machine holds it, for at most `waitMs`;
+ * a lock whose process is gone is taken over. Returns its release.
+ */
+function holdLock(lock: string, waitMs: number): () => void {
+  const owner = path.join(lock, "pid");
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(owner, String(process.pid));
+      return () => rmSync(lock, { recursive: true, force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    let pid = 0;
+    let stale = false;
+    try {
+      pid = Number(readFileSync(owner, "utf8"));
+      stale = !isAlive(pid);
+    } catch {
+      // Released meanwhile, or just made and its pid not yet written: stale only if it
+      // stayed so (its maker died between the two).
+      const made = statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
+      stale = made !== undefined && Date.now() - made > 10000;
+    }
+    if (stale) rmSync(lock, { recursive: true, force: true });
+    else if (Date.now() > deadline) throw new Error(`${lock} is still held by process ${pid} after ${waitMs} ms`);
+    else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  }
 }
 
 /**
