@@ -1,4 +1,5 @@
-"""The debugged process's one audit hook (PEP 578: a hook cannot be removed), shared by
+"""The debugged process's one audit hook (PEP 578: Python has no call to remove one;
+audit_hook_slot.py takes it out where it can once nobody observes), shared by
 the two parts that watch what the program compiles and runs from strings: the source
 registry that keeps their texts (sources.py, when the launch asks for it) and the
 watcher of the code ``exec`` runs (session/foreign_code.py, on the settrace backend with
@@ -34,11 +35,18 @@ def observe_compiles(observer: Callable[[str, tuple], None]) -> None:
 def observe_exec(observer: Callable[[types.CodeType], None] | None) -> None:
     """Call ``observer`` with every code object the program runs through ``exec`` (a
     module body run by any loader, a script run by a tool such as cProfile), before it
-    runs, on the thread that runs it. ``observer`` must not raise."""
-    global _exec_observer
+    runs, on the thread that runs it; None: no longer. ``observer`` must not raise."""
+    global _exec_observer, _hook_installed
     _exec_observer = observer
     if observer is not None:
         _install()
+    elif _hook_installed and _compile_observer is None:
+        # Nobody observes any more: the hook goes where it can (audit_hook_slot.py), and
+        # the program's audited calls cost what they do plain.
+        from .audit_hook_slot import take_out
+
+        if take_out(_audit):
+            _hook_installed = False
 
 
 def _install() -> None:

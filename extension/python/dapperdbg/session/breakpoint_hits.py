@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ..instrumentation.breakpoint_probes import BreakpointProbes
     from ..ipc.connection import Connection
     from ..tracing.base import Tracer
+    from .foreign_code import ForeignCode
     from .log_points import LogPoints
     from .stops import Stops
 
@@ -41,6 +42,7 @@ class BreakpointHits:
     probes: BreakpointProbes
     log_points: LogPoints
     stops: Stops
+    foreign_code: ForeignCode
     connection: Connection
     busy: set[int]
     line_offset: int
@@ -105,7 +107,14 @@ class BreakpointHits:
         self.store.loaded.note(canonical)
         if canonical in self.store.pending_files:
             self.file_loaded(canonical)
+        self.file_accounted_for()
+
+    def file_accounted_for(self) -> None:
+        """A file's code became copies of ours: what looks for code of the files with
+        line breakpoints that nobody showed us decides again (the tracer's, and the
+        watch of ``exec``)."""
         self.tracer.loaded_files_changed()
+        self.foreign_code.watch()
 
     def breakpoints_reached(self, frame: types.FrameType, breakpoints: tuple,
                             reason: str = "breakpoint") -> bool:

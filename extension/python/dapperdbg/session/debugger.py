@@ -167,7 +167,7 @@ class Debugger(BreakpointHits):
     def _compile_program(self, source: bytes, filename: str) -> types.CodeType:
         """The main program's code, with its probes: its file is accounted for now."""
         code = self.probes.compile_program(source, filename)
-        self.tracer.loaded_files_changed()
+        self.file_accounted_for()
         return code
 
     def _copies_work(self) -> bool:

@@ -32,17 +32,34 @@ class ForeignCode:
 
     def watch(self) -> None:
         """On the settrace backend with copies (untraced while nothing needs tracing,
-        3.9-3.11), once there are line breakpoints: watch the code run by ``exec`` for
-        code of their files the copies never saw (``_code_executed``). An audit hook,
-        which costs every audited call a little, so not before it is needed; on
-        sys.monitoring every code object is seen anyway."""
+        3.9-3.11): watch the code run by ``exec`` for code of files with line
+        breakpoints that the copies never saw (``_code_executed``), while some such file
+        has no copies yet (not imported, or run by someone else's compile). An audit
+        hook, which costs every audited call (``id()``: copy.deepcopy twice as slow), so
+        only then: once every file is accounted for, it is taken out again, as the
+        sys.monitoring backend stops looking at code as it starts on 3.12
+        (tracing/monitoring.py). What that leaves unseen is the same there: a file that
+        ran as copies, run again from someone else's compile. On sys.monitoring every
+        code object is seen anyway."""
         debugger = self._debugger
-        if (not self._watching_exec and debugger.tracer.name == "settrace"
-                and debugger.probes.active and debugger.store.lines_by_file):
-            from ..inspection.exec_audit import observe_exec
+        needed = (debugger.tracer.name == "settrace" and debugger.probes.active
+                  and self._unaccounted())
+        if needed == self._watching_exec:
+            return
+        from ..inspection.exec_audit import observe_exec
 
-            self._watching_exec = True
-            observe_exec(self._code_executed)
+        self._watching_exec = needed
+        observe_exec(self._code_executed if needed else None)
+
+    def _unaccounted(self) -> bool:
+        """Whether a file with line breakpoints has no copies of ours yet."""
+        debugger = self._debugger
+        lines_by_file = debugger.store.lines_by_file
+        if not lines_by_file:
+            return False
+        copies = debugger.tracer.copies
+        accounted = copies.files() if copies is not None else ()
+        return any(canonical not in accounted for canonical in lines_by_file)
 
     def _code_executed(self, code: types.CodeType) -> None:
         """The program is about to run ``code`` through ``exec`` (the audit hook): when
