@@ -1,6 +1,7 @@
 """The exec watch's audit hook is taken out of the interpreter once nobody observes
 (inspection/audit_hook_slot.py), where Python 3.9-3.11 keep it in a field that can be
-emptied, and only when it is the only hook; it comes back when someone observes again.
+emptied, and only when it is the only hook; it comes back when someone observes again,
+and goes when a detach drops the breakpoints it watched for.
 Each case runs in a process of its own (a hook added stays for the process), and tells
 whether the interpreter still calls the hook by what a spy put in its place records."""
 
@@ -56,3 +57,34 @@ def test_the_only_hook_goes_once_nobody_observes_and_comes_back():
 
 def test_a_hook_of_the_program_keeps_the_debuggers_in():
     assert run("own hook first") == {"observed": 1, "after_release": 1, "observed_again": 1}
+
+
+# Stops on line 3; once continued after the detach, reports whether the interpreter
+# still calls the debugger's hook (a spy where its observer was).
+DETACHED_PROGRAM = """
+import sys
+stop_here = 1
+from dapperdbg.inspection import exec_audit
+calls = []
+exec_audit._exec_observer = calls.append
+exec("pass")
+print("the hook is called" if calls else "the hook is out")
+"""
+
+
+def test_a_detach_takes_the_exec_watchs_hook_out(launch, write):
+    """On the settrace backend, a breakpoint in a file not loaded yet has the exec watch
+    on; a detach drops the breakpoints, and the watch's hook with them."""
+    program = write("main.py", DETACHED_PROGRAM)
+    never_loaded = write("elsewhere.py", "def f():\n    return 1\n")
+    debuggee = launch("--program", program, tracer="settrace")
+    debuggee.configure({"program": str(program)})
+    debuggee.set_breakpoints(program, [3])
+    debuggee.set_breakpoints(never_loaded, [2])
+    debuggee.request("configurationDone")
+    debuggee.stopped()
+    debuggee.send_request("dapper/detach")  # not answered
+    debuggee.disconnect()
+    assert debuggee.wait_exit() == 0
+    expected = "the hook is out" if TAKEN_OUT_HERE else "the hook is called"
+    assert debuggee.stdout() == expected + "\n"

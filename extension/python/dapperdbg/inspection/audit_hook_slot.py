@@ -6,12 +6,13 @@ hooks: ``id()`` is one, and ``copy.deepcopy`` calls it on every object it copies
 as slow with a hook that returns at once). Python 3.9-3.11 skip all of that while the
 interpreter state's field for the hooks (``PyInterpreterState.audit_hooks``, a list) is
 NULL, and ``sys.addaudithook`` makes a new list when it is. So where the debugger's hook
-is the only one, the field is set back to NULL, through ctypes: its place is known for
-the 64-bit builds measured, and checked before anything is written (it must hold a list
-whose one item is the hook); anywhere else the hook stays, as it always did.
+is the only one, the field is set back to NULL through ctypes' own module: its place is
+known for the 64-bit builds measured, and checked before anything is written (it must
+hold a list whose one item is the hook); anywhere else the hook stays, as it always did.
 
-3.12 and later run the watcher that needs the hook only on the settrace backend, which
-is not theirs by default, and keep their hooks elsewhere: left alone there.
+On 3.12 and later the watcher that needs the hook runs only on the settrace backend,
+which is not theirs by default; the field's place there was not measured, and the hook
+stays.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from __future__ import annotations
 import sys
 
 # The field's offset in PyInterpreterState, by Python version, on 64-bit Linux builds
-# without debug fields (found by the field that changes from NULL when a first hook is
-# added); 8-byte words before it, so reading it never goes past the structure's end.
+# without debug fields: the one word of the structure that changes from NULL when a
+# first hook is added (the structure goes on for kilobytes after it).
 _OFFSETS = {(3, 9): 3536, (3, 10): 3504, (3, 11): 3552}
 
 # The hook lists taken out: the interpreter's reference to each is ours now, kept so
@@ -58,7 +59,7 @@ def take_out(hook) -> bool:
         address = field.value
         if not address or address % 8 or abs(address - id(_taken_out)) > 2**40:
             return False  # Not an object's address: a wrong field holds a count or a flag.
-        if Word.from_address(address + 8).value != id(list):
+        if Word.from_address(address + 8).value != id(list):  # Its ob_type.
             return False
         hooks = Object.from_address(interpreter + offset).value
         if len(hooks) != 1 or hooks[0] is not hook:

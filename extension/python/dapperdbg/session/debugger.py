@@ -386,6 +386,7 @@ class Debugger(BreakpointHits):
             self.probes.sync()  # No breakpoints left: live functions get their code back.
             self.tracer.lines_need_tracing = self.probes.lines_need_tracing
             self.tracer.breakpoints_changed()
+            self.foreign_code.watch()  # Nothing left to watch for: its audit hook goes.
         except Exception as error:  # The program must keep running whatever happens.
             print(f"dapper: could not clear breakpoints: {error}", file=sys.stderr)
         self._resume_stopped()
