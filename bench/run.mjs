@@ -8,7 +8,7 @@ import path from "node:path";
 import { run, step } from "../scripts/lib.mjs";
 import { describeActivation, measureActivation, renderActivation } from "./lib/activation.mjs";
 import { describeAutoAttach, measureAutoAttach, renderAutoAttach } from "./lib/autoattach.mjs";
-import { measureSuite, renderSuite } from "./lib/suite.mjs";
+import { describeSuite, measureSuite, renderSuite } from "./lib/suite.mjs";
 import { describeSetup, measureSetup, renderSetup } from "./lib/setup.mjs";
 import { describeDataBreakpoints, measureDataBreakpoints, renderDataBreakpoints } from "./lib/databreakpoints.mjs";
 import { describeHotReload, measureHotReload, renderHotReload } from "./lib/hotreload.mjs";
@@ -199,8 +199,9 @@ async function main() {
   if (selected(options, "suite")) {
     step(`A test suite that starts Python processes, on Python ${newest.version}`);
     try {
-      suite = await measureSuite({ python: newest.version, venvPython: newest.venvPython, children: options.quick ? 4 : 16, runs: options.quick ? 1 : 5, log });
-      log(`plain ${(suite.plain * 1000).toFixed(0)} ms, Dapper ${(suite.dapper * 1000).toFixed(0)} ms: ${suite.ratio.toFixed(2)}×`);
+      const rounds = options.quick ? 1 : Math.max(options.nearRuns, 15);
+      suite = await measureSuite({ python: newest.version, venvPython: newest.venvPython, children: options.quick ? 4 : 16, rounds, log });
+      log(describeSuite(suite));
     } catch (error) {
       suite = { error: error.message.split("\n")[0] };
       log(`failed: ${suite.error}`);

@@ -14,11 +14,11 @@
 // is shown beside: on a 2-core machine it is taken from the children's time.
 // Bytecode is written and read as a user's programs do (PYTHONDONTWRITEBYTECODE, which
 // this machine's shells set, is taken out of every run's environment).
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { spawn } from "node:child_process";
 import { adapterSpec, DAPPER, runWithChildrenAttached, startDapperServer } from "./adapters.mjs";
 import { programsDir } from "./paths.mjs";
+import { processCpu } from "./procstat.mjs";
 import { formatMs, median, medianAndRange } from "./stats.mjs";
 
 /** The goal: what a child's session adds to its first line, in wall time. */
@@ -70,16 +70,6 @@ function runPlain(python, kind) {
   });
 }
 
-/** The adapter server's CPU time so far (ms), from /proc; undefined where there is none. */
-function serverCpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}
-
 async function runDapper(spec, server, kind) {
   return parseChildren(
     await runWithChildrenAttached(spec, server, { program, args: [String(CHILDREN), kind], children: CHILDREN, launchExtra: { env: { PYTHONDONTWRITEBYTECODE: null } }, timeoutMs: TIMEOUT_MS }),
@@ -99,11 +89,11 @@ export async function measureChildStart({ python, venvPython, rounds, log }) {
       const perRound = [];
       for (let round = 0; round < rounds; round++) {
         const plain = runFigures(await runPlain(venvPython, kind));
-        const before = serverCpuMs(server.pid);
+        const before = processCpu(server.pid);
         const dapper = runFigures(await runDapper(spec, server, kind));
-        const after = serverCpuMs(server.pid);
+        const after = processCpu(server.pid);
         const plainAgain = runFigures(await runPlain(venvPython, kind));
-        perRound.push({ plain, dapper, plainAgain, engineMs: before === undefined || after === undefined ? undefined : (after - before) / CHILDREN });
+        perRound.push({ plain, dapper, plainAgain, engineMs: before === undefined || after === undefined ? undefined : ((after - before) * 1000) / CHILDREN });
         log?.(`${kind} round ${round + 1}: first line plain ${plain.firstLine.toFixed(1)} ms, Dapper ${dapper.firstLine.toFixed(1)} ms`);
       }
       const of = (pick) => Object.fromEntries(FIGURES.map((name) => [name, medianAndRange(perRound.map((round) => pick(round, name)))]));

@@ -21,11 +21,16 @@ export function parseReport(text) {
     const match = new RegExp(`^BENCH_${field}_KB=(\\d+)\\s*$`, "m").exec(text);
     return match ? Number(match[1]) : undefined;
   };
-  // The CPU time of the whole process over the same window (optional: older programs).
-  const cpu = /^BENCH_CPU_SECONDS=([0-9.eE+-]+)\s*$/m.exec(text);
-  const cpuSeconds = cpu ? Number(cpu[1]) : undefined;
-  if (cpuSeconds !== undefined && !(Number.isFinite(cpuSeconds) && cpuSeconds >= 0)) throw new Error(`BENCH_CPU_SECONDS is not a duration: ${cpu[1]}`);
-  return { seconds: value, cpuSeconds, hwmKb: kb("VMHWM"), rssKb: kb("VMRSS") };
+  // CPU times over the same window, optional (older programs; no children's on Windows):
+  // the whole process's, and its waited-for children's.
+  const duration = (field) => {
+    const match = new RegExp(`^BENCH_${field}=([0-9.eE+-]+)\\s*$`, "m").exec(text);
+    if (!match) return undefined;
+    const seconds = Number(match[1]);
+    if (!(Number.isFinite(seconds) && seconds >= 0)) throw new Error(`BENCH_${field} is not a duration: ${match[1]}`);
+    return seconds;
+  };
+  return { seconds: value, cpuSeconds: duration("CPU_SECONDS"), childrenCpuSeconds: duration("CHILDREN_CPU_SECONDS"), hwmKb: kb("VMHWM"), rssKb: kb("VMRSS") };
 }
 
 /** Runs the program without a debugger. */

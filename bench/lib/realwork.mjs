@@ -24,12 +24,13 @@
 // two runs of the same round, and plain÷plain (the second plain run to the first) is the
 // machine's own spread at that moment.
 import { spawn, execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { adapterSpec, connectWithRetry, DAPPER, DEBUGPY, startDapperServer, startDebugpyServer, startSession } from "./adapters.mjs";
 import { DapClient } from "./dap-client.mjs";
 import { programsDir, root } from "./paths.mjs";
+import { processCpu } from "./procstat.mjs";
+import { modeOrder } from "./ratios.mjs";
 import { median, minimum } from "./stats.mjs";
 
 /** A run of a module (any mode) may take this long before it counts as hung. */
@@ -113,24 +114,6 @@ export function parseRealWork(text) {
     exit: exit ? exit[1].trim() : undefined,
     verdict: verdicts.length > 0 ? verdicts.at(-1)[1] : undefined,
   };
-}
-
-/** User plus system CPU seconds of a process from its /proc/<pid>/stat line (fields 14 and 15, in clock ticks). */
-export function parseProcStat(text, ticksPerSecond) {
-  // The command name (field 2) is in parentheses and may hold spaces: count after its end.
-  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  // fields[0] is field 3 (the state): utime is field 14, stime 15.
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
-}
-
-let ticks;
-function processCpu(pid) {
-  ticks ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-  try {
-    return parseProcStat(readFileSync(`/proc/${pid}/stat`, "utf8"), ticks);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The environment of every mode: what a user's shell has, without this machine's PYTHONDONTWRITEBYTECODE and any PYTHONPATH. */
@@ -233,12 +216,6 @@ export async function runDebugged({ kind, venvPython, module, breakpoints, dappe
   }
 }
 
-/** The order of the modes in round `round`: rotated by one each round. */
-export function roundOrder(modes, round) {
-  const shift = round % modes.length;
-  return [...modes.slice(shift), ...modes.slice(0, shift)];
-}
-
 const ratiosOf = (runs, mode, field, base = "plain") =>
   runs.map((round) => (round[mode]?.[field] !== undefined && round[base]?.[field] > 0 ? round[mode][field] / round[base][field] : undefined)).filter(Number.isFinite);
 
@@ -292,7 +269,7 @@ export async function measureRealWork({ python, venvPython, rounds, debuggers, m
       const runs = [];
       for (let round = 0; round < rounds; round++) {
         const result = {};
-        for (const mode of roundOrder(modes, round)) {
+        for (const mode of modeOrder(modes, round)) {
           try {
             result[mode] = mode === "plain" || mode === "plainAgain" ? await runPlain({ venvPython, module }) : await runDebugged({ kind: mode, venvPython, module, breakpoints, dapperServer });
           } catch (error) {

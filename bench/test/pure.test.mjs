@@ -118,16 +118,17 @@ describe("rounds per cell", () => {
 
 describe("program output", () => {
   const cases = [
-    { text: "BENCH_SECONDS=0.25\nBENCH_VMHWM_KB=1000\nBENCH_VMRSS_KB=900\n", expect: { seconds: 0.25, cpuSeconds: undefined, hwmKb: 1000, rssKb: 900 } },
-    { text: "hello\nBENCH_SECONDS=1.5e-05\n", expect: { seconds: 1.5e-5, cpuSeconds: undefined, hwmKb: undefined, rssKb: undefined } },
-    { text: "i=1\nBENCH_SECONDS=2.0\ni=2\n", expect: { seconds: 2, cpuSeconds: undefined, hwmKb: undefined, rssKb: undefined } },
-    { text: "BENCH_SECONDS=0.3\nBENCH_CPU_SECONDS=0.125\n", expect: { seconds: 0.3, cpuSeconds: 0.125, hwmKb: undefined, rssKb: undefined } },
+    { text: "BENCH_SECONDS=0.25\nBENCH_VMHWM_KB=1000\nBENCH_VMRSS_KB=900\n", expect: { seconds: 0.25, cpuSeconds: undefined, childrenCpuSeconds: undefined, hwmKb: 1000, rssKb: 900 } },
+    { text: "hello\nBENCH_SECONDS=1.5e-05\n", expect: { seconds: 1.5e-5, cpuSeconds: undefined, childrenCpuSeconds: undefined, hwmKb: undefined, rssKb: undefined } },
+    { text: "i=1\nBENCH_SECONDS=2.0\ni=2\n", expect: { seconds: 2, cpuSeconds: undefined, childrenCpuSeconds: undefined, hwmKb: undefined, rssKb: undefined } },
+    { text: "BENCH_SECONDS=0.3\nBENCH_CPU_SECONDS=0.125\n", expect: { seconds: 0.3, cpuSeconds: 0.125, childrenCpuSeconds: undefined, hwmKb: undefined, rssKb: undefined } },
+    { text: "BENCH_SECONDS=0.5\nBENCH_CPU_SECONDS=0.01\nBENCH_CHILDREN_CPU_SECONDS=0.375\n", expect: { seconds: 0.5, cpuSeconds: 0.01, childrenCpuSeconds: 0.375, hwmKb: undefined, rssKb: undefined } },
   ];
   for (const { text, expect } of cases) {
     test(JSON.stringify(text), () => assert.deepEqual(parseReport(text), expect));
   }
-  for (const text of ["", "BENCH_SECONDS=\n", "XBENCH_SECONDS=1\n", "BENCH_SECONDS=-1\n", "BENCH_SECONDS=1\nBENCH_CPU_SECONDS=-2\n"]) {
-    test(`refuses ${JSON.stringify(text)}`, () => assert.throws(() => parseReport(text), /BENCH_(CPU_)?SECONDS/));
+  for (const text of ["", "BENCH_SECONDS=\n", "XBENCH_SECONDS=1\n", "BENCH_SECONDS=-1\n", "BENCH_SECONDS=1\nBENCH_CPU_SECONDS=-2\n", "BENCH_SECONDS=1\nBENCH_CHILDREN_CPU_SECONDS=-1\n"]) {
+    test(`refuses ${JSON.stringify(text)}`, () => assert.throws(() => parseReport(text), /BENCH_(CHILDREN_)?(CPU_)?SECONDS/));
   }
 
   test("a traceback is shortened to its first and last lines", () => {

@@ -1,10 +1,10 @@
-// Tests of the real-work part's pure pieces: what realwork.py prints, /proc's stat line,
-// the rotation of the rounds, the figures of a module from its rounds and the section of
-// RESULTS.md. Run: node --test bench/test/
+// Tests of the real-work part's pure pieces: what realwork.py prints, /proc's stat line
+// (procstat.mjs), the figures of a module from its rounds and the section of RESULTS.md. Run: node --test bench/test/
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { parseOptions } from "../lib/options.mjs";
-import { MODULES, parseProcStat, parseRealWork, PLANTED, renderRealWork, roundOrder, summarizeModule } from "../lib/realwork.mjs";
+import { parseProcStat } from "../lib/procstat.mjs";
+import { MODULES, parseRealWork, PLANTED, renderRealWork, summarizeModule } from "../lib/realwork.mjs";
 
 const printed = (lines) => lines.join("\n") + "\n";
 
@@ -52,13 +52,6 @@ describe("/proc/<pid>/stat", () => {
     { name: "a command name with spaces and parentheses", text: "77 (a (b) c) R 1 77 77 0 -1 0 0 0 0 0 12 8 0 0 20 0 1 0 1 0 0", cpu: 0.2 },
   ];
   for (const { name, text, cpu } of cases) test(name, () => assert.equal(parseProcStat(text, 100), cpu));
-});
-
-test("each round starts one mode later", () => {
-  const modes = ["plain", "dapper", "debugpy", "plainAgain"];
-  assert.deepEqual(roundOrder(modes, 0), modes);
-  assert.deepEqual(roundOrder(modes, 1), ["dapper", "debugpy", "plainAgain", "plain"]);
-  assert.deepEqual(roundOrder(modes, 5), roundOrder(modes, 1));
 });
 
 test("the part is named on the command line", () => {
