@@ -7,7 +7,7 @@ import time
 
 try:
     import resource
-except ImportError:  # Not on Windows: the children's CPU time is left out there.
+except ImportError:  # Windows has none: the children's CPU time is left out there.
     resource = None
 
 
