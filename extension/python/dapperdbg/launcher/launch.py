@@ -43,12 +43,15 @@ def _fail(message: str) -> int:
     return 1
 
 
-def main(argv: list[str] | None = None, run_as_script: bool = False) -> int:
+def main(argv: list[str] | None = None, run_as_script: bool = False,
+         collecting: bool | None = None) -> int:
+    """The launcher; ``collecting``: whether the program's garbage collector is on, where
+    the caller turned it off already."""
     # No garbage collection while the launcher starts: its imports make tens of thousands
     # of objects, none of them garbage, and the collections they set off (a full one
     # among them) cost a start ~1 ms. The program gets the collector as it was, with what
     # the start made frozen (_run).
-    collecting = gc.isenabled()
+    collecting = gc.isenabled() if collecting is None else collecting
     gc.disable()
     remember_interpreter_freeze()
     environment: DapperEnvironment = take_dapper_environment()
@@ -111,11 +114,11 @@ def _without_session(arguments, environment: DapperEnvironment, link: SessionLin
     return _run_untraced(arguments, program)
 
 
-def run_as_main(run_as_script: bool = False) -> None:
+def run_as_main(run_as_script: bool = False, collecting: bool | None = None) -> None:
     """What the launcher's script (``run_as_script``: Python flushes stdout and stderr
     after it, as after the program's own script) and ``python -m dapperdbg.launcher``
     run: ``main``, then the end ``python`` gives the program (session/program.py)."""
-    code = main(run_as_script=run_as_script)
+    code = main(run_as_script=run_as_script, collecting=collecting)
     from ..session.program import end_as_python_would
 
     end_as_python_would(code)
