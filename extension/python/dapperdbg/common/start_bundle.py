@@ -1,5 +1,5 @@
 """The start bundle: the bytecode of the package's modules that the launcher imports before
-the program runs, in one file mapped at once.
+the program runs, in one file.
 
 Every child process of a debugged program starts the launcher, which imports some sixty
 modules of this package before the program's first line. Found and loaded one by one,
@@ -77,9 +77,9 @@ if TYPE_CHECKING:
 # the length of its index (4 bytes, little-endian), the index marshalled (layout, magic
 # number, entries, and for each phase its order and where its block is), then the
 # modules' marshalled code one after the other, then the phases' blocks (each a dict of
-# its order's modules' code). A start reads it at once and unmarshals code from a view of
-# what it read: the bundle also holds the modules that other kinds of start import, and
-# copying each entry out of the file cost a start as much as reading it.
+# its order's modules' code). A start reads the index, then each part when it needs it:
+# the block of each phase it loads, an entry only for a module that no block holds
+# (``_File`` says why).
 _LAYOUT = 6
 _INDEX_LENGTH = 4
 _PACKAGE = "dapperdbg"
@@ -97,8 +97,8 @@ _CodeType = type((lambda: None).__code__)
 BOOT, START, SESSION = 0, 1, 2
 _PHASES = 3
 
-# A module's entry: (is a package, source mtime in ns, source size, marshalled code, a
-# bytes-like object: a view of the file's contents once read).
+# A module's entry: (is a package, source mtime in ns, source size, marshalled code); the
+# code is bytes, or (offset, length) in the bundle's file while it is not read yet.
 Entry = tuple
 
 
@@ -131,10 +131,10 @@ def cached_path(origin: str) -> str:
 class _BundleLoader(SourceFileLoader):  # type: ignore[misc,valid-type]
     """A module's loader, with its code from the bundle the first time it is asked."""
 
-    def __init__(self, name: str, path: str, code: bytes | memoryview | CodeType,
+    def __init__(self, name: str, path: str, code: bytes | CodeType,
                  finished: list[str] | None) -> None:
         super().__init__(name, path)
-        self._code: bytes | memoryview | CodeType | None = code
+        self._code: bytes | CodeType | None = code
         self._finished = finished
 
     def get_code(self, fullname):
@@ -161,12 +161,15 @@ class StartBundle:
 
     def __init__(self, path: str, entries: dict[str, Entry],
                  orders: list[list[str]] | None = None,
-                 blocks: list[memoryview | None] | None = None) -> None:
+                 blocks: list[tuple[int, int] | None] | None = None,
+                 file: _File | None = None) -> None:
         self._path = path
         self._entries = entries
+        # The file the entries and blocks not read yet are in (open until ``close``).
+        self._file = file
         # Each phase's modules in the order they finished loading, as the file has it,
-        # and as this start records it; and its block, marshalled (None: none in the
-        # file, or taken).
+        # and as this start records it; and where its block is in the file (None: none
+        # there, or taken).
         self.orders = [list(order) for order in orders or ()]
         self.orders += [[] for _ in range(_PHASES - len(self.orders))]
         self._orders_read = [list(order) for order in self.orders]
@@ -190,8 +193,33 @@ class StartBundle:
 
     def codes(self, phase: int) -> dict:
         """The phase's block: its code by module name (see ``_codes``)."""
-        block, self._blocks[phase] = self._blocks[phase], None
-        return _codes(block)
+        where, self._blocks[phase] = self._blocks[phase], None
+        return _codes(self._part(where))
+
+    def _part(self, where: tuple[int, int] | None) -> bytes | None:
+        """The bytes of a part of the file (None where there is none, or it cannot be
+        read)."""
+        file = self._file
+        return None if where is None or file is None else file.read(*where)
+
+    def _marshalled(self, name: str) -> bytes | None:
+        """An entry's marshalled code, read from the file the first time (None where it
+        cannot be read: the entry is taken out, and the module is imported as usual)."""
+        is_package, mtime_ns, size, code = self._entries[name]
+        if type(code) is tuple:
+            code = self._part(code)
+            if code is None:
+                del self._entries[name]
+                self._changed = True
+                return None
+            self._entries[name] = (is_package, mtime_ns, size, code)
+        return code
+
+    def close(self) -> None:
+        """The file is no longer read."""
+        file, self._file = self._file, None
+        if file is not None:
+            file.close()
 
     def record(self, phase: int) -> None:
         """Record the modules that finish loading from now on as ``phase``'s order."""
@@ -217,7 +245,7 @@ class StartBundle:
         if entry is None:
             self.missed.append(name)
             return None
-        is_package, mtime_ns, size, marshalled = entry
+        is_package, mtime_ns, size, _ = entry
         origin = source_path(name, is_package)
         try:
             status = os.stat(origin)
@@ -228,8 +256,12 @@ class StartBundle:
             self._changed = True
             self.missed.append(name)
             return None
-        loader = _BundleLoader(name, origin, marshalled if code is None else code,
-                               self.finished)
+        if code is None:
+            code = self._marshalled(name)
+            if code is None:
+                self.missed.append(name)
+                return None
+        loader = _BundleLoader(name, origin, code, self.finished)
         spec = ModuleSpec(name, loader,
                           origin=origin, is_package=is_package)
         spec.has_location = True
@@ -256,6 +288,8 @@ class StartBundle:
             changed = True
         if not changed:  # Only names that are no module (an import that failed).
             return
+        for name in list(entries):
+            self._marshalled(name)
         index = {}
         offset = 0
         for name, (is_package, mtime_ns, size, code) in entries.items():
@@ -281,7 +315,7 @@ class StartBundle:
             _remove(temporary)
 
 
-def _codes(block: memoryview | None) -> dict:
+def _codes(block: bytes | None) -> dict:
     """A block's code by module name; empty where the file has none or it cannot be read
     (each module's own entry serves then)."""
     if block is None:
@@ -339,62 +373,75 @@ def _entry_of(module) -> Entry | None:
     return (is_package, status.st_mtime_ns, status.st_size, data[16:])
 
 
-def _read(path: str) -> tuple:
-    """The bundle's entries, and each phase's order and block (still marshalled); none of
-    them where it cannot be read or is not one this code wrote."""
-    nothing: tuple = ({}, [], [])
+def _open(path: str) -> tuple:
+    """The bundle's entries, each phase's order and where its block is, and its file,
+    open; none of them where it cannot be read or is not one this code wrote."""
+    nothing: tuple = ({}, [], [], None)
     try:
-        descriptor = os.open(path, os.O_RDONLY)
+        file = _File(os.open(path, os.O_RDONLY))
     except OSError:
         return nothing
     try:
-        data = _contents(descriptor)
-    except (OSError, ValueError):
-        return nothing
-    finally:
-        os.close(descriptor)
-    view = memoryview(data)
-    start = _INDEX_LENGTH + int.from_bytes(data[:_INDEX_LENGTH], "little")
-    try:
-        layout, magic, index, phases = marshal.loads(view[_INDEX_LENGTH:start])
-        if (layout != _LAYOUT or magic != MAGIC_NUMBER or not isinstance(index, dict)
+        length = os.fstat(file.descriptor).st_size
+        head = file.read(0, _INDEX_LENGTH)
+        if head is None:
+            raise ValueError("cut short")
+        start = _INDEX_LENGTH + int.from_bytes(head, "little")
+        index = file.read(_INDEX_LENGTH, start - _INDEX_LENGTH)
+        if index is None:
+            raise ValueError("cut short")
+        layout, magic, entries_read, phases = marshal.loads(index)
+        if (layout != _LAYOUT or magic != MAGIC_NUMBER or not isinstance(entries_read, dict)
                 or not isinstance(phases, list) or len(phases) != _PHASES):
-            return nothing
+            raise ValueError("another layout")
         entries = {}
-        for name, (is_package, mtime_ns, size, offset, length) in index.items():
-            end = start + offset + length
-            if end > len(data):  # Cut short: not the file that was written.
-                return nothing
-            entries[name] = (is_package, mtime_ns, size, view[start + offset:end])
+        for name, (is_package, mtime_ns, size, offset, size_of_code) in entries_read.items():
+            if start + offset + size_of_code > length:  # Cut short: not what was written.
+                raise ValueError("cut short")
+            entries[name] = (is_package, mtime_ns, size, (start + offset, size_of_code))
         orders, blocks = [], []
-        for order, (offset, length) in phases:
-            end = start + offset + length
-            if end > len(data) or not isinstance(order, list):
-                return nothing
+        for order, (offset, size_of_block) in phases:
+            if start + offset + size_of_block > length or not isinstance(order, list):
+                raise ValueError("cut short")
             orders.append([name for name in order if type(name) is str and name in entries])
-            blocks.append(view[start + offset:end])
-    except (EOFError, ValueError, TypeError):
+            blocks.append((start + offset, size_of_block))
+    except (OSError, EOFError, ValueError, TypeError):
+        file.close()
         return nothing
-    return entries, orders, blocks
+    return entries, orders, blocks, file
 
 
-def _contents(descriptor: int):
-    """The file's bytes, mapped rather than read where ``mmap`` is there: a start uses
-    about half of the bundle, and a read copies all of it into fresh memory, a page
-    fault for every 4 KiB (286 of them for 1.1 MiB, 0.5 ms a start on 3.12), where the
-    mapped pages of the file, already in the page cache, come 16 to a fault.
+class _File:
+    """The bundle's file, open while the bundle serves, each part read when a start needs
+    it: the index, then the block of each phase the start loads, about half of the file
+    (a dormant child's start, a third). Mapping the file instead cost every start the
+    ``mmap`` module's import, and reading all of it copied what most starts never use
+    (0.45 M instructions a start, 3.12)."""
 
-    The writer replaces the file and never changes it in place (``write``), so what is
-    mapped stays what was read. Windows refuses to replace a file that a process has
-    mapped, which would keep a stale bundle for good: there it is read."""
-    if os.name != "nt":
+    def __init__(self, descriptor: int) -> None:
+        self.descriptor = descriptor
+
+    def read(self, offset: int, length: int) -> bytes | None:
+        """``length`` bytes at ``offset``; None where they cannot all be read."""
         try:
-            import mmap
-        except ImportError:
-            pass
-        else:
-            return mmap.mmap(descriptor, 0, access=mmap.ACCESS_READ)
-    return os.read(descriptor, os.fstat(descriptor).st_size)
+            if _pread is not None:
+                data = _pread(self.descriptor, length, offset)
+            else:
+                os.lseek(self.descriptor, offset, os.SEEK_SET)
+                data = os.read(self.descriptor, length)
+        except OSError:
+            return None
+        # A regular file gives all that it has in one read.
+        return data if len(data) == length else None
+
+    def close(self) -> None:
+        try:
+            os.close(self.descriptor)
+        except OSError:
+            return
+
+
+_pread = getattr(os, "pread", None)  # Windows has none.
 
 
 _installed: StartBundle | None = None
@@ -409,7 +456,7 @@ def open_bundle() -> None:
     path = bundle_path()
     if path is None or _installed is not None:
         return
-    _installed = bundle = StartBundle(path, *_read(path))
+    _installed = bundle = StartBundle(path, *_open(path))
     sys.meta_path.insert(0, bundle)
     _load(bundle, BOOT)
 
@@ -502,4 +549,7 @@ def close_bundle() -> None:
     bundle.end_recording()
     if bundle in sys.meta_path:
         sys.meta_path.remove(bundle)
-    bundle.write()
+    try:
+        bundle.write()
+    finally:
+        bundle.close()
