@@ -49,8 +49,8 @@ for name in {stdlib!r}:
 restartable = {restartable!r}
 if restartable:
     from dapperdbg.instrumentation import restart_loading
-    from dapperdbg.instrumentation.user_files import restartable_file
-    restart_loading.enable(restartable_file, lambda canonical: None)
+    from dapperdbg.instrumentation.user_files import restartable_source
+    restart_loading.enable(restartable_source, lambda canonical: None)
 # As the launcher does before the program's first line (common/start_freeze.py): what the
 # start made is left out of the collections the imports below cause.
 import gc

@@ -30,6 +30,7 @@ from test_instrumentation import CASES, parse_markers
 from test_instrumentation_reading import Counting
 
 from dapperdbg.common import code_cache
+from dapperdbg.common.paths import canonical_path
 from dapperdbg.common.pyc_files import cached_module_code
 from dapperdbg.instrumentation import Probe, copy_cache, instrument_source, segments
 from dapperdbg.instrumentation.copies import same_code, walk_codes, walk_pairs
@@ -533,7 +534,7 @@ def test_an_import_reads_the_source_only_when_the_identity_finds_nothing(
     original_get_data = loader.get_data
     monkeypatch.setattr(loader, "get_data", lambda name: read.append(name) or
                         original_get_data(name))
-    restart_loading.enable(lambda canonical: True, lambda canonical: None)
+    restart_loading.enable(canonical_path, lambda canonical: None)
     try:
         codes = [loader.get_code("restart_case") for _ in range(2)]
         first_reads = [name for name in read if name.endswith(".py")]
@@ -561,7 +562,7 @@ def test_a_pyc_gone_or_stale_after_a_cached_import_is_written_again(
     path.write_bytes(b"def f(a):\n    return a * 2\n")
     pyc = pathlib.Path(importlib.util.cache_from_source(str(path)))
     loader = importlib.machinery.SourceFileLoader("pyc_case", str(path))
-    restart_loading.enable(lambda canonical: True, lambda canonical: None)
+    restart_loading.enable(canonical_path, lambda canonical: None)
     try:
         for _ in range(2):  # The second is served by the identities.
             assert is_restartable(loader.get_code("pyc_case").co_consts[0])

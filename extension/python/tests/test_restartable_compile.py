@@ -14,6 +14,7 @@ import types
 import pytest
 
 from dapperdbg.common import code_cache
+from dapperdbg.common.paths import canonical_path
 from dapperdbg.instrumentation import restart_loading
 from dapperdbg.instrumentation.restartable import compile_restartable
 from dapperdbg.instrumentation.restarts import is_restartable
@@ -220,7 +221,7 @@ def test_a_module_without_functions_is_loaded_as_plain(monkeypatch, tmp_path):
     path.write_text("TABLE = {'a': 1, 'b': 2}\n")
     loader = importlib.machinery.SourceFileLoader("table_case", str(path))
     loaded = []
-    restart_loading.enable(lambda canonical: True, loaded.append)
+    restart_loading.enable(canonical_path, loaded.append)
     try:
         codes = [loader.get_code("table_case") for _ in range(2)]
     finally:
@@ -247,7 +248,7 @@ def test_a_module_without_functions_is_compiled_once_where_no_pyc_is_written(
     original = loader.source_to_code
     monkeypatch.setattr(loader, "source_to_code",
                         lambda *args, **keywords: compiles.append(1) or original(*args, **keywords))
-    restart_loading.enable(lambda canonical: True, lambda canonical: None)
+    restart_loading.enable(canonical_path, lambda canonical: None)
     try:
         code = loader.get_code("table_once")
     finally:

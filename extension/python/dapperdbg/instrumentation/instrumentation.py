@@ -7,7 +7,7 @@ from ..common.paths import canonical_path
 from .importer import InstrumentingFinder, compile_program
 from .imports import import_under_way
 from .registry import InstrumentationRegistry
-from .user_files import restartable_file
+from .user_files import restartable_file, restartable_source
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class Instrumentation:
         from . import restart_loading
 
         self.finder.restartable = True
-        restart_loading.enable(restartable_file, self.registry.add_restartable_file)
+        restart_loading.enable(restartable_source, self.registry.add_restartable_file)
 
     def restartable_program(self, source: bytes, filename: str):
         """The main program's code with restartable functions (no probes), or None when

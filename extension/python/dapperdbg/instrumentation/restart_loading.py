@@ -28,7 +28,6 @@ from _frozen_importlib_external import MAGIC_NUMBER, SourceFileLoader, cache_fro
 from ..common import code_cache
 from ..common.errors import report_internal_error
 from ..common.interpreter_types import CodeType
-from ..common.paths import canonical_path
 from .restarts import PACKAGE, install_restart_exception, may_define_functions
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
@@ -42,11 +41,12 @@ _REWRITE_VERSION = 5
 _original_get_code = None
 # Called with the canonical path of every file loaded restartable.
 _on_loaded: Callable[[str], None] | None = None
-# Which files are compiled restartable (user_files.restartable_file), set by ``enable``.
-_decides: Callable[[str], bool] | None = None
+# Which files are compiled restartable (user_files.restartable_source: a source file's
+# canonical path, or None), set by ``enable``.
+_decides: Callable[[str], str | None] | None = None
 
 
-def enable(decides: Callable[[str], bool], on_loaded: Callable[[str], None]) -> None:
+def enable(decides: Callable[[str], str | None], on_loaded: Callable[[str], None]) -> None:
     """Load the user's modules restartable from now on (idempotent)."""
     global _original_get_code, _on_loaded, _decides
     _on_loaded, _decides = on_loaded, decides
@@ -71,8 +71,8 @@ def _get_code(self, fullname):
         return original(self, fullname)
     try:
         path = self.get_filename(fullname)
-        canonical = canonical_path(path)
-        info = os.stat(path) if decides(canonical) else None
+        canonical = decides(path)
+        info = os.stat(path) if canonical is not None else None
     except Exception:
         # The loader's own refusal (a name it cannot load, a file gone): the plain load
         # raises it as it would without the debugger.

@@ -232,12 +232,12 @@ class DormantChild:
         files loaded so are the debugger's to know once it is made."""
         from ..common.paths import canonical_path
         from ..instrumentation import restart_loading, switches
-        from ..instrumentation.user_files import restartable_file
+        from ..instrumentation.user_files import restartable_file, restartable_source
 
         variables = self.environment.variables if self.environment is not None else {}
         if not switches.restartable_enabled(variables):
             return
-        restart_loading.enable(restartable_file, self._restartable_files.append)
+        restart_loading.enable(restartable_source, self._restartable_files.append)
 
         def compile_program(source: bytes, filename: str) -> types.CodeType:
             canonical = canonical_path(filename)
