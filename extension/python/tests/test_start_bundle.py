@@ -240,3 +240,28 @@ def test_an_order_loaded_already_is_kept():
     assert start_bundle._preload(bundle, bundle.orders[START], {}) == ()
     assert start_bundle._preload(bundle, [], {}) is None
     assert bundle.missed == []
+
+
+@pytest.mark.parametrize("reading", ["by part", "whole, where there is no pread"])
+def test_a_bundle_is_read_the_same_by_part_and_whole(reading, tmp_path, monkeypatch):
+    """Where the system reads a file at an offset, a start reads only the parts it needs;
+    elsewhere it reads the file at once. Either way it finds the same index and code."""
+    from dapperdbg.common import start_bundle
+
+    codes = {f"dapperdbg.m{n}": marshal.dumps(compile(str(n), f"m{n}", "eval"))
+             for n in range(3)}
+    entries = {name: (False, 1, 2, code) for name, code in codes.items()}
+    path = tmp_path / "start.bundle"
+    written = start_bundle.StartBundle(str(path), dict(entries))
+    written.orders[START] = ["dapperdbg.m1", "dapperdbg.m2"]
+    written.write()
+    if reading != "by part":
+        monkeypatch.setattr(start_bundle, "_pread", None)
+    read = start_bundle.StartBundle(str(path), *start_bundle._open(str(path)))
+    try:
+        assert read.orders[START] == ["dapperdbg.m1", "dapperdbg.m2"]
+        assert {name: eval(code) for name, code in read.codes(START).items()} == {
+            "dapperdbg.m1": 1, "dapperdbg.m2": 2}
+        assert read._marshalled("dapperdbg.m0") == codes["dapperdbg.m0"]
+    finally:
+        read.close()

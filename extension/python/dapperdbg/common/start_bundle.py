@@ -382,7 +382,7 @@ def _open(path: str) -> tuple:
     except OSError:
         return nothing
     try:
-        length = os.fstat(file.descriptor).st_size
+        length = file.size
         head = file.read(0, _INDEX_LENGTH)
         if head is None:
             raise ValueError("cut short")
@@ -416,27 +416,44 @@ class _File:
     it: the index, then the block of each phase the start loads, about half of the file
     (a dormant child's start, a third). Mapping the file instead cost every start the
     ``mmap`` module's import, and reading all of it copied what most starts never use
-    (0.45 M instructions a start, 3.12)."""
+    (0.45 M instructions a start, 3.12). Where the system has no ``pread`` (Windows,
+    which also refuses to replace a file another process holds open: the bundle could
+    not be written again while a child starts), the file is read whole at once and
+    closed."""
 
     def __init__(self, descriptor: int) -> None:
+        """Raises OSError (the descriptor closed) where the file cannot be read."""
         self.descriptor = descriptor
+        self._contents: bytes | None = None
+        try:
+            self.size = os.fstat(descriptor).st_size
+            if _pread is None:
+                self._contents = os.read(descriptor, self.size)
+        except OSError:
+            self.close()
+            raise
+        if _pread is None:
+            self.close()
 
     def read(self, offset: int, length: int) -> bytes | None:
         """``length`` bytes at ``offset``; None where they cannot all be read."""
-        try:
-            if _pread is not None:
+        contents = self._contents
+        if contents is not None:
+            data = contents[offset:offset + length]
+        else:
+            try:
                 data = _pread(self.descriptor, length, offset)
-            else:
-                os.lseek(self.descriptor, offset, os.SEEK_SET)
-                data = os.read(self.descriptor, length)
-        except OSError:
-            return None
+            except OSError:
+                return None
         # A regular file gives all that it has in one read.
         return data if len(data) == length else None
 
     def close(self) -> None:
+        descriptor, self.descriptor = self.descriptor, -1
+        if descriptor < 0:
+            return
         try:
-            os.close(self.descriptor)
+            os.close(descriptor)
         except OSError:
             return
 
