@@ -161,10 +161,13 @@ if (newest) {
 // unit-tested; one run per Python, so that a file's time limit is one Python's and the
 // summary names the Python that failed. Three files at once: each waits on the processes
 // it starts.
+// torch's file is not among them: it runs with the suites that wait, below.
+const isTorchFile = (file) => path.basename(file) === "torch.test.js";
 if (built) {
+  const files = testFiles(path.join(root, "out", "test", "e2e")).filter((file) => !isTorchFile(file));
   for (const python of allPythons) {
     await suite(`End to end: DebugClient → dist/adapter.js → Python ${python.version}`, () =>
-      nodeTests(testFiles(path.join(root, "out", "test", "e2e")), { DAPPER_E2E_PYTHONS: JSON.stringify([python]) }, 3),
+      nodeTests(files, { DAPPER_E2E_PYTHONS: JSON.stringify([python]) }, 3),
     );
   }
 } else {
@@ -232,6 +235,18 @@ if (built && nvimPython) {
   together.push(helix);
 } else {
   results.push({ name: "Helix (skipped: the build failed or no Python)", ok: false, seconds: 0 });
+}
+
+// torch.compile's end-to-end test, on the one Python it runs with: its first run installs
+// torch and the CUDA libraries it imports from PyPI (some 5.6 GB), which mostly waits on
+// the network and the disk, a few minutes that held up the end-to-end suite of its Python.
+if (built) {
+  together.push({
+    name: "End to end: torch.compile (TorchDynamo) → dist/adapter.js",
+    body: (held) => held(process.execPath, nodeTestArgs(testFiles(path.join(root, "out", "test", "e2e")).filter(isTorchFile), 1, 15 * 60000), {
+      env: { DAPPER_E2E_PYTHONS: JSON.stringify(allPythons) },
+    }),
+  });
 }
 
 // One run per Python, as the end-to-end suite: a file's time limit is one Python's (all

@@ -22,7 +22,7 @@ import { describe, test } from "node:test";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { freePort } from "./attach-support";
 import { SessionTree, type TreeClient } from "./children-support";
-import { fixtures, getWhenServing, marker, pythons, startServer, venvWith, waitUntil } from "./support";
+import { fixtures, getWhenServing, marker, pythons, startServer, fixtureVenv, waitUntil } from "./support";
 
 const fixture = "uvicorn";
 const dir = path.join(fixtures, fixture);
@@ -182,7 +182,7 @@ for (const python of pythons()) {
   describe(`Python ${python.version}: asyncio servers`, () => {
     for (const server of servers) {
       test(`${server.name}: a request stops in its handler, with its task, its awaiters and the server's tasks`, async (context) => {
-        const venv = venvWith(python, fixture, path.join(dir, "requirements.txt"));
+        const venv = fixtureVenv(python, fixture);
         if (!venv.executable) return context.skip(venv.reason);
         const adapter = await startServer();
         const file = path.join(dir, server.file);

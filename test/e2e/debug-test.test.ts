@@ -22,7 +22,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { SessionTree, type TreeClient } from "./children-support";
-import { fixtures, marker, pythons, startServer, venvWith, waitUntil } from "./support";
+import { fixtures, marker, pythons, startServer, fixtureVenv, waitUntil } from "./support";
 
 const dir = path.join(fixtures, "debug-test");
 const project = path.join(dir, "project");
@@ -200,7 +200,7 @@ for (const python of pythons()) {
   describe(`Python ${python.version}: Debug Test with pytest, as the Python extension starts it`, () => {
     for (const c of cases.filter((c) => c.everyPython || python.version === ONE_PYTHON)) {
       test(c.name, async (context) => {
-        const venv = venvWith(python, "xdist", path.join(fixtures, "xdist", "requirements.txt"));
+        const venv = fixtureVenv(python, "xdist");
         if (!venv.executable) return context.skip(venv.reason);
         const folder = mkdtempSync(path.join(os.tmpdir(), "dapper-debug-test-"));
         const idsFile = path.join(folder, "test-ids.txt");

@@ -13,7 +13,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { ensureGone, freePort, startListening, attachWith } from "./attach-support";
 import { SessionTree } from "./children-support";
-import { fixtures, getWhenServing, marker, pythons, RecordingClient, startServer, venvWith, waitUntil } from "./support";
+import { fixtures, getWhenServing, marker, pythons, RecordingClient, startServer, fixtureVenv, waitUntil } from "./support";
 
 const MAIN_BP = marker("main.py", "main");
 
@@ -219,7 +219,7 @@ for (const python of pythons().slice(-1)) {
     for (const web of webCases) {
       test(`the documentation's ${web.name} configuration stops at a breakpoint in a view on a request`, async (context) => {
         const dir = path.join(fixtures, web.fixture);
-        const venv = venvWith(python, web.fixture, path.join(dir, "requirements.txt"));
+        const venv = fixtureVenv(python, web.fixture);
         if (!venv.executable) return context.skip(venv.reason);
         const adapter = await startServer();
         const [file, name] = web.view;

@@ -14,11 +14,11 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { freePort } from "./attach-support";
 import { SessionTree } from "./children-support";
-import { fixtures, getWhenServing, marker, pythons, startServer, venvWith, waitUntil } from "./support";
+import { fixtures, getWhenServing, marker, pythons, startServer, fixtureVenv, waitUntil } from "./support";
 
 interface DevServer {
   name: string;
-  /** The fixture directory (under test/fixtures) with its requirements.txt. */
+  /** The fixture directory (under test/fixtures); its libraries are fixtureVenv's. */
   fixture: string;
   /** The launch configuration's target and arguments, for a port. */
   launch: (port: number) => Record<string, unknown>;
@@ -61,7 +61,7 @@ for (const python of pythons()) {
     for (const server of servers) {
       test(`${server.name}: the reloader's restart is a child session that stops at a breakpoint in a view`, async (context) => {
         const dir = path.join(fixtures, server.fixture);
-        const venv = venvWith(python, server.fixture, path.join(dir, "requirements.txt"));
+        const venv = fixtureVenv(python, server.fixture);
         if (!venv.executable) return context.skip(venv.reason);
         const adapter = await startServer();
         const [file, name] = server.view;

@@ -13,7 +13,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { cannotAttach, startRunning, useSidGdb } from "./attach-support";
 import { connect, ok } from "./mcp-support";
-import { fixtures, isAlive, marker, pythons, venvWith, waitUntil } from "./support";
+import { fixtures, isAlive, marker, pythons, fixtureVenv, waitUntil } from "./support";
 
 const ONE_PYTHON = "3.12";
 const python = pythons().find((p) => p.version === ONE_PYTHON);
@@ -102,7 +102,7 @@ describe(`MCP on Python ${ONE_PYTHON}`, { skip }, () => {
 
   test("pytest: a breakpoint in a test stops; the failing test is in the answer at the end", { timeout: 120_000 }, async (context) => {
     // pytest from the venv the pytest-xdist test makes (the same packages), not a second one.
-    const venv = venvWith(python ?? { version: "", executable: "" }, "xdist", path.join(fixtures, "xdist", "requirements.txt"));
+    const venv = fixtureVenv(python ?? { version: "", executable: "" }, "xdist");
     if (!venv.executable) return context.skip(venv.reason);
     // A copy: pytest writes its bytecode beside the tests.
     const work = fs.mkdtempSync(path.join(os.tmpdir(), "dapper-mcp-pytest-"));

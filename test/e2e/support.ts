@@ -41,10 +41,24 @@ export function marker(file: string, name: string): number {
 }
 
 /**
+ * The fixtures whose libraries are pure Python: one venv per Python holds them all
+ * (test/fixtures/requirements.txt), made once for every test that runs them rather than
+ * once a fixture. uvicorn's, whose compiled libraries a new Python may have no wheels
+ * for yet, has a venv of its own, so that a missing wheel skips only its tests.
+ */
+const SHARED_FIXTURES = new Set(["flask", "django", "gunicorn", "xdist"]);
+
+/** The venv a fixture's program runs in (see venvWith). */
+export function fixtureVenv(python: Python, fixture: string): { executable?: string; reason?: string } {
+  if (SHARED_FIXTURES.has(fixture)) return venvWith(python, "fixtures", path.join(fixtures, "requirements.txt"));
+  return venvWith(python, fixture, path.join(fixtures, fixture, "requirements.txt"));
+}
+
+/**
  * A venv of `python` under .cache/e2e-NAME/VERSION with the packages of `requirements`
- * (a fixture's requirements.txt) from PyPI, made once and remade when the file changes;
- * its Python, or why there is none (no network: the test skips, saying so). Test files
- * that run at once share venvs (devservers, templates and debugpy use the same Flask):
+ * (a requirements file of test/fixtures) from PyPI, made once and remade when the file
+ * changes; its Python, or why there is none (no network: the test skips, saying so). Test
+ * files that run at once share venvs (devservers, templates and debugpy use the same Flask):
  * one makes it while the others wait, since a pip install over a venv in use replaces
  * the files a running server has loaded (and its reloader restarts it).
  */

@@ -11,11 +11,11 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { freePort } from "./attach-support";
 import { SessionTree } from "./children-support";
-import { fixtures, getWhenServing, pythons, startServer, venvWith, waitUntil } from "./support";
+import { fixtures, getWhenServing, pythons, startServer, fixtureVenv, waitUntil } from "./support";
 
 interface TemplateServer {
   name: string;
-  /** The fixture directory (under test/fixtures) with its requirements.txt and templates/page.html. */
+  /** The fixture directory (under test/fixtures) with its templates/page.html; its libraries are fixtureVenv's. */
   fixture: string;
   /** The launch configuration's target, arguments and template option, for a port. */
   launch: (dir: string, port: number) => Record<string, unknown>;
@@ -39,7 +39,7 @@ for (const python of pythons()) {
     for (const server of servers) {
       test(`${server.name}: a breakpoint in a template stops on a request, with the template's context`, async (context) => {
         const dir = path.join(fixtures, server.fixture);
-        const venv = venvWith(python, server.fixture, path.join(dir, "requirements.txt"));
+        const venv = fixtureVenv(python, server.fixture);
         if (!venv.executable) return context.skip(venv.reason);
         const adapter = await startServer();
         const template = path.join(dir, "templates", "page.html");

@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { SessionTree } from "./children-support";
-import { fixtures, marker, pythons, startServer, venvWith, waitUntil } from "./support";
+import { fixtures, marker, pythons, startServer, fixtureVenv, waitUntil } from "./support";
 
 const dir = path.join(fixtures, "xdist");
 const tests = path.join(dir, "test_squares.py");
@@ -17,7 +17,7 @@ const args = ["-q", "-n", "2", "-p", "no:cacheprovider", "test_squares.py"];
 for (const python of pythons()) {
   describe(`Python ${python.version}: pytest -n 2 (pytest-xdist)`, () => {
     test("each worker is a child session that stops in the tested code; the run passes as it does plain", async (context) => {
-      const venv = venvWith(python, "xdist", path.join(dir, "requirements.txt"));
+      const venv = fixtureVenv(python, "xdist");
       if (!venv.executable) return context.skip(venv.reason);
       const plain = execFileSync(venv.executable, ["-m", "pytest", ...args], { cwd: dir, encoding: "utf8", timeout: 120000 });
       assert.match(plain, /3 passed/);
