@@ -21,7 +21,6 @@ the socket as a write to a full pipe would (blocking, never dropping or merging 
 from __future__ import annotations
 
 import _socket
-import sys
 import time
 from _collections import deque
 
@@ -65,20 +64,12 @@ _LINES_HEAD = '{"type":"event","event":"dapper/outputLines","body":{"category":"
 # surrogate's escape), so a frame stays within MAX_PAYLOAD.
 _FRAME_CHARS = MAX_PAYLOAD // 8
 FLUSH_THREAD_NAME = "dapper.output"
-_ON_LINUX = sys.platform == "linux"
 # How many events for the client a connection holds back at most (``hold_events``).
 MOST_HELD_EVENTS = 10_000
 
 
 def _wrong_kind(kind: int) -> FrameError:
     return FrameError(f"unexpected frame kind {kind} sent to the debuggee")
-
-
-def _reset_keeps_what_was_sent(sock: _socket.socket) -> bool:
-    """Whether a reset of ``sock`` leaves the peer all it was sent: true of a Unix socket
-    on Linux, whose peer reads what is queued before the error (not of TCP, nor of the
-    other systems' sockets, which this is not known of)."""
-    return _ON_LINUX and sock.family == getattr(_socket, "AF_UNIX", None)
 
 
 def _run_json(texts: list[str], place: str) -> str:
@@ -400,17 +391,14 @@ class Connection:
             return
 
     def close(self) -> None:
-        """Close the connection, with everything sent reaching the peer.
+        """Close the connection after the peer has read everything sent.
 
-        A TCP socket closed with bytes still unread (a request on its way in, which a
-        client may send right behind ``continue``) is reset, not closed, and a reset may
-        make the peer drop what it had not read yet: the last answers and
-        ``dapper/exiting``. So this end is half-closed first, and the socket is closed
-        once the peer has closed its end too (which it does when it has read to the
-        end), or after CLOSE_LINGER_SECONDS. Linux's Unix sockets lose nothing so: the
-        peer reads all that was sent before it sees the reset. There the close does not
-        wait, which spares every child process of a test suite the engine's turn at its
-        exit (about half a millisecond, more on a busy machine)."""
+        A socket closed with bytes still unread (a request on its way in, which a client
+        may send right behind ``continue``) is reset, not closed, and a reset may make the
+        peer drop what it had not read yet: the last answers and ``dapper/exiting``. So
+        this end is half-closed first, and the socket is closed once the peer has closed
+        its end too (which it does when it has read to the end), or after
+        CLOSE_LINGER_SECONDS."""
         if self._closed_here:
             return
         # Output lines queued before the close go out before it.
@@ -422,11 +410,10 @@ class Connection:
             self._sock.shutdown(_socket.SHUT_WR)
         except OSError:
             pass
-        if not _reset_keeps_what_was_sent(self._sock):
-            if self._reader is None:
-                self._drain()
-            elif self._reader != get_ident():
-                self._read_to_end.wait(CLOSE_LINGER_SECONDS)
+        if self._reader is None:
+            self._drain()
+        elif self._reader != get_ident():
+            self._read_to_end.wait(CLOSE_LINGER_SECONDS)
         try:
             self._sock.shutdown(_socket.SHUT_RDWR)
         except OSError:
