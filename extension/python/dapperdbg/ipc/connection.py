@@ -398,10 +398,9 @@ class Connection:
         peer drop what it had not read yet: the last answers and ``dapper/exiting``. So
         this end is half-closed first, and the socket is closed once the peer has closed
         its end too (which it does when it has read to the end), or after
-        CLOSE_LINGER_SECONDS. A Unix socket needs the wait as much as TCP: the kernel
-        keeps what was sent for the engine to read, but the engine's answer to that
-        request, written into the closed socket, fails, and Node then drops the
-        connection with what it had not read."""
+        CLOSE_LINGER_SECONDS. A Unix socket needs the wait as much as TCP: the engine
+        (Node) drops such a connection with what it had not read when its write into the
+        closed socket fails, or its read meets the reset."""
         if self._closed_here:
             return
         # Output lines queued before the close go out before it.
