@@ -19,7 +19,6 @@ import ast
 import importlib.machinery
 import importlib.util
 import os
-import pathlib
 import py_compile
 import sys
 import textwrap
@@ -30,11 +29,9 @@ from test_instrumentation import CASES, parse_markers
 from test_instrumentation_reading import Counting
 
 from dapperdbg.common import code_cache
-from dapperdbg.common.paths import canonical_path
 from dapperdbg.common.pyc_files import cached_module_code
 from dapperdbg.instrumentation import Probe, copy_cache, instrument_source, segments
 from dapperdbg.instrumentation.copies import same_code, walk_codes, walk_pairs
-from dapperdbg.instrumentation.restarts import is_restartable
 
 
 @pytest.fixture(autouse=True)
@@ -519,65 +516,6 @@ def test_a_file_changed_a_moment_ago_has_no_identity(fresh_cache, tmp_path):
     code_cache.store("kind", str(path), b"key", PROGRAM, "value", b"")
     assert code_cache.load("kind", str(path), b"key", identity=b"") is None
     assert code_cache.load("kind", str(path), b"key", PROGRAM) == "value"
-
-
-def test_an_import_reads_the_source_only_when_the_identity_finds_nothing(
-        fresh_cache, monkeypatch, tmp_path):
-    from dapperdbg.instrumentation import restart_loading
-
-    monkeypatch.setattr(code_cache, "_SETTLED_NS", 0)
-    path = tmp_path / "restart_case.py"
-    path.write_bytes(b"def f(a):\n    return a * 2\n")
-    py_compile.compile(str(path), doraise=True)  # A current .pyc: plain, only it is read.
-    read = []
-    loader = importlib.machinery.SourceFileLoader("restart_case", str(path))
-    original_get_data = loader.get_data
-    monkeypatch.setattr(loader, "get_data", lambda name: read.append(name) or
-                        original_get_data(name))
-    restart_loading.enable(canonical_path, lambda canonical: None)
-    try:
-        codes = [loader.get_code("restart_case") for _ in range(2)]
-        first_reads = [name for name in read if name.endswith(".py")]
-        # Rewritten: its identity changed, so the source is read and compiled again.
-        path.write_bytes(b"def f(a):\n    return a * 3\n")
-        changed = loader.get_code("restart_case")
-    finally:
-        restart_loading.disable()
-    assert first_reads == [str(path)]  # Only the first import read the source.
-    assert codes[0] == codes[1] and is_restartable(codes[0].co_consts[0])
-    namespace: dict = {}
-    exec(changed, namespace)
-    assert namespace["f"](2) == 6
-
-
-def test_a_pyc_gone_or_stale_after_a_cached_import_is_written_again(
-        fresh_cache, monkeypatch, tmp_path):
-    """A plain import writes the module's .pyc when it is missing or does not match the
-    source; an import served from the cache does the same, however the .pyc changed
-    since the import that cached it."""
-    from dapperdbg.instrumentation import restart_loading
-
-    monkeypatch.setattr(code_cache, "_SETTLED_NS", 0)
-    path = tmp_path / "pyc_case.py"
-    path.write_bytes(b"def f(a):\n    return a * 2\n")
-    pyc = pathlib.Path(importlib.util.cache_from_source(str(path)))
-    loader = importlib.machinery.SourceFileLoader("pyc_case", str(path))
-    restart_loading.enable(canonical_path, lambda canonical: None)
-    try:
-        for _ in range(2):  # The second is served by the identities.
-            assert is_restartable(loader.get_code("pyc_case").co_consts[0])
-        written = pyc.read_bytes()
-        pyc.unlink()
-        assert is_restartable(loader.get_code("pyc_case").co_consts[0])
-        assert pyc.read_bytes() == written
-        # Stale: the source's modification time it records is another one.
-        with open(pyc, "r+b") as file:
-            file.seek(8)
-            file.write(b"\0\0\0\0")
-        assert is_restartable(loader.get_code("pyc_case").co_consts[0])
-        assert pyc.read_bytes() == written
-    finally:
-        restart_loading.disable()
 
 
 @pytest.mark.parametrize("settled", [True, False])

@@ -1,12 +1,16 @@
 """Which functions a restartable compile (instrumentation/restartable.py) gives the restart
 handler, wherever they are defined, and a module without functions: compiled and loaded
-as plain, without the syntax tree's round trip or an entry in the debugger's cache."""
+as plain, without the syntax tree's round trip or an entry in the debugger's cache; and
+the loader that serves the user's imports restartable from that cache
+(instrumentation/restart_loading.py)."""
 
 from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
 import os
+import pathlib
+import py_compile
 import sys
 import textwrap
 import types
@@ -210,11 +214,17 @@ def test_a_module_without_functions_compiles_as_plain(source):
                                                              dont_inherit=True)
 
 
-def test_a_module_without_functions_is_loaded_as_plain(monkeypatch, tmp_path):
-    """Its .pyc read or written as plain, nothing kept in the debugger's cache, and the
-    file counted as loaded restartable (a function added by a hot reload is)."""
+@pytest.fixture
+def fresh_cache(monkeypatch, tmp_path):
+    """The debugger's code cache in a folder of the test's own."""
     monkeypatch.setenv("DAPPER_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(code_cache, "_folders", {})
+    return tmp_path / "cache"
+
+
+def test_a_module_without_functions_is_loaded_as_plain(fresh_cache, monkeypatch, tmp_path):
+    """Its .pyc read or written as plain, nothing kept in the debugger's cache, and the
+    file counted as loaded restartable (a function added by a hot reload is)."""
     monkeypatch.setattr(code_cache, "_SETTLED_NS", 0)
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     path = tmp_path / "table_case.py"
@@ -237,9 +247,7 @@ def test_a_module_without_functions_is_loaded_as_plain(monkeypatch, tmp_path):
 
 
 def test_a_module_without_functions_is_compiled_once_where_no_pyc_is_written(
-        monkeypatch, tmp_path):
-    monkeypatch.setenv("DAPPER_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(code_cache, "_folders", {})
+        fresh_cache, monkeypatch, tmp_path):
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     path = tmp_path / "table_once.py"
     path.write_text("TABLE = {'a': 1, 'b': 2}\n")
@@ -256,3 +264,58 @@ def test_a_module_without_functions_is_compiled_once_where_no_pyc_is_written(
     assert code == compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
     assert len(compiles) == 1
     assert not os.path.exists(importlib.util.cache_from_source(str(path)))
+
+
+def test_an_import_reads_the_source_only_when_the_identity_finds_nothing(
+        fresh_cache, monkeypatch, tmp_path):
+    monkeypatch.setattr(code_cache, "_SETTLED_NS", 0)
+    path = tmp_path / "restart_case.py"
+    path.write_bytes(b"def f(a):\n    return a * 2\n")
+    py_compile.compile(str(path), doraise=True)  # A current .pyc: plain, only it is read.
+    read = []
+    loader = importlib.machinery.SourceFileLoader("restart_case", str(path))
+    original_get_data = loader.get_data
+    monkeypatch.setattr(loader, "get_data", lambda name: read.append(name) or
+                        original_get_data(name))
+    restart_loading.enable(canonical_path, lambda canonical: None)
+    try:
+        codes = [loader.get_code("restart_case") for _ in range(2)]
+        first_reads = [name for name in read if name.endswith(".py")]
+        # Rewritten: its identity changed, so the source is read and compiled again.
+        path.write_bytes(b"def f(a):\n    return a * 3\n")
+        changed = loader.get_code("restart_case")
+    finally:
+        restart_loading.disable()
+    assert first_reads == [str(path)]  # Only the first import read the source.
+    assert codes[0] == codes[1] and is_restartable(codes[0].co_consts[0])
+    namespace: dict = {}
+    exec(changed, namespace)
+    assert namespace["f"](2) == 6
+
+
+def test_a_pyc_gone_or_stale_after_a_cached_import_is_written_again(
+        fresh_cache, monkeypatch, tmp_path):
+    """A plain import writes the module's .pyc when it is missing or does not match the
+    source; an import served from the cache does the same, however the .pyc changed
+    since the import that cached it."""
+    monkeypatch.setattr(code_cache, "_SETTLED_NS", 0)
+    path = tmp_path / "pyc_case.py"
+    path.write_bytes(b"def f(a):\n    return a * 2\n")
+    pyc = pathlib.Path(importlib.util.cache_from_source(str(path)))
+    loader = importlib.machinery.SourceFileLoader("pyc_case", str(path))
+    restart_loading.enable(canonical_path, lambda canonical: None)
+    try:
+        for _ in range(2):  # The second is served by the identities.
+            assert is_restartable(loader.get_code("pyc_case").co_consts[0])
+        written = pyc.read_bytes()
+        pyc.unlink()
+        assert is_restartable(loader.get_code("pyc_case").co_consts[0])
+        assert pyc.read_bytes() == written
+        # Stale: the source's modification time it records is another one.
+        with open(pyc, "r+b") as file:
+            file.seek(8)
+            file.write(b"\0\0\0\0")
+        assert is_restartable(loader.get_code("pyc_case").co_consts[0])
+        assert pyc.read_bytes() == written
+    finally:
+        restart_loading.disable()
