@@ -102,6 +102,8 @@ export async function startSession(spec, { program, args = [], breakpoints = [],
         supportsVariablePaging: true,
         supportsRunInTerminalRequest: false,
         supportsStartDebuggingRequest: true,
+        // As VS Code's own host for Dapper does (child processes announced, hot reloads).
+        supportsDapperEvents: true,
       },
       timeoutMs,
     );
@@ -168,16 +170,24 @@ export async function startSession(spec, { program, args = [], breakpoints = [],
  * Dapper's adapter as a DAP server (`--port 0`), with the benchmark's memory probe
  * preloaded; resolves once it listens. `stop()` ends it.
  */
-export async function startDapperServer({ memoryFile } = {}) {
+export async function startDapperServer({ memoryFile, logLevel = "warn", countLines = [] } = {}) {
   const probe = path.join(root, "bench", "lib", "memory-probe.cjs");
   const child = spawn(process.execPath, ["--expose-gc", "-r", probe, path.join(root, "dist", "adapter.js"), "--port", "0"], {
     cwd: root,
-    env: { ...process.env, DAPPER_LOG_LEVEL: "warn", DAPPER_BENCH_MEMORY_FILE: memoryFile ?? "" },
+    env: { ...process.env, DAPPER_LOG_LEVEL: logLevel, DAPPER_BENCH_MEMORY_FILE: memoryFile ?? "" },
     stdio: ["ignore", "ignore", "pipe"],
     detached: true,
   });
   trackGroup(child.pid);
   let stderr = "";
+  // Lines of the log matching each of `countLines`, counted as whole lines arrive.
+  const counts = countLines.map(() => 0);
+  let partial = "";
+  child.stderr.on("data", (chunk) => {
+    const lines = (partial + chunk).split("\n");
+    partial = lines.pop();
+    for (const line of lines) countLines.forEach((pattern, index) => (counts[index] += (line.match(pattern) ?? []).length));
+  });
   const port = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the Dapper server did not listen within 10 s: ${stderr}`)), 10000);
     child.stderr.on("data", (chunk) => {
@@ -196,6 +206,7 @@ export async function startDapperServer({ memoryFile } = {}) {
   return {
     pid: child.pid,
     port,
+    counted: () => [...counts],
     stop() {
       killGroup(child.pid);
     },
@@ -245,10 +256,39 @@ export async function runWithChildrenAttached(spec, server, { program, args, chi
   try {
     await parent.nextEvent("terminated", timeoutMs);
     await Promise.all(started);
-    if (started.length !== children) throw new Error(`${started.length} of the ${children} children were attached`);
+    // Every child was started under Dapper's launcher, and none was given up on. A child
+    // that ran on its parent's configuration and ended within a moment, with nothing to
+    // show, has no session of its own (docs/architecture.md, *Child processes*):
+    // `countChildSessions` counts the rest.
+    const announced = parent.events.filter((event) => event.event === "dapper/childProcess").length;
+    const refused = parent.events.filter((event) => event.event === "dapper/childProcessCandidate");
+    if (announced !== children || refused.length > 0 || started.length > children) {
+      throw new Error(`${announced} of the ${children} children were announced, ${started.length} had sessions, ${refused.length} were not debugged: ${JSON.stringify(refused.map((event) => event.body?.reason))}`);
+    }
     return parent.outputOf("stdout");
   } finally {
     await endSession(session);
+  }
+}
+
+/**
+ * Runs `program` as runWithChildrenAttached does, through a server of its own that logs
+ * what becomes of each child, and returns how many children were debugged: those that had
+ * a session and those that ended with nothing to show before they needed one (both, and
+ * only those, connected and said a valid hello).
+ */
+export async function countDebuggedChildren(spec, options) {
+  const quiet = /Child \S+ ended \((?:exit code -?\d+|no exit code)\) within \d+ ms with nothing for a session to show/g;
+  const attached = /Child session \S+ attached/g;
+  const server = await startDapperServer({ logLevel: "info", countLines: [quiet, attached] });
+  try {
+    await runWithChildrenAttached(spec, server, options);
+    // The server logs the last child's end while its parent's session ends.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const [quietCount, attachedCount] = server.counted();
+    return { quiet: quietCount, withSession: attachedCount };
+  } finally {
+    server.stop();
   }
 }
 

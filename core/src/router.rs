@@ -9,6 +9,7 @@ mod child_table;
 mod children;
 mod relay;
 mod relay_table;
+mod running_child;
 
 use crate::context::{Context, Note, Owned, SessionContext, SessionKey};
 use crate::session::Session;

@@ -416,6 +416,40 @@ for (const python of pythons()) {
       }
     });
 
+    test("children that run on their parent's breakpoints and end within a moment with nothing to show have no session; one that runs on, and one that stops, have theirs", async () => {
+      // The first child's client gives it its parent's breakpoints (none), so the rest run
+      // on their inheritance and the client is asked for a session only for a child that
+      // runs past 100 ms or has something to show (the stop at breakpoint()).
+      const tree = treeFor(server.port, [], true);
+      try {
+        await launchRoot(tree, python.executable, "short_children_parent.py", []);
+        assert.equal(await tree.root.finished(), 0);
+        const announced = tree.root.all("dapper/childProcess").map((body) => Number(body.pid));
+        assert.equal(announced.length, 8, JSON.stringify(announced));
+        await waitUntil(() => tree.failures.length > 0 || (tree.children.length >= 3 && tree.children.every((c) => c.ended)), 20000, "the child sessions to end");
+        if (tree.failures.length > 0) throw tree.failures[0];
+        const sessionOf = (pid: number) => tree.children.find((child) => child.configuration?.processId === pid);
+        const [first, ...rest] = announced;
+        const shorts = rest.slice(0, 5);
+        const [long, stopping] = rest.slice(5);
+        assert.ok(sessionOf(first) && sessionOf(long) && sessionOf(stopping), JSON.stringify(tree.children.map((c) => c.configuration?.processId)));
+        assert.deepEqual(sessionOf(stopping)?.stops, [at("builtin_breakpoint.py", "builtin")]);
+        assert.deepEqual(sessionOf(stopping)?.all("exited"), [{ exitCode: 5 }]);
+        assert.deepEqual(sessionOf(long)?.all("exited"), [{ exitCode: 0 }]);
+        // A machine under load may keep a short child past 100 ms; most end within it.
+        const shortSessions = shorts.filter((pid) => sessionOf(pid) !== undefined).length;
+        assert.ok(shortSessions <= 2, `${shortSessions} of the 5 short children had a session`);
+        const stdout = tree.root.output("stdout");
+        for (const text of ["first ran\n", "long ran\n", "child answer 42\n", "parent saw 5\n", ...[0, 1, 2, 3, 4].map((index) => `short ${index} ran\n`)]) {
+          assert.ok(stdout.includes(text), `${JSON.stringify(stdout)} lacks ${JSON.stringify(text)}`);
+        }
+        assert.equal(stdout.split("parent saw 0\n").length, 8, stdout);
+        assert.deepEqual(tree.root.all("dapper/childProcessCandidate"), []);
+      } finally {
+        await tree.stop();
+      }
+    });
+
     test("a child that runs without the debugger in a terminal: its session hears each line it prints once, before it wakes and after (redirectOutput)", async () => {
       const tree = treeFor(server.port, [], false);
       const reached = line("dormant_child.py", "reached");

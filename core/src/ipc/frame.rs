@@ -123,6 +123,32 @@ impl FrameDecoder {
         self.buffer.len()
     }
 
+    /// The payloads of the whole binary frames that wait in the buffer, in order, left
+    /// there for `next_frame`; `None` when the stream is not one of binary frames (text
+    /// lines, garbage, a broken stream), which a caller must take as unknown.
+    pub fn waiting_payloads(&self) -> Option<Vec<&[u8]>> {
+        if self.broken || self.mode == Mode::Text {
+            return None;
+        }
+        let mut payloads = Vec::new();
+        let mut rest = self.buffer.as_slice();
+        while let Some(header) = rest.get(..HEADER_BYTES) {
+            if &header[..2] != MAGIC || header[2] != VERSION {
+                return None;
+            }
+            let length = u32::from_be_bytes([header[4], header[5], header[6], header[7]]) as usize;
+            let Some(payload) = rest.get(HEADER_BYTES..HEADER_BYTES.saturating_add(length)) else {
+                break;
+            };
+            payloads.push(payload);
+            rest = &rest[HEADER_BYTES + length..];
+        }
+        if rest.len() >= 2 && &rest[..2] != MAGIC {
+            return None;
+        }
+        Some(payloads)
+    }
+
     /// The next whole frame, `Ok(None)` when more bytes are needed, or the error that
     /// broke the stream (reported once).
     pub fn next_frame(&mut self) -> Result<Option<Frame>, FrameError> {
@@ -261,6 +287,42 @@ mod tests {
             }
         }
         (frames, None)
+    }
+
+    #[test]
+    fn waiting_payloads_are_looked_at_and_left_in_place() {
+        let one = encode(FrameKind::FromDebuggee, b"{\"a\":1}");
+        let two = encode(FrameKind::FromDebuggee, b"[]");
+        type Case<'a> = (Vec<u8>, Option<Vec<&'a [u8]>>);
+        let cases: Vec<Case> = vec![
+            (Vec::new(), Some(vec![])),
+            (one[..5].to_vec(), Some(vec![])),
+            (
+                [one.clone(), two[..9].to_vec()].concat(),
+                Some(vec![b"{\"a\":1}"]),
+            ),
+            (
+                [one.clone(), two.clone()].concat(),
+                Some(vec![b"{\"a\":1}", b"[]"]),
+            ),
+            (b"DBGP: {}\n".to_vec(), None),
+            ([one.clone(), b"xx".to_vec()].concat(), None),
+            (
+                [one.clone(), b"D".to_vec()].concat(),
+                Some(vec![b"{\"a\":1}"]),
+            ),
+        ];
+        for (bytes, expected) in cases {
+            let mut decoder = FrameDecoder::default();
+            decoder.push(&bytes);
+            assert_eq!(decoder.waiting_payloads(), expected, "{bytes:?}");
+            // Nothing was taken: the decoder still gives every whole frame.
+            let mut taken = 0;
+            while let Ok(Some(_)) = decoder.next_frame() {
+                taken += 1;
+            }
+            assert_eq!(taken, expected.map_or(taken, |payloads| payloads.len()));
+        }
     }
 
     #[test]

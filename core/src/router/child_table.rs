@@ -15,6 +15,13 @@ use std::collections::BTreeMap;
 pub const CHILD_MATCH_TIMEOUT_MS: u64 = 10_000;
 /// How long a client has, after `startDebugging`, to attach a session to the child.
 pub const CHILD_ATTACH_TIMEOUT_MS: u64 = 30_000;
+/// How long a child that runs on its inheritance goes before its client is asked for its
+/// session, unless it sends something that session must show first. It is about what
+/// VS Code takes to start a session: a child that ends within it, with nothing to show,
+/// was over before its session could have shown anything, and the client is spared
+/// making one (a test suite may start hundreds of such children, and on a machine of
+/// few cores every session the client makes is time taken from the program).
+pub const CHILD_SESSION_DELAY_MS: u64 = 100;
 /// Bytes a child that runs before its session came may have sent for it, past which
 /// its connection is not read until the session comes (the child then waits on a full
 /// socket, as a program writing to a slow terminal does).
@@ -48,8 +55,18 @@ pub struct PendingChild {
     pub announcement: Option<Map<String, Value>>,
     pub connection: Option<ChildConnection>,
     pub timer: Option<TimerId>,
-    /// Whether `startDebugging` went to the client.
-    pub start_requested: bool,
+    pub stage: ChildStage,
+}
+
+/// Where a pending child is on its way to a session.
+pub enum ChildStage {
+    /// One of its halves (its connection, its announcement) has not come.
+    Matching,
+    /// It runs on its inheritance, and the client has not been asked for its session:
+    /// the attach configuration it will be asked with.
+    Running { configuration: Map<String, Value> },
+    /// `startDebugging` went to the client.
+    Asked,
 }
 
 /// The pending children by the sessionId their debuggee chose.

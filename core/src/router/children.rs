@@ -4,9 +4,10 @@
 //! client session that attaches to the child.
 
 use super::child_table::{
-    ChildConnection, PendingChild, CHILD_ATTACH_TIMEOUT_MS, CHILD_MATCH_TIMEOUT_MS,
-    PENDING_PAUSE_AT,
+    ChildConnection, ChildStage, PendingChild, CHILD_ATTACH_TIMEOUT_MS, CHILD_MATCH_TIMEOUT_MS,
+    CHILD_SESSION_DELAY_MS, PENDING_PAUSE_AT,
 };
+use super::running_child::SentWhileRunning;
 use super::Router;
 use crate::config::{child_configuration, DEFAULT_ADAPTER_TYPE};
 use crate::context::SessionKey;
@@ -115,7 +116,7 @@ impl Router {
                 announcement: None,
                 connection: None,
                 timer: Some(timer),
-                start_requested: false,
+                stage: ChildStage::Matching,
             };
             self.children.children.insert(session_id.to_string(), child);
         }
@@ -134,7 +135,7 @@ impl Router {
         ) else {
             return;
         };
-        if child.start_requested {
+        if !matches!(child.stage, ChildStage::Matching) {
             return;
         }
         let pid = announcement
@@ -144,8 +145,7 @@ impl Router {
             .or(connection.hello.pid);
         let name = text(announcement, "name").unwrap_or_else(|| "python".to_string());
         let cwd = text(announcement, "cwd");
-        let key = child.key.clone();
-        let timer = child.timer;
+        let child_key = child.key.clone();
         // Children, grandchildren included, are of the type the user started the root
         // session with, the name the client registered the adapter under.
         let root = self.ctx.tree.root(parent);
@@ -162,7 +162,7 @@ impl Router {
         let mut configuration = child_configuration(
             &session.normalised_configuration(),
             adapter_type.as_deref().unwrap_or(DEFAULT_ADAPTER_TYPE),
-            &key,
+            &child_key,
             &name,
             pid,
             cwd.as_deref(),
@@ -188,23 +188,49 @@ impl Router {
         let inheritance = (self.children.shared_breakpoints.get(&root) == Some(&true))
             .then(|| session.inheritance_for_child(&configuration, &name, child_listener.as_ref()))
             .flatten();
+        match inheritance {
+            Some(inheritance) => {
+                self.send_inheritance(session_id, inheritance);
+                self.set_stage(
+                    session_id,
+                    parent,
+                    CHILD_SESSION_DELAY_MS,
+                    ChildStage::Running { configuration },
+                );
+            }
+            None => self.ask_for_session(session_id, parent, configuration),
+        }
+    }
+
+    /// Asks the parent's client for the child's session.
+    fn ask_for_session(
+        &mut self,
+        session_id: &str,
+        parent: SessionKey,
+        configuration: Map<String, Value>,
+    ) {
+        let Some(child) = self.children.children.get(session_id) else {
+            return;
+        };
+        let key = child.key.clone();
+        let name = child
+            .announcement
+            .as_ref()
+            .and_then(|announcement| text(announcement, "name"))
+            .unwrap_or_else(|| "python".to_string());
+        let Some(session) = self.sessions.get_mut(&parent) else {
+            self.abandon_child(session_id, "its parent session has ended");
+            return;
+        };
         match session.request_child_session(&mut self.ctx.for_session(parent), &key, configuration)
         {
             Ok(()) => {
-                if let Some(inheritance) = inheritance {
-                    self.send_inheritance(session_id, inheritance);
-                }
-                if let Some(timer) = timer {
-                    self.ctx.cancel_timer(timer);
-                }
-                let timer = self
-                    .ctx
-                    .for_session(parent)
-                    .set_timer(CHILD_ATTACH_TIMEOUT_MS);
-                if let Some(child) = self.children.children.get_mut(session_id) {
-                    child.start_requested = true;
-                    child.timer = Some(timer);
-                }
+                self.set_stage(
+                    session_id,
+                    parent,
+                    CHILD_ATTACH_TIMEOUT_MS,
+                    ChildStage::Asked,
+                );
             }
             Err(reason) => {
                 self.ctx.log(
@@ -214,6 +240,82 @@ impl Router {
                 self.abandon_child(session_id, &reason);
             }
         }
+    }
+
+    /// Moves a pending child to `stage`, whose time-out (on its parent's session) replaces
+    /// the one it had.
+    fn set_stage(
+        &mut self,
+        session_id: &str,
+        parent: SessionKey,
+        after_ms: u64,
+        stage: ChildStage,
+    ) {
+        let Some(child) = self.children.children.get_mut(session_id) else {
+            return;
+        };
+        child.stage = stage;
+        if let Some(old) = child.timer.take() {
+            self.ctx.cancel_timer(old);
+        }
+        let timer = self.ctx.for_session(parent).set_timer(after_ms);
+        if let Some(child) = self.children.children.get_mut(session_id) {
+            child.timer = Some(timer);
+        }
+    }
+
+    /// A child that runs before its session was asked for: asks for it now when what the
+    /// child sent holds something for the session to show (when `ended`, anything but
+    /// what is over with its process), or forgets it when it ended with nothing.
+    fn review_running_child(&mut self, session_id: &str, ended: bool) {
+        let Some(child) = self.children.children.get(session_id) else {
+            return;
+        };
+        let (ChildStage::Running { .. }, Some(connection), Some(parent)) =
+            (&child.stage, child.connection.as_ref(), child.parent)
+        else {
+            return;
+        };
+        let sent = SentWhileRunning::of(&connection.decoder);
+        if sent.to_show || connection.paused {
+            self.ask_running_child(session_id, parent);
+        } else if ended {
+            self.forget_quiet_child(session_id, sent.exit_code);
+        }
+    }
+
+    fn ask_running_child(&mut self, session_id: &str, parent: SessionKey) {
+        let Some(child) = self.children.children.get_mut(session_id) else {
+            return;
+        };
+        if let ChildStage::Running { configuration } =
+            std::mem::replace(&mut child.stage, ChildStage::Asked)
+        {
+            self.ask_for_session(session_id, parent, configuration);
+        }
+    }
+
+    /// A child that ran on its inheritance and ended before its session was asked for,
+    /// with nothing for it to show: no session is made. Its parent's client had the
+    /// public events of its start and its end.
+    fn forget_quiet_child(&mut self, session_id: &str, exit_code: Option<i64>) {
+        let Some(child) = self.children.children.remove(session_id) else {
+            return;
+        };
+        if let Some(timer) = child.timer {
+            self.ctx.cancel_timer(timer);
+        }
+        if let Some(parent) = self.settle_awaited(&child) {
+            self.parent_may_terminate(parent);
+        }
+        let code = exit_code.map_or_else(
+            || "no exit code".to_string(),
+            |code| format!("exit code {code}"),
+        );
+        self.ctx.log(
+            LogLevel::Info,
+            format!("Child {session_id} ended ({code}) within {CHILD_SESSION_DELAY_MS} ms with nothing for a session to show; its client was not asked for one."),
+        );
     }
 
     /// Sends a child whose session the client was asked for what it runs on until
@@ -292,7 +394,12 @@ impl Router {
             return;
         };
         child.timer = None;
-        let reason = if child.start_requested {
+        let reason = if let ChildStage::Running { .. } = child.stage {
+            if let Some(parent) = child.parent {
+                self.ask_running_child(session_id, parent);
+            }
+            return;
+        } else if matches!(child.stage, ChildStage::Asked) {
             format!(
                 "no debug session attached to it within {} seconds",
                 CHILD_ATTACH_TIMEOUT_MS / 1000
@@ -407,6 +514,7 @@ impl Router {
                 });
             }
         }
+        self.review_running_child(session_id, false);
     }
 
     /// A waiting child's connection closed: it will not be debugged; or, if it ran on
@@ -427,6 +535,7 @@ impl Router {
                     LogLevel::Debug,
                     format!("Child {session_id} ran to its end before its session came."),
                 );
+                self.review_running_child(session_id, true);
                 return;
             }
         }

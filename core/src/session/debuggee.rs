@@ -24,6 +24,9 @@ use serde_json::{json, Map, Value};
 /// Events only the engine decides on; a debuggee that sends them anyway is ignored
 /// rather than allowed to confuse the client.
 const ENGINE_OWNED_EVENTS: &[&str] = &["initialized", "process", "exited", "terminated"];
+/// What a child that runs before its session sends when it holds a stop for that
+/// session: the client is to be asked for it now.
+pub const SESSION_WANTED_EVENT: &str = "dapper/sessionWanted";
 
 /// The arguments of `dapper/configure`: the client's initialize arguments, the
 /// normalised configuration and, when children are debugged, where they connect (with
@@ -267,6 +270,9 @@ impl Session {
             "dapper/childProcessExited" => ctx.note(Note::ChildExited {
                 body: Value::clone(&event.body),
             }),
+            // A child that runs before its session asks for it (router/running_child.rs);
+            // a session that has come has nothing to do for it.
+            SESSION_WANTED_EVENT => return,
             "dapper/hello" | hello::CHILD_HELLO => {
                 ctx.log(
                     LogLevel::Warn,

@@ -26,6 +26,13 @@ def inherit(debuggee, path, lines, launch=None):
     debuggee.send_request("dapper/inherit", {"requests": requests})
 
 
+def asks_for_its_session(arrived: list[dict]) -> bool:
+    """Whether the child sent the engine only the word that it holds a stop, so that the
+    client is asked for its session now (ipc/connection.py)."""
+    return [(message.get("type"), message.get("event")) for message in arrived] == [
+        ("event", "dapper/sessionWanted")]
+
+
 def nothing_within(debuggee, seconds=0.6) -> list[dict]:
     """The messages that arrive within ``seconds``: none, while events are held."""
     arrived = []
@@ -41,8 +48,9 @@ def test_a_stop_before_the_session_is_configured_reaches_the_client_after_it(
     program = write("main.py", PROGRAM)
     debuggee = launch("--program", program, tracer=backend)
     inherit(debuggee, program, [LOOP_LINE])
-    # The program runs and stops at once, but its client hears nothing yet.
-    assert nothing_within(debuggee) == []
+    # The program runs and stops at once, but its client hears nothing yet: the engine
+    # hears that there is a stop for it.
+    assert asks_for_its_session(nothing_within(debuggee))
     debuggee.configure()
     # The client's own request, the same as the inherited one: answered from what is in
     # place (the breakpoint the child stopped at, with its id).
@@ -60,7 +68,8 @@ def test_what_the_client_does_not_send_again_is_dropped(launch, write, backend):
     program = write("main.py", PROGRAM)
     debuggee = launch("--program", program, tracer=backend)
     inherit(debuggee, program, [LOOP_LINE])
-    assert nothing_within(debuggee) == []  # Stopped on the loop's first round.
+    # Stopped on the loop's first round.
+    assert asks_for_its_session(nothing_within(debuggee))
     debuggee.configure()
     # The client has no breakpoint in the file: the inherited one goes at
     # configurationDone, after the one stop it made.

@@ -66,6 +66,10 @@ _FRAME_CHARS = MAX_PAYLOAD // 8
 FLUSH_THREAD_NAME = "dapper.output"
 # How many events for the client a connection holds back at most (``hold_events``).
 MOST_HELD_EVENTS = 10_000
+# Sent, not held, when a stop is held: the engine may not have asked the client for
+# this child's session yet (it waits a little, for children that end with nothing to
+# show), and a stop is for the user to see now.
+SESSION_WANTED_EVENT = "dapper/sessionWanted"
 
 
 def _wrong_kind(kind: int) -> FrameError:
@@ -136,6 +140,8 @@ class Connection:
                     message.get("event")).startswith("dapper/"):
                 return self._write((message,))
             if len(held) < MOST_HELD_EVENTS:
+                if message.get("event") == "stopped":
+                    self._write(({"type": "event", "event": SESSION_WANTED_EVENT},))
                 held.append(message)
                 return True
             # Past the bound the client hears them before its configuration is done,
