@@ -123,15 +123,18 @@ impl FrameDecoder {
         self.buffer.len()
     }
 
-    /// The payloads of the whole binary frames that wait in the buffer, in order, left
-    /// there for `next_frame`; `None` when the stream is not one of binary frames (text
-    /// lines, garbage, a broken stream), which a caller must take as unknown.
-    pub fn waiting_payloads(&self) -> Option<Vec<&[u8]>> {
+    /// The payloads of the whole binary frames that wait in the buffer from byte `from`
+    /// on (the end of a whole frame: the buffer only grows while nothing is taken), in
+    /// order, left there for `next_frame`, with the byte where the last of them ends;
+    /// `None` when the stream is not one of binary frames there (text lines, garbage, a
+    /// broken stream), which a caller must take as unknown.
+    pub fn waiting_payloads(&self, from: usize) -> Option<(Vec<&[u8]>, usize)> {
         if self.broken || self.mode == Mode::Text {
             return None;
         }
         let mut payloads = Vec::new();
-        let mut rest = self.buffer.as_slice();
+        let mut end = from;
+        let mut rest = self.buffer.get(from..)?;
         while let Some(header) = rest.get(..HEADER_BYTES) {
             if &header[..2] != MAGIC || header[2] != VERSION {
                 return None;
@@ -142,11 +145,12 @@ impl FrameDecoder {
             };
             payloads.push(payload);
             rest = &rest[HEADER_BYTES + length..];
+            end += HEADER_BYTES + length;
         }
         if rest.len() >= 2 && &rest[..2] != MAGIC {
             return None;
         }
-        Some(payloads)
+        Some((payloads, end))
     }
 
     /// The next whole frame, `Ok(None)` when more bytes are needed, or the error that
@@ -293,35 +297,60 @@ mod tests {
     fn waiting_payloads_are_looked_at_and_left_in_place() {
         let one = encode(FrameKind::FromDebuggee, b"{\"a\":1}");
         let two = encode(FrameKind::FromDebuggee, b"[]");
-        type Case<'a> = (Vec<u8>, Option<Vec<&'a [u8]>>);
+        type Case<'a> = (Vec<u8>, usize, Option<(Vec<&'a [u8]>, usize)>);
+        let whole = one.len() + two.len();
         let cases: Vec<Case> = vec![
-            (Vec::new(), Some(vec![])),
-            (one[..5].to_vec(), Some(vec![])),
+            (Vec::new(), 0, Some((vec![], 0))),
+            (one[..5].to_vec(), 0, Some((vec![], 0))),
             (
                 [one.clone(), two[..9].to_vec()].concat(),
-                Some(vec![b"{\"a\":1}"]),
+                0,
+                Some((vec![b"{\"a\":1}"], one.len())),
             ),
             (
                 [one.clone(), two.clone()].concat(),
-                Some(vec![b"{\"a\":1}", b"[]"]),
+                0,
+                Some((vec![b"{\"a\":1}", b"[]"], whole)),
             ),
-            (b"DBGP: {}\n".to_vec(), None),
-            ([one.clone(), b"xx".to_vec()].concat(), None),
+            // From the end of the first frame: only the second.
+            (
+                [one.clone(), two.clone()].concat(),
+                one.len(),
+                Some((vec![b"[]"], whole)),
+            ),
+            (
+                [one.clone(), two.clone()].concat(),
+                whole,
+                Some((vec![], whole)),
+            ),
+            ([one.clone(), two.clone()].concat(), whole + 1, None),
+            (b"DBGP: {}\n".to_vec(), 0, None),
+            ([one.clone(), b"xx".to_vec()].concat(), 0, None),
             (
                 [one.clone(), b"D".to_vec()].concat(),
-                Some(vec![b"{\"a\":1}"]),
+                0,
+                Some((vec![b"{\"a\":1}"], one.len())),
             ),
         ];
-        for (bytes, expected) in cases {
+        for (bytes, from, expected) in cases {
             let mut decoder = FrameDecoder::default();
             decoder.push(&bytes);
-            assert_eq!(decoder.waiting_payloads(), expected, "{bytes:?}");
+            assert_eq!(
+                decoder.waiting_payloads(from),
+                expected,
+                "{bytes:?} from {from}"
+            );
             // Nothing was taken: the decoder still gives every whole frame.
             let mut taken = 0;
             while let Ok(Some(_)) = decoder.next_frame() {
                 taken += 1;
             }
-            assert_eq!(taken, expected.map_or(taken, |payloads| payloads.len()));
+            if from == 0 {
+                assert_eq!(
+                    taken,
+                    expected.map_or(taken, |(payloads, _)| payloads.len())
+                );
+            }
         }
     }
 

@@ -2,6 +2,7 @@
 //! parent's debuggee, or connected to the root's child listener, or both) and not
 //! yet bound to a session, by the sessionId their debuggee chose.
 
+use super::running_child::SentWhileRunning;
 use crate::context::SessionKey;
 use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello::ChildHello;
@@ -63,8 +64,11 @@ pub enum ChildStage {
     /// One of its halves (its connection, its announcement) has not come.
     Matching,
     /// It runs on its inheritance, and the client has not been asked for its session:
-    /// the attach configuration it will be asked with.
-    Running { configuration: Map<String, Value> },
+    /// the attach configuration it will be asked with, and what the child has sent.
+    Running {
+        configuration: Map<String, Value>,
+        sent: SentWhileRunning,
+    },
     /// `startDebugging` went to the client.
     Asked,
 }

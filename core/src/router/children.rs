@@ -195,7 +195,10 @@ impl Router {
                     session_id,
                     parent,
                     CHILD_SESSION_DELAY_MS,
-                    ChildStage::Running { configuration },
+                    ChildStage::Running {
+                        configuration,
+                        sent: SentWhileRunning::default(),
+                    },
                 );
             }
             None => self.ask_for_session(session_id, parent, configuration),
@@ -268,19 +271,20 @@ impl Router {
     /// child sent holds something for the session to show (when `ended`, anything but
     /// what is over with its process), or forgets it when it ended with nothing.
     fn review_running_child(&mut self, session_id: &str, ended: bool) {
-        let Some(child) = self.children.children.get(session_id) else {
+        let Some(child) = self.children.children.get_mut(session_id) else {
             return;
         };
-        let (ChildStage::Running { .. }, Some(connection), Some(parent)) =
-            (&child.stage, child.connection.as_ref(), child.parent)
+        let (ChildStage::Running { sent, .. }, Some(connection), Some(parent)) =
+            (&mut child.stage, child.connection.as_ref(), child.parent)
         else {
             return;
         };
-        let sent = SentWhileRunning::of(&connection.decoder);
-        if sent.to_show || connection.paused {
+        sent.review(&connection.decoder);
+        let (to_show, exit_code) = (sent.to_show, sent.exit_code);
+        if to_show || connection.paused {
             self.ask_running_child(session_id, parent);
         } else if ended {
-            self.forget_quiet_child(session_id, sent.exit_code);
+            self.forget_quiet_child(session_id, exit_code);
         }
     }
 
@@ -288,7 +292,7 @@ impl Router {
         let Some(child) = self.children.children.get_mut(session_id) else {
             return;
         };
-        if let ChildStage::Running { configuration } =
+        if let ChildStage::Running { configuration, .. } =
             std::mem::replace(&mut child.stage, ChildStage::Asked)
         {
             self.ask_for_session(session_id, parent, configuration);

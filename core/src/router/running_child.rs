@@ -15,9 +15,11 @@ const OVER_WITH_THE_PROCESS: &[&str] = &[
     "dapper/exiting",
 ];
 
-/// The frames that wait in a running child's connection, looked at in place.
+/// What a running child has sent so far, looked at as it arrives.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct SentWhileRunning {
+    /// Where the frames looked at end in its connection's buffer.
+    reviewed: usize,
     /// One of them is for the user (a stop, output, a grandchild's announcement,
     /// anything unknown or unreadable): its session must be asked for now.
     pub to_show: bool,
@@ -26,14 +28,14 @@ pub struct SentWhileRunning {
 }
 
 impl SentWhileRunning {
-    pub fn of(decoder: &FrameDecoder) -> Self {
-        let Some(payloads) = decoder.waiting_payloads() else {
-            return SentWhileRunning {
-                to_show: true,
-                exit_code: None,
-            };
+    /// Looks at the whole frames that arrived since the last look (each frame once, so
+    /// that a child that sends many costs no more than their count).
+    pub fn review(&mut self, decoder: &FrameDecoder) {
+        let Some((payloads, reviewed)) = decoder.waiting_payloads(self.reviewed) else {
+            self.to_show = true;
+            return;
         };
-        let mut sent = SentWhileRunning::default();
+        self.reviewed = reviewed;
         for payload in payloads {
             let message: Value = serde_json::from_slice(payload).unwrap_or(Value::Null);
             let event = (message.get("type").and_then(Value::as_str) == Some("event"))
@@ -41,16 +43,15 @@ impl SentWhileRunning {
                 .flatten();
             match event {
                 Some("dapper/exiting") => {
-                    sent.exit_code = message
+                    self.exit_code = message
                         .get("body")
                         .and_then(|body| body.get("exitCode"))
                         .and_then(Value::as_i64);
                 }
                 Some(name) if OVER_WITH_THE_PROCESS.contains(&name) => {}
-                _ => sent.to_show = true,
+                _ => self.to_show = true,
             }
         }
-        sent
     }
 }
 
@@ -59,12 +60,15 @@ mod tests {
     use super::*;
     use crate::ipc::frame::{encode, FrameKind};
 
-    fn sent(messages: &[&str]) -> SentWhileRunning {
+    /// What a child sent, each message in a chunk of its own, looked at chunk by chunk.
+    fn sent(messages: &[&str]) -> (bool, Option<i64>) {
         let mut decoder = FrameDecoder::default();
+        let mut sent = SentWhileRunning::default();
         for message in messages {
             decoder.push(&encode(FrameKind::FromDebuggee, message.as_bytes()));
+            sent.review(&decoder);
         }
-        SentWhileRunning::of(&decoder)
+        (sent.to_show, sent.exit_code)
     }
 
     #[test]
@@ -72,51 +76,27 @@ mod tests {
         let exiting = r#"{"seq":3,"type":"event","event":"dapper/exiting","body":{"exitCode":4}}"#;
         let thread =
             r#"{"seq":2,"type":"event","event":"thread","body":{"reason":"started","threadId":2}}"#;
-        let quiet = |code| SentWhileRunning {
-            to_show: false,
-            exit_code: code,
-        };
-        let cases: Vec<(Vec<&str>, SentWhileRunning)> = vec![
-            (vec![], quiet(None)),
-            (vec![thread], quiet(None)),
-            (vec![thread, exiting], quiet(Some(4))),
-            (
-                vec![
-                    r#"{"seq":2,"type":"event","event":"output","body":{"output":"hi\n"}}"#,
-                    exiting,
-                ],
-                SentWhileRunning {
-                    to_show: true,
-                    exit_code: Some(4),
-                },
-            ),
-            (
-                vec![r#"{"seq":2,"type":"event","event":"dapper/sessionWanted"}"#],
-                SentWhileRunning {
-                    to_show: true,
-                    exit_code: None,
-                },
-            ),
-            (
-                vec![r#"{"seq":2,"type":"response","command":"thread"}"#],
-                SentWhileRunning {
-                    to_show: true,
-                    exit_code: None,
-                },
-            ),
-            (
-                vec!["not json"],
-                SentWhileRunning {
-                    to_show: true,
-                    exit_code: None,
-                },
-            ),
+        let output = r#"{"seq":2,"type":"event","event":"output","body":{"output":"hi\n"}}"#;
+        let wanted = r#"{"seq":2,"type":"event","event":"dapper/sessionWanted"}"#;
+        let response = r#"{"seq":2,"type":"response","command":"thread"}"#;
+        type Case<'a> = (Vec<&'a str>, (bool, Option<i64>));
+        let cases: Vec<Case> = vec![
+            (vec![], (false, None)),
+            (vec![thread], (false, None)),
+            (vec![thread, thread, exiting], (false, Some(4))),
+            (vec![output, exiting], (true, Some(4))),
+            (vec![thread, output, thread], (true, None)),
+            (vec![wanted], (true, None)),
+            (vec![response], (true, None)),
+            (vec!["not json"], (true, None)),
         ];
         for (messages, expected) in cases {
             assert_eq!(sent(&messages), expected, "{messages:?}");
         }
         let mut text = FrameDecoder::default();
         text.push(b"DBGP: {}\n");
-        assert!(SentWhileRunning::of(&text).to_show);
+        let mut sent = SentWhileRunning::default();
+        sent.review(&text);
+        assert!(sent.to_show);
     }
 }
