@@ -163,7 +163,7 @@ pub const LAUNCH_KEYS: &[Key] = &[
         name: "subprocessAutoAttach",
         kind: Kind::Boolean,
         default: Default::Boolean(true),
-        description: "Debug every Python child process (subprocess, multiprocessing, os.fork, os.exec*) as its own session under this one.",
+        description: "Debug every Python child process (subprocess, multiprocessing, os.fork, os.exec*), in a session of its own under this one once it stops, prints or runs past 100 ms.",
     },
 ];
 
