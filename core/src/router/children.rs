@@ -145,7 +145,7 @@ impl Router {
             .or(connection.hello.pid);
         let name = text(announcement, "name").unwrap_or_else(|| "python".to_string());
         let cwd = text(announcement, "cwd");
-        let child_key = child.key.clone();
+        let key = child.key.clone();
         // Children, grandchildren included, are of the type the user started the root
         // session with, the name the client registered the adapter under.
         let root = self.ctx.tree.root(parent);
@@ -162,7 +162,7 @@ impl Router {
         let mut configuration = child_configuration(
             &session.normalised_configuration(),
             adapter_type.as_deref().unwrap_or(DEFAULT_ADAPTER_TYPE),
-            &child_key,
+            &key,
             &name,
             pid,
             cwd.as_deref(),
@@ -261,10 +261,7 @@ impl Router {
         if let Some(old) = child.timer.take() {
             self.ctx.cancel_timer(old);
         }
-        let timer = self.ctx.for_session(parent).set_timer(after_ms);
-        if let Some(child) = self.children.children.get_mut(session_id) {
-            child.timer = Some(timer);
-        }
+        child.timer = Some(self.ctx.for_session(parent).set_timer(after_ms));
     }
 
     /// A child that runs before its session was asked for: asks for it now when what the
@@ -398,12 +395,14 @@ impl Router {
             return;
         };
         child.timer = None;
-        let reason = if let ChildStage::Running { .. } = child.stage {
+        if let ChildStage::Running { .. } = child.stage {
+            // The child has run long enough for its session to be worth showing.
             if let Some(parent) = child.parent {
                 self.ask_running_child(session_id, parent);
             }
             return;
-        } else if matches!(child.stage, ChildStage::Asked) {
+        }
+        let reason = if matches!(child.stage, ChildStage::Asked) {
             format!(
                 "no debug session attached to it within {} seconds",
                 CHILD_ATTACH_TIMEOUT_MS / 1000
