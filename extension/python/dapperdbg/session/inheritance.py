@@ -1,10 +1,12 @@
 """A child process that runs before its client has configured its session.
 
-When the engine asks the client for a child's session, it sends the child
+Once the engine knows a child (its announcement and its hello), it sends it
 ``dapper/inherit``: its configuration, and the breakpoint requests its parent's session
 was last given (core/src/session/inheritance.rs says why). The child applies them and
-its program runs, while the client's session for it starts. That session's own
-configuration is the authority once it comes:
+its program runs; the client is asked for its session once it has run 100 ms, or at once
+when it sends something for the user (a held stop says so with ``dapper/sessionWanted``),
+and a child that ends first with nothing to show has none (core/src/router/children.rs).
+That session's own configuration is the authority once it comes:
 
 - a ``setBreakpoints`` the same as the inherited one for its source is answered from the
   breakpoints in place (their ids and verdicts), any other request is applied as a
