@@ -6,7 +6,7 @@
 // editor's paused line and the Variables view, a step the user takes (F10) is the stop the
 // agent then reads, and the run to a line leaves the breakpoints as they were
 // (screenshot vscode-agent-tools.png: the editor paused where the agent's notification says).
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { waitFor } from "./processes.mjs";
 import * as workbench from "./workbench.mjs";
@@ -32,8 +32,19 @@ export async function scenarioAgentTools(page, context) {
     rmSync(answersFile, { force: true });
     writeFileSync(path.join(workspace, "agent-calls.json"), JSON.stringify(calls));
     await workbench.runPaletteCommand(page, COMMAND);
-    await waitFor("the agent's answers", () => existsSync(answersFile), stepMs);
-    const answers = JSON.parse(readFileSync(answersFile, "utf8"));
+    // The stand-in writes the file as the answers come: it is read once it parses whole
+    // (a read between its creation and the end of the write met a cut-off file).
+    const answers = await waitFor(
+      "the agent's answers",
+      () => {
+        try {
+          return JSON.parse(readFileSync(answersFile, "utf8"));
+        } catch {
+          return undefined;
+        }
+      },
+      stepMs,
+    );
     for (const answer of answers) {
       if (answer.error !== undefined || answer.text.startsWith("Error:")) throw new Error(`the agent's ${answer.tool ?? "call"} failed: ${answer.error ?? answer.text}`);
       log(`agent ${answer.tool}: ${answer.text.split("\n").slice(0, 3).join(" | ")}`);
