@@ -7,9 +7,11 @@
 mod backlog;
 mod child_table;
 mod children;
+mod pending_release;
 mod relay;
 mod relay_table;
 mod running_child;
+mod sent_while_running;
 
 use crate::context::{Context, Note, Owned, SessionContext, SessionKey};
 use crate::session::Session;

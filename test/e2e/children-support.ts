@@ -5,7 +5,13 @@
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import path from "node:path";
 import type { Writable } from "node:stream";
-import { type InitializeArguments, RecordingClient, waitUntil } from "./support";
+import { fixtures, type InitializeArguments, marker, RecordingClient, waitUntil } from "./support";
+
+/** The child-process fixtures, a file of them, a marker's line, and `file:line`. */
+export const dir = path.join(fixtures, "children");
+export const file = (name: string) => path.join(dir, name);
+export const line = (name: string, bp: string) => marker(path.join("children", name), bp);
+export const at = (name: string, bp: string) => `${name}:${line(name, bp)}`;
 
 const childEvents = ["dapper/childProcess", "dapper/childProcessExited", "dapper/childProcessCandidate"];
 
@@ -173,4 +179,21 @@ export class SessionTree {
       await session.stop().catch(() => undefined);
     }
   }
+}
+
+/** A tree whose child sessions set these breakpoints (fixture file, marker). */
+export function treeFor(port: number | undefined, breakpointList: Array<[string, string]>, autoContinue: boolean): SessionTree {
+  const breakpoints: Record<string, number[]> = {};
+  for (const [name, bp] of breakpointList) (breakpoints[file(name)] ??= []).push(line(name, bp));
+  return new SessionTree(port, breakpoints, autoContinue);
+}
+
+/** Launches the tree's root on a fixture program, as VS Code launches with children. */
+export async function launchRoot(tree: SessionTree, python: string, program: string, args: string[], extra: Record<string, unknown> = {}): Promise<void> {
+  await tree.root.start(tree.port);
+  await tree.root.launchWith(
+    { program: file(program), args, cwd: dir, python, console: "internalConsole", ...extra },
+    {},
+    { supportsStartDebuggingRequest: true, supportsDapperEvents: true },
+  );
 }

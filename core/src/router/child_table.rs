@@ -2,7 +2,7 @@
 //! parent's debuggee, or connected to the root's child listener, or both) and not
 //! yet bound to a session, by the sessionId their debuggee chose.
 
-use super::running_child::SentWhileRunning;
+use super::sent_while_running::SentWhileRunning;
 use crate::context::SessionKey;
 use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello::ChildHello;

@@ -7,7 +7,7 @@ use super::child_table::{
     ChildConnection, ChildStage, PendingChild, CHILD_ATTACH_TIMEOUT_MS, CHILD_MATCH_TIMEOUT_MS,
     CHILD_SESSION_DELAY_MS, PENDING_PAUSE_AT,
 };
-use super::running_child::SentWhileRunning;
+use super::sent_while_running::SentWhileRunning;
 use super::Router;
 use crate::config::{child_configuration, DEFAULT_ADAPTER_TYPE};
 use crate::context::SessionKey;
@@ -206,7 +206,7 @@ impl Router {
     }
 
     /// Asks the parent's client for the child's session.
-    fn ask_for_session(
+    pub(super) fn ask_for_session(
         &mut self,
         session_id: &str,
         parent: SessionKey,
@@ -264,61 +264,6 @@ impl Router {
         child.timer = Some(self.ctx.for_session(parent).set_timer(after_ms));
     }
 
-    /// A child that runs before its session was asked for: asks for it now when what the
-    /// child sent holds something for the session to show (when `ended`, anything but
-    /// what is over with its process), or forgets it when it ended with nothing.
-    fn review_running_child(&mut self, session_id: &str, ended: bool) {
-        let Some(child) = self.children.children.get_mut(session_id) else {
-            return;
-        };
-        let (ChildStage::Running { sent, .. }, Some(connection), Some(parent)) =
-            (&mut child.stage, child.connection.as_ref(), child.parent)
-        else {
-            return;
-        };
-        sent.review(&connection.decoder);
-        let (to_show, exit_code) = (sent.to_show, sent.exit_code);
-        if to_show || connection.paused {
-            self.ask_running_child(session_id, parent);
-        } else if ended {
-            self.forget_quiet_child(session_id, exit_code);
-        }
-    }
-
-    fn ask_running_child(&mut self, session_id: &str, parent: SessionKey) {
-        let Some(child) = self.children.children.get_mut(session_id) else {
-            return;
-        };
-        if let ChildStage::Running { configuration, .. } =
-            std::mem::replace(&mut child.stage, ChildStage::Asked)
-        {
-            self.ask_for_session(session_id, parent, configuration);
-        }
-    }
-
-    /// A child that ran on its inheritance and ended before its session was asked for,
-    /// with nothing for it to show: no session is made. Its parent's client had the
-    /// public events of its start and its end.
-    fn forget_quiet_child(&mut self, session_id: &str, exit_code: Option<i64>) {
-        let Some(child) = self.children.children.remove(session_id) else {
-            return;
-        };
-        if let Some(timer) = child.timer {
-            self.ctx.cancel_timer(timer);
-        }
-        if let Some(parent) = self.settle_awaited(&child) {
-            self.parent_may_terminate(parent);
-        }
-        let code = exit_code.map_or_else(
-            || "no exit code".to_string(),
-            |code| format!("exit code {code}"),
-        );
-        self.ctx.log(
-            LogLevel::Info,
-            format!("Child {session_id} ended ({code}) within {CHILD_SESSION_DELAY_MS} ms with nothing for a session to show; its client was not asked for one."),
-        );
-    }
-
     /// Sends a child whose session the client was asked for what it runs on until
     /// that session configures it (session/inheritance.rs).
     fn send_inheritance(&mut self, session_id: &str, inheritance: Inheritance) {
@@ -345,7 +290,7 @@ impl Router {
 
     /// A pending child leaves the table: if it ran on its inheritance, its parent no
     /// longer waits for its session; returns that parent.
-    fn settle_awaited(&mut self, child: &PendingChild) -> Option<SessionKey> {
+    pub(super) fn settle_awaited(&mut self, child: &PendingChild) -> Option<SessionKey> {
         let parent = child.parent?;
         child.connection.as_ref()?.inherited.as_ref()?;
         self.ctx.tree.child_session_settled(parent);
@@ -609,51 +554,5 @@ impl Router {
             },
         );
         self.children.shared_breakpoints.insert(root, shared);
-    }
-
-    /// A session that is asked to stop no longer waits for the sessions of its children
-    /// that ran on their inheritance: they are forgotten (a child still running runs on
-    /// untraced, as one whose session never came does).
-    pub(super) fn stop_awaiting_children_of(&mut self, session: SessionKey) {
-        let awaited: Vec<String> = self
-            .children
-            .children
-            .iter()
-            .filter(|(_, child)| {
-                child.parent == Some(session)
-                    && child
-                        .connection
-                        .as_ref()
-                        .is_some_and(|connection| connection.inherited.is_some())
-            })
-            .map(|(id, _)| id.clone())
-            .collect();
-        for session_id in awaited {
-            if let Some(child) = self.children.children.remove(&session_id) {
-                self.settle_awaited(&child);
-                if let Some(timer) = child.timer {
-                    self.ctx.cancel_timer(timer);
-                }
-                if let Some(connection) = child.connection.filter(|c| !c.ended) {
-                    self.ctx.close_connection(connection.conn);
-                }
-            }
-        }
-    }
-
-    /// Drops the pending children of a session that is being released.
-    pub(super) fn forget_children_of(&mut self, session: SessionKey) {
-        self.children.shared_breakpoints.remove(&session);
-        for session_id in self.children.of_session(session) {
-            if let Some(child) = self.children.children.remove(&session_id) {
-                self.settle_awaited(&child);
-                if let Some(timer) = child.timer {
-                    self.ctx.cancel_timer(timer);
-                }
-                if let Some(connection) = child.connection {
-                    self.ctx.close_connection(connection.conn);
-                }
-            }
-        }
     }
 }

@@ -270,7 +270,7 @@ impl Session {
             "dapper/childProcessExited" => ctx.note(Note::ChildExited {
                 body: Value::clone(&event.body),
             }),
-            // A child that runs before its session asks for it (router/running_child.rs);
+            // A child that runs before its session asks for it (router/sent_while_running.rs);
             // a session that has come has nothing to do for it.
             SESSION_WANTED_EVENT => return,
             "dapper/hello" | hello::CHILD_HELLO => {
