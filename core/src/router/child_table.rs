@@ -134,3 +134,28 @@ impl ChildTable {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::CHILD_SESSION_DELAY_MS;
+
+    /// A dormant child that ends soon enough after its hello closes without waiting for
+    /// the engine (extension/python/dapperdbg/session/dormant.py, `QUIET_END_SECONDS`),
+    /// on the promise that its client cannot have been asked for its session yet: the
+    /// engine's delay must stay at least twice that time.
+    #[test]
+    fn the_session_delay_outlasts_a_quiet_childs_end() {
+        let source = include_str!("../../../extension/python/dapperdbg/session/dormant.py");
+        let seconds: f64 = source
+            .lines()
+            .find_map(|line| line.strip_prefix("QUIET_END_SECONDS = "))
+            .and_then(|value| value.trim().parse().ok())
+            .expect("dormant.py sets QUIET_END_SECONDS to a number of seconds");
+        #[allow(clippy::cast_precision_loss)]
+        let delay_seconds = CHILD_SESSION_DELAY_MS as f64 / 1000.0;
+        assert!(
+            delay_seconds >= 2.0 * seconds,
+            "CHILD_SESSION_DELAY_MS ({CHILD_SESSION_DELAY_MS}) must be at least twice dormant.py's QUIET_END_SECONDS ({seconds} s)"
+        );
+    }
+}

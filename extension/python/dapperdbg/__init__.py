@@ -15,10 +15,22 @@ __all__ = [
     "breakpoint", "connect", "is_client_connected", "listen", "post_mortem", "wait_for_client",
 ]
 
-from .common.package import PROTOCOL_VERSION as PROTOCOL_VERSION
-from .common.package import keep_package_bytecode as _keep_package_bytecode
+# The package's own modules are compiled once and their bytecode cached beside them, even
+# where the user's environment sets PYTHONDONTWRITEBYTECODE (common/package.py says why,
+# and gives the setting back before the user's code runs). It is set here, where every
+# entry point begins, without another module of the package: the launcher's next ones
+# come from the start bundle (common/start_bundle.py), and two more imports through the
+# import system would cost every debugged process ~0.3 ms before its first line.
+_users_bytecode_setting = _sys.dont_write_bytecode
+_sys.dont_write_bytecode = False
 
-_keep_package_bytecode()
+
+def __getattr__(name):
+    if name == "PROTOCOL_VERSION":  # The IPC protocol this package speaks.
+        from .common.package import PROTOCOL_VERSION
+
+        return PROTOCOL_VERSION
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def listen(address):

@@ -100,3 +100,41 @@ def test_configure(case):
     assert [message["command"] for message in dormant.answered] == (
         [answer for answer, _ in answers] or [message["command"] for message in sent
                                               if outcome == "dormant"])
+
+
+# Whether a dormant child may end without waiting for the engine to close its end
+# (DormantChild._ends_quiet): what configured it, what happened after, and the verdict.
+QUIET_CASES = {
+    "an inheritance, nothing since, a short run": (
+        [inherit(CONFIGURE, NO_BREAKPOINTS)], None, True),
+    "its client's own configuration": (
+        [CONFIGURE, NO_BREAKPOINTS, DONE], None, False),
+    "a message arrived after the configuration": (
+        [inherit(CONFIGURE, NO_BREAKPOINTS)], "heard", False),
+    "it said something the engine may ask its client for a session for": (
+        [inherit(CONFIGURE, NO_BREAKPOINTS)], "said", False),
+    "it ran past half the engine's delay before a session": (
+        [inherit(CONFIGURE, NO_BREAKPOINTS)], "long", False),
+}
+
+
+@pytest.mark.parametrize("case", list(QUIET_CASES))
+def test_ends_quiet(case):
+    sent, after, quiet = QUIET_CASES[case]
+    engine, debuggee = _socket.socketpair()
+    link = SessionLink("s1.1", "s1", "token", {}, ExitState())
+    link.hello()
+    connection = Connection(debuggee, sent=1)
+    dormant = DormantChild(connection, link, ExitState(), None, "monitoring", None)
+    for seq, message in enumerate(sent, 1):
+        engine.sendall(encode_frame(KIND_TO_DEBUGGEE, {**message, "seq": seq}))
+    assert dormant.configure() is None
+    dormant._sent_at_start = connection.sent  # What start() notes, without its hooks.
+    if after == "heard":
+        dormant._on_message({"type": "request", "seq": 9, "command": "threads"})
+    elif after == "said":
+        connection.send_event("dapper/childProcess", {"pid": 1})
+    elif after == "long":
+        link.hello_at -= 1.0
+    connection.send_event("dapper/exiting", {"exitCode": 0})
+    assert dormant._ends_quiet() is quiet

@@ -1,7 +1,8 @@
 """What the package is, for its own parts: the IPC protocol version it speaks, and how
 its own bytecode is cached. Kept here rather than in ``dapperdbg/__init__.py`` so that no
 module imports the package's top level, whose in-code API (listen, connect…) imports
-the launcher.
+the launcher; the top level only sets the user's bytecode setting aside as it is
+imported, first of all the package's modules.
 """
 
 from __future__ import annotations
@@ -14,35 +15,27 @@ import sys
 # package of another version.
 PROTOCOL_VERSION = 1
 
-# The user's PYTHONDONTWRITEBYTECODE setting, while the package's modules are cached
-# (keep_package_bytecode); None until the package is first imported.
-_users_setting: bool | None = None
-
-
-def keep_package_bytecode() -> None:
-    """The package's own modules are compiled once and cached beside them even when the
-    user's environment sets PYTHONDONTWRITEBYTECODE (usual in containers): that setting
-    is about the user's folders, and compiling this package again costs ~100 ms on every
-    start of a debug session. The entry points (and the in-code API) put the user's
-    setting back before the user's code runs again (restore_bytecode_setting)."""
-    global _users_setting
-    if _users_setting is None:
-        _users_setting = sys.dont_write_bytecode
-        sys.dont_write_bytecode = False
-
 
 def restore_bytecode_setting() -> None:
-    """Give the program the bytecode-writing setting its environment asked for. Where
-    that setting says not to write bytecode, the package's modules that were not
-    imported yet (what a stop, a breakpoint or a child needs: imported when needed) have
-    theirs written first, once, so that no process compiles them again."""
-    if _users_setting is None:
+    """Give the program the bytecode-writing setting its environment asked for, which
+    the package's top level (dapperdbg/__init__.py) set aside as it was imported: the
+    package's own modules are compiled once and cached beside them even where the user's
+    environment sets PYTHONDONTWRITEBYTECODE (usual in containers), a setting about the
+    user's folders, as compiling this package again would cost ~100 ms on every start of
+    a debug session. Where the user's setting says not to write bytecode, the package's
+    modules that were not imported yet (what a stop, a breakpoint or a child needs:
+    imported when needed) have theirs written first, once, so that no process compiles
+    them again."""
+    users_setting = getattr(sys.modules.get(_PACKAGE), "_users_bytecode_setting", None)
+    if users_setting is None:
         return
-    if _users_setting and not os.path.exists(_COMPLETE_MARK):
+    if users_setting and not os.path.exists(_COMPLETE_MARK):
         _cache_package_bytecode()
-    sys.dont_write_bytecode = _users_setting
+    sys.dont_write_bytecode = users_setting
 
 
+# The package's top level, which sets the user's setting aside as it is imported.
+_PACKAGE = __name__.partition(".")[0]
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Written once every module of the package has its bytecode for this Python.
 _COMPLETE_MARK = os.path.join(_PACKAGE_DIR, "__pycache__",

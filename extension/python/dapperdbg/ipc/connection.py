@@ -122,6 +122,11 @@ class Connection:
     def closed(self) -> bool:
         return self._closed
 
+    @property
+    def sent(self) -> int:
+        """How many messages went out on the connection so far."""
+        return self._next_seq - 1
+
     def _take_seq(self) -> int:
         with self._seq_lock:
             seq = self._next_seq
@@ -396,7 +401,7 @@ class Connection:
         except OSError:
             return
 
-    def close(self) -> None:
+    def close(self, linger: bool = True) -> None:
         """Close the connection after the peer has read everything sent.
 
         A socket closed with bytes still unread (a request on its way in, which a client
@@ -406,7 +411,14 @@ class Connection:
         its end too (which it does when it has read to the end), or after
         CLOSE_LINGER_SECONDS. A Unix socket needs the wait as much as TCP: the engine
         (Node) drops such a connection with what it had not read when its write into the
-        closed socket fails, or its read meets the reset."""
+        closed socket fails, or its read meets the reset.
+
+        Without ``linger`` (a process about to end, whose peer sends it nothing), this end
+        is half-closed and closed at once, without the wait: a reader blocked in the
+        socket keeps it open until the peer's end or the process's (the close does not
+        wake it, where a shutdown of the reading side would make the peer's next write
+        fail); with nothing unread its end is no reset, and the peer reads all that was
+        sent, then the end."""
         if self._closed_here:
             return
         # Output lines queued before the close go out before it.
@@ -418,14 +430,15 @@ class Connection:
             self._sock.shutdown(_socket.SHUT_WR)
         except OSError:
             pass
-        if self._reader is None:
-            self._drain()
-        elif self._reader != get_ident():
-            self._read_to_end.wait(CLOSE_LINGER_SECONDS)
-        try:
-            self._sock.shutdown(_socket.SHUT_RDWR)
-        except OSError:
-            pass
+        if linger:
+            if self._reader is None:
+                self._drain()
+            elif self._reader != get_ident():
+                self._read_to_end.wait(CLOSE_LINGER_SECONDS)
+            try:
+                self._sock.shutdown(_socket.SHUT_RDWR)
+            except OSError:
+                pass
         try:
             self._sock.close()
         except OSError:

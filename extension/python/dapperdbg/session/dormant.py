@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import atexit
 import sys
+import time
 
 from ..common import program_threading
 from ..common.debugger_threads import start_debugger_thread
@@ -61,6 +62,10 @@ _UNCAUGHT = "uncaught"
 # The requests a dormant child may answer itself, when they ask for nothing new.
 _CONFIRMING = frozenset(("dapper/configure", "setBreakpoints", "setFunctionBreakpoints",
                          "setExceptionBreakpoints", "configurationDone"))
+# How soon after its hello a quiet child may end without waiting for the engine to close
+# its end (DormantChild._ends_quiet): half the engine's CHILD_SESSION_DELAY_MS, which a
+# test of the engine's (core/src/router/child_table.rs) holds to at least twice this.
+QUIET_END_SECONDS = 0.05
 # Launch settings that need the debugger before the program's first line.
 _FROM_THE_START = ("stopOnEntry", "noDebug", "keepExecSources")
 
@@ -158,6 +163,10 @@ class DormantChild:
         self._session: Session | None = None
         self._wake_lock = allocate_lock()
         self._gone = False
+        # Whether anything arrived once the child was configured, and how many messages
+        # it had sent then (``_ends_quiet``).
+        self._heard = False
+        self._sent_at_start = 0
         self._output = None
         # The user's files loaded restartable before the debugger was made.
         self._restartable_files: list[str] = []
@@ -207,6 +216,7 @@ class DormantChild:
 
         if self._inherited:
             self.connection.hold_events()
+        self._sent_at_start = self.connection.sent
         launch = self.launch_configuration
         set_rules(launch.get("rules"))
         self._capture_output(launch)
@@ -276,6 +286,7 @@ class DormantChild:
             self._reading_ended()
 
     def _on_message(self, message: dict) -> None:
+        self._heard = True
         with self._wake_lock:
             session = self._session
             if session is None and self._answered(message):
@@ -457,4 +468,20 @@ class DormantChild:
         connection = self.connection
         connection.release_events()
         connection.send_event("dapper/exiting", {"exitCode": self._exit_state.code})
-        connection.close()
+        connection.close(linger=not self._ends_quiet())
+
+    def _ends_quiet(self) -> bool:
+        """Whether the engine can have nothing on its way to this child as it ends, which
+        may then close without waiting for the engine to close its end
+        (Connection.close): each of a test suite's short children waited a round trip
+        through the engine for it. So it is for a child that runs on an inheritance its
+        client has not confirmed, has heard nothing and said nothing since (the engine asks
+        the client at once for a child that says something), and ends within
+        QUIET_END_SECONDS of its hello: the engine asks the client for such a child's
+        session only once it has run CHILD_SESSION_DELAY_MS from its hello at the
+        earliest (core/src/router/child_table.rs), and writes to it only after that
+        client has come."""
+        hello_at = self._link.hello_at
+        return (self._inherited and not self._heard
+                and self.connection.sent == self._sent_at_start + 1
+                and hello_at is not None and time.monotonic() - hello_at < QUIET_END_SECONDS)

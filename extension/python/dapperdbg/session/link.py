@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 from ..common.package import PROTOCOL_VERSION
 
@@ -95,6 +96,8 @@ class SessionLink:
         # its live announced children, {pid: (plan, session id, cwd)}, to announce again.
         self.reattach_file: str | None = None
         self.live_children: dict = {}
+        # When the hello was made (time.monotonic()), once it is.
+        self.hello_at: float | None = None
 
     @property
     def is_child(self) -> bool:
@@ -102,6 +105,7 @@ class SessionLink:
 
     def hello(self) -> tuple[str, dict]:
         """The first frame: ``dapper/hello`` for a root, ``dapper/sessionHello`` for a child."""
+        self.hello_at = time.monotonic()
         return hello(self.session_id, token=self.token, parent_session_id=self.parent_session_id)
 
     def for_fork_child(self, session_id: str) -> SessionLink:
