@@ -112,6 +112,15 @@ def misorder(package):
     write_bundle(package, head, code, blocks)
 
 
+def drop_from_order(package):
+    """The recorded session order without the module, as a start that did not import it
+    in that phase would have recorded it (one where the connection could not be made, say):
+    the next start loads it from its entry after the order, and adds it to the order."""
+    head, code, blocks = read_bundle(package)
+    head[3][SESSION][0].remove("dapperdbg.session.threads")
+    write_bundle(package, head, code, blocks)
+
+
 def block_edits(package):
     """A session block whose code of the module is not its entry's: a start runs the
     block's (as it runs a pyc's: the bundle is a cache of them, never checked against its
@@ -148,6 +157,10 @@ SCENARIOS = {
     "an order whose modules fail to load is left to the import system, and recorded again": [
         (None, FROM_SOURCE, None), (None, BUNDLED, None), (misorder, BUNDLED, None),
         (None, PRELOADED, None),
+    ],
+    "an order that lacks a module its phase loads gets it at the next start": [
+        (None, FROM_SOURCE, None), (None, BUNDLED, None), (None, PRELOADED, None),
+        (drop_from_order, BUNDLED, None), (None, PRELOADED, None), (None, PRELOADED, None),
     ],
     "a start runs its modules' code from its phase's block": [
         (None, FROM_SOURCE, None), (None, BUNDLED, None), (block_edits, PRELOADED, 2),

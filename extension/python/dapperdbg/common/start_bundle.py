@@ -19,6 +19,11 @@ The bundle is a cache, like the pyc files it is made of, in ``dapperdbg/__pycach
 - a start that imported any module of the package past the bundle writes it again (from
   the pyc files the import system just checked), with the modules of the earlier bundle
   that are still current: the bundle grows to what the launcher's starts import;
+- a phase's recorded order that lacks a module the phase then loads (one recorded by a
+  start that went another way: a child whose interpreter has no ``_socket`` stops
+  before the connection's modules) gets it, in the order the modules finished loading,
+  and the bundle is written again: one such start does not leave every later one
+  loading the rest one by one;
 - a bundle that cannot be read, of another Python (the magic number of its pyc files
   says so) or of another layout is ignored, and one that cannot be written (a read-only
   installation) is not written: the package then imports as it did without it.
@@ -176,9 +181,11 @@ class StartBundle:
         self._blocks = list(blocks or ())
         self._blocks += [None] * (_PHASES - len(self._blocks))
         # The phase being recorded, and the modules that finished loading since it began
-        # (None: not recording).
+        # (None: not recording); and whether they are to extend the phase's order rather
+        # than be it (the order is being loaded, and may lack modules the phase loads).
         self.recording: int | None = None
         self.finished: list[str] | None = None
+        self._extending = False
         # Modules of the package looked for past the bundle (none there, or stale), and
         # how many of them were looked for before the phase being recorded began.
         self.missed: list[str] = []
@@ -221,22 +228,36 @@ class StartBundle:
         if file is not None:
             file.close()
 
-    def record(self, phase: int) -> None:
-        """Record the modules that finish loading from now on as ``phase``'s order."""
+    def record(self, phase: int, extending: bool = False) -> None:
+        """Record the modules that finish loading from now on as ``phase``'s order, or,
+        ``extending``, as what its order lacked."""
         self.recording, self.finished = phase, []
+        self._extending = extending
         self._missed_before = len(self.missed)
 
     def end_recording(self) -> None:
         """The phase being recorded is over: what finished loading is the next start's
-        order for it; none (recorded again next time) when a module of the phase came
-        past the bundle (stale, or new). A name looked for that is no module, as ``from
-        package import name`` may look for, is not one."""
+        order for it, or what the order loaded lacked is added to its end (an order a
+        start recorded on another way, one whose connection could not be made, say, must
+        not leave every later start importing the rest one by one); none (recorded again
+        next time) when a module of the phase came past the bundle (stale, or new). A
+        name looked for that is no module, as ``from package import name`` may look for,
+        is not one."""
         phase, finished = self.recording, self.finished or []
         self.recording = self.finished = None
         if phase is None:
             return
         past = any(name in sys.modules for name in self.missed[self._missed_before:])
-        self.orders[phase] = [] if past else finished
+        if past:
+            self.orders[phase] = []
+        elif self._extending:
+            # The order's own modules finished loading among the others: the order they
+            # all finished in is the one to run them in.
+            order = self.orders[phase]
+            if any(name not in order for name in finished):
+                self.orders[phase] = finished + [name for name in order if name not in finished]
+        else:
+            self.orders[phase] = finished
 
     def spec_for(self, name: str, code: CodeType | None = None):
         """The module's spec while its entry is current, its code ``code`` if given
@@ -502,6 +523,8 @@ def phases_loaded() -> None:
 
 
 def _load(bundle: StartBundle, phase: int) -> None:
+    # What the order's modules import that it lacks is recorded as they run, too.
+    bundle.record(phase, extending=True)
     loaded = _preload(bundle, bundle.orders[phase], bundle.codes(phase))
     if loaded is None:
         bundle.record(phase)
