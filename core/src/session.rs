@@ -37,5 +37,5 @@ mod timers;
 
 pub use child::ChildBinding;
 pub use connection::debuggee_frame;
-pub use inheritance::{Inheritance, LastBreakpoints};
+pub use inheritance::{ClientKind, Inheritance, LastBreakpoints};
 pub use state::Session;

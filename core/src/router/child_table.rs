@@ -6,7 +6,7 @@ use super::sent_while_running::SentWhileRunning;
 use crate::context::SessionKey;
 use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello::ChildHello;
-use crate::session::LastBreakpoints;
+use crate::session::{ClientKind, LastBreakpoints};
 use crate::{ConnectionId, TimerId};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -23,6 +23,10 @@ pub const CHILD_ATTACH_TIMEOUT_MS: u64 = 30_000;
 /// making one (a test suite may start hundreds of such children, and on a machine of
 /// few cores every session the client makes is time taken from the program).
 pub const CHILD_SESSION_DELAY_MS: u64 = 100;
+/// The kinds of client whose way with a child's breakpoints the engine remembers from
+/// one tree to the next: an engine serves one editor, or a few; past this, what a new
+/// kind's trees show is not kept.
+pub const MOST_CLIENT_KINDS: usize = 32;
 /// Bytes a child that runs before its session came may have sent for it, past which
 /// its connection is not read until the session comes (the child then waits on a full
 /// socket, as a program writing to a slow terminal does).
@@ -82,6 +86,9 @@ pub struct ChildTable {
     /// sessions do), so that later children may run on their parent's
     /// (session/inheritance.rs). Not there until a child's client has configured it.
     pub shared_breakpoints: BTreeMap<SessionKey, bool>,
+    /// The same, by the kind of client of the tree it was learnt in, for a tree whose
+    /// own first child is not configured yet (at most `MOST_CLIENT_KINDS` of them).
+    pub shared_by_client: BTreeMap<ClientKind, bool>,
 }
 
 impl ChildTable {

@@ -5,7 +5,7 @@
 
 use super::child_table::{
     ChildConnection, ChildStage, PendingChild, CHILD_ATTACH_TIMEOUT_MS, CHILD_MATCH_TIMEOUT_MS,
-    CHILD_SESSION_DELAY_MS, PENDING_PAUSE_AT,
+    CHILD_SESSION_DELAY_MS, MOST_CLIENT_KINDS, PENDING_PAUSE_AT,
 };
 use super::sent_while_running::SentWhileRunning;
 use super::Router;
@@ -14,7 +14,7 @@ use crate::context::SessionKey;
 use crate::dap::message::{self, Request};
 use crate::ipc::frame::FrameDecoder;
 use crate::ipc::hello::ChildHello;
-use crate::session::{debuggee_frame, ChildBinding, Inheritance};
+use crate::session::{debuggee_frame, ChildBinding, Inheritance, Session};
 use crate::{Address, ConnectionId, LogLevel, Output, ReadSource};
 use serde_json::{json, Map, Value};
 
@@ -150,6 +150,17 @@ impl Router {
         // session with, the name the client registered the adapter under.
         let root = self.ctx.tree.root(parent);
         let adapter_type = self.sessions.get(&root).map(|root| root.adapter_type());
+        // Whether the client gives a child the breakpoints its parent had, as seen in this
+        // tree, or else in an earlier tree of a client of the same kind.
+        let shared = self
+            .children
+            .shared_breakpoints
+            .get(&root)
+            .copied()
+            .or_else(|| {
+                let kind = self.sessions.get(&root)?.client_kind()?;
+                self.children.shared_by_client.get(&kind).copied()
+            });
         // Where the child's own children connect, as its session will tell it.
         let child_listener = self
             .sessions
@@ -185,7 +196,7 @@ impl Router {
             }
         }
         // Only for a client seen to give a child the breakpoints its parent had.
-        let inheritance = (self.children.shared_breakpoints.get(&root) == Some(&true))
+        let inheritance = (shared == Some(true))
             .then(|| session.inheritance_for_child(&configuration, &name, child_listener.as_ref()))
             .flatten();
         match inheritance {
@@ -554,5 +565,11 @@ impl Router {
             },
         );
         self.children.shared_breakpoints.insert(root, shared);
+        if let Some(kind) = self.sessions.get(&root).and_then(Session::client_kind) {
+            let known = &mut self.children.shared_by_client;
+            if known.contains_key(&kind) || known.len() < MOST_CLIENT_KINDS {
+                known.insert(kind, shared);
+            }
+        }
     }
 }

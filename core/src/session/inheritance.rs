@@ -11,7 +11,10 @@
 //! parent's breakpoint requests as they were forwarded), and the child runs on it. The
 //! client's own configuration is the authority once it comes: the debuggee applies
 //! what differs and drops what the client did not send again, and holds the events it
-//! has for the client until then (docs/ipc.md).
+//! has for the client until then (docs/ipc.md). The engine sends it only for a client
+//! seen to give a child its parent's breakpoints: in the child's own tree, or, before
+//! that tree's first child is configured, in an earlier tree of a client of the same
+//! kind (`ClientKind`).
 
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -94,6 +97,35 @@ fn request(command: &str, arguments: Value) -> Value {
     json!({ "command": command, "arguments": arguments })
 }
 
+/// What kind of client a tree's root session has: the `clientID` its `initialize` said
+/// and the adapter type the session was started as. Clients of one kind treat their
+/// sessions' breakpoints alike (a client that keeps one set for every session does so
+/// in every tree), so what one tree showed of its client holds for the next tree of a
+/// client of the same kind (router/child_table.rs).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ClientKind {
+    client_id: String,
+    adapter_type: String,
+}
+
+impl ClientKind {
+    /// The longest `clientID` remembered: a longer one is no client's name.
+    pub const LONGEST_ID: usize = 128;
+
+    /// The kind of a client that said `initialize_arguments`; `None` for one that gave
+    /// no `clientID` (or an empty or overlong one), which is not told apart from others.
+    pub fn of(initialize_arguments: Option<&Value>, adapter_type: &str) -> Option<ClientKind> {
+        let client_id = initialize_arguments?.get("clientID")?.as_str()?;
+        if client_id.is_empty() || client_id.len() > Self::LONGEST_ID {
+            return None;
+        }
+        Some(ClientKind {
+            client_id: client_id.to_string(),
+            adapter_type: adapter_type.to_string(),
+        })
+    }
+}
+
 /// What a child is sent to run on: the arguments of `dapper/inherit`, and the
 /// breakpoints in them, which its session starts from (its own children inherit them
 /// if they start before its client has configured it).
@@ -128,6 +160,31 @@ mod tests {
             .flatten()
             .map(|request| request["command"].as_str().unwrap_or("").to_string())
             .collect()
+    }
+
+    #[test]
+    fn a_client_kind_needs_a_client_id_of_a_sensible_length() {
+        let said = |id: Value| json!({"clientID": id, "adapterID": "dapper"});
+        let vscode = ClientKind::of(Some(&said(json!("vscode"))), "dapper");
+        assert!(vscode.is_some());
+        assert_eq!(
+            vscode,
+            ClientKind::of(Some(&said(json!("vscode"))), "dapper")
+        );
+        assert_ne!(
+            vscode,
+            ClientKind::of(Some(&said(json!("vscode"))), "debugpy")
+        );
+        assert_ne!(
+            vscode,
+            ClientKind::of(Some(&said(json!("neovim"))), "dapper")
+        );
+        assert_eq!(ClientKind::of(None, "dapper"), None);
+        assert_eq!(ClientKind::of(Some(&json!({})), "dapper"), None);
+        assert_eq!(ClientKind::of(Some(&said(json!(""))), "dapper"), None);
+        assert_eq!(ClientKind::of(Some(&said(json!(7))), "dapper"), None);
+        let long = "x".repeat(ClientKind::LONGEST_ID + 1);
+        assert_eq!(ClientKind::of(Some(&said(json!(long))), "dapper"), None);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use super::child::Handover;
 use super::client::ClientLink;
-use super::inheritance::LastBreakpoints;
+use super::inheritance::{ClientKind, LastBreakpoints};
 use super::lifecycle::Lifecycle;
 use super::pending::{Pending, PendingKey, PendingTable};
 use super::program::Program;
@@ -127,6 +127,11 @@ impl Session {
                 config::adapter_type(&launch.config.normalised)
             })
             .to_string()
+    }
+
+    /// The kind of client this session has (inheritance.rs).
+    pub fn client_kind(&self) -> Option<ClientKind> {
+        ClientKind::of(self.initialize_arguments.as_ref(), &self.adapter_type())
     }
 
     /// Where this session's child processes connect, when it debugs children.
