@@ -109,6 +109,40 @@ for (const python of pythons()) {
       }
     });
 
+    test("the first child of a later tree runs on its parent's breakpoints at once when a client of the same kind gave an earlier tree's first child its parent's", async () => {
+      // Both roots' clients say the same clientID. The first tree's first child waits for
+      // its session, whose client gives it its parent's breakpoints (none). The second
+      // tree's client answers startDebugging but never attaches a session: a first child
+      // that waited for its session would wait for the engine's 30 s attach time-out, so
+      // the second program ends within finished()'s 20 s only if its first child ran on
+      // its parent's breakpoints without one.
+      const launch = { program: file("quick_children_parent.py"), args: [], cwd: dir, python: python.executable, console: "internalConsole" };
+      const kind = { supportsStartDebuggingRequest: true, supportsDapperEvents: true, clientID: `e2e-same-kind-${python.version}` };
+      const earlier = treeFor(server.port, [], true);
+      const later = treeFor(server.port, [], true);
+      later.attachChildren = false;
+      try {
+        await earlier.root.start(earlier.port);
+        await earlier.root.launchWith(launch, {}, kind);
+        assert.equal(await earlier.root.finished(), 0);
+        const [firstPid] = earlier.root.all("dapper/childProcess").map((body) => Number(body.pid));
+        await waitUntil(() => earlier.failures.length > 0 || earlier.children.some((child) => child.configuration?.processId === firstPid), 10000, "the first child's session");
+        if (earlier.failures.length > 0) throw earlier.failures[0];
+
+        await later.root.start(later.port);
+        await later.root.launchWith(launch, {}, kind);
+        assert.equal(await later.root.finished(), 0);
+        const stdout = later.root.output("stdout");
+        for (const index of [0, 1, 2]) assert.ok(stdout.includes(`quick ${index} ran\n`), stdout);
+        assert.equal(stdout.split("parent saw 0\n").length, 4, stdout);
+        assert.equal(later.root.all("dapper/childProcess").length, 3);
+        assert.deepEqual(later.root.all("dapper/childProcessCandidate"), []);
+      } finally {
+        await later.stop();
+        await earlier.stop();
+      }
+    });
+
     test("a child that runs without the debugger in a terminal: its session hears each line it prints once, before it wakes and after (redirectOutput)", async () => {
       const tree = treeFor(server.port, [], false);
       const reached = line("dormant_child.py", "reached");

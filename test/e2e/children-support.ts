@@ -40,6 +40,10 @@ export class TreeClient extends RecordingClient {
       const request = message as DebugProtocol.StartDebuggingRequest;
       const json = JSON.stringify({ type: "response", seq: internals.sequence++, request_seq: request.seq, command: request.command, success: true });
       internals.outputStream.write(`Content-Length: ${Buffer.byteLength(json, "utf8")}\r\n\r\n${json}`, "utf8");
+      if (!this.tree.attachChildren) {
+        this.tree.unattended.push(request.arguments.configuration);
+        return;
+      }
       const child = new TreeClient(this.tree);
       if (this.tree.autoContinue) child.continueEveryStop();
       child.configuration = request.arguments.configuration;
@@ -143,6 +147,10 @@ export class SessionTree {
   readonly root: TreeClient;
   /** The exception filters every child session sets (none: it sends no request). */
   exceptionFilters: string[] = [];
+  /** Whether `startDebugging` starts a child session; when not, the request is answered
+   * and its configuration kept in `unattended` (a client slow to start sessions). */
+  attachChildren = true;
+  readonly unattended: Record<string, unknown>[] = [];
   private taken = 0;
 
   constructor(
