@@ -99,6 +99,13 @@ def _set_command_line(argv: list[str], target_words: list[str]) -> None:
     sys.argv = argv
 
 
+# A zip file ends with its end-of-directory record, whose signature is within its last
+# 22 bytes and the comment of up to 64 KiB before them: a file without it is no zip
+# application, and the zip importer (which opens and seeks the file) is not asked.
+_ZIP_END = b"PK\x05\x06"
+_ZIP_END_REACH = 22 + 0xFFFF
+
+
 def _is_zip_file(path: str) -> bool:
     """Whether Python would run the file as a zip application: its zip importer (already
     loaded at every interpreter start, unlike zipfile and its ~10 ms of imports) takes it."""
@@ -267,7 +274,7 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
     reported before any tracing starts."""
     absolute = os.path.abspath(path)
     _set_command_line([path, *args], [path, *args])
-    if os.path.isdir(absolute) or (os.path.isfile(absolute) and _is_zip_file(absolute)):
+    if os.path.isdir(absolute):
         return _prepare_main_of(absolute)
     try:
         with io.open_code(absolute) as file:
@@ -277,6 +284,8 @@ def prepare_program(path: str, args: list[str]) -> Callable[[], None]:
             f"{sys.executable}: can't open file {absolute!r}: "
             f"[Errno {error.errno}] {error.strerror}"
         ) from None
+    if _ZIP_END in source[-_ZIP_END_REACH:] and _is_zip_file(absolute):
+        return _prepare_main_of(absolute)
     _set_path0(os.path.dirname(os.path.realpath(absolute)))
     if _is_compiled(absolute, source):
         return _prepare_compiled(absolute, source)
