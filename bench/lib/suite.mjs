@@ -73,11 +73,13 @@ export async function measureSuite({ python, venvPython, children, rounds, log }
   const server = await startDapperServer();
   try {
     // A first session warms the engine (its WebAssembly, the start bundle), as every
-    // session after the first finds them in use.
-    await underDapper(spec, server, 2);
-    // Once, through a server that logs it: every child was debugged, with a session or
-    // ended before it needed one.
-    const debugged = await countDebuggedChildren(spec, { program, args: [String(children)], children, timeoutMs: TIMEOUT_MS });
+    // session after the first finds them in use, and shows it how the client gives
+    // children their breakpoints, as the runs before show an editor's engine.
+    const warmUp = { program, args: ["2"], children: 2, timeoutMs: TIMEOUT_MS };
+    await underDapper(spec, server, warmUp.children);
+    // Once, through a server that logs it, after the same first run: every child was
+    // debugged, with a session or ended before it needed one.
+    const debugged = await countDebuggedChildren(spec, { program, args: [String(children)], children, timeoutMs: TIMEOUT_MS }, warmUp);
     if (debugged.quiet + debugged.withSession !== children) throw new Error(`${debugged.quiet + debugged.withSession} of the ${children} children were debugged`);
     log(`children debugged: ${debugged.withSession} with a session, ${debugged.quiet} ended before they needed one`);
     const measured = [];
@@ -107,7 +109,7 @@ export function renderSuite(result) {
   const lines = ["", "## A test suite that starts Python processes", ""];
   if (result.error) return [...lines, `_Failed: ${result.error}_`, ""].join("\n");
   lines.push(
-    `programs/suite.py starts ${result.children} Python children one after the other (each a little work and its answer), timed by the program itself; under Dapper every child is debugged, and a child that needs a session of its own gets one, started as VS Code starts one (bench/lib/suite.mjs): ${result.debugged ? `in a run through a server that logs each child, ${result.debugged.withSession} of the ${result.children} had a session and ${result.debugged.quiet} ended, with nothing to show, before they needed one` : "how many had a session was not counted"}. Python ${result.python}, ${result.rounds} paired, interleaved rounds (plain, Dapper, plain again, in an order that rotates). Wall / CPU time: CPU is the program's and its children's over the same loop; a ratio is the median over rounds of the ratio of two runs of the same round, with its range; plain÷plain is the second plain run of a round to its first, the machine's own spread. The engine's CPU (the adapter server's, on the other core) is per child and not in the ratios.`,
+    `programs/suite.py starts ${result.children} Python children one after the other (each a little work and its answer), timed by the program itself; under Dapper every child is debugged, and a child that needs a session of its own gets one, started as VS Code starts one (bench/lib/suite.mjs): ${result.debugged ? `in a run through a server that logs each child, after a first run as the measured ones come after one, ${result.debugged.withSession} of the ${result.children} had a session and ${result.debugged.quiet} ended, with nothing to show, before they needed one` : "how many had a session was not counted"}. Python ${result.python}, ${result.rounds} paired, interleaved rounds (plain, Dapper, plain again, in an order that rotates). Wall / CPU time: CPU is the program's and its children's over the same loop; a ratio is the median over rounds of the ratio of two runs of the same round, with its range; plain÷plain is the second plain run of a round to its first, the machine's own spread. The engine's CPU (the adapter server's, on the other core) is per child and not in the ratios.`,
     "",
     "| plain | Dapper | Dapper ÷ plain | plain ÷ plain | added per child | engine CPU per child | target | met? |",
     "|---|---|---|---|---|---|---|---|",
