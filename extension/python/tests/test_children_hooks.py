@@ -173,6 +173,73 @@ def test_a_popen_child_is_announced_says_hello_and_runs_in_its_own_environment(
     assert lines[1] == "parent saw 5"
 
 
+SOCKETS_REPORT = """
+import json, os, stat, sys
+sockets = []
+for name in os.listdir("/proc/self/fd"):
+    try:
+        if stat.S_ISSOCK(os.fstat(int(name)).st_mode):
+            sockets.append(os.get_inheritable(int(name)))
+    except OSError:
+        continue  # The listing's own descriptor, closed by now.
+print(json.dumps({"loaded": sorted(m for m in ("_socket", "socket") if m in sys.modules),
+                  "inheritable": sockets}), flush=True)
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="lists descriptors in /proc")
+@pytest.mark.parametrize("close_fds", [True, False])
+def test_a_popen_child_is_handed_its_connection_unless_descriptors_are_left_open(
+        launch, write, listener, close_fds):
+    """A child started by subprocess gets its connection from its parent, ready-made: it
+    never loads _socket, keeps the connection from the programs it starts, and the
+    parent keeps no copy. Where the program asked for its descriptors to be left open,
+    pass_fds would override that: the child dials the listener itself."""
+    child_program = write("child.py", SOCKETS_REPORT)
+    parent = write("parent.py", f"""
+        import os, stat, subprocess, sys
+
+        def sockets():
+            return sum(1 for name in os.listdir("/proc/self/fd")
+                       if os.path.exists(f"/proc/self/fd/{{name}}")
+                       and stat.S_ISSOCK(os.stat(f"/proc/self/fd/{{name}}").st_mode))
+
+        before = sockets()
+        code = subprocess.call([sys.executable, {str(child_program)!r}],
+                               close_fds={close_fds!r})
+        print("parent saw", code, "sockets", sockets() - before, flush=True)
+    """)
+    root = start_root(launch, parent, listener)
+    child = listener.accept()
+    assert child.next()["event"] == "dapper/sessionHello"
+    configure_child(child)
+    assert child.event("dapper/exiting") == {"exitCode": 0}
+    root.finish(0)
+    lines = root.stdout().splitlines()
+    report = json.loads(lines[0])
+    assert report == ({"loaded": [], "inheritable": [False]} if close_fds
+                      else {"loaded": ["_socket"], "inheritable": [False]})
+    assert lines[1] == "parent saw 0 sockets 0"
+
+
+def test_a_child_that_does_not_start_leaves_no_connection_open(launch, write, listener):
+    """Popen fails after the parent connected for the child: the connection is closed
+    without a hello, and the program gets Popen's own error."""
+    parent = write("parent.py", """
+        import subprocess, sys
+        try:
+            subprocess.call([sys.executable, "-c", "pass"], cwd="/nonexistent/dir")
+        except OSError as error:
+            print("parent saw", type(error).__name__, flush=True)
+    """)
+    root = start_root(launch, parent, listener)
+    child = listener.accept()
+    with pytest.raises(AssertionError, match="closed its connection"):
+        child.next()
+    root.finish(0)
+    assert root.stdout().splitlines() == ["parent saw FileNotFoundError"]
+
+
 def test_a_child_whose_connection_closes_before_it_starts_runs_its_program(
         launch, write, listener):
     child_program = write("child.py", ENV_REPORT)
@@ -214,9 +281,10 @@ def test_a_child_whose_interpreter_reads_a_path_file_is_attached(launch, write, 
                                                                  tmp_path, words, extensions):
     # An interpreter with a ._pth file beside it takes sys.path from that file and ignores
     # PYTHONPATH (CPython's test_site copies one so): the launcher must still be found.
-    # Where the file leaves out the extension modules' directory, the connection cannot
-    # be made (no _socket, unless the interpreter has it built in, as Debian's does), and
-    # the child runs untraced, as plain.
+    # Where the file leaves out the extension modules' directory, the child cannot make a
+    # connection (no _socket, unless the interpreter has it built in, as Debian's does);
+    # one that subprocess starts is handed its connection by its parent (POSIX), which
+    # it uses with os alone. A child that has neither runs untraced, as plain.
     import shutil
 
     interpreter = tmp_path / "interpreter" / "python"
@@ -228,8 +296,9 @@ def test_a_child_whose_interpreter_reads_a_path_file_is_attached(launch, write, 
     (tmp_path / "interpreter" / "python._pth").write_text("\n".join(stdlib) + "\n")
     argv = [str(interpreter), *words]
     plain = subprocess.run(argv, capture_output=True, text=True, timeout=60)
-    connects = extensions or subprocess.run([str(interpreter), "-c", "import _socket"],
-                                            capture_output=True, timeout=60).returncode == 0
+    connects = extensions or os.name == "posix" or subprocess.run(
+        [str(interpreter), "-c", "import _socket"], capture_output=True,
+        timeout=60).returncode == 0
     parent = write("parent.py", f"""
         import subprocess
         code = subprocess.call({argv!r})

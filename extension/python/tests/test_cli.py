@@ -51,6 +51,7 @@ def test_bad_command_lines(argv, message):
     ("tcp:127.0.0.1:4000", ("tcp", ("127.0.0.1", 4000))),
     ("tcp:[::1]:4000", ("tcp", ("::1", 4000))),
     ("tcp:localhost:65535", ("tcp", ("localhost", 65535))),
+    ("fd:7", ("fd", 7)),
 ])
 def test_good_addresses(text, expected):
     assert parse_address(text) == expected
@@ -58,7 +59,7 @@ def test_good_addresses(text, expected):
 
 @pytest.mark.parametrize("text", [
     "", "unix:", "tcp:", "tcp:host", "tcp::80", "tcp:h:x", "tcp:h:0", "tcp:h:70000",
-    "pipe:x", "/tmp/x",
+    "pipe:x", "/tmp/x", "fd:", "fd:x", "fd:-1",
 ])
 def test_bad_addresses(text):
     with pytest.raises(AddressError):

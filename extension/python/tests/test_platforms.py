@@ -57,6 +57,17 @@ def test_a_path_file_beside_the_interpreter_is_found_by_the_platform_s_name(
     assert reads_path_file(str(interpreter), os_name) is expected
 
 
+def test_a_path_file_put_beside_the_interpreter_later_is_seen(tmp_path):
+    interpreter = tmp_path / "python3"
+    interpreter.write_text("")
+    assert reads_path_file(str(interpreter), "posix") is False
+    assert reads_path_file(str(interpreter), "posix") is False  # Known now.
+    (tmp_path / "python3._pth").write_text(".\n")
+    assert reads_path_file(str(interpreter), "posix") is True
+    (tmp_path / "python3._pth").unlink()
+    assert reads_path_file(str(interpreter), "posix") is False
+
+
 def test_a_shell_line_is_rewritten_on_posix_and_runs_as_written_on_windows():
     line = f"{shlex.quote(sys.executable)} -c pass"
     posix = plan_shell(line, os_name="posix")

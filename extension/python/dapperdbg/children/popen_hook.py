@@ -88,11 +88,15 @@ def _popen_init(self, *args, **kwargs):
     except Exception as error:  # The program must start its child whatever happens here.
         print(f"dapper: could not examine a child command: {error}", file=sys.stderr)
         plan = None
-    session_id = None
+    session_id = handed = None
     if plan is not None and plan.attachable:
-        session_id = _rewrite(hooks, plan, arguments)
-    with ACTIVE.busy():
-        _binding.call(_original_init, arguments)
+        session_id, handed = _rewrite(hooks, plan, arguments)
+    try:
+        with ACTIVE.busy():
+            _binding.call(_original_init, arguments)
+    finally:
+        if handed is not None:
+            os.close(handed)  # The child has its own, if it started.
     if plan is None:
         return None
     cwd_text = os.fsdecode(cwd) if cwd is not None else None
@@ -103,15 +107,25 @@ def _popen_init(self, *args, **kwargs):
     return None
 
 
-def _rewrite(hooks: ChildHooks, plan: Plan, arguments: dict) -> str | None:
+def _rewrite(hooks: ChildHooks, plan: Plan, arguments: dict) -> tuple[str | None, int | None]:
+    """Rewrite ``arguments`` for the launcher: the child's session id, and the descriptor
+    of the connection made for it, which the caller closes once Popen has run."""
+    # The child is handed its connection ready-made (ipc/dial.py says why), through
+    # pass_fds, which only that child inherits; not where the program asked for its
+    # descriptors to be left open (close_fds=False), which pass_fds would override.
+    handed = (hooks.connection_for_child()
+              if arguments.get("close_fds", True) is not False else None)
     try:
         session_id = hooks.next_session_id()
-        new_args = plan.rewritten(hooks.ipc, session_id, PACKAGE_DIR)
+        ipc = hooks.ipc if handed is None else f"fd:{handed}"
+        new_args = plan.rewritten(ipc, session_id, PACKAGE_DIR)
         environment = hooks.child_environment(arguments.get("env"))
     except Exception as error:
+        if handed is not None:
+            os.close(handed)
         plan.python = None
         plan.reason = f"its command could not be rewritten: {error}"
-        return None
+        return None, None
     original = arguments.get("args")
     if plan.shell_assignments is not None and not isinstance(original, (str, bytes, os.PathLike)):
         # A shell=True list: the first item is the command line, the rest the shell's $0…
@@ -120,7 +134,9 @@ def _rewrite(hooks: ChildHooks, plan: Plan, arguments: dict) -> str | None:
     arguments["env"] = environment
     if plan.replaces_program:
         arguments["executable"] = None
-    return session_id
+    if handed is not None:
+        arguments["pass_fds"] = (*arguments.get("pass_fds", ()), handed)
+    return session_id, handed
 
 
 def hook_subprocess(subprocess) -> None:

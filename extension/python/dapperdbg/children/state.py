@@ -64,6 +64,21 @@ class ChildHooks:
         if self._watcher is not None:
             self._watcher.flush()
 
+    def connection_for_child(self) -> int | None:
+        """A connection to the child listener made here for the next child, as its
+        descriptor, to hand over to it (ipc/dial.py says why); None where it cannot be
+        handed over (Windows) or made (the child then dials the listener itself, and
+        says why it could not)."""
+        if os.name != "posix":
+            return None
+        from ..ipc.dial import connect
+
+        try:
+            sock = connect(self.ipc)
+        except (OSError, ValueError, ImportError):
+            return None
+        return sock.detach()
+
     def next_session_id(self) -> str:
         with self._lock:
             self._counter += 1

@@ -20,13 +20,12 @@ the socket as a write to a full pipe would (blocking, never dropping or merging 
 
 from __future__ import annotations
 
-import _socket
 import time
 from _collections import deque
 
 from ..common.debugger_threads import start_debugger_thread
 from ..common.native import Event, allocate_lock, get_ident, sleep
-from .dial import AddressError, connect, parse_address
+from .dial import AddressError, HandedSocket, connect, parse_address
 from .frames import (
     KIND_FROM_DEBUGGEE,
     KIND_TO_DEBUGGEE,
@@ -40,10 +39,15 @@ from .frames import (
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
+    import _socket
     from collections.abc import Callable
 
 __all__ = ["AddressError", "Connection", "connect", "parse_address"]
 
+# shutdown()'s arguments, the same on every system (Windows's SD_SEND and SD_BOTH): the
+# connection does not import ``_socket`` for them (ipc/dial.py says why).
+_SHUT_WR = 1
+_SHUT_RDWR = 2
 # How long closing waits for the peer to have read everything sent (see Connection.close).
 CLOSE_LINGER_SECONDS = 2.0
 # How many queued output lines, or characters of them, make the thread that queues one
@@ -83,7 +87,7 @@ def _run_json(texts: list[str], place: str) -> str:
 class Connection:
     """A connected socket plus a writer lock and a reader loop."""
 
-    def __init__(self, sock: _socket.socket, sent: int = 0) -> None:
+    def __init__(self, sock: _socket.socket | HandedSocket, sent: int = 0) -> None:
         """``sent``: how many messages went out on ``sock`` before (dial.send_first)."""
         self._sock = sock
         self._write_lock = allocate_lock()
@@ -426,17 +430,22 @@ class Connection:
         self._closed_here = True
         self._closed = True
         self._flush_wanted.set()
-        try:
-            self._sock.shutdown(_socket.SHUT_WR)
-        except OSError:
-            pass
+        sock = self._sock
+        # A socket handed over as its descriptor (ipc/dial.py) is not half-closed on a
+        # close without the wait: that would load ``_socket`` for it as the process ends,
+        # which then closes it as soon (its blocked reader holding it open until then).
+        if linger or not isinstance(sock, HandedSocket) or sock.made_socket:
+            try:
+                sock.shutdown(_SHUT_WR)
+            except OSError:
+                pass
         if linger:
             if self._reader is None:
                 self._drain()
             elif self._reader != get_ident():
                 self._read_to_end.wait(CLOSE_LINGER_SECONDS)
             try:
-                self._sock.shutdown(_socket.SHUT_RDWR)
+                self._sock.shutdown(_SHUT_RDWR)
             except OSError:
                 pass
         try:

@@ -4,15 +4,30 @@ A launcher says its hello before it imports anything else (launcher/launch.py): 
 engine asks the client for the session meanwhile. So this module imports no more than
 the socket and the frame codec need; the connection a session then runs on (its writer
 lock, its reader loop) is ipc/connection.py's, which imports more.
+
+A child that a debugged parent started with ``subprocess`` is handed its connection
+ready-made (``fd:N``, children/popen_hook.py): the parent, which has ``_socket`` loaded,
+connects for it, and the child reads and writes the descriptor with ``os`` alone
+(``HandedSocket``). Loading ``_socket`` (an extension module that makes some four
+hundred constants as it loads) cost every such child 0.3-0.5 ms of its start on 3.12,
+the largest single part of it after the package's own code; a dormant child
+(session/dormant.py) never needs it.
 """
 
 from __future__ import annotations
 
-import _socket
+import os
 
 from .frames import KIND_FROM_DEBUGGEE, FrameError, encode_frame
 
+TYPE_CHECKING = False  # typing's own import costs every debugged process.
+if TYPE_CHECKING:
+    import _socket
+
 CONNECT_TIMEOUT_SECONDS = 10.0
+# The file type bits of a socket (stat.S_IFSOCK, without the stat module's import).
+_FILE_TYPE_BITS = 0o170000
+_SOCKET_TYPE = 0o140000
 
 
 class AddressError(ValueError):
@@ -20,12 +35,17 @@ class AddressError(ValueError):
 
 
 def parse_address(text: str) -> tuple[str, object]:
-    """Parse ``unix:PATH`` or ``tcp:HOST:PORT`` into (family name, socket address)."""
+    """Parse ``unix:PATH``, ``tcp:HOST:PORT`` or ``fd:N`` (a connected socket's
+    descriptor, inherited from the parent) into (family name, socket address)."""
     scheme, sep, rest = text.partition(":")
     if not sep or not rest:
         raise AddressError(f"bad IPC address {text!r}: expected unix:PATH or tcp:HOST:PORT")
     if scheme == "unix":
         return "unix", rest
+    if scheme == "fd":
+        if not rest.isdigit():
+            raise AddressError(f"bad IPC address {text!r}: the descriptor is not a number")
+        return "fd", int(rest)
     if scheme == "tcp":
         host, sep, port_text = rest.rpartition(":")
         if not sep or not host:
@@ -42,11 +62,16 @@ def parse_address(text: str) -> tuple[str, object]:
     raise AddressError(f"bad IPC address {text!r}: unknown transport {scheme!r}")
 
 
-def connect(address_text: str) -> _socket.socket:
-    """Open the connection; raises AddressError or OSError with the reason. A Unix
-    socket is made with ``_socket`` directly: the socket module would import ``enum``
-    and ``selectors`` into every debugged process before its first line."""
+def connect(address_text: str) -> _socket.socket | HandedSocket:
+    """Open the connection; raises AddressError or OSError with the reason (ImportError
+    where the interpreter has no ``_socket``). A Unix socket is made with ``_socket``
+    directly: the socket module would import ``enum`` and ``selectors`` into every
+    debugged process before its first line."""
     family, address = parse_address(address_text)
+    if family == "fd":
+        return HandedSocket.take(address)
+    import _socket
+
     if family == "unix":
         if not hasattr(_socket, "AF_UNIX"):
             raise OSError("Unix domain sockets are not available on this platform")
@@ -67,6 +92,8 @@ def connect_tcp(address: tuple[str, int], timeout: float | None) -> _socket.sock
     """``socket.create_connection`` made with ``_socket`` itself, whose sockets and
     resolver gevent's monkey-patching never replaces (the socket module's then wait in
     gevent's hub, which the debugger's own threads cannot use). Raises OSError."""
+    import _socket
+
     host, port = address
     error: OSError | None = None
     for family, kind, proto, _, socket_address in _socket.getaddrinfo(
@@ -103,11 +130,13 @@ def resolvable_host(host: str) -> str | bytes:
 def accept(server: _socket.socket) -> tuple[_socket.socket, object]:
     """``server.accept()``, the connection a ``_socket`` socket too (the socket module's
     accept makes it with the module's class, gevent's once patched)."""
+    import _socket
+
     fd, address = server._accept()
     return _socket.socket(server.family, server.type, server.proto, fileno=fd), address
 
 
-def send_first(sock: _socket.socket, message: dict) -> bool:
+def send_first(sock: _socket.socket | HandedSocket, message: dict) -> bool:
     """Send the connection's first message (its ``seq`` is 1; a ``Connection`` made on
     ``sock`` afterwards is told of it). Returns False when the peer is gone."""
     message["seq"] = 1
@@ -116,3 +145,87 @@ def send_first(sock: _socket.socket, message: dict) -> bool:
     except (OSError, FrameError):
         return False
     return True
+
+
+class HandedSocket:
+    """A connected socket handed over by the parent as its descriptor (``fd:N``), read
+    and written with ``os``: what a connection needs of its socket while it only sends,
+    reads and may not wait (``sendall``, ``recv``, blocking or not). Anything more (a
+    timeout, a shutdown) makes the ``_socket`` object of the descriptor, which serves
+    from then on."""
+
+    __slots__ = ("_fd", "_socket", "_blocking")
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._socket: _socket.socket | None = None
+        self._blocking = True
+
+    @classmethod
+    def take(cls, fd: int) -> HandedSocket:
+        """The descriptor ``fd`` as this process's connection: kept from the programs it
+        starts (the parent's ``subprocess`` made it inheritable), which must not hold
+        the connection open past its end. Raises OSError when it is no socket."""
+        if os.fstat(fd).st_mode & _FILE_TYPE_BITS != _SOCKET_TYPE:
+            raise OSError(f"descriptor {fd} is not a socket")
+        os.set_inheritable(fd, False)
+        return cls(fd)
+
+    @property
+    def made_socket(self) -> bool:
+        """Whether the ``_socket`` object serves (a half-close needs it)."""
+        return self._socket is not None
+
+    def as_socket(self) -> _socket.socket:
+        sock = self._socket
+        if sock is None:
+            import _socket
+
+            sock = self._socket = _socket.socket(fileno=self._fd)
+            sock.setblocking(self._blocking)
+        return sock
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def sendall(self, data) -> None:
+        if self._socket is not None:
+            self._socket.sendall(data)
+            return
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view):]
+
+    def recv(self, size: int) -> bytes:
+        if self._socket is not None:
+            return self._socket.recv(size)
+        return os.read(self._fd, size)  # BlockingIOError when none is there, unblocked.
+
+    def gettimeout(self) -> float | None:
+        if self._socket is not None:
+            return self._socket.gettimeout()
+        return None if self._blocking else 0.0
+
+    def setblocking(self, blocking: bool) -> None:
+        self.settimeout(None if blocking else 0.0)
+
+    def settimeout(self, timeout: float | None) -> None:
+        if self._socket is None and (timeout is None or timeout == 0.0):
+            blocking = timeout is None
+            if blocking != self._blocking:
+                os.set_blocking(self._fd, blocking)
+                self._blocking = blocking
+            return
+        self.as_socket().settimeout(timeout)
+
+    def shutdown(self, how: int) -> None:
+        self.as_socket().shutdown(how)
+
+    def close(self) -> None:
+        # A reader that comes back to a closed descriptor fails (EBADF) rather than read
+        # whatever file the number was given to next, as a closed socket object does.
+        fd, self._fd = self._fd, -1
+        if self._socket is not None:
+            self._socket.close()
+        elif fd >= 0:
+            os.close(fd)

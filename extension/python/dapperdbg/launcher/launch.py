@@ -76,13 +76,14 @@ def main(argv: list[str] | None = None, run_as_script: bool = False,
                        token, environment.variables, exit_state)
     try:
         # What the connection needs, imported here: an interpreter whose sys.path a
-        # ._pth file fixes may have no extension modules (_socket).
+        # ._pth file fixes may have no extension modules (_json; _socket, which dialling
+        # an address imports, and a connection handed over does not need).
         from ..ipc.dial import AddressError, connect, send_first
+
+        sock = connect(arguments.ipc)
     except ImportError as error:
         return _without_session(arguments, environment, link, collecting, run_as_script,
                                 f"it cannot load what the debugger needs ({error})")
-    try:
-        sock = connect(arguments.ipc)
     except (AddressError, OSError) as error:
         return _without_session(arguments, environment, link, collecting, run_as_script,
                                 f"cannot connect to the debugger at {arguments.ipc}: {error}")
