@@ -129,6 +129,15 @@ def start_root(launch, program, listener, auto_attach=True, tracer=None):
     return debuggee
 
 
+def child_runs_to_its_end(listener: ChildListener, exit_code: int) -> None:
+    """The next child says hello, is configured with nothing, and exits with
+    ``exit_code``."""
+    child = listener.accept()
+    assert child.next()["event"] == "dapper/sessionHello"
+    configure_child(child)
+    assert child.event("dapper/exiting") == {"exitCode": exit_code}
+
+
 def configure_child(child: ChildEnd, breakpoints=None) -> None:
     child.request("dapper/configure", {"client": {"linesStartAt1": True}, "launch": {}})
     for path, lines in (breakpoints or {}).items():
@@ -210,10 +219,7 @@ def test_a_popen_child_is_handed_its_connection_unless_descriptors_are_left_open
         print("parent saw", code, "sockets", sockets() - before, flush=True)
     """)
     root = start_root(launch, parent, listener)
-    child = listener.accept()
-    assert child.next()["event"] == "dapper/sessionHello"
-    configure_child(child)
-    assert child.event("dapper/exiting") == {"exitCode": 0}
+    child_runs_to_its_end(listener, 0)
     root.finish(0)
     lines = root.stdout().splitlines()
     report = json.loads(lines[0])
@@ -306,10 +312,7 @@ def test_a_child_whose_interpreter_reads_a_path_file_is_attached(launch, write, 
     """)
     root = start_root(launch, parent, listener)
     if connects:
-        child = listener.accept()
-        assert child.next()["event"] == "dapper/sessionHello"
-        configure_child(child)
-        assert child.event("dapper/exiting") == {"exitCode": plain.returncode}
+        child_runs_to_its_end(listener, plain.returncode)
     root.finish(0)
     assert root.stdout() == plain.stdout + f"parent saw {plain.returncode}\n"
     if not connects:
@@ -556,9 +559,6 @@ def test_a_code_child_runs_as_its_plain_run_does(launch, write, listener, how):
         print("parent saw", code, flush=True)
     """)
     root = start_root(launch, parent, listener)
-    child = listener.accept()
-    assert child.next()["event"] == "dapper/sessionHello"
-    configure_child(child)
-    assert child.event("dapper/exiting") == {"exitCode": 4}
+    child_runs_to_its_end(listener, 4)
     root.finish(0)
     assert root.stdout() == plain.stdout + "parent saw 4\n"
