@@ -19,8 +19,9 @@ from dapperdbg.instrumentation.handler_guard import (
     disarm,
     guard_handlers,
 )
+from dapperdbg.instrumentation.restart_contract import install_restart_exception
 from dapperdbg.instrumentation.restartable import compile_restartable
-from dapperdbg.instrumentation.restarts import install_restart_exception, is_restartable
+from dapperdbg.instrumentation.restarts import is_restartable
 
 MANY_NAMES = "\n".join(f"            name{index} = 1 if ok else global{index}"
                        for index in range(200))

@@ -23,7 +23,6 @@ import _signal
 import os
 import sys
 
-from .errors import report_internal_error
 from .native import allocate_lock, get_ident, start_new_thread
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
@@ -34,11 +33,12 @@ if TYPE_CHECKING:
 class DebuggerThread:
     """A running (or ended) debugger thread: its name and ident, and whether it runs."""
 
-    __slots__ = ("name", "ident")
+    __slots__ = ("name", "ident", "ended")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.ident: int | None = None
+        self.ended = False
 
     def is_alive(self) -> bool:
         """Whether it runs in this process (a fork child has none of its parent's)."""
@@ -59,30 +59,42 @@ def start_debugger_thread(name: str, target: Callable[..., object], *args) -> De
     the last one has ended). An exception that escapes ``target`` is printed as a
     debugger bug, never raised into the program."""
     thread = DebuggerThread(name)
-    # Held until the thread is in ``running``: one that ends at once must not leave
-    # its ident there for good.
-    registered = allocate_lock()
-    registered.acquire()
 
     def run() -> None:
-        with registered:
-            pass
+        # The thread enters itself in ``running`` before anything else, and so does its
+        # creator once the thread exists, whichever runs first: the creator need not get
+        # the interpreter back before the thread runs, nor the thread wait for its
+        # creator (a wait that costs each start a handover of the interpreter lock and
+        # back, as much as the thread's start itself). An ended thread is never entered.
+        _register(thread, get_ident())
         try:
             target(*args)
         except BaseException:
+            # Imported for the bug it reports: every process starts debugger threads,
+            # few ever have one fail.
+            from .errors import report_internal_error
+
             report_internal_error(f"the debugger's thread {name}")
         finally:
-            ident = thread.ident
-            if ident is not None and running.get(ident) is thread:
-                del running[ident]
+            with _registry_lock:
+                thread.ended = True
+                ident = thread.ident
+                if ident is not None and running.get(ident) is thread:
+                    del running[ident]
 
-    try:
-        ident = _start_with_signals_blocked(run)
-        thread.ident = ident
-        running[ident] = thread
-    finally:
-        registered.release()
+    _register(thread, _start_with_signals_blocked(run))
     return thread
+
+
+def _register(thread: DebuggerThread, ident: int) -> None:
+    with _registry_lock:
+        if not thread.ended:
+            thread.ident = ident
+            running[ident] = thread
+
+
+# Taken only to enter a thread in ``running`` or take an ended one out.
+_registry_lock = allocate_lock()
 
 
 # Every signal a thread can block (none where threads have no signal masks: Windows).
@@ -144,7 +156,9 @@ def show_to_program() -> None:
 
 def _forget_after_fork() -> None:
     # A fork child has only the thread that forked: the parent's debugger threads are
-    # not in it.
+    # not in it (and the lock may have been held by one of them).
+    global _registry_lock
+    _registry_lock = allocate_lock()
     running.clear()
 
 

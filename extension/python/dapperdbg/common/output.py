@@ -1,8 +1,13 @@
-"""The program's standard streams, as the debugger leaves them at an end."""
+"""The program's standard streams: which consoles put them where the host cannot read
+them, and how the debugger leaves them at an end."""
 
 from __future__ import annotations
 
 import sys
+
+# The consoles whose terminal has the program's streams, which the host does not read:
+# the output tees (inspection/output_capture.py) report what is written there.
+TERMINAL_CONSOLES = ("integratedTerminal", "externalTerminal")
 
 
 def flush_output() -> None:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import os
 
-# The ``dapper`` directory (this file is dapper/common/paths.py).
-_PACKAGE_DIR = os.path.normcase(os.path.realpath(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-# runpy.py beside os.py in the standard library: runpy itself is not imported for its
-# name (on 3.9-3.10 it imports typing).
-_RUNPY_FILE = os.path.normcase(os.path.realpath(
-    os.path.join(os.path.dirname(os.__file__), "runpy.py")))
+# The package's directory with a separator after it, and runpy.py beside os.py in the
+# standard library (runpy itself is not imported for its name: on 3.9-3.10 it imports
+# typing), both resolved at the first question: resolving takes an lstat of each folder
+# of the path, and a child that runs dormant never asks.
+_package_prefix: str | None = None
+_runpy_file: str | None = None
 
 
 # Whether paths compare as written (``normcase`` changes nothing, as on POSIX): then a
@@ -53,11 +52,22 @@ def canonical_path(path: str) -> str:
 
 def is_debugger_path(canonical: str) -> bool:
     """True for the files of this package: the debugger never traces or shows them."""
-    return canonical.startswith(_PACKAGE_DIR + os.sep)
+    global _package_prefix
+    prefix = _package_prefix
+    if prefix is None:
+        # This file is dapperdbg/common/paths.py.
+        package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        prefix = _package_prefix = os.path.normcase(os.path.realpath(package)) + os.sep
+    return canonical.startswith(prefix)
 
 
 def is_runpy_path(canonical: str) -> bool:
-    return canonical == _RUNPY_FILE
+    global _runpy_file
+    runpy_file = _runpy_file
+    if runpy_file is None:
+        runpy_file = _runpy_file = os.path.normcase(os.path.realpath(
+            os.path.join(os.path.dirname(os.__file__), "runpy.py")))
+    return canonical == runpy_file
 
 
 def is_synthetic_filename(filename: str) -> bool:

@@ -26,10 +26,12 @@ from __future__ import annotations
 import gc
 import sys
 
-# Whether the launcher's freeze holds (False once undone), and the files of the modules
-# imported by then: only their objects can be frozen.
+# Whether the launcher's freeze holds (False once undone), and the modules imported by
+# then: only their files' objects can be frozen. Their files are read when a walk asks
+# (a walk is rare, and reading them costs every start some 40 µs).
 _frozen = False
-_files_before: frozenset = frozenset()
+_modules_before: tuple = ()
+_files: frozenset | None = None
 # A container made just after the freeze, so not frozen by it, and what it holds:
 # ``gc.get_referrers`` lists only containers that are not frozen, so the witness missing
 # from its content's referrers says the program has called ``gc.freeze()`` since. Its
@@ -53,9 +55,8 @@ def remember_interpreter_freeze() -> None:
 def freeze_start_objects() -> None:
     """Freeze every object that exists now (the launcher calls it just before the
     program's first line, with the collector still off since its start)."""
-    global _frozen, _files_before, _witness
-    files = (getattr(module, "__file__", None) for module in list(sys.modules.values()))
-    _files_before = frozenset(file for file in files if isinstance(file, str))
+    global _frozen, _modules_before, _files, _witness
+    _modules_before, _files = tuple(sys.modules.values()), None
     gc.freeze()
     _witness = [_content]
     _frozen = True
@@ -67,10 +68,20 @@ def thaw_start_objects(filenames: list[str | None]) -> None:
     them is a module imported before the program; unless the program froze objects of
     its own since, which stay frozen (with the start's, which cannot be told apart)."""
     global _frozen
-    if _frozen and not _files_before.isdisjoint(filenames):
+    if _frozen and not _files_before().isdisjoint(filenames):
         _frozen = False
         if referrers_of()[1]:
             gc.unfreeze()
+
+
+def _files_before() -> frozenset:
+    """The files of the modules imported before the launcher's freeze (read once)."""
+    global _modules_before, _files
+    if _files is None:
+        files = (getattr(module, "__file__", None) for module in _modules_before)
+        _files = frozenset(file for file in files if isinstance(file, str))
+        _modules_before = ()
+    return _files
 
 
 def referrers_of(*targets) -> tuple[list, bool]:

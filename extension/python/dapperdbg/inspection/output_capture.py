@@ -13,13 +13,11 @@ from __future__ import annotations
 import sys
 
 from ..common.native import get_ident
+from ..common.output import TERMINAL_CONSOLES
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     from collections.abc import Callable
-
-TERMINAL_CONSOLES = ("integratedTerminal", "externalTerminal")
-
 
 class StreamTee:
     """A text stream that writes to the original and reports the text."""

@@ -26,7 +26,7 @@ from _frozen_importlib_external import PathFinder, SourceFileLoader
 from ..common.paths import canonical_path, is_debugger_path
 from .probes import Probe, install_probe_function
 from .registry import CopyInfo, InstrumentationRegistry
-from .restarts import install_restart_exception
+from .restart_contract import install_restart_exception
 from .user_files import compiling, compiling_now, restartable_file
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 # The package's files whose code decides what a copy or a plain compile is.
 _COMPILER_FILES = (
     "compiler.py", "transform.py", "bytecode.py", "probes.py", "restartable.py",
-    "restarts.py", "jit_compiled.py", "segments.py", "copies.py", "copy_cache.py",
-    "plain_code.py",
+    "restarts.py", "restart_contract.py", "jit_compiled.py", "segments.py", "copies.py",
+    "copy_cache.py", "plain_code.py",
     os.path.join(os.pardir, "common", "code_lines.py"),
 )
 _COMPILE_ERRORS = (SyntaxError, ValueError, TypeError, RecursionError)
@@ -37,7 +37,7 @@ _version: bytes | None = None
 def compiler_version() -> bytes:
     """What tells this compiler from any other: the identities of its files
     (code_cache.file_identity: a write to one changes it), or, while one of them changed
-    in the last two seconds, a hash of their text. Reading the eleven files cost a
+    in the last two seconds, a hash of their text. Reading the twelve files cost a
     process with breakpoints about half a millisecond; their identities, a tenth."""
     global _version
     if _version is None:

@@ -26,9 +26,8 @@ import os
 from _frozen_importlib_external import MAGIC_NUMBER, SourceFileLoader, cache_from_source
 
 from ..common import code_cache
-from ..common.errors import report_internal_error
 from ..common.interpreter_types import CodeType
-from .restarts import PACKAGE, install_restart_exception, may_define_functions
+from .restart_contract import PACKAGE, install_restart_exception, may_define_functions
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
@@ -102,6 +101,8 @@ def _get_code(self, fullname):
             else:
                 code = restartable_code(source, path, canonical, identity)
     except Exception:
+        from ..common.errors import report_internal_error  # A bug's: rarely loaded.
+
         report_internal_error("loading a module with restartable functions")
         code = None
     if code is not None:

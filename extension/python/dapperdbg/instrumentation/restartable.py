@@ -26,14 +26,15 @@ frames out)::
 
 The call is made after the handler, so that what the new code raises has no
 ``__context__`` of ours. The handler and the call reach the debugger by calling the
-package's top module (restarts.py says why). On 3.9 and 3.10 the ``except`` names a
-builtin rather than the package's class: every exception that leaves the function is
-matched against it, and looking up a builtin is all but free where ``__import__(...)``
-is a call (so the class subclasses GeneratorExit; a GeneratorExit of the program's,
-which only a coroutine being closed meets here, is raised on at once). On 3.11+ the
-compiled code gets a guard that does that match before the handler
-(handler_guard.py), and the handler's own match would be a second one: the clause
-catches everything, and is ten code units shorter. The rest runs only for a restart.
+package's top module (restarts.py says why; restart_contract.py makes it callable). On
+3.9 and 3.10 the ``except`` names a builtin rather than the package's class: every
+exception that leaves the function is matched against it, and looking up a builtin is
+all but free where ``__import__(...)`` is a call (so the class subclasses
+GeneratorExit; a GeneratorExit of the program's, which only a coroutine being closed
+meets here, is raised on at once). On 3.11+ the compiled code gets a guard that does
+that match before the handler (handler_guard.py), and the handler's own match would be
+a second one: the clause catches everything, and is ten code units shorter. The rest
+runs only for a restart.
 
 The handler binds no name: a local of its own would make every call of the function
 a little slower (the frame has one more slot to set up and clear).
@@ -70,7 +71,8 @@ import sys
 
 from .handler_guard import GUARDED, guard_handlers
 from .jit_compiled import compiled_functions
-from .restarts import CALL_NAME, PACKAGE, may_define_functions, snapshot_name
+from .restart_contract import CALL_NAME, PACKAGE, may_define_functions
+from .restarts import snapshot_name
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:

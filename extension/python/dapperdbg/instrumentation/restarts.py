@@ -5,10 +5,11 @@ Restartable code matches the class as a GeneratorExit and, once it holds one, ca
 this package's top module: ``__import__(PACKAGE)()`` asks whether the frame is the
 target (``accepted_here``), ``__import__(PACKAGE)(CALL_NAME)`` gives the new call
 (``take_call``). The module is made callable before any restartable code runs (its class
-set to a subclass of the module type, never set back), so that neither ``builtins`` nor
-the program's globals gain a name; a call of the module is also the shortest code that
-reaches it (an attribute's lookup has nine inline cache units on 3.12+, a call has
-three), and the handler is in every function of the user's code.
+set to a subclass of the module type, never set back: restart_contract.py, which a
+process loads without this module), so that neither ``builtins`` nor the program's
+globals gain a name; a call of the module is also the shortest code that reaches it (an
+attribute's lookup has nine inline cache units on 3.12+, a call has three), and the
+handler is in every function of the user's code.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import sys
 from _thread import get_ident as _get_ident
 
-from ..common.interpreter_types import ModuleType
+from .restart_contract import CALL_NAME, LOCAL_PREFIX
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
@@ -26,12 +27,6 @@ if TYPE_CHECKING:
 _CO_NEWLOCALS = 0x0002
 # Generators, iterable coroutines and async generators: never restarted.
 GENERATOR_FLAGS = 0x0020 | 0x0100 | 0x0200
-# The package's top module, which restartable code calls; the argument of the call that
-# gives the new call (a constant of every restartable function's code and of no other
-# code: it tells restartable code apart); the prefix of the locals its handler adds.
-PACKAGE = __name__.partition(".")[0]
-CALL_NAME = "__dapper_call__"
-LOCAL_PREFIX = "__dapper_"
 
 
 class RestartFrame(GeneratorExit):
@@ -88,22 +83,6 @@ class RestartFrame(GeneratorExit):
 _calls: dict[int, Callable[[], object]] = {}
 
 
-class _CallablePackage(ModuleType):
-    """The class of the package's top module once restartable code may run."""
-
-    def __call__(self, what: str | None = None):
-        if what is None:
-            return RestartFrame.accepted_here(sys._getframe(1))
-        return RestartFrame.take_call()
-
-
-def install_restart_exception() -> None:
-    """Make the handler's calls resolve (idempotent); before any restartable code runs."""
-    package = sys.modules[PACKAGE]
-    if type(package) is not _CallablePackage:
-        package.__class__ = _CallablePackage
-
-
 def is_restartable(code: types.CodeType) -> bool:
     """Whether ``code`` was compiled with the restart handler."""
     return CALL_NAME in code.co_consts
@@ -120,12 +99,6 @@ def is_parked(frame: types.FrameType) -> bool:
     code = frame.f_code
     return (bool(code.co_flags & _CO_NEWLOCALS) and is_restartable(code)
             and line_now(frame) == code.co_firstlineno)
-
-
-def may_define_functions(source: bytes | str) -> bool:
-    """False when the module's ``source`` defines no function, so that its restartable
-    code is its plain code: ``def`` is nowhere in its text."""
-    return (b"def" if isinstance(source, bytes) else "def") in source
 
 
 def snapshot_name(parameter: str) -> str:

@@ -141,7 +141,6 @@ def _run(arguments, environment: DapperEnvironment, link: SessionLink, exit_stat
     from ..children.state import REATTACH_VARIABLE
     from ..common import library_code, program_threading  # noqa: F401
     from ..common.module_files import program_waits
-    from ..inspection import output_capture  # noqa: F401
 
     # What loads the user's modules with restartable functions (the instrumentation turns
     # it on before the program), a dormant child too.

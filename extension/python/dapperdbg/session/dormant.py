@@ -43,9 +43,9 @@ import time
 from ..common import program_threading
 from ..common.debugger_threads import start_debugger_thread
 from ..common.native import allocate_lock
-from ..common.output import flush_output
+from ..common.output import TERMINAL_CONSOLES, flush_output
 from . import breakpoint_hook, program
-from .inheritance import own_keys
+from .link import own_keys
 
 TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
@@ -228,6 +228,10 @@ class DormantChild:
         start_debugger_thread("dapper.ipc", self._read)
 
     def _capture_output(self, launch: dict) -> None:
+        # The tees' module is loaded only where they go in: a child whose output the
+        # host reads from its pipes has no use for it.
+        if launch.get("console") not in TERMINAL_CONSOLES:
+            return
         from ..inspection.output_capture import OutputCapture
 
         connection = self.connection

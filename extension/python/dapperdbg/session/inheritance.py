@@ -22,6 +22,8 @@ when it comes (core/src/router/children.rs).
 
 from __future__ import annotations
 
+from .link import own_keys
+
 
 class Inherited:
     """The breakpoint requests a child inherited that its client has not sent again."""
@@ -65,14 +67,3 @@ class Inherited:
         elif command == "setExceptionBreakpoints":
             self.exceptions = None
         return False
-
-
-def own_keys(configure: dict) -> dict:
-    """dapper/configure's arguments without the launch configuration's private keys,
-    which a client adds to the configuration it was asked to attach with (VS Code's
-    ``__configurationTarget``) and the debuggee has no use for."""
-    launch = configure.get("launch")
-    if not isinstance(launch, dict):
-        return configure
-    own = {key: value for key, value in launch.items() if not key.startswith("__")}
-    return {**configure, "launch": own}

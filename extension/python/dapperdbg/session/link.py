@@ -27,6 +27,18 @@ class ExitState:
         self.finished = False
 
 
+def own_keys(configure: dict) -> dict:
+    """dapper/configure's arguments without the launch configuration's private keys,
+    which a client adds to the configuration it was asked to attach with (VS Code's
+    ``__configurationTarget``) and the debuggee has no use for: what tells two
+    configurations of a child apart (session/inheritance.py, session/dormant.py)."""
+    launch = configure.get("launch")
+    if not isinstance(launch, dict):
+        return configure
+    own = {key: value for key, value in launch.items() if not key.startswith("__")}
+    return {**configure, "launch": own}
+
+
 def format_address(listener: dict) -> tuple[str, int | None]:
     """``childListener`` of dapper/configure as a launcher ``--ipc`` value, plus its port."""
     transport = listener.get("transport")
