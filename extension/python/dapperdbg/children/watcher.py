@@ -46,8 +46,9 @@ class ExitWatcher:
                 pidfd = None  # Already gone and reaped, or pidfds not supported.
         with self._lock:
             self._children[pid] = (name, pidfd)
-            self._ensure_thread()
-        self._wake()
+            started = self._ensure_thread()
+        if not started:  # A thread that starts now reads the children as it begins.
+            self._wake()
 
     def exited(self, pid: int) -> None:
         """Report ``pid`` as ended now, once (whoever notices first)."""
@@ -80,9 +81,10 @@ class ExitWatcher:
                 if (fd is not None and fd in readable) or (fd is None and _ended(pid)):
                     self.exited(pid)
 
-    def _ensure_thread(self) -> None:
+    def _ensure_thread(self) -> bool:
+        """Start the thread unless it runs (under the lock); whether it started now."""
         if self._thread is not None and self._thread.is_alive():
-            return
+            return False
         self._wake_read, self._wake_write = os.pipe()
         try:
             self._thread = start_debugger_thread(THREAD_NAME, self._run)
@@ -91,6 +93,8 @@ class ExitWatcher:
             # as the program ends goes unwatched; its session reports its end. The
             # program's own call (os.fork, Popen) must not fail for it.
             self._close_wake_pipe()
+            return False
+        return True
 
     def _close_wake_pipe(self) -> None:
         for fd in (self._wake_read, self._wake_write):
