@@ -61,8 +61,9 @@ def _library_roots() -> tuple[str, ...]:
 
 
 _roots: tuple[str, ...] | None = None
-# The inspector asks on the IPC thread, also while threads are stopped.
-import_at_first_stop("sysconfig")
+# The inspector asks on the IPC thread, also while threads are stopped; and rules may be
+# set there too (a configuration sent again while a thread is stopped).
+import_at_first_stop("sysconfig", f"{__package__}.library_rules")
 
 
 # The verdict of the launch configuration's rules on a canonical path (True: library,
