@@ -5,6 +5,7 @@ before the program when a breakpoint arrives for them later."""
 
 from __future__ import annotations
 
+import encodings
 import os
 import subprocess
 import sys
@@ -15,8 +16,11 @@ import pytest
 
 from conftest import TIMEOUT, first_body_line
 
-# The module the line above imports, as every module of the debugger's package does.
-FUTURE = sys.modules["__future__"]
+# A module of the standard library that every process imports from its source file before
+# the launcher runs (the interpreter itself does, as it starts), and a function of it that
+# the program calls.
+BEFORE = encodings
+CALLED = encodings.normalize_encoding
 
 
 @pytest.mark.parametrize("freezes", [False, True], ids=["plain", "program-freezes"])
@@ -25,17 +29,15 @@ def test_a_breakpoint_set_later_in_a_module_imported_before_the_program_is_hit(
     """The walk for the live functions undoes the start's freeze, unless the program
     froze objects of its own since: those stay frozen, as they would without the
     debugger."""
-    # __future__ is imported by the launcher on every Python (each of the package's
-    # modules imports it), before the freeze.
     program = write("main.py", f"""
-        import __future__, gc, os, sys, time
+        import encodings, gc, os, sys, time
         if {freezes}:
             gc.freeze()
         flag = sys.argv[1]
         print("waiting", flush=True)
         while not os.path.exists(flag):
             time.sleep(0.01)
-        print("release", __future__.annotations.getOptionalRelease()[:2])
+        print("normalized", encodings.normalize_encoding("utf 8"))
         print("frozen", gc.get_freeze_count() > 0)
     """)
     flag = tmp_path / "go"
@@ -46,23 +48,23 @@ def test_a_breakpoint_set_later_in_a_module_imported_before_the_program_is_hit(
     while "waiting" not in debuggee.stdout():
         assert time.monotonic() < deadline, "the program never started"
         time.sleep(0.01)
-    line = first_body_line(FUTURE._Feature.getOptionalRelease)
-    [breakpoint] = debuggee.set_breakpoints(FUTURE.__file__, [line])
+    line = first_body_line(CALLED)
+    [breakpoint] = debuggee.set_breakpoints(BEFORE.__file__, [line])
     assert breakpoint["verified"]
     flag.write_text("")
     stopped = debuggee.stopped()
     assert stopped["hitBreakpointIds"] == [breakpoint["id"]]
     frame = debuggee.top_frame(stopped["threadId"])
-    assert (frame["name"].split(".")[-1], frame["line"]) == ("getOptionalRelease", line)
-    debuggee.set_breakpoints(FUTURE.__file__, [])
+    assert (frame["name"].split(".")[-1], frame["line"]) == ("normalize_encoding", line)
+    debuggee.set_breakpoints(BEFORE.__file__, [])
     debuggee.request("continue", {"threadId": stopped["threadId"]})
     debuggee.finish(0)
-    assert debuggee.stdout() == f"waiting\nrelease (3, 7)\nfrozen {freezes}\n"
+    assert debuggee.stdout() == f"waiting\nnormalized utf_8\nfrozen {freezes}\n"
 
 
 def test_breakpoints_set_before_the_program_leave_the_start_frozen(launch, write, backend):
     # Their copies go into the live functions of modules imported before the program
-    # (__future__ here) before the freeze, which then holds for the whole run.
+    # (encodings here) before the freeze, which then holds for the whole run.
     program = write("main.py", """
         import gc
         print(gc.get_freeze_count() > 0)
@@ -70,7 +72,7 @@ def test_breakpoints_set_before_the_program_leave_the_start_frozen(launch, write
     debuggee = launch("--program", program, tracer=backend)
     debuggee.configure({"program": str(program)})
     [breakpoint] = debuggee.set_breakpoints(
-        FUTURE.__file__, [first_body_line(FUTURE._Feature.getOptionalRelease)])
+        BEFORE.__file__, [first_body_line(CALLED)])
     assert breakpoint["verified"]
     debuggee.request("configurationDone")
     debuggee.finish(0)

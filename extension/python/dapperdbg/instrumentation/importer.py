@@ -176,9 +176,16 @@ class InstrumentingFinder:
         """Nothing cached here; importlib.invalidate_caches calls every finder's."""
 
     def install(self) -> None:
-        """Put the finder just in front of PathFinder (idempotent, O(len(meta_path)))."""
+        """Put the finder just in front of PathFinder (idempotent, O(len(meta_path))).
+
+        ``__future__`` is imported first, plain, where nothing has imported it (the start
+        bundle's modules do not: common/start_bundle.py): an instrumented import runs the
+        debugger's code while its module is half made, and the debugger's modules that
+        this code imports say ``from __future__ import annotations``, which a half-made
+        ``__future__`` (one with breakpoints) could not answer."""
         if any(entry is self for entry in sys.meta_path):
             return
+        import __future__  # noqa: F401
         for position, entry in enumerate(sys.meta_path):
             if entry is PathFinder:
                 sys.meta_path.insert(position, self)

@@ -5,20 +5,20 @@ that runs without its debugger (session/dormant.py) loads the user's modules res
 without loading the finder."""
 
 from __future__ import annotations
-import __future__
 
+import encodings
 import os
 
 from ..common.library_code import has_rules, is_library_canonical
 from ..common.native import local
 from ..common.paths import canonical_path, is_debugger_path
 
-# The standard library's folder, known without sysconfig (__future__ is one of its
-# modules, imported from its file by every module of this package: os may be frozen,
-# with a __file__ made up).
-_STDLIB = canonical_path(os.path.dirname(__future__.__file__)) + os.sep
-# The same folder as the import system names its modules (restartable_source).
-_STDLIB_AS_FOUND = os.path.dirname(__future__.__file__) + os.sep
+# The standard library's folder as the import system names its modules there
+# (restartable_source), known without sysconfig: the interpreter imports the encodings
+# package from its file in it as it starts (os may be frozen, with a __file__ made up),
+# through the same entry of sys.path as the library's other modules; and resolved.
+_STDLIB_AS_FOUND = os.path.dirname(os.path.dirname(encodings.__file__)) + os.sep
+_STDLIB = canonical_path(_STDLIB_AS_FOUND) + os.sep
 _PACKAGES = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 # Set on a thread while the finder decides or compiles: what that imports (sysconfig for
 # library_code's first answer, ast and the compiler for the first compile) is passed on
