@@ -278,3 +278,44 @@ def test_a_bundle_is_read_the_same_by_part_and_whole(reading, tmp_path, monkeypa
         assert read._marshalled("dapperdbg.m0") == codes["dapperdbg.m0"]
     finally:
         read.close()
+
+
+# A module's source as the bundle compiles it, and what its run makes of it: the future
+# import a flag (no __future__ imported, annotations kept as text), no docstring left, and
+# every other line where it was.
+COMPILED_CASES = {
+    "the package's shape": (
+        '"""The module."""\n\nfrom __future__ import annotations\n\nimport sys\n\n\n'
+        'def f(x: int | None = None) -> Missing:\n    """What f does."""\n'
+        '    return sys._getframe().f_lineno\n',
+        {"line": 10, "annotations": {"x": "int | None", "return": "Missing"}}),
+    "a body that is its docstring alone": (
+        'class C:\n    """Only a docstring."""\n\n\ndef f():\n    """Only a docstring."""\n',
+        {"line": None, "annotations": None}),
+    "other futures stay statements": (
+        "from __future__ import annotations, generator_stop\n"
+        "def f(x: int) -> None:\n    return 3\n",
+        {"line": None, "annotations": {"x": "int", "return": "None"}, "imports": True}),
+    "no future import": (
+        "def f(x: int) -> None:\n    'doc'\n    return 4\n",
+        {"line": None, "annotations": {"x": int, "return": None}}),
+}
+
+
+@pytest.mark.parametrize("case", list(COMPILED_CASES))
+def test_a_module_is_compiled_for_the_bundle_without_what_it_does_not_use(case):
+    from dapperdbg.common import start_bundle
+
+    source, expected = COMPILED_CASES[case]
+    code = start_bundle._compiled(source.encode(), "/nowhere/m.py")
+    assert ("__future__" in code.co_names) == expected.get("imports", False)
+    namespace: dict = {"__name__": "m"}
+    exec(code, namespace)
+    assert namespace.get("__doc__") is None
+    assert [namespace[name].__doc__ for name in ("f", "C") if name in namespace] in (
+        [None], [None, None])
+    function = namespace.get("f")
+    if expected["line"] is not None:
+        assert function() == expected["line"]
+    if expected["annotations"] is not None:
+        assert function.__annotations__ == expected["annotations"]
