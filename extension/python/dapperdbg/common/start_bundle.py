@@ -433,8 +433,12 @@ def _compiled(text: bytes, origin: str) -> "CodeType":
 
 def _drop_docstrings(tree, _ast) -> None:
     """Takes the docstring out of the module and out of each class and function in it;
-    a body that was its docstring alone gets a ``pass`` on the docstring's line."""
+    a body that was its docstring alone gets a ``pass`` on the docstring's line. Only
+    statements are walked (a class or function is one; an expression holds none)."""
     scopes = (_ast.Module, _ast.ClassDef, _ast.FunctionDef, _ast.AsyncFunctionDef)
+    # What holds statements: statements, and the handlers and cases of try and match.
+    holders = tuple(getattr(_ast, name) for name in ("stmt", "excepthandler", "match_case")
+                    if hasattr(_ast, name))
     pending = [tree]
     while pending:
         node = pending.pop()
@@ -448,10 +452,8 @@ def _drop_docstrings(tree, _ast) -> None:
                 node.body = node.body[1:] or [standing_in]
         for name in node._fields:
             value = getattr(node, name, None)
-            if isinstance(value, list):
-                pending.extend(item for item in value if isinstance(item, _ast.AST))
-            elif isinstance(value, _ast.AST):
-                pending.append(value)
+            if type(value) is list:
+                pending.extend(item for item in value if isinstance(item, holders))
 
 
 def _open(path: str) -> tuple:
