@@ -73,7 +73,10 @@ ms with them, 1.41 ms without, 3.12, medians of 30), which no code of the packag
 (``help()`` of the in-code API reads the package's ``__init__.py``, which the import system
 loads). This module, which the import system loads before the bundle serves, has no
 future import: its annotations that Python 3.9 could not evaluate as it defines a
-function are written as strings.
+function are written as strings. The price is paid by a start that writes the bundle,
+which compiles the modules it adds where it read their pyc files: 0.25 s for the whole
+bundle's 97 modules on 3.12 (2 ms from the pyc files), the first start of an
+installation on each Python, and a few milliseconds a start that adds a module or two.
 """
 
 import marshal
