@@ -312,10 +312,10 @@ COMPILED_CASES = {
 
 @pytest.mark.parametrize("case", list(COMPILED_CASES))
 def test_a_module_is_compiled_for_the_bundle_without_what_it_does_not_use(case):
-    from dapperdbg.common import start_bundle
+    from dapperdbg.common.bundle_code import compiled
 
     source, expected = COMPILED_CASES[case]
-    code = start_bundle._compiled(source.encode(), "/nowhere/m.py")
+    code = compiled(source.encode(), "/nowhere/m.py")
     assert ("__future__" in code.co_names) == expected.get("imports", False)
     assert b"DOCSTRING" not in marshal.dumps(code)
     namespace: dict = {"__name__": "m"}

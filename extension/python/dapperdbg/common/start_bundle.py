@@ -62,21 +62,11 @@ and referenced after. Unmarshalling the 58 start-up modules' code in a fresh pro
 took 4.3 ms one by one and 3.5 ms together (3.12, medians of 30). A block that cannot be
 read, or does not hold a module, leaves that module to its own entry.
 
-A module's code in the bundle is compiled from its source's syntax tree with two things
-left out that every start would pay for and nothing uses. Its ``from __future__ import
-annotations``, which, run, is an import of ``__future__`` (through the import system's path
-finder, about 0.2 ms of a start that nothing else of a child asks for): the feature is the
-compiler's flag instead, which makes the same code but for the module's ``annotations``
-name. And its docstrings, the module's and each class's and function's: a quarter of the
-code's bytes (unmarshalling the boot's and the start's blocks in a fresh process took 1.50
-ms with them, 1.41 ms without, 3.12, medians of 30), which no code of the package reads
-(``help()`` of the in-code API reads the package's ``__init__.py``, which the import system
-loads). This module, which the import system loads before the bundle serves, has no
-future import: its annotations that Python 3.9 could not evaluate as it defines a
-function are written as strings. The price is paid by a start that writes the bundle,
-which compiles the modules it adds where it read their pyc files: 0.25 s for the whole
-bundle's 97 modules on 3.12 (2 ms from the pyc files), the first start of an
-installation on each Python, and a few milliseconds a start that adds a module or two.
+A module's code in the bundle is compiled for it from the module's source, without the
+import of ``__future__`` and without docstrings (common/bundle_code.py says why, and what
+it costs the start that writes the bundle). This module, which the import system loads
+before the bundle serves, has no future import: its annotations that Python 3.9 could not
+evaluate as it defines a function are written as strings.
 """
 
 import marshal
@@ -312,12 +302,18 @@ class StartBundle:
 
     def write(self) -> None:
         """Write the bundle anew if it changed: the entries still current, the modules
-        imported past it from the pyc files the import system has just checked, and the
-        phases' orders."""
+        imported past it (compiled for it from their sources: common/bundle_code.py), and
+        the phases' orders."""
         entries = self._entries
         changed = self._changed
         for name in self.missed:
-            entry = _entry_of(sys.modules.get(name))
+            module = sys.modules.get(name)
+            if module is None:
+                continue  # A name looked for that is no module.
+            # Only a start that writes the bundle loads what compiles its code.
+            from .bundle_code import entry_of
+
+            entry = entry_of(module)
             if entry is not None:
                 entries[name] = entry
                 changed = True
@@ -385,78 +381,6 @@ def _remove(path: str) -> None:
         os.unlink(path)
     except OSError:
         return
-
-
-def _entry_of(module) -> "Entry | None":
-    """A module's entry, compiled for the bundle (``_compiled``) from its source file as it
-    is now (the same size and modification time before and after it is read)."""
-    spec = getattr(module, "__spec__", None)
-    source = getattr(spec, "origin", None)
-    if not source or not getattr(spec, "cached", None):
-        return None  # Not a module of source files.
-    try:
-        status = os.stat(source)
-        with open(source, "rb") as file:
-            text = file.read()
-        again = os.stat(source)
-    except OSError:
-        return None
-    stamp = (status.st_mtime_ns, status.st_size)
-    if (again.st_mtime_ns, again.st_size) != stamp or len(text) != status.st_size:
-        return None  # Written meanwhile: the next start that imports it makes its entry.
-    try:
-        code = _compiled(text, source)
-    except (SyntaxError, ValueError, TypeError):
-        return None  # The import system says what is wrong with it.
-    is_package = os.path.basename(source) == "__init__.py"
-    return (is_package, *stamp, marshal.dumps(code))
-
-
-def _compiled(text: bytes, origin: str) -> "CodeType":
-    """A module's code for the bundle: compiled from its syntax tree without its
-    ``from __future__ import annotations``, made the compiler's flag instead, and
-    without its docstrings (see the module's docstring)."""
-    import _ast  # Only in a start that writes the bundle: the builtin, not ast.py.
-
-    tree = compile(text, origin, "exec", _ast.PyCF_ONLY_AST, dont_inherit=True)
-    flags = 0
-    body = []
-    for statement in tree.body:
-        if (type(statement) is _ast.ImportFrom and statement.module == "__future__"
-                and [alias.name for alias in statement.names] == ["annotations"]):
-            import __future__
-
-            flags = __future__.annotations.compiler_flag
-        else:
-            body.append(statement)
-    tree.body = body
-    _drop_docstrings(tree, _ast)
-    return compile(tree, origin, "exec", flags, dont_inherit=True)
-
-
-def _drop_docstrings(tree, _ast) -> None:
-    """Takes the docstring out of the module and out of each class and function in it;
-    a body that was its docstring alone gets a ``pass`` on the docstring's line. Only
-    statements are walked (a class or function is one; an expression holds none)."""
-    scopes = (_ast.Module, _ast.ClassDef, _ast.FunctionDef, _ast.AsyncFunctionDef)
-    # What holds statements: statements, and the handlers and cases of try and match.
-    holders = tuple(getattr(_ast, name) for name in ("stmt", "excepthandler", "match_case")
-                    if hasattr(_ast, name))
-    pending = [tree]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, scopes):
-            first = node.body[0] if node.body else None
-            if (type(first) is _ast.Expr and type(first.value) is _ast.Constant
-                    and type(first.value.value) is str):
-                standing_in = _ast.Pass()
-                for position in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
-                    setattr(standing_in, position, getattr(first, position))
-                node.body = node.body[1:] or [standing_in]
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if type(value) is list:
-                pending.extend(item for item in value if isinstance(item, holders))
 
 
 def _open(path: str) -> tuple:
