@@ -310,15 +310,17 @@ def write(tmp_path):
 @pytest.fixture
 def launch(tmp_path):
     """launch("--program", path, *args, tracer=..., transport=...) -> a Debuggee whose
-    hello has been checked. ``connect=False`` skips the accept."""
+    hello has been checked. ``connect=False`` skips the accept. ``package``: the folder
+    holding the ``dapperdbg`` to run (a copy's; the environment's PYTHONPATH must name it
+    too, as the engine's does)."""
     started = []
 
     def start(*target, tracer=None, transport="unix", env=None, cwd=None, connect=True,
-              launcher_options=(), session_id="s1", python_options=()):
+              launcher_options=(), session_id="s1", python_options=(), package=PACKAGE_DIR):
         # As the engine and the children's hooks start it (core/src/config/launcher.rs).
         kind = next((str(word)[2:] for word in target if str(word) in KIND_OPTIONS), PROGRAM)
         start = launcher_start(kind, any(option in ("-E", "-I") for option in python_options),
-                               str(PACKAGE_DIR))
+                               str(package))
         argv = [sys.executable, *python_options, *start, "--ipc", "{ipc}",
                 "--session-id", session_id, *launcher_options, *map(str, target)]
         debuggee = Debuggee(argv, engine_environment(env, tracer), cwd or tmp_path,

@@ -114,7 +114,7 @@ def test_rewriting_puts_the_launcher_between_options_and_target(words, expected)
 
 
 def test_an_interpreter_that_ignores_pythonpath_gets_the_launchers_script_for_a_program():
-    # The script puts its package on sys.path itself where PYTHONPATH is ignored.
+    # The script finds its package by its own path where PYTHONPATH is ignored.
     command = parse_python_arguments([PY], ["-I", "s.py"])
     rewritten = launcher_command(command, "tcp:127.0.0.1:9", "s1.1", "/pkg dir")
     assert rewritten == [PY, "-I", SCRIPT.replace("/pkg", "/pkg dir"), "--ipc",

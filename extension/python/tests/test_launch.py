@@ -367,7 +367,7 @@ def test_the_package_caches_its_own_bytecode_but_the_program_keeps_its_setting(
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONPATH": str(package_copy),
         "DAPPER_PYTHONPATH_ENTRY": str(package_copy),
-    })
+    }, package=package_copy)
     run_to_exit(debuggee)
     assert debuggee.stdout() == "True 1\n"
     root = package_copy / "dapperdbg"

@@ -27,7 +27,7 @@ def test_the_package_is_cached_once_and_the_program_is_not(launch, write, tmp_pa
     env = {"PYTHONPATH": str(package), "DAPPER_PYTHONPATH_ENTRY": str(package),
            "PYTHONDONTWRITEBYTECODE": "1"}
     for _ in range(2):
-        debuggee = launch("--program", program, env=env)
+        debuggee = launch("--program", program, env=env, package=package)
         debuggee.configure({"program": str(program)})
         debuggee.request("configurationDone")
         debuggee.finish(0)
@@ -69,7 +69,7 @@ def test_a_module_changed_since_it_was_cached_is_cached_again_by_the_start_that_
     live = package / "dapperdbg" / "instrumentation" / "live.py"
 
     def run() -> None:
-        debuggee = launch("--program", program, env=env)
+        debuggee = launch("--program", program, env=env, package=package)
         debuggee.configure({"program": str(program)})
         debuggee.set_breakpoints(helper, [1], condition="__name__ == 'never'")
         debuggee.request("configurationDone")

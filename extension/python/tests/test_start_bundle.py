@@ -38,6 +38,14 @@ print(json.dumps({
                    package.__file__],
     "finders": [type(finder).__name__ for finder in sys.meta_path],
     "launcher": type(sys.modules["dapperdbg.launcher.launch"].__spec__.loader).__name__,
+    "launcher package preloaded": "dapperdbg.launcher" in bundle.loaded_at[bundle.BOOT],
+    # What the launcher's script made itself, before the bundle.
+    "made first": [[made.__file__, made.__spec__.cached, getattr(made, "__path__", None),
+                    type(made.__loader__).__name__, made.__spec__.parent]
+                   for made in (sys.modules["dapperdbg"], sys.modules["dapperdbg.common"],
+                                bundle)],
+    "made first attached": [sys.modules["dapperdbg"].common is sys.modules["dapperdbg.common"],
+                            sys.modules["dapperdbg.common"].start_bundle is bundle],
 }))
 """
 
@@ -196,7 +204,7 @@ def test_start_bundle(launch, write, tmp_path, scenario):
     for action, expected_loader, expected_edited in SCENARIOS[scenario]:
         if action is not None:
             action(package)
-        debuggee = launch("--program", program, env=env)
+        debuggee = launch("--program", program, env=env, package=package)
         debuggee.configure({"program": str(program)})
         debuggee.request("configurationDone")
         debuggee.finish(0)
@@ -205,8 +213,9 @@ def test_start_bundle(launch, write, tmp_path, scenario):
         assert (loaded_from, report["edited"]) == (expected_loader, expected_edited)
         if report["preloaded"]:
             assert report["loader"] == BUNDLED
-            # The launcher's own first modules were recorded by the start before, too.
-            assert report["boot preloaded"]
+            # The launcher's own first modules were recorded by the start before, too,
+            # its package among them.
+            assert report["boot preloaded"] and report["launcher package preloaded"]
         if expected_loader != FROM_SOURCE:
             # The launcher's own modules, imported before the hello, come from it too.
             assert report["launcher"] == BUNDLED
@@ -217,6 +226,18 @@ def test_start_bundle(launch, write, tmp_path, scenario):
         reports.append(report)
     # A module from the bundle is what the import system makes of it from its source.
     assert all(report["attributes"] == reports[0]["attributes"] for report in reports)
+    # The modules the script makes before the bundle serves are what the import system
+    # makes of them, from the package the script is in.
+    tag = sys.implementation.cache_tag
+    top, common = package / "dapperdbg", package / "dapperdbg" / "common"
+    assert reports[0]["made first"] == [
+        [str(top / "__init__.py"), str(top / "__pycache__" / f"__init__.{tag}.pyc"),
+         [str(top)], "SourceFileLoader", "dapperdbg"],
+        [str(common / "__init__.py"), str(common / "__pycache__" / f"__init__.{tag}.pyc"),
+         [str(common)], "SourceFileLoader", "dapperdbg.common"],
+        [str(common / "start_bundle.py"), str(common / "__pycache__" / f"start_bundle.{tag}.pyc"),
+         None, "SourceFileLoader", "dapperdbg.common"]]
+    assert all(report["made first attached"] == [True, True] for report in reports)
     threads = package / "dapperdbg" / "session" / "threads.py"
     assert reports[0]["attributes"][:2] == [
         str(threads), str(package / "dapperdbg" / "session" / "__pycache__" /

@@ -33,8 +33,8 @@ OLDEST_MINOR = 9
 # The launcher's script, relative to the package directory. A program (a script) is run
 # under it by its path, as the engine runs it (core/src/config/launcher.rs): ``-m
 # dapperdbg.launcher`` would import runpy, which costs a start 1-2 ms of CPU (3.12, 3.13)
-# to 6 ms (3.10, 3.11) and 17 ms (3.9) that ``python script.py`` does not pay; where the
-# interpreter ignores PYTHONPATH (-E, -I), the script puts the package on sys.path itself.
+# to 6 ms (3.10, 3.11) and 17 ms (3.9) that ``python script.py`` does not pay; the script
+# finds its package by its own path, PYTHONPATH ignored (-E, -I) or not.
 # Code (``python -c``, every multiprocessing child started by spawn or forkserver among
 # them) is run under ``-c LAUNCHER_CODE``, which imports no runpy either, and a module
 # under ``-m``, as plain. Neither runs under the script: after a script Python flushes

@@ -14,9 +14,10 @@ __all__ = ["run_as_main"]
 
 
 def run_as_main(run_as_script: bool = False) -> None:
-    """The launcher (launch.py). The start bundle (common/start_bundle.py) is opened
-    first, so that the launcher's own modules come from it too rather than one by one
-    through the import system: about 0.5 ms of every start. The garbage collector is off
+    """The launcher (launch.py), as code started with ``-c`` runs it; the launcher's
+    script does the same (__main__.py). The start bundle (common/start_bundle.py) is
+    opened first, so that the launcher's own modules come from it too rather than one by
+    one through the import system: about 0.5 ms of every start. The garbage collector is off
     from here on (launch.py's ``main`` says why): the bundle's first block alone makes
     enough objects to set off a collection."""
     import gc
