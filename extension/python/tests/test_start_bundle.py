@@ -38,13 +38,14 @@ print(json.dumps({
                    package.__file__],
     "finders": [type(finder).__name__ for finder in sys.meta_path],
     "launcher": type(sys.modules["dapperdbg.launcher.launch"].__spec__.loader).__name__,
-    "launcher package preloaded": "dapperdbg.launcher" in bundle.loaded_at[bundle.BOOT],
-    # What the launcher's script made itself, before the bundle.
-    "made first": [[made.__file__, made.__spec__.cached, getattr(made, "__path__", None),
+    "packages preloaded": [name in bundle.loaded_at[bundle.BOOT]
+                           for name in ("dapperdbg", "dapperdbg.common", "dapperdbg.launcher")],
+    # The package's top, and what the launcher's script made itself, before the bundle.
+    "first modules": [[made.__file__, made.__spec__.cached, getattr(made, "__path__", None),
                     type(made.__loader__).__name__, made.__spec__.parent]
                    for made in (sys.modules["dapperdbg"], sys.modules["dapperdbg.common"],
                                 bundle)],
-    "made first attached": [sys.modules["dapperdbg"].common is sys.modules["dapperdbg.common"],
+    "first modules attached": [sys.modules["dapperdbg"].common is sys.modules["dapperdbg.common"],
                             sys.modules["dapperdbg.common"].start_bundle is bundle],
 }))
 """
@@ -214,8 +215,9 @@ def test_start_bundle(launch, write, tmp_path, scenario):
         if report["preloaded"]:
             assert report["loader"] == BUNDLED
             # The launcher's own first modules were recorded by the start before, too,
-            # its package among them.
-            assert report["boot preloaded"] and report["launcher package preloaded"]
+            # the packages above them among them.
+            assert report["boot preloaded"]
+            assert report["packages preloaded"] == [True, True, True]
         if expected_loader != FROM_SOURCE:
             # The launcher's own modules, imported before the hello, come from it too.
             assert report["launcher"] == BUNDLED
@@ -226,22 +228,42 @@ def test_start_bundle(launch, write, tmp_path, scenario):
         reports.append(report)
     # A module from the bundle is what the import system makes of it from its source.
     assert all(report["attributes"] == reports[0]["attributes"] for report in reports)
-    # The modules the script makes before the bundle serves are what the import system
-    # makes of them, from the package the script is in.
+    # The package's top, and the bundle's module that the script makes before the bundle
+    # serves, are what the import system makes of them, from the package the script is in.
     tag = sys.implementation.cache_tag
     top, common = package / "dapperdbg", package / "dapperdbg" / "common"
-    assert reports[0]["made first"] == [
-        [str(top / "__init__.py"), str(top / "__pycache__" / f"__init__.{tag}.pyc"),
-         [str(top)], "SourceFileLoader", "dapperdbg"],
-        [str(common / "__init__.py"), str(common / "__pycache__" / f"__init__.{tag}.pyc"),
-         [str(common)], "SourceFileLoader", "dapperdbg.common"],
-        [str(common / "start_bundle.py"), str(common / "__pycache__" / f"start_bundle.{tag}.pyc"),
-         None, "SourceFileLoader", "dapperdbg.common"]]
-    assert all(report["made first attached"] == [True, True] for report in reports)
+    first = [[str(top / "__init__.py"), str(top / "__pycache__" / f"__init__.{tag}.pyc"),
+              [str(top)], "dapperdbg"],
+             [str(common / "__init__.py"), str(common / "__pycache__" / f"__init__.{tag}.pyc"),
+              [str(common)], "dapperdbg.common"],
+             [str(common / "start_bundle.py"),
+              str(common / "__pycache__" / f"start_bundle.{tag}.pyc"), None, "dapperdbg.common"]]
+    for report in reports:
+        assert [attributes[:3] + attributes[4:] for attributes in report["first modules"]] == first
+        assert report["first modules attached"] == [True, True]
     threads = package / "dapperdbg" / "session" / "threads.py"
     assert reports[0]["attributes"][:2] == [
         str(threads), str(package / "dapperdbg" / "session" / "__pycache__" /
                         f"threads.{sys.implementation.cache_tag}.pyc")]
+
+
+@pytest.mark.skipif(bundle_path() is None, reason="no bytecode cache on this Python")
+def test_the_script_finds_its_package_where_pythonpath_is_ignored(launch, write, tmp_path):
+    """Under -I the package is on no path Python reads: the launcher's script finds it by
+    its own path, with a bundle to write and with one to read."""
+    package = tmp_path / "package"
+    shutil.copytree(PACKAGE_DIR / "dapperdbg", package / "dapperdbg",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    program = write("main.py", PROGRAM)
+    for expected in (FROM_SOURCE, BUNDLED, PRELOADED):
+        debuggee = launch("--program", program, python_options=("-I",), package=package,
+                          env={"PYTHONPATH": None, "DAPPER_PYTHONPATH_ENTRY": None})
+        debuggee.configure({"program": str(program)})
+        debuggee.request("configurationDone")
+        debuggee.finish(0)
+        report = json.loads(debuggee.stdout())
+        assert (PRELOADED if report["preloaded"] else report["loader"]) == expected
+        assert report["attributes"][0] == str(package / "dapperdbg" / "session" / "threads.py")
 
 
 def test_paths_are_the_import_systems():

@@ -200,7 +200,12 @@ class StartBundle:
         self._changed = False
 
     def find_spec(self, name: str, path=None, target=None):
-        if name != _PACKAGE and not name.startswith(_PACKAGE + "."):
+        if name == _PACKAGE:
+            # Found here even past the bundle: the launcher's script does not put the
+            # package on sys.path, which may not name it (-E, -I) or name another.
+            return self.spec_for(name) or _source_spec(
+                name, source_path(name, is_package=True), is_package=True)
+        if not name.startswith(_PACKAGE + "."):
             return None
         return self.spec_for(name)
 
@@ -288,14 +293,8 @@ class StartBundle:
             if code is None:
                 self.missed.append(name)
                 return None
-        loader = _BundleLoader(name, origin, code, self.finished)
-        spec = ModuleSpec(name, loader,
-                          origin=origin, is_package=is_package)
-        spec.has_location = True
-        spec.cached = cached_path(origin)
-        if is_package:
-            spec.submodule_search_locations = [os.path.dirname(origin)]
-        return spec
+        return _source_spec(name, origin, is_package,
+                            _BundleLoader(name, origin, code, self.finished))
 
     def invalidate_caches(self) -> None:
         pass
@@ -346,6 +345,18 @@ class StartBundle:
             os.replace(temporary, self._path)
         except OSError:  # A read-only installation, or a folder gone: no bundle.
             _remove(temporary)
+
+
+def _source_spec(name: str, origin: str, is_package: bool, loader=None):
+    """The spec the import system would find for the package's module ``name`` of source
+    file ``origin`` (its loader ``loader``, else the import system's own)."""
+    spec = ModuleSpec(name, loader or SourceFileLoader(name, origin), origin=origin,
+                      is_package=is_package)
+    spec.has_location = True
+    spec.cached = cached_path(origin)
+    if is_package:
+        spec.submodule_search_locations = [os.path.dirname(origin)]
+    return spec
 
 
 def _codes(block: "bytes | None") -> dict:
@@ -561,10 +572,11 @@ def _make(name: str, specs: dict, made: dict):
     """A module made from its spec and entered in ``sys.modules`` and in its package
     (made first where needed), as the import system does before running its code."""
     parent, _, child = name.rpartition(".")
-    package = sys.modules.get(parent) or _make(parent, specs, made)
+    package = (sys.modules.get(parent) or _make(parent, specs, made)) if parent else None
     module = made[name] = module_from_spec(specs[name])
     sys.modules[name] = module
-    setattr(package, child, module)
+    if package is not None:
+        setattr(package, child, module)
     return module
 
 
@@ -572,6 +584,11 @@ def close_bundle() -> None:
     """The launcher's start is over: take the finder out of ``sys.meta_path``, and write
     the bundle anew if a module of the package was imported past it."""
     global _installed
+    # In its package, as an import would have put it (the launcher's script made this
+    # module before its package).
+    package = sys.modules.get(__name__.rpartition(".")[0])
+    if package is not None:
+        package.start_bundle = sys.modules[__name__]
     bundle, _installed = _installed, None
     if bundle is None:
         return
