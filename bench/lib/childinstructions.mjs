@@ -126,7 +126,7 @@ export async function measureChildInstructions({ python, venvPython, log }) {
   try {
     const rows = [];
     // A first session, not counted, leaves the start bundle current for this Python.
-    await runWithChildrenAttached(adapterSpec(DAPPER, { python: venvPython }), server, { program, args: ["1", "code"], children: 1, launchExtra: { env: { PYTHONDONTWRITEBYTECODE: null } }, timeoutMs: TIMEOUT_MS });
+    await runWithChildrenAttached(adapterSpec(DAPPER, { python: venvPython }), server, { program, args: ["1", "code"], children: 1, dapperEvents: true, launchExtra: { env: { PYTHONDONTWRITEBYTECODE: null } }, timeoutMs: TIMEOUT_MS });
     for (const kind of INSTRUCTION_KINDS) {
       const plainDirectory = mkdtempSync(path.join(directory, `plain-${kind}-`));
       const dapperDirectory = mkdtempSync(path.join(directory, `dapper-${kind}-`));

@@ -72,7 +72,7 @@ function runPlain(python, kind) {
 
 async function runDapper(spec, server, kind) {
   return parseChildren(
-    await runWithChildrenAttached(spec, server, { program, args: [String(CHILDREN), kind], children: CHILDREN, launchExtra: { env: { PYTHONDONTWRITEBYTECODE: null } }, timeoutMs: TIMEOUT_MS }),
+    await runWithChildrenAttached(spec, server, { program, args: [String(CHILDREN), kind], children: CHILDREN, dapperEvents: true, launchExtra: { env: { PYTHONDONTWRITEBYTECODE: null } }, timeoutMs: TIMEOUT_MS }),
   );
 }
 

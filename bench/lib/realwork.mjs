@@ -193,7 +193,7 @@ export async function runDebugged({ kind, venvPython, module, breakpoints, dappe
           const child = await DapClient.connect(port, `${spec.label} (${module} child)`);
           sessions.push({ client: child });
           continueStops(child, counter);
-          await startSession(spec, { client: child, timeoutMs: TIMEOUT_MS, launchArguments: [command, configuration], breakpoints, concurrentBreakpoints: true });
+          await startSession(spec, { client: child, timeoutMs: TIMEOUT_MS, launchArguments: [command, configuration], breakpoints, concurrentBreakpoints: true, dapperEvents: kind === DAPPER });
           return (await child.nextEvent("terminated", TIMEOUT_MS)).receivedAt;
         })(),
       );
@@ -201,7 +201,7 @@ export async function runDebugged({ kind, venvPython, module, breakpoints, dappe
     };
     continueStops(client, counter);
     const launchExtra = { ...(kind === DAPPER ? { justMyCode: false, subprocessAutoAttach: true } : { justMyCode: false, subProcess: true }), ...extra };
-    await startSession(spec, { program, args: module.split(" "), client, breakpoints, concurrentBreakpoints: true, timeoutMs: TIMEOUT_MS, launchExtra });
+    await startSession(spec, { program, args: module.split(" "), client, breakpoints, concurrentBreakpoints: true, timeoutMs: TIMEOUT_MS, launchExtra, dapperEvents: kind === DAPPER });
     const ended = await client.nextEvent("terminated", TIMEOUT_MS);
     // Every child asked for has been asked for by the time its parent ended.
     const childEnded = await Promise.all(childEnds);
@@ -209,7 +209,8 @@ export async function runDebugged({ kind, venvPython, module, breakpoints, dappe
     const adapterCpuAfter = processCpu(server.pid);
     const adapterCpu = adapterCpuBefore !== undefined && adapterCpuAfter !== undefined ? adapterCpuAfter - adapterCpuBefore : undefined;
     // Under Dapper a child that ends within 100 ms with nothing to show has no session:
-    // its parent's session announced it (dapper/childProcess), and it was debugged.
+    // its parent's session announced it (dapper/childProcess, which this part's clients
+    // ask for where VS Code's does not), and it was debugged.
     const announced = sessions.reduce((sum, { client }) => sum + client.events.filter((event) => event.event === "dapper/childProcess").length, 0);
     return { wall, ...parseRealWork(client.outputOf("stdout") + client.outputOf("stderr")), children: kind === DAPPER ? announced : children, stops: counter.stops, adapterCpu };
   } finally {

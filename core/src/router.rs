@@ -72,7 +72,6 @@ impl Router {
                     let key = SessionKey(self.next_session);
                     let mut session = Session::new(key, client, framing);
                     session.stdio_client = transport == Some(ClientTransport::Stdio);
-                    session.inline_client = transport == Some(ClientTransport::Inline);
                     session.child_client_only = transport == Some(ClientTransport::ChildClient);
                     self.sessions.insert(key, session);
                     self.clients.insert(client, key);

@@ -66,9 +66,6 @@ pub struct Session {
     /// Whether the client runs this adapter over stdio, so that its child sessions
     /// must be told to connect to the client listener.
     pub stdio_client: bool,
-    /// Whether the client is VS Code's inline host, which asks for Dapper's own
-    /// `dapper/*` events as other clients do with `supportsDapperEvents`.
-    pub inline_client: bool,
     /// The client's `initialize` arguments, once it sent them.
     pub(super) initialize_arguments: Option<Value>,
     pub(super) program: Option<Program>,
@@ -87,7 +84,6 @@ impl Session {
             key,
             child_client_only: false,
             stdio_client: false,
-            inline_client: false,
             client: ClientLink::new(client, framing),
             initialize_arguments: None,
             program: None,
@@ -398,11 +394,12 @@ impl Session {
     }
 
     /// Whether the client wants Dapper's own `dapper/*` events (child processes, hot
-    /// reload results): VS Code's inline host does, and any client that says
-    /// `supportsDapperEvents: true` in its `initialize` arguments. Other clients do not
-    /// know them, and some warn about every one (nvim-dap logs "No event handler").
+    /// reload results): a client that says `supportsDapperEvents: true` in its
+    /// `initialize` arguments. Other clients do not know them, and some warn about every
+    /// one (nvim-dap logs "No event handler"); VS Code's extension reads none, and each
+    /// would cost its debug service work for every child a test suite starts.
     pub(super) fn wants_dapper_events(&self) -> bool {
-        self.inline_client || self.client_supports(DAPPER_EVENTS_ARGUMENT)
+        self.client_supports(DAPPER_EVENTS_ARGUMENT)
     }
 
     /// A boolean the client declared in its `initialize` arguments.
