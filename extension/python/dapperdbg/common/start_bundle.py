@@ -37,9 +37,11 @@ with the module's name and source path, and ``__file__``, ``__path__`` and ``__s
 
 The launcher's own imports skip the import system altogether once a start has recorded
 them, in three phases: the *boot*, the launcher's first modules, which ``open_bundle``
-loads before the hello; the *start*, what every session's start needs after it (the
-connection, the inheritance of a child, the loading of the user's modules, the hooks of
-child processes), and the *session*, the debugger's own, which a child that runs dormant
+loads before the hello (the package's top and ``dapperdbg.common`` among them where the
+launcher's script made this module from its file: launcher/__main__.py says why); the
+*start*, what every session's start needs after it (the connection, the inheritance of
+a child, the loading of the user's modules, the hooks of child processes), and the
+*session*, the debugger's own, which a child that runs dormant
 (session/dormant.py) does without. ``load_phase`` loads the start's and the session's
 modules while the engine asks the client for the session. Found through the finder, each
 module still costs the import system's Python machinery (its lock, the search of
@@ -64,8 +66,8 @@ read, or does not hold a module, leaves that module to its own entry.
 
 A module's code in the bundle is compiled for it from the module's source, without the
 import of ``__future__`` and without docstrings (common/bundle_code.py says why, and what
-it costs the start that writes the bundle). This module, which the import system loads
-before the bundle serves, has no future import: its annotations that Python 3.9 could not
+it costs the start that writes the bundle). This module, made from its pyc file before
+the bundle serves, has no future import: its annotations that Python 3.9 could not
 evaluate as it defines a function are written as strings.
 """
 
