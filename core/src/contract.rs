@@ -127,7 +127,8 @@ pub enum Address {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum ClientTransport {
-    /// VS Code's inline adapter.
+    /// VS Code's inline adapter: served as any client (stdio and child clients are
+    /// the kinds the engine treats apart).
     Inline,
     /// The standalone adapter's stdin/stdout (one adapter process per root session).
     Stdio,

@@ -15,7 +15,8 @@ export class InlineDebugAdapter implements vscode.DebugAdapter {
   constructor(host: ClientHost) {
     this.client = host.openClient({
       framing: "messages",
-      // Tells the engine this is VS Code's own host, which takes Dapper's dapper/* events.
+      // The engine serves VS Code as any other client: dapper/* events only if its initialize
+      // asks for them (supportsDapperEvents), which VS Code's does not: this extension reads none.
       transport: "inline",
       deliver: (message: DapMessage) => {
         if (!this.disposed) this.sent.fire(message as DebugProtocolMessage);
