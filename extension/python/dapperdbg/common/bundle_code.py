@@ -1,5 +1,6 @@
-"""A module's code as the start bundle holds it (common/start_bundle.py), made by a start
-that writes the bundle: only then is this module imported.
+"""A module's code as the start bundle holds it (common/start_bundle.py), and the bundle's
+file, made by a start that writes the bundle: only then is this module imported, so the
+starts that only read the bundle do not load the writer's code.
 
 The code is compiled from the module's source's syntax tree with two things left out that
 every start would pay for and nothing uses. Its ``from __future__ import annotations``,
@@ -100,3 +101,53 @@ def _drop_docstrings(tree, _ast) -> None:
             value = getattr(node, name, None)
             if type(value) is list:
                 pending.extend(item for item in value if isinstance(item, holders))
+
+
+def write_file(path: str, entries: dict, orders: list, layout: tuple,
+               index_length: int) -> None:
+    """Write the bundle's file in the layout common/start_bundle.py reads (described
+    there): the index's length in ``index_length`` bytes, the index (``layout``, the
+    layout's number and the magic number, first), every entry's code (each read from the
+    old file already), then each phase's block. Through a temporary file that replaces the
+    old one whole, so a start never reads half a bundle; nothing where it cannot be
+    written (a read-only installation, a folder gone)."""
+    index = {}
+    offset = 0
+    for name, (is_package, mtime_ns, size, code) in entries.items():
+        index[name] = (is_package, mtime_ns, size, offset, len(code))
+        offset += len(code)
+    blocks = [_block(entries, order) for order in orders]
+    phases = []
+    for order, block in zip(orders, blocks):
+        phases.append((order, (offset, len(block))))
+        offset += len(block)
+    head = marshal.dumps((*layout, index, phases))
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(temporary, "xb") as file:
+            file.write(len(head).to_bytes(index_length, "little"))
+            file.write(head)
+            for entry in entries.values():
+                file.write(entry[3])
+            for block in blocks:
+                file.write(block)
+        os.replace(temporary, path)
+    except OSError:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+
+
+def _block(entries: dict, order: list) -> bytes:
+    """A phase's block: the code of ``order``'s modules, from their entries (one whose
+    code cannot be read is left to its entry, which fails to load as it did)."""
+    codes = {}
+    for name in order:
+        entry = entries.get(name)
+        if entry is not None:
+            try:
+                codes[name] = marshal.loads(entry[3])
+            except (EOFError, ValueError, TypeError):
+                continue
+    return marshal.dumps(codes)

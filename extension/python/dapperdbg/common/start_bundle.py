@@ -86,13 +86,13 @@ TYPE_CHECKING = False  # typing's own import costs every debugged process.
 if TYPE_CHECKING:
     from types import CodeType
 
-# The bundle's own layout; a bundle of another is ignored (and written anew). The file is
-# the length of its index (4 bytes, little-endian), the index marshalled (layout, magic
-# number, entries, and for each phase its order and where its block is), then the
-# modules' marshalled code one after the other, then the phases' blocks (each a dict of
-# its order's modules' code). A start reads the index, then each part when it needs it:
-# the block of each phase it loads, an entry only for a module that no block holds
-# (``_File`` says why).
+# The bundle's own layout; a bundle of another is ignored (and written anew, by
+# common/bundle_code.py). The file is the length of its index (4 bytes, little-endian),
+# the index marshalled (layout, magic number, entries, and for each phase its order and
+# where its block is), then the modules' marshalled code one after the other, then the
+# phases' blocks (each a dict of its order's modules' code). A start reads the index, then
+# each part when it needs it: the block of each phase it loads, an entry only for a module
+# that no block holds (``_File`` says why).
 _LAYOUT = 7
 _INDEX_LENGTH = 4
 _PACKAGE = "dapperdbg"
@@ -303,50 +303,28 @@ class StartBundle:
 
     def write(self) -> None:
         """Write the bundle anew if it changed: the entries still current, the modules
-        imported past it (compiled for it from their sources: common/bundle_code.py), and
-        the phases' orders."""
+        imported past it (compiled for it from their sources), and the phases' orders
+        (common/bundle_code.py, which only a start that writes loads, makes both)."""
         entries = self._entries
-        changed = self._changed
+        changed = self._changed or self.orders != self._orders_read
         for name in self.missed:
             module = sys.modules.get(name)
             if module is None:
                 continue  # A name looked for that is no module.
-            # Only a start that writes the bundle loads what compiles its code.
             from .bundle_code import entry_of
 
             entry = entry_of(module)
             if entry is not None:
                 entries[name] = entry
                 changed = True
-        if self.orders != self._orders_read:
-            changed = True
         if not changed:  # Only names that are no module (an import that failed).
             return
         for name in list(entries):
             self._marshalled(name)
-        index = {}
-        offset = 0
-        for name, (is_package, mtime_ns, size, code) in entries.items():
-            index[name] = (is_package, mtime_ns, size, offset, len(code))
-            offset += len(code)
-        blocks = [_start_block(entries, order) for order in self.orders]
-        phases = []
-        for order, block in zip(self.orders, blocks):
-            phases.append((order, (offset, len(block))))
-            offset += len(block)
-        head = marshal.dumps((_LAYOUT, MAGIC_NUMBER, index, phases))
-        temporary = f"{self._path}.{os.getpid()}.tmp"
-        try:
-            with open(temporary, "xb") as file:
-                file.write(len(head).to_bytes(_INDEX_LENGTH, "little"))
-                file.write(head)
-                for entry in entries.values():
-                    file.write(entry[3])
-                for block in blocks:
-                    file.write(block)
-            os.replace(temporary, self._path)
-        except OSError:  # A read-only installation, or a folder gone: no bundle.
-            _remove(temporary)
+        from .bundle_code import write_file
+
+        write_file(self._path, entries, self.orders, layout=(_LAYOUT, MAGIC_NUMBER),
+                   index_length=_INDEX_LENGTH)
 
 
 def _source_spec(name: str, origin: str, is_package: bool, loader=None):
@@ -371,29 +349,6 @@ def _codes(block: "bytes | None") -> dict:
     except (EOFError, ValueError, TypeError):
         return {}
     return codes if type(codes) is dict else {}
-
-
-def _start_block(entries: dict[str, Entry], order: list[str]) -> bytes:
-    """The block of ``order``'s modules, from their entries (one whose code cannot be
-    read is left to its entry, which fails to load as it did)."""
-    codes = {}
-    for name in order:
-        entry = entries.get(name)
-        if entry is not None:
-            try:
-                codes[name] = marshal.loads(entry[3])
-            except (EOFError, ValueError, TypeError):
-                continue
-    return marshal.dumps(codes)
-
-
-def _remove(path: str) -> None:
-    # Not contextlib.suppress: contextlib, and what it imports, would cost every start
-    # 1-2 ms before the hello.
-    try:
-        os.unlink(path)
-    except OSError:
-        return
 
 
 def _open(path: str) -> tuple:
